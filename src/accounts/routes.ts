@@ -1,0 +1,103 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { sql } from 'drizzle-orm';
+import { israelDate } from '../platform/clock.ts';
+import { query } from '../platform/db/sql.ts';
+import { ctxOf } from '../platform/http/context.ts';
+import { AUTH_ERRORS, errors, IsoDate, IsoDateTime, Nullable, Ok } from '../platform/http/schemas.ts';
+import type { Services } from '../platform/http/services.ts';
+import { subject, USAGE_METRICS } from '../platform/usage.ts';
+import { listKeys } from './keys.ts';
+
+const KeyListing = Type.Object({
+  id: Type.String(),
+  prefix: Type.String({ description: 'The first characters of the key, for recognising it.' }),
+  label: Nullable(Type.String()),
+  mode: Type.Union([Type.Literal('live'), Type.Literal('test')]),
+  scopes: Type.Array(Type.String()),
+  createdAt: IsoDateTime,
+  lastUsedAt: Nullable(IsoDateTime),
+  expiresAt: Nullable(IsoDateTime),
+  revokedAt: Nullable(IsoDateTime),
+  current: Type.Boolean({ description: 'True for the key making this request.' }),
+});
+
+const UsageDay = Type.Object({
+  date: IsoDate,
+  requests: Type.Integer(),
+  documentsIssued: Type.Integer(),
+  expenseRows: Type.Integer(),
+  ocrScans: Type.Integer(),
+  emailsSent: Type.Integer(),
+});
+
+const METRIC_FIELDS: Record<(typeof USAGE_METRICS)[number], 'requests' | 'documentsIssued' | 'expenseRows' | 'ocrScans' | 'emailsSent'> = {
+  requests: 'requests',
+  documents_issued: 'documentsIssued',
+  expense_rows: 'expenseRows',
+  ocr_scans: 'ocrScans',
+  emails_sent: 'emailsSent',
+};
+
+/** The Israel calendar days ending today, oldest first. */
+export function lastDays(today: string, n: number): string[] {
+  const out: string[] = [];
+  const t = Date.parse(`${today}T00:00:00Z`);
+  for (let i = n - 1; i >= 0; i--) out.push(new Date(t - i * 86_400_000).toISOString().slice(0, 10));
+  return out;
+}
+
+export async function usageByDay(s: Services, mode: 'live' | 'sandbox', accountId: string, days: number) {
+  await s.requestCounter.flush();
+  const dates = lastDays(israelDate(s.clock.now()), days);
+  const rows = await query<{ day: string; metric: string; count: number }>(
+    s.databases[mode].db,
+    sql`SELECT day::text AS day, metric, count FROM usage_daily
+        WHERE subject = ${subject.account(accountId)} AND day >= ${dates[0]} AND day <= ${dates[dates.length - 1]}`,
+  );
+  const byDay = new Map(dates.map((d) => [d, { date: d, requests: 0, documentsIssued: 0, expenseRows: 0, ocrScans: 0, emailsSent: 0 }]));
+  for (const r of rows) {
+    const field = METRIC_FIELDS[r.metric as keyof typeof METRIC_FIELDS];
+    const day = byDay.get(r.day);
+    if (field && day) day[field] += Number(r.count);
+  }
+  return [...byDay.values()];
+}
+
+export function registerAccountRoutes(api: FastifyInstance, s: Services): void {
+  api.get(
+    '/keys',
+    {
+      schema: {
+        tags: ['keys'],
+        summary: 'List every key of the account, marking the calling key',
+        response: { 200: Ok({ keys: Type.Array(KeyListing) }), ...errors(...AUTH_ERRORS) },
+      },
+    },
+    async (req) => {
+      const ctx = ctxOf(req);
+      const keys = await listKeys(s.databases.live.db, ctx.key.accountId);
+      return {
+        ok: true as const,
+        keys: keys.map(({ accountId: _a, ...k }) => ({ ...k, current: k.id === ctx.key.id })),
+      };
+    },
+  );
+
+  api.get(
+    '/usage',
+    {
+      schema: {
+        tags: ['usage'],
+        summary: "Per-day counts for the key's account in the key's mode",
+        querystring: Type.Object({ days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90, default: 30 })) }, { additionalProperties: false }),
+        response: { 200: Ok({ mode: Type.String(), days: Type.Array(UsageDay) }), ...errors(...AUTH_ERRORS) },
+      },
+    },
+    async (req) => {
+      const ctx = ctxOf(req);
+      const { days = 30 } = req.query as { days?: number };
+      return { ok: true as const, mode: ctx.mode, days: await usageByDay(s, ctx.mode, ctx.key.accountId, days) };
+    },
+  );
+}

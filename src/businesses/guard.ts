@@ -1,0 +1,34 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../platform/errors.ts';
+import { ctxOf } from '../platform/http/context.ts';
+import { getOwnedBusiness, type BusinessRecord } from './service.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    business?: BusinessRecord;
+  }
+}
+
+/**
+ * Every route with a `:bid` param: the business must belong to the key's account (else 404, so
+ * existence is not revealed), and a deactivated business refuses writes with 403 unless the route
+ * says it stays open (reactivate, exports, backups).
+ */
+export function installBusinessGuard(api: FastifyInstance): void {
+  api.addHook('preHandler', async (req) => {
+    const bid = (req.params as Record<string, unknown> | undefined)?.bid;
+    if (typeof bid !== 'string') return;
+    const ctx = ctxOf(req);
+    const business = await getOwnedBusiness(ctx.database.db, ctx.key.accountId, bid);
+    const isWrite = req.method !== 'GET' && req.method !== 'HEAD';
+    if (isWrite && business.deactivatedAt && !req.routeOptions.config?.allowWhenDeactivated) {
+      throw new AppError(403, 'forbidden', 'the business is deactivated: writes are refused until it is reactivated');
+    }
+    req.business = business;
+  });
+}
+
+export function businessOf(req: FastifyRequest): BusinessRecord {
+  if (!req.business) throw new Error('route has no :bid');
+  return req.business;
+}

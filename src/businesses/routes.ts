@@ -1,0 +1,80 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { ctxOf } from '../platform/http/context.ts';
+import { AUTH_ERRORS, BidParams, errors, Ok } from '../platform/http/schemas.ts';
+import type { Services } from '../platform/http/services.ts';
+import { Business, BusinessCreate, BusinessPatch, type BusinessCreateBody, type BusinessPatchBody } from './schemas.ts';
+import { createBusiness, listOwnedBusinesses, patchBusiness, setActive, viewOf, viewsOf } from './service.ts';
+import { businessOf } from './guard.ts';
+
+const tags = ['businesses'];
+const BusinessOk = Ok({ business: Business });
+
+export function registerBusinessRoutes(api: FastifyInstance, s: Services): void {
+  const config = { scope: 'businesses' as const };
+
+  api.post(
+    '/businesses',
+    {
+      config,
+      schema: { tags, summary: 'Create a business (one Israeli dealer)', body: BusinessCreate, response: { 201: BusinessOk, ...errors(...AUTH_ERRORS) } },
+    },
+    async (req, reply) => {
+      const ctx = ctxOf(req);
+      const business = await createBusiness(s, ctx.mode, ctx.actor as typeof ctx.actor & { keyId: string; accountId: string }, req.body as BusinessCreateBody);
+      return reply.status(201).send({ ok: true, business });
+    },
+  );
+
+  api.get(
+    '/businesses',
+    { config, schema: { tags, summary: "List the account's businesses", response: { 200: Ok({ businesses: Type.Array(Business) }), ...errors(...AUTH_ERRORS) } } },
+    async (req) => {
+      const ctx = ctxOf(req);
+      const rows = await listOwnedBusinesses(ctx.database.db, ctx.key.accountId);
+      return { ok: true as const, businesses: await viewsOf(s, ctx.database.db, ctx.key.accountId, rows) };
+    },
+  );
+
+  api.get(
+    '/businesses/:bid',
+    { config, schema: { tags, summary: 'Read a business', params: BidParams, response: { 200: BusinessOk, ...errors(...AUTH_ERRORS) } } },
+    async (req) => {
+      const ctx = ctxOf(req);
+      return { ok: true as const, business: await viewOf(s, ctx.database.db, businessOf(req)) };
+    },
+  );
+
+  api.patch(
+    '/businesses/:bid',
+    {
+      config,
+      schema: { tags, summary: 'Update a business', params: BidParams, body: BusinessPatch, response: { 200: BusinessOk, ...errors(...AUTH_ERRORS, 409) } },
+    },
+    async (req) => {
+      const ctx = ctxOf(req);
+      const business = await patchBusiness(s, ctx.mode, { ...ctx.actor, accountId: ctx.key.accountId }, businessOf(req).id, req.body as BusinessPatchBody);
+      return { ok: true as const, business };
+    },
+  );
+
+  for (const [path, active] of [['deactivate', false], ['reactivate', true]] as const) {
+    api.post(
+      `/businesses/:bid/${path}`,
+      {
+        config: { ...config, allowWhenDeactivated: true },
+        schema: {
+          tags,
+          summary: active ? 'Reactivate: writes are accepted again' : 'Deactivate: every write is refused (403) and reads keep working',
+          params: BidParams,
+          response: { 200: BusinessOk, ...errors(...AUTH_ERRORS) },
+        },
+      },
+      async (req) => {
+        const ctx = ctxOf(req);
+        const business = await setActive(s, ctx.mode, { ...ctx.actor, accountId: ctx.key.accountId }, businessOf(req).id, active);
+        return { ok: true as const, business };
+      },
+    );
+  }
+}

@@ -1,0 +1,108 @@
+import { Type, type Static } from 'typebox';
+import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
+
+export const DEALER_TYPES = ['patur', 'murshe', 'company', 'ngo'] as const;
+export type DealerType = (typeof DEALER_TYPES)[number];
+export const DOC_TYPES = [305, 320, 330, 400] as const;
+
+/** A logo data URI may be at most 400 KB. */
+export const LOGO_MAX_CHARS = 400 * 1024;
+
+const Template = Type.Union([Type.Literal('classic'), Type.Literal('stripe')]);
+
+export const BrandingInput = Type.Object(
+  {
+    logo: Type.Optional(
+      Nullable(Type.String({ maxLength: LOGO_MAX_CHARS, description: 'PNG or JPEG as a base64 data URI, at most 400 KB; null removes it. Write-only.' })),
+    ),
+    accentColor: Type.Optional(Nullable(Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: '#RRGGBB' }))),
+    tagline: Type.Optional(Nullable(Type.String({ maxLength: 120 }))),
+    website: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    footerText: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+    template: Type.Optional(Template),
+  },
+  { additionalProperties: false, description: 'Fields given replace the stored ones; null clears one.' },
+);
+
+export const LogoRef = Type.Object({ fileId: Type.String(), sha256: Type.String(), mime: Type.String() });
+
+export const Branding = Type.Object({
+  logoRef: Nullable(LogoRef),
+  accentColor: Nullable(Type.String()),
+  tagline: Nullable(Type.String()),
+  website: Nullable(Type.String()),
+  footerText: Nullable(Type.String()),
+  template: Template,
+});
+
+const Numbering = Type.Record(Type.String({ pattern: '^(305|320|330|400)$' }), Type.Integer({ minimum: 1, maximum: 999_999_999 }), {
+  description: 'First number per doc type, e.g. {"305": 1001}; settable only before that type\'s first issue.',
+});
+
+const writable = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  taxId: Type.String({ minLength: 1, maxLength: 20, description: 'Checksum-validated; locked once the business has issued a document.' }),
+  dealerType: Type.Union([Type.Literal('patur'), Type.Literal('murshe'), Type.Literal('company'), Type.Literal('ngo')], { description: 'Locked once the business has issued a document.' }),
+  address: Nullable(Type.String({ maxLength: 300 })),
+  phone: Nullable(Type.String({ maxLength: 40 })),
+  email: Nullable(Type.String({ maxLength: 200, format: 'email' })),
+  defaultVatRateBp: Nullable(Type.Integer({ minimum: 0, maximum: 10000, description: 'Basis points; null follows the statutory rate.' })),
+  requireAllocation: Type.Boolean(),
+  branding: BrandingInput,
+  numbering: Numbering,
+};
+
+export const BusinessCreate = Type.Object(
+  {
+    name: writable.name,
+    taxId: writable.taxId,
+    dealerType: writable.dealerType,
+    address: Type.Optional(writable.address),
+    phone: Type.Optional(writable.phone),
+    email: Type.Optional(writable.email),
+    defaultVatRateBp: Type.Optional(writable.defaultVatRateBp),
+    requireAllocation: Type.Optional(writable.requireAllocation),
+    branding: Type.Optional(writable.branding),
+    numbering: Type.Optional(writable.numbering),
+  },
+  { additionalProperties: false },
+);
+export type BusinessCreateBody = Static<typeof BusinessCreate>;
+
+export const BusinessPatch = Type.Object(
+  {
+    name: Type.Optional(writable.name),
+    taxId: Type.Optional(writable.taxId),
+    dealerType: Type.Optional(writable.dealerType),
+    address: Type.Optional(writable.address),
+    phone: Type.Optional(writable.phone),
+    email: Type.Optional(writable.email),
+    defaultVatRateBp: Type.Optional(writable.defaultVatRateBp),
+    requireAllocation: Type.Optional(writable.requireAllocation),
+    branding: Type.Optional(writable.branding),
+    numbering: Type.Optional(writable.numbering),
+  },
+  { additionalProperties: false },
+);
+export type BusinessPatchBody = Static<typeof BusinessPatch>;
+
+export const Business = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  taxId: Type.String(),
+  dealerType: Type.String(),
+  address: Nullable(Type.String()),
+  phone: Nullable(Type.String()),
+  email: Nullable(Type.String()),
+  defaultVatRateBp: Nullable(Type.Integer()),
+  requireAllocation: Type.Boolean(),
+  branding: Branding,
+  approvalStatus: Type.String(),
+  planKey: Nullable(Type.String()),
+  maxDocsPerMonth: Nullable(Type.Integer()),
+  maxExpensesPerMonth: Nullable(Type.Integer()),
+  numbering: Type.Record(Type.String(), Type.Integer(), { description: 'Configured first numbers per doc type.' }),
+  deactivatedAt: Nullable(IsoDateTime),
+  createdAt: IsoDateTime,
+});
+export type BusinessView = Static<typeof Business>;

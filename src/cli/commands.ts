@@ -1,0 +1,176 @@
+import type { Services } from '../platform/http/services.ts';
+import { createAccount, listAccounts, setAccountLimits, setAccountStatus } from '../accounts/accounts.ts';
+import { listKeys, mintKey, revokeKey } from '../accounts/keys.ts';
+import { getPlan, listPlans, upsertPlan } from '../accounts/plans.ts';
+import { setApprovalStatus, setBusinessPlan } from '../businesses/service.ts';
+import { verifyAuditChains } from '../platform/audit.ts';
+import { migrate } from '../platform/db/migrate.ts';
+import { flag, modeFlag, optionalLimit, UsageError, type ParsedArgs } from './args.ts';
+
+export interface CommandResult {
+  /** The one JSON object printed with --json. */
+  json: Record<string, unknown>;
+  /** What a person reads without --json. */
+  text: string;
+}
+
+export interface Command {
+  usage: string;
+  run(s: Services, args: ParsedArgs): Promise<CommandResult>;
+}
+
+const APPROVAL = ['approved', 'pending', 'suspended'] as const;
+
+/** Every operator command, keyed by "group verb". Domains add their own (e.g. backups restore). */
+export const commands: Record<string, Command> = {
+  'accounts create': {
+    usage: 'accounts create --name N [--json]',
+    async run(s, args) {
+      const a = await createAccount(s.databases.live.db, s.clock.now(), { name: flag(args, 'name', true), approvalStatus: 'approved' });
+      return { json: { id: a.id, name: a.name, approvalStatus: a.approvalStatus }, text: `account ${a.id} (${a.name}) created, approved` };
+    },
+  },
+  'accounts approve': {
+    usage: 'accounts approve ACCOUNT_ID',
+    async run(s, args) {
+      const id = args.positionals[2];
+      if (!id) throw new UsageError('accounts approve needs ACCOUNT_ID');
+      const a = await setAccountStatus(s.databases.live.db, id, 'approved');
+      return { json: { id: a.id, name: a.name, approvalStatus: a.approvalStatus }, text: `account ${a.id} approved` };
+    },
+  },
+  'accounts suspend': {
+    usage: 'accounts suspend ACCOUNT_ID',
+    async run(s, args) {
+      const id = args.positionals[2];
+      if (!id) throw new UsageError('accounts suspend needs ACCOUNT_ID');
+      const a = await setAccountStatus(s.databases.live.db, id, 'suspended');
+      return { json: { id: a.id, name: a.name, approvalStatus: a.approvalStatus }, text: `account ${a.id} suspended` };
+    },
+  },
+  'accounts list': {
+    usage: 'accounts list [--json]',
+    async run(s) {
+      const accounts = await listAccounts(s.databases.live.db);
+      return { json: { accounts }, text: accounts.map((a) => `${a.id}  ${a.approvalStatus.padEnd(9)}  ${a.name}`).join('\n') || '(none)' };
+    },
+  },
+  'accounts set-limits': {
+    usage: 'accounts set-limits ACCOUNT_ID [--max-keys N] [--ocr on|off] [--max-docs N|none] [--max-expenses N|none]',
+    async run(s, args) {
+      const id = args.positionals[2];
+      if (!id) throw new UsageError('accounts set-limits needs ACCOUNT_ID');
+      const ocr = flag(args, 'ocr');
+      if (ocr !== undefined && ocr !== 'on' && ocr !== 'off') throw new UsageError('--ocr must be on or off');
+      const maxKeys = optionalLimit(args, 'max-keys');
+      if (maxKeys === null) throw new UsageError('--max-keys needs a number');
+      const a = await setAccountLimits(s.databases.live.db, id, {
+        maxActiveKeys: maxKeys,
+        ocrGranted: ocr === undefined ? undefined : ocr === 'on',
+        maxDocsPerMonth: optionalLimit(args, 'max-docs'),
+        maxExpensesPerMonth: optionalLimit(args, 'max-expenses'),
+      });
+      return { json: { account: a }, text: `account ${a.id}: max keys ${a.maxActiveKeys}, ocr ${a.ocrGranted ? 'on' : 'off'}, docs/month ${a.maxDocsPerMonth ?? 'plan'}, expenses/month ${a.maxExpensesPerMonth ?? 'plan'}` };
+    },
+  },
+  'keys create': {
+    usage: 'keys create --account ID --mode test|live [--label L] [--scopes a,b] [--expires ISO-DATE-TIME] [--json]',
+    async run(s, args) {
+      const mode = flag(args, 'mode', true);
+      if (mode !== 'test' && mode !== 'live') throw new UsageError('--mode must be test or live');
+      const expires = flag(args, 'expires');
+      if (expires !== undefined && Number.isNaN(Date.parse(expires))) throw new UsageError('--expires must be an ISO date-time');
+      const { key, secret } = await mintKey(s.databases.live.db, s.clock.now(), {
+        accountId: flag(args, 'account', true),
+        mode,
+        label: flag(args, 'label') ?? null,
+        scopes: flag(args, 'scopes')?.split(',').map((x) => x.trim()).filter(Boolean),
+        expiresAt: expires ? new Date(expires) : null,
+      });
+      return {
+        json: { id: key.id, key: secret, prefix: key.prefix, mode: key.mode, scopes: key.scopes },
+        text: `key ${key.id} (${key.mode}, scopes ${key.scopes.join(',')}). Shown once:\n${secret}`,
+      };
+    },
+  },
+  'keys revoke': {
+    usage: 'keys revoke KEY_ID',
+    async run(s, args) {
+      const id = args.positionals[2];
+      if (!id) throw new UsageError('keys revoke needs KEY_ID');
+      const key = await revokeKey(s.databases.live.db, s.clock.now(), id);
+      return { json: { id: key.id, revokedAt: key.revokedAt }, text: `key ${key.id} revoked at ${key.revokedAt}` };
+    },
+  },
+  'keys list': {
+    usage: 'keys list --account ID [--json]',
+    async run(s, args) {
+      const keys = await listKeys(s.databases.live.db, flag(args, 'account', true));
+      return {
+        json: { keys },
+        text: keys.map((k) => `${k.id}  ${k.prefix}…  ${k.mode}  ${k.revokedAt ? 'revoked' : 'active'}  ${k.label ?? ''}`).join('\n') || '(none)',
+      };
+    },
+  },
+  'businesses set-status': {
+    usage: 'businesses set-status BUSINESS_ID --status approved|pending|suspended --mode live|test',
+    async run(s, args) {
+      const id = args.positionals[2];
+      if (!id) throw new UsageError('businesses set-status needs BUSINESS_ID');
+      const status = flag(args, 'status', true);
+      if (!(APPROVAL as readonly string[]).includes(status)) throw new UsageError('--status must be approved, pending or suspended');
+      const b = await setApprovalStatus(s, modeFlag(args), id, status as (typeof APPROVAL)[number]);
+      return { json: { id: b.id, approvalStatus: b.approvalStatus }, text: `business ${b.id} is now ${b.approvalStatus}` };
+    },
+  },
+  'plans create': {
+    usage: 'plans create --key K --name N [--max-docs N|none] [--max-expenses N|none]',
+    async run(s, args) {
+      const plan = await upsertPlan(s.databases.live.db, s.clock.now(), {
+        key: flag(args, 'key', true),
+        name: flag(args, 'name', true),
+        maxDocsPerMonth: optionalLimit(args, 'max-docs') ?? null,
+        maxExpensesPerMonth: optionalLimit(args, 'max-expenses') ?? null,
+      });
+      return { json: { plan }, text: `plan ${plan.key}: docs/month ${plan.maxDocsPerMonth ?? 'unlimited'}, expenses/month ${plan.maxExpensesPerMonth ?? 'unlimited'}` };
+    },
+  },
+  'plans list': {
+    usage: 'plans list [--json]',
+    async run(s) {
+      const plans = await listPlans(s.databases.live.db);
+      return { json: { plans }, text: plans.map((p) => `${p.key}  ${p.name}  docs ${p.maxDocsPerMonth ?? '∞'}  expenses ${p.maxExpensesPerMonth ?? '∞'}`).join('\n') || '(none)' };
+    },
+  },
+  'plans assign': {
+    usage: 'plans assign BUSINESS_ID --plan K|none --mode live|test',
+    async run(s, args) {
+      const id = args.positionals[2];
+      if (!id) throw new UsageError('plans assign needs BUSINESS_ID');
+      const key = flag(args, 'plan', true);
+      if (key !== 'none' && !(await getPlan(s.databases.live.db, key))) throw new UsageError(`no plan "${key}"`);
+      const b = await setBusinessPlan(s, modeFlag(args), id, key === 'none' ? null : key);
+      return { json: { id: b.id, planKey: b.planKey }, text: `business ${b.id} is on plan ${b.planKey ?? '(free defaults)'}` };
+    },
+  },
+  migrate: {
+    usage: 'migrate',
+    async run(s) {
+      const live = await migrate(s.databases.live);
+      const sandbox = await migrate(s.databases.sandbox);
+      return { json: { live, sandbox }, text: `live: ${live.length} applied; sandbox: ${sandbox.length} applied (the rest were up to date)` };
+    },
+  },
+  'audit verify': {
+    usage: 'audit verify --mode live|test',
+    async run(s, args) {
+      const r = await verifyAuditChains(s.databases[modeFlag(args)].db);
+      return { json: { ...r }, text: r.ok ? `audit trail intact: ${r.chains} chains, ${r.rows} rows` : `AUDIT TRAIL BROKEN:\n${r.problems.map((p) => `${p.chain} #${p.seq}: ${p.problem}`).join('\n')}` };
+    },
+  },
+};
+
+export function findCommand(args: ParsedArgs): Command | undefined {
+  const [group, verb] = args.positionals;
+  return commands[`${group} ${verb}`] ?? commands[group ?? ''];
+}

@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+import type { Services } from './platform/http/services.ts';
+import { registerAccountRoutes } from './accounts/routes.ts';
+import { registerBusinessRoutes } from './businesses/routes.ts';
+import { registerPartyRoutes } from './parties/routes.ts';
+import { registerFileRoutes } from './files/routes.ts';
+
+export interface Worker {
+  stop(): Promise<void>;
+}
+
+/** One area of the product: its routes and its background work. */
+export interface Domain {
+  name: string;
+  /** Routes under /v1, behind the API key (auth, rate limit, scope and business guard already applied). */
+  api?(api: FastifyInstance, s: Services): void;
+  /** Routes outside /v1: public links, the console. */
+  root?(app: FastifyInstance, s: Services): void | Promise<void>;
+  /** Background work the server process runs (tests start it themselves, with their own clock). */
+  worker?(s: Services): Worker;
+}
+
+export const domains: Domain[] = [
+  { name: 'accounts', api: registerAccountRoutes },
+  { name: 'businesses', api: registerBusinessRoutes },
+  { name: 'parties', api: registerPartyRoutes },
+  { name: 'files', api: registerFileRoutes },
+];

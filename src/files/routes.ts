@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'drizzle-orm';
+import { ctxOf } from '../platform/http/context.ts';
+import { AUTH_ERRORS, errors, IdParams } from '../platform/http/schemas.ts';
+import type { Services } from '../platform/http/services.ts';
+import { queryOne } from '../platform/db/sql.ts';
+import { notFound } from '../platform/errors.ts';
+import { fileContent } from '../platform/files.ts';
+
+export function registerFileRoutes(api: FastifyInstance, _s: Services): void {
+  api.get(
+    '/files/:id',
+    {
+      config: { scope: 'export' },
+      schema: {
+        tags: ['files'],
+        summary: "Download a stored file (its bytes, with the stored mime type); files of the account's own businesses only",
+        params: IdParams,
+        response: errors(...AUTH_ERRORS),
+      },
+    },
+    async (req, reply) => {
+      const ctx = ctxOf(req);
+      const { id } = req.params as { id: string };
+      const file = await fileContent(ctx.database.db, id);
+      if (!file) throw notFound('file');
+      const owner = await queryOne(ctx.database.db, sql`SELECT 1 FROM businesses WHERE id = ${file.businessId} AND account_id = ${ctx.key.accountId}`);
+      if (!owner) throw notFound('file');
+      const safeName = file.name.replace(/[^\w.-]+/g, '_');
+      return reply
+        .header('Content-Type', file.mime)
+        .header('Content-Length', String(file.size))
+        .header('Content-Disposition', `inline; filename="${safeName}"`)
+        .header('X-Content-Sha256', file.sha256)
+        .send(file.content);
+    },
+  );
+}

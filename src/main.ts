@@ -1,0 +1,71 @@
+import { loadConfig, ConfigError } from './platform/config.ts';
+import { createLogger, errorSummary } from './platform/logger.ts';
+import { systemClock } from './platform/clock.ts';
+import { DataDirLockedError } from './platform/db/datadir-lock.ts';
+import { openDatabases } from './platform/db/open.ts';
+import { createServices } from './services.ts';
+import { buildApp } from './app.ts';
+import { bootstrapLocalAccount } from './bootstrap.ts';
+import { domains, type Worker } from './domains.ts';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`pinkas: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logLevel);
+  let opened;
+  try {
+    opened = await openDatabases(config);
+  } catch (err) {
+    if (err instanceof DataDirLockedError) {
+      process.stderr.write(`pinkas: ${err.message}\n`);
+      process.exit(3);
+    }
+    process.stderr.write(`pinkas: cannot open the databases: ${errorSummary(err).message}\n`);
+    process.exit(3);
+  }
+  const s = createServices(config, systemClock, logger, opened.databases);
+  const first = await bootstrapLocalAccount(s);
+  if (first) {
+    process.stdout.write(
+      `\nFirst start: created a local account (${first.accountId}) and a sandbox API key.\n` +
+        `It is shown this once; keep it:\n\n  ${first.key}\n\n` +
+        `Try: curl -H 'X-Api-Key: ${first.key}' http://localhost:${config.port}/v1/keys\n\n`,
+    );
+  }
+
+  const app = await buildApp(s);
+  await app.listen({ port: config.port, host: config.host });
+  const workers: Worker[] = domains.flatMap((d) => (d.worker ? [d.worker(s)] : []));
+  const flushTimer = setInterval(() => {
+    s.requestCounter.flush().catch((err) => logger.warn({ err: errorSummary(err) }, 'usage flush failed'));
+  }, 5_000);
+  flushTimer.unref();
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    clearInterval(flushTimer);
+    await app.close();
+    await Promise.allSettled(workers.map((w) => w.stop()));
+    await s.requestCounter.flush().catch(() => {});
+    await opened.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`pinkas: failed to start: ${errorSummary(err).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,92 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { ctxOf } from '../platform/http/context.ts';
+import { AUTH_ERRORS, BidIdParams, BidParams, errors, Ok } from '../platform/http/schemas.ts';
+import type { Services } from '../platform/http/services.ts';
+import { businessOf } from '../businesses/guard.ts';
+import { Kind, Party, PartyCreate, PartyFindOrCreate, PartyPatch, type PartyCreateBody, type PartyFindOrCreateBody, type PartyKind, type PartyPatchBody } from './schemas.ts';
+import { findOrCreateParty, getParty, insertParty, listParties, newPartyFrom, patchParty } from './service.ts';
+
+const tags = ['parties'];
+
+export function registerPartyRoutes(api: FastifyInstance, s: Services): void {
+  const config = { scope: 'businesses' as const };
+
+  api.get(
+    '/businesses/:bid/parties',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'List saved customers and suppliers',
+        params: BidParams,
+        querystring: Type.Object({ kind: Type.Optional(Kind) }, { additionalProperties: false }),
+        response: { 200: Ok({ parties: Type.Array(Party) }), ...errors(...AUTH_ERRORS) },
+      },
+    },
+    async (req) => {
+      const { kind } = req.query as { kind?: PartyKind };
+      return { ok: true as const, parties: await listParties(ctxOf(req).database.db, businessOf(req).id, kind) };
+    },
+  );
+
+  api.get(
+    '/businesses/:bid/parties/:id',
+    { config, schema: { tags, summary: 'Read a party', params: BidIdParams, response: { 200: Ok({ party: Party }), ...errors(...AUTH_ERRORS) } } },
+    async (req) => {
+      const { id } = req.params as { id: string };
+      return { ok: true as const, party: await getParty(ctxOf(req).database.db, businessOf(req).id, id) };
+    },
+  );
+
+  api.post(
+    '/businesses/:bid/parties',
+    {
+      config,
+      schema: { tags, summary: 'Create a party', params: BidParams, body: PartyCreate, response: { 201: Ok({ party: Party }), ...errors(...AUTH_ERRORS) } },
+    },
+    async (req, reply) => {
+      const ctx = ctxOf(req);
+      const input = newPartyFrom(req.body as PartyCreateBody);
+      const party = await ctx.database.db.transaction((tx) => insertParty(tx, s.clock.now(), ctx.actor, businessOf(req).id, input));
+      return reply.status(201).send({ ok: true, party });
+    },
+  );
+
+  api.post(
+    '/businesses/:bid/parties/find-or-create',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Find a party by phone (last nine digits), then exact name; create it otherwise',
+        params: BidParams,
+        body: PartyFindOrCreate,
+        response: { 200: Ok({ party: Party, created: Type.Boolean() }), 201: Ok({ party: Party, created: Type.Boolean() }), ...errors(...AUTH_ERRORS) },
+      },
+    },
+    async (req, reply) => {
+      const ctx = ctxOf(req);
+      const result = await ctx.database.db.transaction((tx) =>
+        findOrCreateParty(tx, s.clock.now(), ctx.actor, businessOf(req).id, req.body as PartyFindOrCreateBody),
+      );
+      return reply.status(result.created ? 201 : 200).send({ ok: true, ...result });
+    },
+  );
+
+  api.patch(
+    '/businesses/:bid/parties/:id',
+    {
+      config,
+      schema: { tags, summary: 'Update a party', params: BidIdParams, body: PartyPatch, response: { 200: Ok({ party: Party }), ...errors(...AUTH_ERRORS) } },
+    },
+    async (req) => {
+      const ctx = ctxOf(req);
+      const { id } = req.params as { id: string };
+      const party = await ctx.database.db.transaction((tx) =>
+        patchParty(tx, s.clock.now(), ctx.actor, businessOf(req).id, id, req.body as PartyPatchBody),
+      );
+      return { ok: true as const, party };
+    },
+  );
+}

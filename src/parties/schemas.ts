@@ -1,0 +1,80 @@
+import { Type, type Static } from 'typebox';
+import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
+
+export const PARTY_KINDS = ['customer', 'supplier', 'both'] as const;
+export type PartyKind = (typeof PARTY_KINDS)[number];
+export const Kind = Type.Union([Type.Literal('customer'), Type.Literal('supplier'), Type.Literal('both')]);
+
+/** An address sent as an object is stored as one printed line: "street, city zip, country". */
+export const AddressObject = Type.Object(
+  {
+    street: Type.Optional(Type.String({ maxLength: 200 })),
+    city: Type.Optional(Type.String({ maxLength: 100 })),
+    zip: Type.Optional(Type.String({ maxLength: 20 })),
+    country: Type.Optional(Type.String({ maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+
+const fields = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  taxId: Nullable(Type.String({ maxLength: 20, description: 'Israeli tax id, checksum-validated when given.' })),
+  phone: Nullable(Type.String({ maxLength: 40 })),
+  email: Nullable(Type.String({ maxLength: 200, format: 'email' })),
+  address: Nullable(Type.String({ maxLength: 300 })),
+  digitalDocConsentAt: Nullable(IsoDateTime),
+};
+
+export const PartyCreate = Type.Object(
+  {
+    name: fields.name,
+    kind: Type.Optional(Kind),
+    taxId: Type.Optional(fields.taxId),
+    phone: Type.Optional(fields.phone),
+    email: Type.Optional(fields.email),
+    address: Type.Optional(fields.address),
+    digitalDocConsentAt: Type.Optional(fields.digitalDocConsentAt),
+  },
+  { additionalProperties: false },
+);
+export type PartyCreateBody = Static<typeof PartyCreate>;
+
+export const PartyFindOrCreate = Type.Object(
+  {
+    name: fields.name,
+    kind: Type.Optional(Kind),
+    taxId: Type.Optional(fields.taxId),
+    phone: Type.Optional(fields.phone),
+    email: Type.Optional(fields.email),
+    address: Type.Optional(Type.Union([Type.String({ maxLength: 300 }), AddressObject, Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+export type PartyFindOrCreateBody = Static<typeof PartyFindOrCreate>;
+
+export const PartyPatch = Type.Object(
+  {
+    name: Type.Optional(fields.name),
+    taxId: Type.Optional(fields.taxId),
+    phone: Type.Optional(fields.phone),
+    email: Type.Optional(fields.email),
+    address: Type.Optional(fields.address),
+    digitalDocConsentAt: Type.Optional(fields.digitalDocConsentAt),
+  },
+  { additionalProperties: false },
+);
+export type PartyPatchBody = Static<typeof PartyPatch>;
+
+export const Party = Type.Object({
+  id: Type.String(),
+  key: Type.String({ description: 'C00001… for customers (and both), S00001… for suppliers.' }),
+  kind: Type.String(),
+  name: Type.String(),
+  taxId: Nullable(Type.String()),
+  phone: Nullable(Type.String()),
+  email: Nullable(Type.String()),
+  address: Nullable(Type.String()),
+  digitalDocConsentAt: Nullable(IsoDateTime),
+  createdAt: IsoDateTime,
+});
+export type PartyView = Static<typeof Party>;

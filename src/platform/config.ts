@@ -1,0 +1,96 @@
+import path from 'node:path';
+
+export type Environment = 'development' | 'test' | 'production';
+
+export interface Config {
+  env: Environment;
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Server PostgreSQL for live; null means the embedded engine under dataDir. */
+  databaseUrl: string | null;
+  sandboxDatabaseUrl: string | null;
+  logLevel: string;
+  /** Requests per minute per key (sliding window). */
+  rateLimitPerMinute: number;
+  /** Largest JSON body accepted, bytes. */
+  bodyLimitBytes: number;
+  /** Public base address used in links (emails, share paths), without a trailing slash. */
+  publicBaseUrl: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, problem: string) {
+    super(`invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const n = Number(raw.trim());
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function postgresUrl(env: Env, name: string): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'is not a URL (expected postgres://user@host:port/database)');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError(name, `must start with postgres:// or postgresql://, got "${url.protocol}"`);
+  }
+  return raw;
+}
+
+/** Reads and validates the configuration once; a bad value throws a ConfigError naming it. */
+export function loadConfig(env: Env = process.env): Config {
+  const rawEnv = env.PINKAS_ENV ?? env.NODE_ENV ?? 'development';
+  if (!['development', 'test', 'production'].includes(rawEnv)) {
+    throw new ConfigError(env.PINKAS_ENV ? 'PINKAS_ENV' : 'NODE_ENV', `must be development, test or production, got "${rawEnv}"`);
+  }
+  const databaseUrl = postgresUrl(env, 'DATABASE_URL');
+  const sandboxDatabaseUrl = postgresUrl(env, 'SANDBOX_DATABASE_URL');
+  if ((databaseUrl === null) !== (sandboxDatabaseUrl === null)) {
+    throw new ConfigError(
+      databaseUrl ? 'SANDBOX_DATABASE_URL' : 'DATABASE_URL',
+      'must be set together with the other one: live and sandbox both use PostgreSQL servers, or both embedded',
+    );
+  }
+  if (databaseUrl && databaseUrl === sandboxDatabaseUrl) {
+    throw new ConfigError('SANDBOX_DATABASE_URL', 'must name a different database than DATABASE_URL');
+  }
+  const logLevel = env.LOG_LEVEL ?? 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
+  }
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const host = env.HOST ?? '127.0.0.1';
+  const publicBaseUrl = (env.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  try {
+    new URL(publicBaseUrl);
+  } catch {
+    throw new ConfigError('PUBLIC_BASE_URL', `is not a URL, got "${publicBaseUrl}"`);
+  }
+  return {
+    env: rawEnv as Environment,
+    port,
+    host,
+    dataDir: path.resolve(env.DATA_DIR ?? './data'),
+    databaseUrl,
+    sandboxDatabaseUrl,
+    logLevel,
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 60, 1, 10_000_000),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576),
+    publicBaseUrl,
+  };
+}

@@ -1,0 +1,43 @@
+import type { FastifyRequest } from 'fastify';
+import type { Database, Mode } from '../db/engine.ts';
+import type { Actor } from '../audit.ts';
+
+export const SCOPES = ['businesses', 'documents', 'expenses', 'export', 'ocr'] as const;
+export type Scope = (typeof SCOPES)[number];
+export const DEFAULT_SCOPES: Scope[] = ['businesses', 'documents', 'expenses', 'export'];
+
+export type KeyMode = 'live' | 'test';
+export const modeOfKey = (m: KeyMode): Mode => (m === 'live' ? 'live' : 'sandbox');
+
+export interface ApiKeyInfo {
+  id: string;
+  accountId: string;
+  mode: KeyMode;
+  prefix: string;
+  scopes: Scope[];
+}
+
+/** What every authenticated API request carries: which database answers and who is asking. */
+export interface RequestContext {
+  mode: Mode;
+  database: Database;
+  key: ApiKeyInfo;
+  actor: Actor;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    ctx?: RequestContext;
+  }
+  interface FastifyContextConfig {
+    /** The key scope the route needs. */
+    scope?: Scope;
+    /** Writes that stay open on a deactivated business (reactivate, exports, backups...). */
+    allowWhenDeactivated?: boolean;
+  }
+}
+
+export function ctxOf(req: FastifyRequest): RequestContext {
+  if (!req.ctx) throw new Error('route reached without authentication');
+  return req.ctx;
+}

@@ -1,0 +1,34 @@
+import { randomBytes } from 'node:crypto';
+
+// Crockford base32, lowercase: ids sort by creation time as plain strings.
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+
+export type IdPrefix =
+  | 'acct' | 'key' | 'biz' | 'pty' | 'doc' | 'exp' | 'file' | 'we' | 'del' | 'exr' | 'bak'
+  | 'evt' | 'aud' | 'job' | 'prn' | 'ses' | 'otp';
+
+function encodeTime(ms: number): string {
+  let out = '';
+  for (let i = 0; i < 10; i++) {
+    out = ALPHABET[ms % 32] + out;
+    ms = Math.floor(ms / 32);
+  }
+  return out;
+}
+
+function encodeRandom(bytes: number): string {
+  const buf = randomBytes(bytes);
+  let out = '';
+  for (const b of buf) out += ALPHABET[b & 31];
+  return out;
+}
+
+/** `<prefix>_<10 chars of ms time><16 random chars (80 bits)>`. */
+export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
+  return `${prefix}_${encodeTime(nowMs)}${encodeRandom(16)}`;
+}
+
+/** A URL-safe secret of `bytes` random bytes (base64url). */
+export function randomToken(bytes: number): string {
+  return randomBytes(bytes).toString('base64url');
+}

@@ -1,0 +1,32 @@
+import { sql } from 'drizzle-orm';
+import type { Executor } from './db/engine.ts';
+import { newId } from './ids.ts';
+
+/** Every event name the service emits (the webhook filter accepts exactly these). */
+export const EVENT_NAMES = [
+  'document.issued',
+  'document.pdf_ready',
+  'document.allocation_assigned',
+  'expense.recorded',
+  'export.completed',
+  'business.status_changed',
+  'webhook.test',
+] as const;
+export type EventName = (typeof EVENT_NAMES)[number];
+
+export interface OutboxEvent {
+  event: EventName;
+  accountId: string;
+  businessId: string | null;
+  data: Record<string, unknown>;
+}
+
+/** Writes an event in the caller's transaction: it exists exactly when the change commits. */
+export async function recordEvent(tx: Executor, at: Date, e: OutboxEvent): Promise<string> {
+  const id = newId('evt', at.getTime());
+  await tx.execute(
+    sql`INSERT INTO outbox_events(id, event, account_id, business_id, data, created_at)
+        VALUES (${id}, ${e.event}, ${e.accountId}, ${e.businessId}, ${JSON.stringify(e.data)}::jsonb, ${at.toISOString()})`,
+  );
+  return id;
+}

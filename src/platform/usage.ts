@@ -1,0 +1,70 @@
+import { sql } from 'drizzle-orm';
+import type { Database, Executor } from './db/engine.ts';
+import { query } from './db/sql.ts';
+import { limitReached, AppError } from './errors.ts';
+
+/** Usage figures per account and day (GET /usage). */
+export const USAGE_METRICS = ['requests', 'documents_issued', 'expense_rows', 'ocr_scans', 'emails_sent'] as const;
+export type UsageMetric = (typeof USAGE_METRICS)[number];
+
+export const subject = {
+  account: (id: string) => `acct:${id}`,
+  key: (id: string) => `key:${id}`,
+  business: (id: string) => `biz:${id}`,
+};
+
+/** Adds `by` to a counter in the caller's transaction. */
+export async function bumpCounter(tx: Executor, day: string, subj: string, metric: string, by = 1): Promise<void> {
+  await tx.execute(
+    sql`INSERT INTO usage_daily(day, subject, metric, count) VALUES (${day}, ${subj}, ${metric}, ${by})
+        ON CONFLICT (subject, metric, day) DO UPDATE SET count = usage_daily.count + ${by}`,
+  );
+}
+
+/**
+ * Takes one unit of a daily allowance in the caller's transaction, exactly, across processes:
+ * the row lock of the upsert serializes takers and a rollback gives the unit back.
+ * Throws 429 with `reason` once `limit` units were taken that day.
+ */
+export async function takeDailyAllowance(
+  tx: Executor,
+  opts: { day: string; subject: string; metric: string; limit: number; reason?: 'limit_reached' | 'quota_exceeded'; what: string },
+): Promise<void> {
+  const rows = await query<{ count: number }>(
+    tx,
+    sql`INSERT INTO usage_daily(day, subject, metric, count) VALUES (${opts.day}, ${opts.subject}, ${opts.metric}, 1)
+        ON CONFLICT (subject, metric, day) DO UPDATE SET count = usage_daily.count + 1
+        WHERE usage_daily.count < ${opts.limit}
+        RETURNING count`,
+  );
+  if (rows.length === 0 || rows[0].count > opts.limit) {
+    const message = `${opts.what}: the daily limit of ${opts.limit} is reached; it resets at midnight Israel time`;
+    throw opts.reason === 'quota_exceeded' ? new AppError(429, 'quota_exceeded', message) : limitReached(message);
+  }
+}
+
+/**
+ * Request counts are buffered in memory and flushed every few seconds, so counting a request
+ * costs no database round trip. A crash loses at most one interval of request counts (figures only,
+ * never a limit).
+ */
+export class RequestCounter {
+  private pending = new Map<string, number>();
+  constructor(private readonly databases: Record<string, Database>) {}
+
+  count(mode: string, day: string, accountId: string): void {
+    const k = `${mode}\u0000${day}\u0000${accountId}`;
+    this.pending.set(k, (this.pending.get(k) ?? 0) + 1);
+  }
+
+  async flush(): Promise<void> {
+    const batch = this.pending;
+    this.pending = new Map();
+    for (const [k, n] of batch) {
+      const [mode, day, accountId] = k.split('\u0000');
+      const database = this.databases[mode];
+      if (!database) continue;
+      await bumpCounter(database.db, day, subject.account(accountId), 'requests', n);
+    }
+  }
+}

@@ -1,0 +1,138 @@
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'drizzle-orm';
+import { loadConfig } from '../../src/platform/config.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import type { Database, Mode } from '../../src/platform/db/engine.ts';
+import { query } from '../../src/platform/db/sql.ts';
+import type { Services } from '../../src/platform/http/services.ts';
+import { createServices } from '../../src/services.ts';
+import { buildApp } from '../../src/app.ts';
+import { createAccount, setAccountLimits } from '../../src/accounts/accounts.ts';
+import { mintKey } from '../../src/accounts/keys.ts';
+import { freshDatabase, testEngine, type TestEngine } from './databases.ts';
+
+/** Valid Israeli tax ids for fixtures. */
+export const TAX_IDS = {
+  company: '516179157',
+  company2: '512200502',
+  ngo: '580123453',
+  person: '123456782',
+  person2: '039337423',
+  person3: '050012343',
+};
+
+export interface CallResult {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  /** Parsed JSON when the answer is JSON. */
+  body: any;
+  raw: Buffer;
+}
+
+export interface CallOptions {
+  key?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Sent as-is (for malformed JSON, multipart...). */
+  payload?: string | Buffer;
+}
+
+export interface TestAccount {
+  id: string;
+  /** A live key and a sandbox key with the default scopes. */
+  live: string;
+  test: string;
+  liveKeyId: string;
+  testKeyId: string;
+  /** Mints another key for this account. */
+  mint(opts?: { mode?: 'live' | 'test'; scopes?: string[]; label?: string; expiresAt?: Date }): Promise<{ id: string; secret: string }>;
+}
+
+export interface TestEnv {
+  engine: TestEngine;
+  s: Services;
+  app: FastifyInstance;
+  clock: ManualClock;
+  db: Record<Mode, Database>;
+  /** Database URLs on the PostgreSQL engine (null on PGlite), for tests that start other processes. */
+  urls: Record<Mode, string | null>;
+  call(method: string, url: string, opts?: CallOptions): Promise<CallResult>;
+  account(opts?: { name?: string; ocr?: boolean }): Promise<TestAccount>;
+  /** Creates a business with the key and answers its JSON. */
+  business(key: string, overrides?: Record<string, unknown>): Promise<any>;
+  sql<T = Record<string, unknown>>(mode: Mode, text: string): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * A whole service on fresh databases of the engine under test, with a manual clock.
+ * Background workers are not started: a test starts the ones it exercises.
+ */
+export async function createTestEnv(opts: { env?: Record<string, string>; clock?: ManualClock } = {}): Promise<TestEnv> {
+  const live = await freshDatabase('live');
+  const sandbox = await freshDatabase('sandbox');
+  const config = loadConfig({ PINKAS_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000', DATA_DIR: '/nonexistent', ...opts.env });
+  const clock = opts.clock ?? new ManualClock('2026-03-01T08:00:00.000Z');
+  const s = createServices(config, clock, createLogger(config.logLevel), { live: live.database, sandbox: sandbox.database });
+  const app = await buildApp(s);
+  await app.ready();
+
+  const env: TestEnv = {
+    engine: testEngine(),
+    s,
+    app,
+    clock,
+    db: s.databases,
+    urls: { live: live.url, sandbox: sandbox.url },
+    async call(method, url, o = {}) {
+      const headers: Record<string, string> = { ...(o.headers ?? {}) };
+      if (o.key) headers['x-api-key'] = o.key;
+      let payload: string | Buffer | undefined = o.payload;
+      if (o.body !== undefined) {
+        payload = JSON.stringify(o.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await app.inject({ method: method as 'GET', url, headers, payload });
+      let body: unknown = undefined;
+      if (String(res.headers['content-type'] ?? '').includes('json')) body = res.json();
+      return { status: res.statusCode, headers: res.headers, body, raw: res.rawPayload };
+    },
+    async account(a = {}) {
+      const control = s.databases.live.db;
+      const now = clock.now();
+      const account = await createAccount(control, now, { name: a.name ?? 'Test integrator', approvalStatus: 'approved' });
+      if (a.ocr) await setAccountLimits(control, account.id, { ocrGranted: true });
+      const liveKey = await mintKey(control, now, { accountId: account.id, mode: 'live' });
+      const testKey = await mintKey(control, now, { accountId: account.id, mode: 'test' });
+      return {
+        id: account.id,
+        live: liveKey.secret,
+        test: testKey.secret,
+        liveKeyId: liveKey.key.id,
+        testKeyId: testKey.key.id,
+        async mint(m = {}) {
+          const r = await mintKey(control, clock.now(), { accountId: account.id, mode: m.mode ?? 'live', scopes: m.scopes, label: m.label, expiresAt: m.expiresAt });
+          return { id: r.key.id, secret: r.secret };
+        },
+      };
+    },
+    async business(key, overrides = {}) {
+      const res = await env.call('POST', '/v1/businesses', {
+        key,
+        body: { name: 'עסק לדוגמה בע"מ', taxId: TAX_IDS.company, dealerType: 'company', ...overrides },
+      });
+      if (res.status !== 201) throw new Error(`business create failed: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body.business;
+    },
+    async sql(mode, text) {
+      return query(s.databases[mode].db, sql.raw(text));
+    },
+    async close() {
+      await app.close();
+      await live.drop();
+      await sandbox.drop();
+    },
+  };
+  return env;
+}
