@@ -198,3 +198,23 @@ CREATE TABLE usage_daily (
   count bigint NOT NULL,
   PRIMARY KEY (subject, metric, day)
 );
+
+-- Durable background jobs (PDF rendering, allocation requests...): enqueued in the transaction
+-- of the change that needs them, claimed with SKIP LOCKED, retried with backoff. At most one job
+-- per (kind, ref_id), so enqueueing twice is harmless.
+CREATE TABLE jobs (
+  id text PRIMARY KEY,
+  kind text NOT NULL,
+  business_id text,
+  ref_id text NOT NULL,
+  payload jsonb NOT NULL DEFAULT '{}'::jsonb,
+  run_at timestamptz(3) NOT NULL,
+  attempts integer NOT NULL DEFAULT 0,
+  locked_until timestamptz(3),
+  last_error text,
+  done_at timestamptz(3),
+  failed_at timestamptz(3),
+  created_at timestamptz(3) NOT NULL,
+  UNIQUE (kind, ref_id)
+);
+CREATE INDEX jobs_due ON jobs(run_at) WHERE done_at IS NULL AND failed_at IS NULL;

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from './platform/http/services.ts';
+import type { JobHandler } from './platform/jobs.ts';
 import { registerAccountRoutes } from './accounts/routes.ts';
 import { registerBusinessRoutes } from './businesses/routes.ts';
 import { registerPartyRoutes } from './parties/routes.ts';
@@ -18,6 +19,8 @@ export interface Domain {
   root?(app: FastifyInstance, s: Services): void | Promise<void>;
   /** Background work the server process runs (tests start it themselves, with their own clock). */
   worker?(s: Services): Worker;
+  /** Handlers of durable jobs (see platform/jobs.ts), by job kind; one runner serves them all. */
+  jobs?(s: Services): Record<string, JobHandler>;
 }
 
 export const domains: Domain[] = [
@@ -26,3 +29,8 @@ export const domains: Domain[] = [
   { name: 'parties', api: registerPartyRoutes },
   { name: 'files', api: registerFileRoutes },
 ];
+
+/** Every job handler of every domain. */
+export function allJobHandlers(s: Services): Record<string, JobHandler> {
+  return Object.assign({}, ...domains.map((d) => d.jobs?.(s) ?? {}));
+}

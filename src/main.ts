@@ -6,7 +6,8 @@ import { openDatabases } from './platform/db/open.ts';
 import { createServices } from './services.ts';
 import { buildApp } from './app.ts';
 import { bootstrapLocalAccount } from './bootstrap.ts';
-import { domains, type Worker } from './domains.ts';
+import { allJobHandlers, domains, type Worker } from './domains.ts';
+import { JobRunner } from './platform/jobs.ts';
 
 async function main(): Promise<void> {
   let config;
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
   const app = await buildApp(s);
   await app.listen({ port: config.port, host: config.host });
   const workers: Worker[] = domains.flatMap((d) => (d.worker ? [d.worker(s)] : []));
+  workers.push(new JobRunner(s.databases, s.clock, logger, allJobHandlers(s)).start());
   const flushTimer = setInterval(() => {
     s.requestCounter.flush().catch((err) => logger.warn({ err: errorSummary(err) }, 'usage flush failed'));
   }, 5_000);

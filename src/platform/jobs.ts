@@ -1,0 +1,170 @@
+import { sql } from 'drizzle-orm';
+import type { Database, Executor, Mode } from './db/engine.ts';
+import { iso, isoOrNull, query } from './db/sql.ts';
+import { newId } from './ids.ts';
+import type { Clock } from './clock.ts';
+import type { Logger } from './logger.ts';
+import { errorSummary } from './logger.ts';
+
+export interface Job {
+  id: string;
+  kind: string;
+  businessId: string | null;
+  refId: string;
+  payload: Record<string, unknown>;
+  runAt: string;
+  attempts: number;
+  lastError: string | null;
+  createdAt: string;
+  doneAt: string | null;
+  failedAt: string | null;
+}
+
+const toJob = (r: Record<string, unknown>): Job => ({
+  id: String(r.id),
+  kind: String(r.kind),
+  businessId: (r.business_id as string | null) ?? null,
+  refId: String(r.ref_id),
+  payload: (r.payload as Record<string, unknown>) ?? {},
+  runAt: iso(r.run_at),
+  attempts: Number(r.attempts),
+  lastError: (r.last_error as string | null) ?? null,
+  createdAt: iso(r.created_at),
+  doneAt: isoOrNull(r.done_at),
+  failedAt: isoOrNull(r.failed_at),
+});
+
+/** Enqueues in the caller's transaction; a second enqueue of the same (kind, refId) is ignored. */
+export async function enqueueJob(
+  tx: Executor,
+  at: Date,
+  j: { kind: string; refId: string; businessId?: string | null; payload?: Record<string, unknown>; runAt?: Date },
+): Promise<void> {
+  await tx.execute(
+    sql`INSERT INTO jobs(id, kind, business_id, ref_id, payload, run_at, created_at)
+        VALUES (${newId('job', at.getTime())}, ${j.kind}, ${j.businessId ?? null}, ${j.refId}, ${JSON.stringify(j.payload ?? {})}::jsonb,
+                ${(j.runAt ?? at).toISOString()}, ${at.toISOString()})
+        ON CONFLICT (kind, ref_id) DO NOTHING`,
+  );
+}
+
+export async function getJob(ex: Executor, kind: string, refId: string): Promise<Job | undefined> {
+  const rows = await query<Record<string, unknown>>(ex, sql`SELECT * FROM jobs WHERE kind = ${kind} AND ref_id = ${refId}`);
+  return rows[0] ? toJob(rows[0]) : undefined;
+}
+
+/** Thrown by a handler when retrying cannot help: the job fails at once. */
+export class PermanentJobError extends Error {}
+
+export interface JobHandler {
+  handle(job: Job, database: Database): Promise<void>;
+  /** Delay before retry number `attempt` (1-based), ms. Default: 30 s doubling, capped at 1 h. */
+  backoffMs?(attempt: number): number;
+  /** Attempts before the job is marked failed. Default 10. */
+  maxAttempts?: number;
+  /** Called once when the job is marked failed (e.g. to emit an event). */
+  onFailed?(job: Job, database: Database, error: string): Promise<void>;
+}
+
+const defaultBackoff = (attempt: number) => Math.min(30_000 * 2 ** (attempt - 1), 3_600_000);
+
+/**
+ * Runs due jobs of the kinds it has handlers for. Claims are short transactions (FOR UPDATE SKIP
+ * LOCKED, a lease in locked_until), handlers run outside any transaction, so several processes
+ * share the queue and a crashed process's job is picked up again when its lease ends.
+ * Handlers must be idempotent: a job can run again after a crash.
+ */
+export class JobRunner {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> | null = null;
+
+  constructor(
+    private readonly databases: Record<Mode, Database>,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly handlers: Record<string, JobHandler>,
+    private readonly opts: { leaseMs?: number; batch?: number } = {},
+  ) {}
+
+  /** Runs every job due now in one database; answers how many ran. Tests call this directly. */
+  async runDue(mode: Mode): Promise<number> {
+    const kinds = Object.keys(this.handlers);
+    if (kinds.length === 0) return 0;
+    const database = this.databases[mode];
+    let total = 0;
+    for (;;) {
+      const now = this.clock.now();
+      const lease = new Date(now.getTime() + (this.opts.leaseMs ?? 120_000));
+      const claimed = await database.db.transaction(async (tx) =>
+        query<Record<string, unknown>>(
+          tx,
+          sql`UPDATE jobs SET locked_until = ${lease.toISOString()}, attempts = attempts + 1
+              WHERE id IN (
+                SELECT id FROM jobs
+                WHERE kind IN ${kinds} AND done_at IS NULL AND failed_at IS NULL AND run_at <= ${now.toISOString()}
+                  AND (locked_until IS NULL OR locked_until <= ${now.toISOString()})
+                ORDER BY run_at, id LIMIT ${this.opts.batch ?? 10}
+                FOR UPDATE SKIP LOCKED)
+              RETURNING *`,
+        ),
+      );
+      if (claimed.length === 0) return total;
+      for (const row of claimed) {
+        await this.runOne(database, toJob(row));
+        total++;
+      }
+    }
+  }
+
+  private async runOne(database: Database, job: Job): Promise<void> {
+    const handler = this.handlers[job.kind];
+    try {
+      await handler.handle(job, database);
+      await database.db.execute(sql`UPDATE jobs SET done_at = ${this.clock.now().toISOString()}, locked_until = NULL, last_error = NULL WHERE id = ${job.id}`);
+    } catch (err) {
+      const message = errorSummary(err).message;
+      const permanent = err instanceof PermanentJobError;
+      const max = handler.maxAttempts ?? 10;
+      const now = this.clock.now();
+      if (permanent || job.attempts >= max) {
+        await database.db.execute(
+          sql`UPDATE jobs SET failed_at = ${now.toISOString()}, locked_until = NULL, last_error = ${message} WHERE id = ${job.id}`,
+        );
+        this.logger.warn({ job: job.id, kind: job.kind, error: message }, 'job failed for good');
+        await handler.onFailed?.(job, database, message).catch((e) => this.logger.error({ err: errorSummary(e) }, 'onFailed handler failed'));
+      } else {
+        const next = new Date(now.getTime() + (handler.backoffMs ?? defaultBackoff)(job.attempts));
+        await database.db.execute(
+          sql`UPDATE jobs SET run_at = ${next.toISOString()}, locked_until = NULL, last_error = ${message} WHERE id = ${job.id}`,
+        );
+        this.logger.info({ job: job.id, kind: job.kind, attempt: job.attempts, error: message }, 'job will be retried');
+      }
+    }
+  }
+
+  /** Polls both databases every `pollMs` until stopped. */
+  start(pollMs = 1_000): { stop(): Promise<void> } {
+    const tick = async () => {
+      for (const mode of ['live', 'sandbox'] as const) {
+        try {
+          await this.runDue(mode);
+        } catch (err) {
+          this.logger.error({ err: errorSummary(err), mode }, 'job runner tick failed');
+        }
+      }
+    };
+    const loop = () => {
+      this.running = tick().finally(() => {
+        if (this.timer !== null) this.timer = setTimeout(loop, pollMs);
+      });
+    };
+    this.timer = setTimeout(loop, 0);
+    return {
+      stop: async () => {
+        if (this.timer) clearTimeout(this.timer);
+        this.timer = null;
+        await this.running;
+      },
+    };
+  }
+}
