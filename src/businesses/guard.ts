@@ -12,10 +12,11 @@ declare module 'fastify' {
 /**
  * Every route with a `:bid` param: the business must belong to the key's account (else 404, so
  * existence is not revealed), and a deactivated business refuses writes with 403 unless the route
- * says it stays open (reactivate, exports, backups).
+ * says it stays open (reactivate, exports, backups). Runs before body validation, so another
+ * tenant's business is "not found" whatever the body says.
  */
 export function installBusinessGuard(api: FastifyInstance): void {
-  api.addHook('preHandler', async (req) => {
+  api.addHook('preValidation', async (req) => {
     const bid = (req.params as Record<string, unknown> | undefined)?.bid;
     if (typeof bid !== 'string') return;
     const ctx = ctxOf(req);
