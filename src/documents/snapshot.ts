@@ -1,0 +1,309 @@
+/**
+ * The shapes other areas read: the frozen snapshot stored at issue (`documents.snapshot`), the
+ * stored row, and the reader. PDF rendering, the OPENFRMT export and the allocation lifecycle
+ * depend on these; change them only backwards-compatibly.
+ */
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../platform/db/engine.ts';
+import { iso, isoOrNull, queryOne } from '../platform/db/sql.ts';
+import { notFound } from '../platform/errors.ts';
+import type { StoredBranding } from '../businesses/service.ts';
+import type { DealerType } from '../businesses/schemas.ts';
+
+export type DocType = 305 | 320 | 330 | 400;
+export type PriceMode = 'net' | 'gross';
+export type VatExemptionReason = 'eilat' | 'export' | 'exempt';
+/** Integer payment method codes (decisions.md); 91–93 are payment apps, exported as 9. */
+export type PaymentMethodCode = 1 | 2 | 3 | 4 | 5 | 8 | 9 | 91 | 92 | 93;
+
+export interface DocumentParty {
+  /** The saved party, or null for an inline party. */
+  partyId: string | null;
+  /** The saved party's running key (C00001...), or null. */
+  key: string | null;
+  name: string;
+  taxId: string | null;
+  phone: string | null;
+  email: string | null;
+  address: string | null;
+}
+
+export interface DocumentLine {
+  description: string;
+  quantity: number;
+  /** Agorot; VAT-inclusive when the document's priceMode is `gross`. */
+  unitPriceExVat: number;
+  sku: string | null;
+  unit: string;
+  lineDiscount: number;
+  /** round(quantity × unitPriceExVat) − lineDiscount, agorot (gross in `gross` mode). */
+  amount: number;
+}
+
+export interface DocumentPayment {
+  method: PaymentMethodCode;
+  amount: number;
+  dueDate: string | null;
+  bankCode: string | null;
+  branchCode: string | null;
+  accountNumber: string | null;
+  checkNumber: string | null;
+  cardCompany: string | null;
+  cardName: string | null;
+  cardTxType: string | null;
+}
+
+export interface Totals {
+  totalExVat: number;
+  vatAmount: number;
+  totalIncVat: number;
+  discountAmount: number;
+  withholdingAmount: number;
+}
+
+export interface LinkedDocument {
+  id: string;
+  docType: DocType;
+  docNumber: number;
+}
+
+/** Everything a printed document says, frozen at issue. Never changes afterwards. */
+export interface DocumentSnapshot {
+  docType: DocType;
+  docNumber: number;
+  documentDate: string;
+  valueDate: string;
+  issuedAt: string;
+  dealer: {
+    name: string;
+    taxId: string;
+    dealerType: DealerType;
+    address: string | null;
+    phone: string | null;
+    email: string | null;
+  };
+  /** The business's branding at issue, or the `branding` override given in the issue body. */
+  branding: StoredBranding;
+  /** Null for an anonymous receipt. */
+  party: DocumentParty | null;
+  lines: DocumentLine[];
+  payments: DocumentPayment[];
+  priceMode: PriceMode;
+  vatRateBp: number;
+  vatExemptionReason: VatExemptionReason | null;
+  totals: Totals;
+  note: string | null;
+  /** The allocation number held at issue (a later one is in documents.allocation_number). */
+  allocationNumber: string | null;
+  /** For a credit note (330) or a negative receipt (400): the document it reverses. */
+  linkedDocument: LinkedDocument | null;
+}
+
+export type AllocationStatus = 'not_required' | 'pending' | 'granted' | 'refused' | 'failed';
+
+export interface AllocationState {
+  status: AllocationStatus;
+  number: string | null;
+  error: string | null;
+  requestedAt: string | null;
+  decidedAt: string | null;
+}
+
+export interface DocumentWarning {
+  code: string;
+  message: string;
+}
+
+export interface PdfFiles {
+  origin: { fileId: string; slug: string };
+  copy: { fileId: string; slug: string };
+}
+
+/** A `documents` row, typed. Amounts in agorot, dates `YYYY-MM-DD`, times ISO 8601. */
+export interface DocumentRow {
+  id: string;
+  businessId: string;
+  status: 'draft' | 'issued';
+  docType: DocType;
+  docNumber: number | null;
+  partyId: string | null;
+  party: DocumentParty | null;
+  priceMode: PriceMode;
+  lines: DocumentLine[];
+  payments: DocumentPayment[];
+  note: string | null;
+  documentDate: string;
+  valueDate: string;
+  /** Null on a draft that follows the date / business default. */
+  vatRateBp: number | null;
+  vatExemptionReason: VatExemptionReason | null;
+  discountAmount: number;
+  withholdingAmount: number;
+  totalExVat: number;
+  vatAmount: number;
+  totalIncVat: number;
+  linkedDocumentId: string | null;
+  externalRef: string | null;
+  requestHash: string | null;
+  allocationNumber: string | null;
+  allocation: AllocationState | null;
+  warnings: DocumentWarning[];
+  cancelledByDocumentId: string | null;
+  pdfFiles: PdfFiles | null;
+  originHandedOutAt: string | null;
+  printCount: number;
+  snapshot: DocumentSnapshot | null;
+  issuedAt: string | null;
+  createdByKeyId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** `date` columns arrive as Date (pg) or text (PGlite): answer `YYYY-MM-DD`. */
+export function isoDay(v: unknown): string {
+  if (v instanceof Date) {
+    // pg parses a date as local midnight; read it back in local time.
+    const y = v.getFullYear();
+    const m = String(v.getMonth() + 1).padStart(2, '0');
+    const d = String(v.getDate()).padStart(2, '0');
+    return `${y}-${m}-${d}`;
+  }
+  return String(v).slice(0, 10);
+}
+
+const json = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));
+
+export function toDocumentRow(r: Record<string, unknown>): DocumentRow {
+  return {
+    id: String(r.id),
+    businessId: String(r.business_id),
+    status: r.status as DocumentRow['status'],
+    docType: Number(r.doc_type) as DocType,
+    docNumber: r.doc_number === null || r.doc_number === undefined ? null : Number(r.doc_number),
+    partyId: (r.party_id as string | null) ?? null,
+    party: json<DocumentParty | null>(r.party ?? null),
+    priceMode: r.price_mode as PriceMode,
+    lines: json<DocumentLine[]>(r.lines ?? []),
+    payments: json<DocumentPayment[]>(r.payments ?? []),
+    note: (r.note as string | null) ?? null,
+    documentDate: isoDay(r.document_date),
+    valueDate: isoDay(r.value_date),
+    vatRateBp: r.vat_rate_bp === null || r.vat_rate_bp === undefined ? null : Number(r.vat_rate_bp),
+    vatExemptionReason: (r.vat_exemption_reason as VatExemptionReason | null) ?? null,
+    discountAmount: Number(r.discount_amount),
+    withholdingAmount: Number(r.withholding_amount),
+    totalExVat: Number(r.total_ex_vat),
+    vatAmount: Number(r.vat_amount),
+    totalIncVat: Number(r.total_inc_vat),
+    linkedDocumentId: (r.linked_document_id as string | null) ?? null,
+    externalRef: (r.external_ref as string | null) ?? null,
+    requestHash: (r.request_hash as string | null) ?? null,
+    allocationNumber: (r.allocation_number as string | null) ?? null,
+    allocation: json<AllocationState | null>(r.allocation ?? null),
+    warnings: json<DocumentWarning[]>(r.warnings ?? []),
+    cancelledByDocumentId: (r.cancelled_by_document_id as string | null) ?? null,
+    pdfFiles: json<PdfFiles | null>(r.pdf_files ?? null),
+    originHandedOutAt: isoOrNull(r.origin_handed_out_at),
+    printCount: Number(r.print_count ?? 0),
+    snapshot: json<DocumentSnapshot | null>(r.snapshot ?? null),
+    issuedAt: isoOrNull(r.issued_at),
+    createdByKeyId: (r.created_by_key_id as string | null) ?? null,
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  };
+}
+
+/** Reads one document of a business (drafts included); another business's document is not found. */
+export async function getDocumentRow(ex: Executor, businessId: string, id: string, forUpdate = false): Promise<DocumentRow> {
+  const row = await findDocumentRow(ex, businessId, id, forUpdate);
+  if (!row) throw notFound('document');
+  return row;
+}
+
+export async function findDocumentRow(ex: Executor, businessId: string, id: string, forUpdate = false): Promise<DocumentRow | undefined> {
+  const r = await queryOne<Record<string, unknown>>(
+    ex,
+    forUpdate
+      ? sql`SELECT * FROM documents WHERE id = ${id} AND business_id = ${businessId} FOR UPDATE`
+      : sql`SELECT * FROM documents WHERE id = ${id} AND business_id = ${businessId}`,
+  );
+  return r ? toDocumentRow(r) : undefined;
+}
+
+/** Reads a document by id alone (background jobs, which know only the id). */
+export async function getDocumentById(ex: Executor, id: string): Promise<DocumentRow | undefined> {
+  const r = await queryOne<Record<string, unknown>>(ex, sql`SELECT * FROM documents WHERE id = ${id}`);
+  return r ? toDocumentRow(r) : undefined;
+}
+
+/** The API's Document JSON. */
+export interface DocumentView {
+  id: string;
+  businessId: string;
+  status: 'draft' | 'issued';
+  docType: DocType;
+  docNumber: number | null;
+  allocationNumber: string | null;
+  party: DocumentParty | null;
+  priceMode: PriceMode;
+  lines: DocumentLine[];
+  payments: DocumentPayment[];
+  note: string | null;
+  documentDate: string;
+  valueDate: string;
+  vatRateBp: number | null;
+  vatExemptionReason: VatExemptionReason | null;
+  totalExVat: number;
+  vatAmount: number;
+  totalIncVat: number;
+  discountAmount: number;
+  withholdingAmount: number;
+  linkedDocumentId: string | null;
+  cancelledByDocumentId: string | null;
+  externalRef: string | null;
+  warnings: DocumentWarning[];
+  allocation: AllocationState | null;
+  files: { origin: string; copy: string } | null;
+  printCount: number;
+  issuedAt: string | null;
+  createdAt: string;
+}
+
+/**
+ * The Document JSON of a row. An issued document shows its frozen snapshot (party, lines,
+ * payments, totals, rate), so nothing edited later can change what it says.
+ */
+export function documentView(d: DocumentRow): DocumentView {
+  const snap = d.snapshot;
+  return {
+    id: d.id,
+    businessId: d.businessId,
+    status: d.status,
+    docType: d.docType,
+    docNumber: d.docNumber,
+    allocationNumber: d.allocationNumber,
+    party: snap ? snap.party : d.party,
+    priceMode: d.priceMode,
+    lines: snap ? snap.lines : d.lines,
+    payments: snap ? snap.payments : d.payments,
+    note: d.note,
+    documentDate: d.documentDate,
+    valueDate: d.valueDate,
+    vatRateBp: snap ? snap.vatRateBp : d.vatRateBp,
+    vatExemptionReason: d.vatExemptionReason,
+    totalExVat: d.totalExVat,
+    vatAmount: d.vatAmount,
+    totalIncVat: d.totalIncVat,
+    discountAmount: d.discountAmount,
+    withholdingAmount: d.withholdingAmount,
+    linkedDocumentId: d.linkedDocumentId,
+    cancelledByDocumentId: d.cancelledByDocumentId,
+    externalRef: d.externalRef,
+    warnings: d.warnings,
+    allocation: d.allocation,
+    files: d.pdfFiles ? { origin: d.pdfFiles.origin.fileId, copy: d.pdfFiles.copy.fileId } : null,
+    printCount: d.printCount,
+    issuedAt: d.issuedAt,
+    createdAt: d.createdAt,
+  };
+}
