@@ -1,0 +1,108 @@
+/**
+ * Assembles the two files from format-level inputs: running record numbers, the C100 → D110 → D120
+ * order per document, the shared primary id, counts for INI.TXT, the production directory name.
+ * Pure: callers feed documents in chunks and write the returned bytes wherever they like.
+ */
+import { randomInt } from 'node:crypto';
+import { encodeIso88598 } from './charset.ts';
+import {
+  a000, a100, c100, d110, d120, m100, summaryLine, z900, CRLF, SUMMARISED_TYPES,
+  type A000Input, type C100Input, type D110Input, type D120Input, type M100Input, type SummarisedType,
+} from './records.ts';
+
+type Head = 'recordNo' | 'vatId';
+
+/** A document as the export sees it (amounts in agorot, positive; see C100Input for the meaning). */
+export interface ExportDocument {
+  header: Omit<C100Input, Head | 'linkNo' | 'docType' | 'docNumber' | 'docDate'>;
+  docType: number;
+  docNumber: string;
+  docDate: string;
+  lines: Omit<D110Input, Head | 'linkNo' | 'docType' | 'docNumber' | 'docDate' | 'lineNo'>[];
+  payments: Omit<D120Input, Head | 'linkNo' | 'docType' | 'docNumber' | 'docDate' | 'lineNo'>[];
+}
+
+/** A random 15-digit primary id (clarification 2): new per run, never starting with 0. */
+export function newPrimaryId(): string {
+  return String(randomInt(1, 10)) + String(randomInt(0, 1e7)).padStart(7, '0') + String(randomInt(0, 1e7)).padStart(7, '0');
+}
+
+/**
+ * `<first 8 digits of the 9-digit VAT number>.<YY>` and `MMDDhhmm` of the production time,
+ * both from the Israel wall-clock time of the same instant (reference §1.2).
+ */
+export function productionDirectory(vatId: string, at: Date): { dir: string; date: string; time: string } {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-GB', {
+      timeZone: 'Asia/Jerusalem', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+    }).formatToParts(at).map((p) => [p.type, p.value]),
+  ) as Record<string, string>;
+  const vat9 = vatId.padStart(9, '0');
+  return {
+    dir: `OPENFRMT/${vat9.slice(0, 8)}.${parts.year.slice(2)}/${parts.month}${parts.day}${parts.hour}${parts.minute}`,
+    date: `${parts.year}-${parts.month}-${parts.day}`,
+    time: `${parts.hour}:${parts.minute}`,
+  };
+}
+
+export class BkmvAssembler {
+  private next = 1;
+  private link = 0;
+  readonly counts: Record<SummarisedType, number> = { B100: 0, B110: 0, C100: 0, D110: 0, D120: 0, M100: 0 };
+
+  constructor(private readonly vatId: string, readonly primaryId: string) {}
+
+  private head() {
+    return { recordNo: this.next++, vatId: this.vatId };
+  }
+
+  private bytes(records: string[]): Buffer {
+    return records.length ? encodeIso88598(records.join(CRLF) + CRLF) : Buffer.alloc(0);
+  }
+
+  /** The A100 opening record; call once, first. */
+  open(): Buffer {
+    if (this.next !== 1) throw new Error('A100 must be the first record');
+    return this.bytes([a100({ ...this.head(), primaryId: this.primaryId })]);
+  }
+
+  /** One document: its C100, then a D110 per line, then a D120 per payment, tied by a link number. */
+  document(doc: ExportDocument): Buffer {
+    const linkNo = ++this.link;
+    const common = { docType: doc.docType, docNumber: doc.docNumber, docDate: doc.docDate, linkNo };
+    const out = [c100({ ...doc.header, ...this.head(), ...common })];
+    this.counts.C100++;
+    doc.lines.forEach((line, i) => {
+      out.push(d110({ ...line, ...this.head(), ...common, lineNo: i + 1 }));
+      this.counts.D110++;
+    });
+    doc.payments.forEach((p, i) => {
+      out.push(d120({ ...p, ...this.head(), ...common, lineNo: i + 1 }));
+      this.counts.D120++;
+    });
+    return this.bytes(out);
+  }
+
+  items(items: Omit<M100Input, Head>[]): Buffer {
+    const out = items.map((it) => m100({ ...it, ...this.head() }));
+    this.counts.M100 += items.length;
+    return this.bytes(out);
+  }
+
+  /** The Z900 closing record; answers it with the total number of records (A100 and Z900 included). */
+  close(): { bytes: Buffer; totalRecords: number } {
+    const head = this.head();
+    const totalRecords = head.recordNo;
+    return { bytes: this.bytes([z900({ ...head, primaryId: this.primaryId, totalRecords })]), totalRecords };
+  }
+}
+
+/**
+ * INI.TXT: A000 then one summary line per record type present, in the §2.5 order. Types with no
+ * records get no line (the spec says "for each record type that exists in BKMVDATA.TXT").
+ */
+export function iniFile(a: A000Input, counts: Record<SummarisedType, number>): Buffer {
+  const lines = [a000(a)];
+  for (const code of SUMMARISED_TYPES) if (counts[code] > 0) lines.push(summaryLine(code, counts[code]));
+  return encodeIso88598(lines.join(CRLF) + CRLF);
+}

@@ -1,0 +1,335 @@
+/**
+ * An independent reader of INI.TXT / BKMVDATA.TXT: it decodes the bytes (iconv-lite, not the
+ * writer's encoder), cuts fields by the positions in layouts.ts, checks every record length,
+ * picture and mandatory field, the file structure (A100 … Z900, running numbers, the shared primary
+ * id, totals, INI counts), and sums documents per type. It streams: BKMVDATA is fed chunk by chunk.
+ */
+import iconv from 'iconv-lite';
+import { LAYOUTS, DATA_CODES, type FieldDef } from './layouts.ts';
+
+export interface Issue {
+  file: 'INI.TXT' | 'BKMVDATA.TXT';
+  line: number;
+  field?: number;
+  problem: string;
+}
+
+export interface DocTypeTotals {
+  docType: number;
+  count: number;
+  cancelled: number;
+  /** Σ 1221, 1222, 1223, 1224 (agorot). */
+  exVat: number;
+  vat: number;
+  incVat: number;
+  withholding: number;
+  lines: number;
+  /** Σ D110/1267. */
+  linesTotal: number;
+  payments: number;
+  /** Σ D120/1312. */
+  paymentsTotal: number;
+}
+
+export interface BkmvSummary {
+  records: number;
+  recordCounts: Record<string, number>;
+  primaryId: string | null;
+  vatId: string | null;
+  byDocType: DocTypeTotals[];
+  issues: Issue[];
+  issueCount: number;
+}
+
+export type Fields = Record<number, string>;
+
+const MAX_KEPT_ISSUES = 200;
+const SYSTEM_CONSTANT = '&OF1.31&';
+
+function validDate(s: string): boolean {
+  if (!/^\d{8}$/.test(s)) return false;
+  const y = Number(s.slice(0, 4));
+  const m = Number(s.slice(4, 6));
+  const d = Number(s.slice(6, 8));
+  if (y < 1900 || m < 1 || m > 12 || d < 1) return false;
+  return d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
+}
+
+/** Checks one field against its picture; answers a problem or null. */
+function fieldProblem(def: FieldDef, v: string): string | null {
+  const [, , , kind, req] = def;
+  const blank = v.trim() === '';
+  switch (kind) {
+    case 'R':
+      return /^[ !]*$/.test(v) ? null : 'reserved area must hold spaces or "!"';
+    case 'X':
+      return req === 'M' && blank ? 'mandatory field is empty' : null;
+    case 'N':
+    case 'U':
+      return /^\d+$/.test(v) ? null : 'numeric field holds a non-digit';
+    case 'S':
+      if (blank && req !== 'M') return null;
+      return /^[+-]\d+$/.test(v) ? null : 'signed amount must be a sign followed by digits';
+    case 'D':
+      if (v === '00000000' && req !== 'M') return null;
+      return validDate(v) ? null : 'not a valid YYYYMMDD date';
+    case 'T': {
+      if (v === '0000' && req !== 'M') return null;
+      const m = /^(\d\d)(\d\d)$/.exec(v);
+      return m && Number(m[1]) < 24 && Number(m[2]) < 60 ? null : 'not a valid HHMM time';
+    }
+  }
+}
+
+/** Signed amount → integer of the smallest unit (`+00000000100000` → 100000). */
+export function signedValue(v: string): number {
+  if (v.trim() === '') return 0;
+  const n = Number(v.slice(1));
+  return v[0] === '-' ? -n : n;
+}
+
+/** Decodes one record's bytes; bytes outside printable ASCII and א..ת are reported. */
+function decodeRecord(bytes: Buffer): { text: string; badByte: number | null } {
+  let badByte: number | null = null;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (!((b >= 0x20 && b <= 0x7e) || (b >= 0xe0 && b <= 0xfa))) {
+      badByte = i + 1;
+      break;
+    }
+  }
+  return { text: iconv.decode(bytes, 'iso-8859-8'), badByte };
+}
+
+/** Cuts a decoded record into its fields and checks them; `layout` names the table (A000, SUMMARY, C100…). */
+export function parseRecord(layoutName: string, text: string): { fields: Fields; problems: { field?: number; problem: string }[] } {
+  const layout = LAYOUTS[layoutName];
+  const problems: { field?: number; problem: string }[] = [];
+  const fields: Fields = {};
+  if (!layout) return { fields, problems: [{ problem: `unknown record code "${text.slice(0, 4)}"` }] };
+  if (text.length !== layout.length) {
+    problems.push({ problem: `record length ${text.length}, layout ${layoutName} has ${layout.length}` });
+    return { fields, problems };
+  }
+  for (const def of layout.fields) {
+    const v = text.slice(def[1] - 1, def[2]);
+    fields[def[0]] = v;
+    const p = fieldProblem(def, v);
+    if (p) problems.push({ field: def[0], problem: p });
+  }
+  return { fields, problems };
+}
+
+/** Splits a byte stream at CRLF; a bare CR or LF, or bytes after the last CRLF, are reported. */
+export class CrlfSplitter {
+  private rest: Buffer = Buffer.alloc(0);
+  push(chunk: Buffer): Buffer[] {
+    const buf = this.rest.length ? Buffer.concat([this.rest, chunk]) : chunk;
+    const out: Buffer[] = [];
+    let start = 0;
+    for (let i = buf.indexOf(0x0a, start); i !== -1; i = buf.indexOf(0x0a, start)) {
+      out.push(buf.subarray(start, i + 1));
+      start = i + 1;
+    }
+    this.rest = Buffer.from(buf.subarray(start));
+    return out;
+  }
+  /** Bytes left after the last LF (should be none). */
+  end(): Buffer {
+    return this.rest;
+  }
+}
+
+/** Accumulates the checks over BKMVDATA.TXT, one line (with its line ending) at a time. */
+export class BkmvReader {
+  private lineNo = 0;
+  private counts: Record<string, number> = {};
+  private primaryId: string | null = null;
+  private vatId: string | null = null;
+  private sawZ900 = false;
+  private z900Total: number | null = null;
+  private byType = new Map<number, DocTypeTotals>();
+  /** C100/1234 link → "type|number", to tie lines to their header (clarification 11). */
+  private headers = new Map<number, string>();
+  private issues: Issue[] = [];
+  private issueCount = 0;
+
+  private issue(line: number, problem: string, field?: number): void {
+    this.issueCount++;
+    if (this.issues.length < MAX_KEPT_ISSUES) this.issues.push({ file: 'BKMVDATA.TXT', line, field, problem });
+  }
+
+  private totals(docType: number): DocTypeTotals {
+    let t = this.byType.get(docType);
+    if (!t) {
+      t = { docType, count: 0, cancelled: 0, exVat: 0, vat: 0, incVat: 0, withholding: 0, lines: 0, linesTotal: 0, payments: 0, paymentsTotal: 0 };
+      this.byType.set(docType, t);
+    }
+    return t;
+  }
+
+  pushLine(raw: Buffer): void {
+    const n = ++this.lineNo;
+    if (raw.length < 2 || raw[raw.length - 2] !== 0x0d || raw[raw.length - 1] !== 0x0a) this.issue(n, 'record does not end with CR LF');
+    const body = raw.subarray(0, raw[raw.length - 2] === 0x0d ? raw.length - 2 : raw.length - 1);
+    if (body.includes(0x0d)) this.issue(n, 'bare CR inside a record');
+    const { text, badByte } = decodeRecord(body);
+    if (badByte !== null) this.issue(n, `byte at column ${badByte} is outside ISO-8859-8 printable text`);
+    const code = text.slice(0, 4);
+    if (this.sawZ900) this.issue(n, 'record after Z900');
+    if (n === 1 && code !== 'A100') this.issue(n, 'the first record must be A100');
+    if (n > 1 && code === 'A100') this.issue(n, 'A100 may appear only first');
+    if (code !== 'A100' && code !== 'Z900' && !(DATA_CODES as readonly string[]).includes(code)) {
+      this.issue(n, `unknown record code "${code}"`);
+      return;
+    }
+    const { fields, problems } = parseRecord(code, text);
+    for (const p of problems) this.issue(n, p.problem, p.field);
+    if (problems.some((p) => p.field === undefined)) return;
+    this.counts[code] = (this.counts[code] ?? 0) + 1;
+    const recordNo = Number(fields[firstNumberField(code)]);
+    if (recordNo !== n) this.issue(n, `running record number ${recordNo}, expected ${n}`, firstNumberField(code));
+    const vat = fields[firstNumberField(code) + 1];
+    if (this.vatId === null) this.vatId = vat;
+    else if (vat !== this.vatId) this.issue(n, 'VAT number differs from the A100 one', firstNumberField(code) + 1);
+    this.checkRecord(n, code, fields);
+  }
+
+  private checkRecord(n: number, code: string, f: Fields): void {
+    switch (code) {
+      case 'A100':
+        this.primaryId = f[1103];
+        if (f[1104] !== SYSTEM_CONSTANT) this.issue(n, 'system constant must be &OF1.31&', 1104);
+        break;
+      case 'Z900':
+        this.sawZ900 = true;
+        if (f[1153] !== this.primaryId) this.issue(n, 'primary id differs from A100/1103', 1153);
+        if (f[1154] !== SYSTEM_CONSTANT) this.issue(n, 'system constant must be &OF1.31&', 1154);
+        this.z900Total = Number(f[1155]);
+        if (this.z900Total !== n) this.issue(n, `total ${this.z900Total} but the file has ${n} records`, 1155);
+        break;
+      case 'C100': {
+        const type = Number(f[1203]);
+        if (type >= 100 && type <= 710) {
+          if (f[1207].trim() === '') this.issue(n, 'customer/supplier name is mandatory for types 100-710', 1207);
+          if (f[1225].trim() === '') this.issue(n, 'customer/supplier key is mandatory for types 100-710', 1225);
+        }
+        if (f[1228] !== ' ' && f[1228] !== '1') this.issue(n, 'cancelled flag must be "1" or blank', 1228);
+        const t = this.totals(type);
+        t.count++;
+        if (f[1228] === '1') t.cancelled++;
+        t.exVat += signedValue(f[1221]);
+        t.vat += signedValue(f[1222]);
+        t.incVat += signedValue(f[1223]);
+        t.withholding += signedValue(f[1224]);
+        if (signedValue(f[1220]) > 0) this.issue(n, 'a document discount is written negative', 1220);
+        if (signedValue(f[1224]) < 0) this.issue(n, 'withholding is written positive', 1224);
+        const link = Number(f[1234]);
+        if (link > 0) {
+          if (this.headers.has(link)) this.issue(n, `link ${link} is used by two headers`, 1234);
+          this.headers.set(link, `${type}|${f[1204]}`);
+        }
+        break;
+      }
+      case 'D110':
+      case 'D120': {
+        const isD110 = code === 'D110';
+        const [typeF, numF, linkF] = isD110 ? [1253, 1254, 1273] : [1303, 1304, 1323];
+        const type = Number(f[typeF]);
+        const link = Number(f[linkF]);
+        if (link > 0 && this.headers.get(link) !== `${type}|${f[numF]}`) this.issue(n, `line links to ${link}, which is not a header of this document`, linkF);
+        const t = this.totals(type);
+        if (isD110) {
+          t.lines++;
+          t.linesTotal += signedValue(f[1267]);
+          if (signedValue(f[1266]) > 0) this.issue(n, 'a line discount is written negative', 1266);
+        } else {
+          t.payments++;
+          t.paymentsTotal += signedValue(f[1312]);
+          const method = Number(f[1306]);
+          if (method < 1 || method > 9) this.issue(n, 'payment method must be 1..9', 1306);
+          if (method === 2 && /^0+$/.test(f[1310])) this.issue(n, 'a cheque needs its cheque number', 1310);
+          const acquirer = Number(f[1313]);
+          if (![0, 1, 2, 3, 4, 6].includes(acquirer)) this.issue(n, 'unknown clearing company code', 1313);
+        }
+        break;
+      }
+      case 'B100':
+        if (f[1366] !== '1' && f[1366] !== '2') this.issue(n, 'debit/credit indicator must be 1 or 2', 1366);
+        break;
+    }
+  }
+
+  finish(): BkmvSummary {
+    if (this.lineNo === 0) this.issue(0, 'BKMVDATA.TXT is empty');
+    else if (!this.sawZ900) this.issue(this.lineNo, 'the last record must be Z900');
+    return {
+      records: this.lineNo,
+      recordCounts: { ...this.counts },
+      primaryId: this.primaryId,
+      vatId: this.vatId,
+      byDocType: [...this.byType.values()].sort((a, b) => a.docType - b.docType),
+      issues: this.issues,
+      issueCount: this.issueCount,
+    };
+  }
+}
+
+/** Field id of the running record number: 1101, 1151, 1201, … (second field of every layout). */
+function firstNumberField(code: string): number {
+  return LAYOUTS[code].fields[1][0];
+}
+
+export interface IniSummary {
+  a000: Fields | null;
+  counts: Record<string, number>;
+  issues: Issue[];
+}
+
+/** Reads INI.TXT and checks it against what the reader found in BKMVDATA.TXT. */
+export function readIni(bytes: Buffer, bkmv: BkmvSummary): IniSummary {
+  const issues: Issue[] = [];
+  const add = (line: number, problem: string, field?: number) => issues.push({ file: 'INI.TXT', line, field, problem });
+  const splitter = new CrlfSplitter();
+  const lines = splitter.push(bytes);
+  if (splitter.end().length) add(lines.length + 1, 'bytes after the last CR LF');
+  let a000: Fields | null = null;
+  const counts: Record<string, number> = {};
+  lines.forEach((raw, idx) => {
+    const n = idx + 1;
+    if (raw.length < 2 || raw[raw.length - 2] !== 0x0d) add(n, 'record does not end with CR LF');
+    const { text, badByte } = decodeRecord(raw.subarray(0, raw.length - 2));
+    if (badByte !== null) add(n, `byte at column ${badByte} is outside ISO-8859-8 printable text`);
+    const layout = n === 1 ? 'A000' : 'SUMMARY';
+    if (n === 1 && !text.startsWith('A000')) add(n, 'the first record must be A000');
+    const { fields, problems } = parseRecord(layout, text);
+    for (const p of problems) add(n, p.problem, p.field);
+    if (problems.some((p) => p.field === undefined)) return;
+    if (n === 1) {
+      a000 = fields;
+      return;
+    }
+    const code = fields[1050];
+    if (!(DATA_CODES as readonly string[]).includes(code)) add(n, `summary of unknown record code "${code}"`, 1050);
+    if (code in counts) add(n, `second summary line for ${code}`, 1050);
+    counts[code] = Number(fields[1051]);
+  });
+  const head = a000 as Fields | null;
+  if (head) {
+    if (head[1005] !== SYSTEM_CONSTANT) add(1, 'system constant must be &OF1.31&', 1005);
+    if (Number(head[1002]) !== bkmv.records) add(1, `total ${Number(head[1002])} but BKMVDATA.TXT has ${bkmv.records} records`, 1002);
+    if (head[1004] !== bkmv.primaryId) add(1, 'primary id differs from BKMVDATA.TXT', 1004);
+    if (head[1003] !== bkmv.vatId) add(1, 'VAT number differs from BKMVDATA.TXT', 1003);
+    if (head[1011] === '1' && /^0+$/.test(head[1023])) add(1, 'tax year is mandatory for single-year software', 1023);
+    if (head[1011] === '2' && (head[1024] === '00000000' || head[1025] === '00000000')) add(1, 'data range is mandatory for multi-year software', 1024);
+    if (!['0', '1', '2'].includes(head[1028])) add(1, 'language code must be 0, 1 or 2', 1028);
+    if (head[1029] !== '1' && head[1029] !== '2') add(1, 'character set must be 1 or 2', 1029);
+  } else if (lines.length === 0) add(0, 'INI.TXT is empty');
+  for (const code of DATA_CODES) {
+    const inData = bkmv.recordCounts[code] ?? 0;
+    const inIni = counts[code];
+    if (inIni === undefined && inData > 0) add(0, `no summary line for ${code} (${inData} records)`);
+    if (inIni !== undefined && inIni !== inData) add(0, `summary says ${inIni} ${code} records, BKMVDATA.TXT has ${inData}`);
+  }
+  return { a000: head, counts, issues };
+}

@@ -1,0 +1,479 @@
+/**
+ * One writer per record type of OPENFRMT v1.31 (reference §3–§4). Each takes a typed input and
+ * returns the exact fixed-width record WITHOUT its CRLF. Amounts are integers of the smallest unit
+ * (agorot); cancelled fields (X(0)) take no bytes and are simply absent here.
+ */
+import { alpha, amount12, amount15, date8, num, quantity17, record, time4, unsignedScaled } from './fields.ts';
+
+export const SYSTEM_CONSTANT = '&OF1.31&';
+
+export const RECORD_LENGTHS = {
+  A000: 466,
+  SUMMARY: 19,
+  A100: 95,
+  B100: 317,
+  B110: 376,
+  C100: 444,
+  D110: 339,
+  D120: 222,
+  M100: 298,
+  Z900: 110,
+} as const;
+
+/** The data record types INI.TXT summarises, in the order of spec §2.5. */
+export const SUMMARISED_TYPES = ['B100', 'B110', 'C100', 'D110', 'D120', 'M100'] as const;
+export type SummarisedType = (typeof SUMMARISED_TYPES)[number];
+
+/** Fields every BKMVDATA record starts with. */
+export interface RecordHead {
+  recordNo: number;
+  vatId: string;
+}
+
+export interface A000Input {
+  totalRecords: number;
+  vatId: string;
+  primaryId: string;
+  softwareRegNo: string;
+  softwareName: string;
+  softwareVersion: string;
+  makerVatId: string;
+  makerName: string;
+  softwareType: 1 | 2;
+  savePath: string;
+  bookkeepingType: 0 | 1 | 2;
+  balanceLevel: 0 | 1 | 2;
+  companyRegNo?: string | null;
+  withholdingFileNo?: string | null;
+  businessName: string;
+  street?: string | null;
+  houseNo?: string | null;
+  city?: string | null;
+  zip?: string | null;
+  taxYear?: number | null;
+  rangeFrom?: string | null;
+  rangeTo?: string | null;
+  processDate: string;
+  processTime: string;
+  languageCode: 0 | 1 | 2;
+  charset: 1 | 2;
+  compressor: string;
+  currency: string;
+  hasBranches: 0 | 1;
+}
+
+export function a000(i: A000Input): string {
+  return record('A000', RECORD_LENGTHS.A000, [
+    'A000', // 1000
+    alpha('', 5), // 1001 reserved
+    num(i.totalRecords, 15, '1002'),
+    num(i.vatId, 9, '1003'),
+    num(i.primaryId, 15, '1004'),
+    alpha(SYSTEM_CONSTANT, 8), // 1005
+    num(i.softwareRegNo, 8, '1006'),
+    alpha(i.softwareName, 20), // 1007
+    alpha(i.softwareVersion, 20), // 1008
+    num(i.makerVatId, 9, '1009'),
+    alpha(i.makerName, 20), // 1010
+    num(i.softwareType, 1, '1011'),
+    alpha(i.savePath, 50), // 1012
+    num(i.bookkeepingType, 1, '1013'),
+    num(i.balanceLevel, 1, '1014'),
+    num(i.companyRegNo, 9, '1015'),
+    num(i.withholdingFileNo, 9, '1016'),
+    alpha('', 10), // 1017 reserved
+    alpha(i.businessName, 50), // 1018
+    alpha(i.street, 50), // 1019
+    alpha(i.houseNo, 10), // 1020
+    alpha(i.city, 30), // 1021
+    alpha(i.zip, 8), // 1022
+    num(i.taxYear, 4, '1023'),
+    date8(i.rangeFrom, '1024'),
+    date8(i.rangeTo, '1025'),
+    date8(i.processDate, '1026'),
+    time4(i.processTime, '1027'),
+    num(i.languageCode, 1, '1028'),
+    num(i.charset, 1, '1029'),
+    alpha(i.compressor, 20), // 1030 (1031 cancelled)
+    alpha(i.currency || 'ILS', 3), // 1032 (1033 cancelled)
+    num(i.hasBranches, 1, '1034'),
+    alpha('', 46), // 1035 reserved
+  ]);
+}
+
+/** INI.TXT summary line: the code of a record type and how many of it BKMVDATA holds. */
+export function summaryLine(code: SummarisedType, count: number): string {
+  return record('summary', RECORD_LENGTHS.SUMMARY, [alpha(code, 4), num(count, 15, '1051')]);
+}
+
+export interface A100Input extends RecordHead {
+  primaryId: string;
+}
+
+export function a100(i: A100Input): string {
+  return record('A100', RECORD_LENGTHS.A100, [
+    'A100',
+    num(i.recordNo, 9, '1101'),
+    num(i.vatId, 9, '1102'),
+    num(i.primaryId, 15, '1103'),
+    alpha(SYSTEM_CONSTANT, 8), // 1104
+    alpha('', 50), // 1105
+  ]);
+}
+
+export interface Z900Input extends RecordHead {
+  primaryId: string;
+  totalRecords: number;
+}
+
+export function z900(i: Z900Input): string {
+  return record('Z900', RECORD_LENGTHS.Z900, [
+    'Z900',
+    num(i.recordNo, 9, '1151'),
+    num(i.vatId, 9, '1152'),
+    num(i.primaryId, 15, '1153'),
+    alpha(SYSTEM_CONSTANT, 8), // 1154
+    num(i.totalRecords, 15, '1155'),
+    alpha('', 50), // 1156
+  ]);
+}
+
+export interface C100Input extends RecordHead {
+  docType: number;
+  docNumber: string;
+  issueDate: string;
+  issueTime: string | null;
+  partyName: string | null;
+  partyStreet?: string | null;
+  partyHouseNo?: string | null;
+  partyCity?: string | null;
+  partyZip?: string | null;
+  partyCountry?: string | null;
+  partyCountryCode?: string | null;
+  partyPhone?: string | null;
+  partyVatId?: string | null;
+  valueDate?: string | null;
+  /** Export invoices only; null leaves 1217 blank. */
+  foreignTotal?: number | null;
+  foreignCurrency?: string | null;
+  amountBeforeDiscount: number;
+  /** The document discount as a positive agorot figure; written negative (clarification 5). */
+  discount: number;
+  amountAfterDiscountExVat: number;
+  vatAmount: number;
+  totalIncVat: number;
+  /** Positive (clarification 4). */
+  withholding: number;
+  partyKey: string | null;
+  matchingField?: string | null;
+  cancelled: boolean;
+  docDate: string;
+  branchId?: string | null;
+  operator?: string | null;
+  linkNo: number;
+}
+
+export function c100(i: C100Input): string {
+  return record('C100', RECORD_LENGTHS.C100, [
+    'C100',
+    num(i.recordNo, 9, '1201'),
+    num(i.vatId, 9, '1202'),
+    num(i.docType, 3, '1203'),
+    alpha(i.docNumber, 20), // 1204
+    date8(i.issueDate, '1205'),
+    time4(i.issueTime, '1206'),
+    alpha(i.partyName, 50), // 1207
+    alpha(i.partyStreet, 50), // 1208
+    alpha(i.partyHouseNo, 10), // 1209
+    alpha(i.partyCity, 30), // 1210
+    alpha(i.partyZip, 8), // 1211
+    alpha(i.partyCountry, 30), // 1212
+    alpha(i.partyCountryCode, 2), // 1213
+    alpha(i.partyPhone, 15), // 1214
+    num(i.partyVatId, 9, '1215'),
+    date8(i.valueDate, '1216'),
+    i.foreignTotal === null || i.foreignTotal === undefined ? alpha('', 15) : amount15(i.foreignTotal, '1217'),
+    alpha(i.foreignCurrency, 3), // 1218
+    amount15(i.amountBeforeDiscount, '1219'),
+    amount15(-Math.abs(i.discount), '1220'),
+    amount15(i.amountAfterDiscountExVat, '1221'),
+    amount15(i.vatAmount, '1222'),
+    amount15(i.totalIncVat, '1223'),
+    amount12(Math.abs(i.withholding), '1224'),
+    alpha(i.partyKey, 15), // 1225
+    alpha(i.matchingField, 10), // 1226 (1227 cancelled)
+    i.cancelled ? '1' : ' ', // 1228 (1229 cancelled)
+    date8(i.docDate, '1230'),
+    alpha(i.branchId, 7), // 1231 (1232 cancelled)
+    alpha(i.operator, 9), // 1233
+    num(i.linkNo, 7, '1234'),
+    alpha('', 13), // 1235
+  ]);
+}
+
+export interface D110Input extends RecordHead {
+  docType: number;
+  docNumber: string;
+  lineNo: number;
+  baseDocType?: number | null;
+  baseDocNumber?: string | null;
+  /** 1 service, 2 goods, 3 both; null leaves it 0. */
+  transactionType?: 1 | 2 | 3 | null;
+  sku?: string | null;
+  description: string;
+  manufacturer?: string | null;
+  serialNo?: string | null;
+  unit: string;
+  quantity: number;
+  unitPriceExVat: number;
+  /** Positive agorot; written negative (clarification 5). */
+  lineDiscount: number;
+  lineTotal: number;
+  /** Basis points: 1800 = 18% (`9(2)v99`). */
+  vatRateBp: number;
+  branchId?: string | null;
+  docDate: string;
+  linkNo: number;
+  baseBranchId?: string | null;
+}
+
+export function d110(i: D110Input): string {
+  return record('D110', RECORD_LENGTHS.D110, [
+    'D110',
+    num(i.recordNo, 9, '1251'),
+    num(i.vatId, 9, '1252'),
+    num(i.docType, 3, '1253'),
+    alpha(i.docNumber, 20), // 1254
+    num(i.lineNo, 4, '1255'),
+    num(i.baseDocType, 3, '1256'),
+    alpha(i.baseDocNumber, 20), // 1257
+    num(i.transactionType, 1, '1258'),
+    alpha(i.sku, 20), // 1259
+    alpha(i.description, 30), // 1260
+    alpha(i.manufacturer, 50), // 1261
+    alpha(i.serialNo, 30), // 1262
+    alpha(i.unit, 20), // 1263
+    quantity17(i.quantity, '1264'),
+    amount15(i.unitPriceExVat, '1265'),
+    amount15(-Math.abs(i.lineDiscount), '1266'),
+    amount15(i.lineTotal, '1267'),
+    unsignedScaled(i.vatRateBp, 2, 2, '1268'), // (1269 cancelled)
+    alpha(i.branchId, 7), // 1270 (1271 cancelled)
+    date8(i.docDate, '1272'),
+    num(i.linkNo, 7, '1273'),
+    alpha(i.baseBranchId, 7), // 1274
+    alpha('', 21), // 1275
+  ]);
+}
+
+export interface D120Input extends RecordHead {
+  docType: number;
+  docNumber: string;
+  lineNo: number;
+  /** 1..9; the service's extension codes 91–93 must already be folded to 9 (see paymentMethodCode). */
+  method: number;
+  bankNo?: string | null;
+  bankBranch?: string | null;
+  bankAccount?: string | null;
+  chequeNo?: string | null;
+  dueDate?: string | null;
+  amount: number;
+  acquirer?: number | null;
+  cardName?: string | null;
+  dealType?: number | null;
+  branchId?: string | null;
+  docDate: string;
+  linkNo: number;
+}
+
+/** The spec knows 1..9; the service's app codes 91 (bit), 92 (paybox), 93 (other app) are "other" (9). */
+export function paymentMethodCode(code: number): number {
+  if (code >= 91 && code <= 93) return 9;
+  if (!Number.isInteger(code) || code < 1 || code > 9) throw new Error(`payment method ${code} has no OPENFRMT code`);
+  return code;
+}
+
+/** Bank fields are numeric `9(n)`: keep the digits of what the payer wrote (e.g. "12-345" → "12345"). */
+function digitsOf(v: string | null | undefined): string | null {
+  if (v === null || v === undefined) return null;
+  const d = String(v).replace(/\D/g, '');
+  return d === '' ? null : d;
+}
+
+export function d120(i: D120Input): string {
+  return record('D120', RECORD_LENGTHS.D120, [
+    'D120',
+    num(i.recordNo, 9, '1301'),
+    num(i.vatId, 9, '1302'),
+    num(i.docType, 3, '1303'),
+    alpha(i.docNumber, 20), // 1304
+    num(i.lineNo, 4, '1305'),
+    num(paymentMethodCode(i.method), 1, '1306'),
+    num(digitsOf(i.bankNo), 10, '1307'),
+    num(digitsOf(i.bankBranch), 10, '1308'),
+    num(digitsOf(i.bankAccount), 15, '1309'),
+    num(digitsOf(i.chequeNo), 10, '1310'),
+    date8(i.dueDate, '1311'),
+    amount15(i.amount, '1312'),
+    num(i.acquirer, 1, '1313'),
+    alpha(i.cardName, 20), // 1314
+    num(i.dealType, 1, '1315'), // (1316–1319 cancelled)
+    alpha(i.branchId, 7), // 1320 (1321 cancelled)
+    date8(i.docDate, '1322'),
+    num(i.linkNo, 7, '1323'),
+    alpha('', 60), // 1324
+  ]);
+}
+
+export interface B100Input extends RecordHead {
+  entryNo: number;
+  lineNo: number;
+  batchNo?: number | null;
+  entryType?: string | null;
+  reference?: string | null;
+  referenceDocType?: number | null;
+  reference2?: string | null;
+  reference2DocType?: number | null;
+  details?: string | null;
+  date: string;
+  valueDate: string;
+  account: string;
+  counterAccount?: string | null;
+  /** 1 debit, 2 credit. */
+  side: 1 | 2;
+  currency?: string | null;
+  /** Positive for both sides (the side is 1366). */
+  amount: number;
+  foreignAmount?: number | null;
+  quantity?: number | null;
+  match1?: string | null;
+  match2?: string | null;
+  branchId?: string | null;
+  entryDate: string;
+  operator?: string | null;
+}
+
+export function b100(i: B100Input): string {
+  return record('B100', RECORD_LENGTHS.B100, [
+    'B100',
+    num(i.recordNo, 9, '1351'),
+    num(i.vatId, 9, '1352'),
+    num(i.entryNo, 10, '1353'),
+    num(i.lineNo, 5, '1354'),
+    num(i.batchNo, 8, '1355'),
+    alpha(i.entryType, 15), // 1356
+    alpha(i.reference, 20), // 1357
+    num(i.referenceDocType, 3, '1358'),
+    alpha(i.reference2, 20), // 1359
+    num(i.reference2DocType, 3, '1360'),
+    alpha(i.details, 50), // 1361
+    date8(i.date, '1362'),
+    date8(i.valueDate, '1363'),
+    alpha(i.account, 15), // 1364
+    alpha(i.counterAccount, 15), // 1365
+    num(i.side, 1, '1366'),
+    alpha(i.currency, 3), // 1367
+    amount15(i.amount, '1368'),
+    amount15(i.foreignAmount ?? 0, '1369'),
+    amount12(i.quantity ?? 0, '1370'),
+    alpha(i.match1, 10), // 1371
+    alpha(i.match2, 10), // 1372 (1373 cancelled)
+    alpha(i.branchId, 7), // 1374
+    date8(i.entryDate, '1375'),
+    alpha(i.operator, 9), // 1376
+    alpha('', 25), // 1377
+  ]);
+}
+
+export interface B110Input extends RecordHead {
+  accountKey: string;
+  accountName: string;
+  trialBalanceCode: string;
+  trialBalanceName: string;
+  street?: string | null;
+  houseNo?: string | null;
+  city?: string | null;
+  zip?: string | null;
+  country?: string | null;
+  countryCode?: string | null;
+  parentAccount?: string | null;
+  /** Debit balance positive, credit balance negative. */
+  openingBalance: number;
+  totalDebit: number;
+  totalCredit: number;
+  classificationCode?: number | null;
+  partyVatId?: string | null;
+  branchId?: string | null;
+  openingBalanceForeign?: number | null;
+  foreignCurrency?: string | null;
+}
+
+export function b110(i: B110Input): string {
+  return record('B110', RECORD_LENGTHS.B110, [
+    'B110',
+    num(i.recordNo, 9, '1401'),
+    num(i.vatId, 9, '1402'),
+    alpha(i.accountKey, 15), // 1403
+    alpha(i.accountName, 50), // 1404
+    alpha(i.trialBalanceCode, 15), // 1405
+    alpha(i.trialBalanceName, 30), // 1406
+    alpha(i.street, 50), // 1407
+    alpha(i.houseNo, 10), // 1408
+    alpha(i.city, 30), // 1409
+    alpha(i.zip, 8), // 1410
+    alpha(i.country, 30), // 1411
+    alpha(i.countryCode, 2), // 1412
+    alpha(i.parentAccount, 15), // 1413
+    amount15(i.openingBalance, '1414'),
+    amount15(i.totalDebit, '1415'),
+    amount15(i.totalCredit, '1416'),
+    num(i.classificationCode, 4, '1417'), // (1418 cancelled)
+    num(i.partyVatId, 9, '1419'), // (1420 cancelled)
+    alpha(i.branchId, 7), // 1421
+    amount15(i.openingBalanceForeign ?? 0, '1422'),
+    alpha(i.foreignCurrency, 3), // 1423
+    alpha('', 16), // 1424
+  ]);
+}
+
+export interface M100Input extends RecordHead {
+  universalCode?: string | null;
+  supplierCode?: string | null;
+  internalCode: string;
+  name: string;
+  sortCode?: string | null;
+  sortCodeName?: string | null;
+  unit: string;
+  /** Quantities with two implied decimals (`X9(9)v99`), as plain numbers. */
+  openingQty: number;
+  qtyIn: number;
+  qtyOut: number;
+  /** Agorot, unsigned `9(8)v99`. */
+  costOutsideBonded?: number | null;
+  costInBonded?: number | null;
+}
+
+const qty2 = (q: number) => Math.round(Math.abs(q) * 100) * (q < 0 ? -1 : 1);
+
+export function m100(i: M100Input): string {
+  return record('M100', RECORD_LENGTHS.M100, [
+    'M100',
+    num(i.recordNo, 9, '1451'),
+    num(i.vatId, 9, '1452'),
+    alpha(i.universalCode, 20), // 1453
+    alpha(i.supplierCode, 20), // 1454
+    alpha(i.internalCode, 20), // 1455
+    alpha(i.name, 50), // 1456
+    alpha(i.sortCode, 10), // 1457
+    alpha(i.sortCodeName, 30), // 1458
+    alpha(i.unit, 20), // 1459
+    amount12(qty2(i.openingQty), '1460'),
+    amount12(qty2(i.qtyIn), '1461'),
+    amount12(qty2(i.qtyOut), '1462'),
+    unsignedScaled(i.costOutsideBonded ?? 0, 8, 2, '1463'),
+    unsignedScaled(i.costInBonded ?? 0, 8, 2, '1464'),
+    alpha('', 50), // 1465
+  ]);
+}
+
+export const CRLF = '\r\n';
