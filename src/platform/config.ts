@@ -17,6 +17,27 @@ export interface Config {
   bodyLimitBytes: number;
   /** Public base address used in links (emails, share paths), without a trailing slash. */
   publicBaseUrl: string;
+  /** Allocation numbers (src/allocation): the tax authority's Invoices Approval API. */
+  allocation: AllocationConfig;
+}
+
+export interface AllocationConfig {
+  /** The real ITA client; null: sandbox (always) and live outside production use the simulator, live in production answers 503. */
+  ita: {
+    oauthBaseUrl: string;
+    apiBaseUrl: string;
+    clientId: string;
+    clientSecret: string;
+    redirectUri: string;
+    scope: string;
+    softwareNumber: number;
+  } | null;
+  /** How long one approval request may take before it counts as a transport failure, ms. */
+  timeoutMs: number;
+  /** How long before the refresh token expires the `allocation.connection_expiring` event fires, ms. */
+  expiryWarningMs: number;
+  /** How long renderers wait for a pending allocation answer before printing without it, ms. */
+  pdfWaitMs: number;
 }
 
 export class ConfigError extends Error {
@@ -92,5 +113,38 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 60, 1, 10_000_000),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576),
     publicBaseUrl,
+    allocation: allocationConfig(env, publicBaseUrl),
+  };
+}
+
+function allocationConfig(env: Env, publicBaseUrl: string): AllocationConfig {
+  const url = (name: string, fallback: string) => {
+    const v = (env[name] || fallback).replace(/\/+$/, '');
+    try {
+      new URL(v);
+    } catch {
+      throw new ConfigError(name, `is not a URL, got "${v}"`);
+    }
+    return v;
+  };
+  let ita: AllocationConfig['ita'] = null;
+  if (env.ITA_CLIENT_ID) {
+    if (!env.ITA_CLIENT_SECRET) throw new ConfigError('ITA_CLIENT_SECRET', 'is required when ITA_CLIENT_ID is set');
+    ita = {
+      oauthBaseUrl: url('ITA_OAUTH_BASE_URL', 'https://openapi.taxes.gov.il/shaam/tsandbox'),
+      apiBaseUrl: url('ITA_API_BASE_URL', 'https://ita-api.taxes.gov.il/shaam/tsandbox'),
+      clientId: env.ITA_CLIENT_ID,
+      clientSecret: env.ITA_CLIENT_SECRET,
+      // The ITA accepts exactly one registered redirect URI, compared case-sensitively.
+      redirectUri: url('ITA_REDIRECT_URI', `${publicBaseUrl}/ita/callback`),
+      scope: env.ITA_SCOPE || 'scope',
+      softwareNumber: integer(env, 'ITA_SOFTWARE_NUMBER', 99_999_999, 1, 99_999_999),
+    };
+  }
+  return {
+    ita,
+    timeoutMs: integer(env, 'ITA_TIMEOUT_MS', 15_000, 10, 600_000),
+    expiryWarningMs: integer(env, 'ITA_EXPIRY_WARNING_HOURS', 72, 1, 24 * 60) * 3_600_000,
+    pdfWaitMs: integer(env, 'ALLOCATION_PDF_WAIT_MS', 60_000, 0, 3_600_000),
   };
 }

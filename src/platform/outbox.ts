@@ -7,6 +7,8 @@ export const EVENT_NAMES = [
   'document.issued',
   'document.pdf_ready',
   'document.allocation_assigned',
+  'document.allocation_failed',
+  'allocation.connection_expiring',
   'expense.recorded',
   'export.completed',
   'business.status_changed',
