@@ -5,6 +5,7 @@ import { registerAccountRoutes } from './accounts/routes.ts';
 import { registerBusinessRoutes } from './businesses/routes.ts';
 import { registerPartyRoutes } from './parties/routes.ts';
 import { registerFileRoutes } from './files/routes.ts';
+import { registerConsole } from './console/plugin.ts';
 
 export interface Worker {
   stop(): Promise<void>;
@@ -28,6 +29,7 @@ export const domains: Domain[] = [
   { name: 'businesses', api: registerBusinessRoutes },
   { name: 'parties', api: registerPartyRoutes },
   { name: 'files', api: registerFileRoutes },
+  { name: 'console', root: registerConsole },
 ];
 
 /** Every job handler of every domain. */

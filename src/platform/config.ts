@@ -17,6 +17,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** Public base address used in links (emails, share paths), without a trailing slash. */
   publicBaseUrl: string;
+  /** Web console (src/console): cookie security and the SMS gateway of the sign-in code. */
+  console: ConsoleConfig;
   /** Allocation numbers (src/allocation): the tax authority's Invoices Approval API. */
   allocation: AllocationConfig;
 }
@@ -38,6 +40,13 @@ export interface AllocationConfig {
   expiryWarningMs: number;
   /** How long renderers wait for a pending allocation answer before printing without it, ms. */
   pdfWaitMs: number;
+}
+
+export interface ConsoleConfig {
+  /** Secure cookies: on in production unless CONSOLE_SECURE_COOKIES=false (local HTTP only). */
+  secureCookies: boolean;
+  /** Twilio-compatible Messages API; null: codes go to the server log (refused in production). */
+  sms: { baseUrl: string; accountSid: string; authToken: string; from: string } | null;
 }
 
 export class ConfigError extends Error {
@@ -113,6 +122,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 60, 1, 10_000_000),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576),
     publicBaseUrl,
+    console: consoleConfig(env, rawEnv),
     allocation: allocationConfig(env, publicBaseUrl),
   };
 }
@@ -147,4 +157,26 @@ function allocationConfig(env: Env, publicBaseUrl: string): AllocationConfig {
     expiryWarningMs: integer(env, 'ITA_EXPIRY_WARNING_HOURS', 72, 1, 24 * 60) * 3_600_000,
     pdfWaitMs: integer(env, 'ALLOCATION_PDF_WAIT_MS', 60_000, 0, 3_600_000),
   };
+}
+
+function consoleConfig(env: Env, environment: string): ConsoleConfig {
+  const secure = env.CONSOLE_SECURE_COOKIES;
+  if (secure !== undefined && secure !== '' && secure !== 'true' && secure !== 'false') {
+    throw new ConfigError('CONSOLE_SECURE_COOKIES', `must be true or false, got "${secure}"`);
+  }
+  const sid = env.TWILIO_ACCOUNT_SID ?? '';
+  let sms: ConsoleConfig['sms'] = null;
+  if (sid) {
+    for (const name of ['TWILIO_AUTH_TOKEN', 'SMS_FROM']) {
+      if (!env[name]) throw new ConfigError(name, 'is required when TWILIO_ACCOUNT_SID is set');
+    }
+    const baseUrl = (env.TWILIO_BASE_URL || 'https://api.twilio.com').replace(/\/+$/, '');
+    try {
+      new URL(baseUrl);
+    } catch {
+      throw new ConfigError('TWILIO_BASE_URL', `is not a URL, got "${baseUrl}"`);
+    }
+    sms = { baseUrl, accountSid: sid, authToken: env.TWILIO_AUTH_TOKEN!, from: env.SMS_FROM! };
+  }
+  return { secureCookies: secure ? secure === 'true' : environment === 'production', sms };
 }

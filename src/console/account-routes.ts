@@ -1,0 +1,122 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { getAccount } from '../accounts/accounts.ts';
+import { listKeys, mintKey, revokeKey } from '../accounts/keys.ts';
+import { usageByDay } from '../accounts/routes.ts';
+import { listOwnedBusinesses } from '../businesses/service.ts';
+import { appendAudit } from '../platform/audit.ts';
+import type { Db } from '../platform/db/engine.ts';
+import { AppError } from '../platform/errors.ts';
+import type { Services } from '../platform/http/services.ts';
+import { frameOf, stateOf } from './context.ts';
+import { field, fieldList } from './forms.ts';
+import { t } from './i18n.ts';
+import { keysPage, type KeysView } from './views/keys-page.ts';
+import { USAGE_DAY_CHOICES, usagePage } from './views/usage-page.ts';
+
+const htmlType = 'text/html; charset=utf-8';
+
+/** The signed-in account of the request, or a redirect to sign-in (null). */
+function signedIn(req: FastifyRequest, reply: FastifyReply): string | null {
+  const session = stateOf(req).session;
+  if (!session?.secondFactorAt) {
+    reply.redirect(session ? '/console/verify' : '/console/sign-in', 303);
+    return null;
+  }
+  return session.accountId;
+}
+
+export function registerAccountPages(c: FastifyInstance, s: Services): void {
+  const control = s.databases.live;
+
+  async function renderKeys(req: FastifyRequest, reply: FastifyReply, accountId: string, status: number, extra: Partial<KeysView> = {}) {
+    const [account, keys] = await Promise.all([getAccount(control.db, accountId), listKeys(control.db, accountId)]);
+    return reply
+      .status(status)
+      .type(htmlType)
+      .send(keysPage(frameOf(req), { account, keys, nowMs: s.clock.now().getTime(), ...extra }));
+  }
+
+  c.get('/keys', async (req, reply) => {
+    const accountId = signedIn(req, reply);
+    if (!accountId) return reply;
+    const revoked = (req.query as { revoked?: string }).revoked;
+    const lang = stateOf(req).lang;
+    const message = typeof revoked === 'string' && /^bk_(live|test)_[0-9A-Za-z]{0,4}$/.test(revoked)
+      ? { kind: 'ok' as const, text: t(lang, 'revoked_done', { prefix: revoked }) }
+      : undefined;
+    return renderKeys(req, reply, accountId, 200, { message });
+  });
+
+  c.post('/keys', async (req, reply) => {
+    const accountId = signedIn(req, reply);
+    if (!accountId) return reply;
+    const lang = stateOf(req).lang;
+    const form = { label: field(req.body, 'label').trim(), mode: field(req.body, 'mode'), scopes: fieldList(req.body, 'scopes') };
+    if (form.mode !== 'live' && form.mode !== 'test') {
+      return renderKeys(req, reply, accountId, 400, { form, message: { kind: 'error', text: 'mode: must be live or test' } });
+    }
+    if (form.scopes.length === 0) {
+      return renderKeys(req, reply, accountId, 400, { form, message: { kind: 'error', text: `${t(lang, 'scopes')}: ${t(lang, 'err_required')}` } });
+    }
+    const now = s.clock.now();
+    try {
+      // Mint and its audit row commit together (mintKey's own transaction nests as a savepoint).
+      const minted = await control.db.transaction(async (tx) => {
+        const r = await mintKey(tx as unknown as Db, now, { accountId, mode: form.mode as 'live' | 'test', label: form.label || null, scopes: form.scopes });
+        await appendAudit(tx, now, { accountId, keyId: null }, {
+          action: 'key.minted',
+          entityType: 'api_key',
+          entityId: r.key.id,
+          after: { prefix: r.key.prefix, mode: r.key.mode, label: r.key.label, scopes: r.key.scopes, via: 'console' },
+        });
+        return r;
+      });
+      return renderKeys(req, reply, accountId, 201, { minted: { secret: minted.secret, key: minted.key } });
+    } catch (err) {
+      if (err instanceof AppError) {
+        return renderKeys(req, reply, accountId, err.status, { form, message: { kind: 'error', text: err.message } });
+      }
+      throw err;
+    }
+  });
+
+  c.post('/keys/:id/revoke', async (req, reply) => {
+    const accountId = signedIn(req, reply);
+    if (!accountId) return reply;
+    const id = (req.params as { id: string }).id;
+    const now = s.clock.now();
+    try {
+      const key = await control.db.transaction(async (tx) => {
+        const k = await revokeKey(tx as unknown as Db, now, id, accountId);
+        await appendAudit(tx, now, { accountId, keyId: null }, {
+          action: 'key.revoked',
+          entityType: 'api_key',
+          entityId: k.id,
+          after: { prefix: k.prefix, revokedAt: k.revokedAt, via: 'console' },
+        });
+        return k;
+      });
+      return reply.redirect(`/console/keys?revoked=${encodeURIComponent(key.prefix)}`, 303);
+    } catch (err) {
+      if (err instanceof AppError) return renderKeys(req, reply, accountId, err.status, { message: { kind: 'error', text: err.message } });
+      throw err;
+    }
+  });
+
+  c.get('/usage', async (req, reply) => {
+    const accountId = signedIn(req, reply);
+    if (!accountId) return reply;
+    const q = req.query as { mode?: string; days?: string };
+    const mode = q.mode === 'sandbox' ? 'sandbox' : 'live';
+    const days = USAGE_DAY_CHOICES.includes(Number(q.days)) ? Number(q.days) : 30;
+    const [account, usage, live, sandbox] = await Promise.all([
+      getAccount(control.db, accountId),
+      usageByDay(s, mode, accountId, days),
+      listOwnedBusinesses(s.databases.live.db, accountId),
+      listOwnedBusinesses(s.databases.sandbox.db, accountId),
+    ]);
+    return reply
+      .type(htmlType)
+      .send(usagePage(frameOf(req), { accountName: account.name, mode, days, usage, businesses: { live, sandbox } }));
+  });
+}

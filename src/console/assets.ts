@@ -1,0 +1,72 @@
+/**
+ * The console's only stylesheet and script, served from /console/assets so the CSP can forbid
+ * every inline script and style. Logical properties (inline-start/end) make one sheet serve RTL and LTR.
+ */
+export const CONSOLE_CSS = `
+*{box-sizing:border-box}
+body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Heebo,Arial,sans-serif;color:#1f2933;background:#f5f7fa}
+.top{display:flex;align-items:center;gap:1.5rem;padding:.75rem 1.5rem;background:#1f2933;color:#fff}
+.top a{color:#fff;text-decoration:none}
+.brand{font-weight:700}
+.nav{display:flex;align-items:center;gap:1rem;flex:1}
+.nav a{opacity:.8}.nav a.current{opacity:1;border-block-end:2px solid #3e7bfa}
+.who{margin-inline-start:auto;opacity:.8}
+.lang{margin-inline-start:auto;font-size:.9rem;opacity:.9}
+.nav + .lang{margin-inline-start:0}
+main{max-width:980px;margin:2rem auto;padding:0 1.5rem}
+h1{font-size:1.6rem;margin:0 0 1rem}
+h2{font-size:1.2rem;margin:2rem 0 .75rem}
+.card{background:#fff;border:1px solid #e4e7eb;border-radius:8px;padding:1.25rem 1.5rem;margin-block-end:1.25rem}
+.narrow{max-width:440px}
+.field{display:flex;flex-direction:column;margin-block-end:1rem}
+.field label{font-weight:600;margin-block-end:.25rem}
+.field input,.field select{font:inherit;padding:.5rem .6rem;border:1px solid #cbd2d9;border-radius:6px}
+.field.has-error input{border-color:#d64545}
+.hint{color:#616e7c}.error{color:#b42318}
+fieldset{border:1px solid #e4e7eb;border-radius:6px;margin:0 0 1rem;padding:.5rem 1rem}
+legend{font-weight:600}
+fieldset label{display:inline-flex;gap:.35rem;align-items:center;margin-inline-end:1.25rem}
+button,.button{font:inherit;padding:.5rem 1rem;border:0;border-radius:6px;background:#3e7bfa;color:#fff;cursor:pointer}
+button:disabled{background:#9aa5b1;cursor:not-allowed}
+button.danger{background:#d64545}
+button.link{background:none;color:inherit;padding:0;text-decoration:underline;opacity:.8}
+button.secondary{background:#e4e7eb;color:#1f2933}
+form.inline{display:inline}
+.notice{padding:.75rem 1rem;border-radius:6px;margin:0 0 1rem}
+.notice.error{background:#fde8e8;color:#8a1c1c}
+.notice.ok{background:#e3f9e5;color:#1e5631}
+.notice.info{background:#e6f0ff;color:#1d3f8a}
+table{width:100%;border-collapse:collapse;background:#fff}
+th,td{text-align:start;padding:.5rem .6rem;border-block-end:1px solid #e4e7eb;vertical-align:top}
+th{font-size:.85rem;color:#52606d;font-weight:600}
+code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;direction:ltr;unicode-bidi:isolate}
+.secret{display:flex;gap:.5rem;margin:.75rem 0}
+.secret input{flex:1;font-family:ui-monospace,Menlo,Consolas,monospace;padding:.5rem;border:1px solid #cbd2d9;border-radius:6px}
+.tag{display:inline-block;font-size:.8rem;padding:.05rem .45rem;border-radius:999px;background:#e4e7eb;margin-inline-end:.25rem}
+.tag.live{background:#ffe8d9;color:#8a2c0d}.tag.test{background:#e6f0ff;color:#1d3f8a}
+.tag.revoked,.tag.expired{background:#f0f0f0;color:#7b8794}
+tr.inactive td{color:#7b8794}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:1rem}
+.chart-card h3{margin:0 0 .25rem;font-size:1rem}
+.chart-card .sum{color:#52606d;font-size:.85rem}
+.filters{display:flex;gap:1rem;align-items:flex-end;flex-wrap:wrap}
+.filters .field{margin:0}
+.muted{color:#616e7c}
+`;
+
+export const CONSOLE_JS = `
+document.addEventListener('click', function (e) {
+  var b = e.target.closest('[data-copy]');
+  if (!b) return;
+  var el = document.getElementById(b.getAttribute('data-copy'));
+  if (!el) return;
+  el.select();
+  var done = function () { b.textContent = b.getAttribute('data-copied') || 'Copied'; };
+  if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(el.value).then(done, function () { document.execCommand('copy'); done(); });
+  else { document.execCommand('copy'); done(); }
+});
+document.addEventListener('submit', function (e) {
+  var msg = e.target.getAttribute('data-confirm');
+  if (msg && !window.confirm(msg)) e.preventDefault();
+});
+`;

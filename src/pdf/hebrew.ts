@@ -1,0 +1,153 @@
+// Hebrew wording printed on documents (decisions.md "What a printed document says").
+
+export type DocType = 305 | 320 | 330 | 400;
+export type DealerType = 'patur' | 'murshe' | 'company' | 'ngo';
+
+export const DOC_TITLES: Record<DocType, string> = {
+  305: 'חשבונית מס',
+  320: 'חשבונית מס / קבלה',
+  330: 'חשבונית מס זיכוי',
+  400: 'קבלה',
+};
+
+/** The words printed before the dealer's tax id. */
+export const DEALER_ID_LABELS: Record<DealerType, string> = {
+  murshe: 'עוסק מורשה',
+  patur: 'עוסק פטור',
+  company: 'ח.פ.',
+  ngo: 'ע"ר',
+};
+
+/** Payment methods by their integer code, including the payment apps (91–93). */
+export const PAYMENT_METHOD_NAMES: Record<number, string> = {
+  1: 'מזומן',
+  2: 'המחאה',
+  3: 'כרטיס אשראי',
+  4: 'העברה בנקאית',
+  5: 'שובר',
+  8: 'הוראת קבע',
+  9: 'אחר',
+  91: 'ביט',
+  92: 'PayBox',
+  93: 'אפליקציית תשלום',
+};
+
+/** Card acquirers by OPENFRMT code. */
+export const CARD_ACQUIRER_NAMES: Record<string, string> = {
+  '1': 'ישראכרט',
+  '2': 'כאל',
+  '3': 'דיינרס',
+  '4': 'אמריקן אקספרס',
+  '6': 'לאומי קארד / מקס',
+};
+
+/** Card deal types by OPENFRMT code. */
+export const CARD_DEAL_TYPE_NAMES: Record<string, string> = {
+  '1': 'רגיל',
+  '2': 'תשלומים',
+  '3': 'קרדיט',
+  '4': 'חיוב נדחה',
+  '5': 'אחר',
+};
+
+export const VAT_EXEMPTION_NAMES: Record<string, string> = {
+  eilat: 'אילת',
+  export: 'יצוא',
+  exempt: 'פטור',
+};
+
+export const VARIANT_LABELS = { origin: 'מקור', copy: 'העתק', draft: 'טיוטה' } as const;
+
+export const L = {
+  computerized: 'מסמך ממוחשב',
+  preview: 'תצוגה מקדימה',
+  signed: 'המסמך חתום בחתימה אלקטרונית מאושרת',
+  draftNotice: 'טיוטה - אינה מסמך חשבונאי ואינה חתומה',
+  to: 'לכבוד',
+  buyerTaxId: 'ע.מ. / ת.ז.',
+  documentDate: 'תאריך',
+  valueDate: 'תאריך ערך',
+  number: "מס'",
+  allocation: 'מספר הקצאה',
+  corrects: 'זיכוי עבור',
+  reverses: 'ביטול של',
+  lineNo: '#',
+  description: 'תיאור',
+  sku: 'מק"ט',
+  quantity: 'כמות',
+  unit: 'יחידה',
+  unitPrice: 'מחיר ליחידה',
+  unitPriceGross: 'מחיר ליחידה כולל מע"מ',
+  lineDiscount: 'הנחה',
+  lineTotal: 'סה"כ',
+  subtotal: 'סה"כ שורות',
+  discount: 'הנחה כללית',
+  totalExVat: 'סה"כ לפני מע"מ',
+  vat: 'מע"מ',
+  totalIncVat: 'סה"כ כולל מע"מ',
+  totalNoVat: 'סה"כ',
+  pricesIncludeVat: 'המחירים כוללים מע"מ',
+  noVatPatur: 'עוסק פטור - ללא מע"מ',
+  vatExempt: 'פטור ממע"מ',
+  payments: 'פרטי תשלום',
+  paymentMethod: 'אמצעי תשלום',
+  paymentDetails: 'פרטים',
+  dueDate: 'תאריך פירעון',
+  amount: 'סכום',
+  paymentsTotal: 'סה"כ שולם',
+  withholding: 'ניכוי במקור',
+  note: 'הערות',
+  phone: 'טלפון',
+  email: 'דוא"ל',
+  bank: 'בנק',
+  branch: 'סניף',
+  account: 'חשבון',
+  cheque: "המחאה מס'",
+  dealType: 'סוג עסקה',
+  page: 'עמוד',
+  of: 'מתוך',
+  defaultUnit: "יח'",
+} as const;
+
+/** Agorot → "1,234.56" (minus sign in front for negatives); always two decimals. */
+export function formatMoney(agorot: number): string {
+  const sign = agorot < 0 ? '-' : '';
+  const abs = Math.abs(Math.round(agorot));
+  const shekels = Math.floor(abs / 100).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${sign}${shekels}.${String(abs % 100).padStart(2, '0')}`;
+}
+
+/** Agorot with the shekel sign, for an LTR cell: "₪1,234.56". */
+export function formatShekels(agorot: number): string {
+  const m = formatMoney(agorot);
+  return m.startsWith('-') ? `-₪${m.slice(1)}` : `₪${m}`;
+}
+
+/** "2026-03-01" → "01/03/2026", the Israeli order. */
+export function formatDate(isoDate: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(isoDate);
+  return m ? `${m[3]}/${m[2]}/${m[1]}` : isoDate;
+}
+
+/** Quantities: up to 4 decimals, no trailing zeros. */
+export function formatQuantity(q: number): string {
+  return String(Math.round(q * 10_000) / 10_000);
+}
+
+/** VAT rate in basis points → "18%" / "17.5%". */
+export function formatRate(bp: number): string {
+  return `${Math.round(bp) / 100}%`;
+}
+
+export function paymentMethodName(code: number): string {
+  return PAYMENT_METHOD_NAMES[code] ?? `${PAYMENT_METHOD_NAMES[9]} (${code})`;
+}
+
+/** An acquirer given as its code ("1") prints by name; a free-text name prints as given. */
+export function cardAcquirerName(value: string): string {
+  return CARD_ACQUIRER_NAMES[value.trim()] ?? value;
+}
+
+export function cardDealTypeName(value: string): string {
+  return CARD_DEAL_TYPE_NAMES[value.trim()] ?? value;
+}

@@ -1,0 +1,104 @@
+// Sample documents for the visual check, the CI check (.ci/checks/pdf.sh), the benchmark and tests.
+import { crc32, deflateSync } from 'node:zlib';
+import type { DocType } from './hebrew.ts';
+import type { RenderModel, Template } from './model.ts';
+
+const dealer = {
+  name: 'קפה השכונה בע"מ',
+  taxId: '516179157',
+  dealerType: 'company' as const,
+  address: 'רחוב הרצל 12, תל אביב-יפו',
+  phone: '03-1234567',
+  email: 'office@cafe.example',
+};
+
+/** A 96×96 PNG logo (a ring in the accent colour), encoded here so the samples need no image file. */
+export function sampleLogoPng(): Buffer {
+  const size = 96;
+  const raw = Buffer.alloc((size * 4 + 1) * size);
+  for (let y = 0; y < size; y++) {
+    raw[y * (size * 4 + 1)] = 0; // filter: none
+    for (let x = 0; x < size; x++) {
+      const d = Math.hypot(x - size / 2 + 0.5, y - size / 2 + 0.5);
+      const o = y * (size * 4 + 1) + 1 + x * 4;
+      const ring = d < 46 && d > 30;
+      const dot = d < 18;
+      raw.set(ring || dot ? [0x0b, 0x6e, 0x4f, 255] : [0, 0, 0, 0], o);
+    }
+  }
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([len, body, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(size, 0);
+  ihdr.writeUInt32BE(size, 4);
+  ihdr.set([8, 6, 0, 0, 0], 8); // 8-bit RGBA
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+export function sampleModel(docType: DocType, template: Template = 'classic', overrides: Partial<RenderModel> = {}): RenderModel {
+  const withLines = docType !== 400;
+  const lines = withLines
+    ? [
+        { description: 'קפה הפוך גדול (חלב שקדים)', quantity: 2, unitPrice: 1450, lineDiscount: 0, amount: 2900, unit: null, sku: 'CAF-01' },
+        { description: 'Croissant שקדים - מאפה טרי', quantity: 3, unitPrice: 1200, lineDiscount: 300, amount: 3300, unit: "יח'", sku: null },
+        { description: 'שירותי קייטרינג לאירוע חברה ל-40 משתתפים, כולל הגשה, כלים ופירוק בסוף האירוע', quantity: 1, unitPrice: 250000, lineDiscount: 0, amount: 250000, unit: 'אירוע', sku: null },
+      ]
+    : [];
+  const sum = lines.reduce((a, l) => a + l.amount, 0);
+  const discountAmount = withLines ? 1000 : 0;
+  const totalExVat = sum - discountAmount;
+  const vatAmount = Math.round((totalExVat * 1800) / 10000);
+  const totalIncVat = withLines ? totalExVat + vatAmount : 123456;
+  const withholdingAmount = docType === 320 ? 5000 : 0;
+  const toPay = totalIncVat - withholdingAmount;
+  const payments =
+    docType === 320
+      ? [
+          { method: 2, amount: 100000, dueDate: '2026-04-15', bankCode: '12', branchCode: '345', accountNumber: '678901', checkNumber: '1001' },
+          { method: 3, amount: 100000, cardCompany: '1', cardName: 'Visa', cardTxType: '2' },
+          { method: 91, amount: toPay - 200000 },
+        ]
+      : docType === 400
+        ? [
+            { method: 1, amount: 23456 },
+            { method: 92, amount: 50000 },
+            { method: 93, amount: 50000 },
+          ]
+        : [];
+  return {
+    docType,
+    docNumber: docType === 330 ? 7 : 1001,
+    documentDate: '2026-03-01',
+    valueDate: '2026-03-01',
+    dealer,
+    branding: {
+      template,
+      accentColor: '#0B6E4F',
+      tagline: 'קפה, מאפים וקייטרינג מאז 1999',
+      website: 'www.cafe.example',
+      footerText: 'תודה שבחרתם בנו! שעות פתיחה: א-ה 07:00-20:00',
+      logo: sampleLogoPng(),
+    },
+    party: { name: 'אלפא טכנולוגיות בע"מ (Alpha Tech)', taxId: '512200502', address: 'דרך מנחם בגין 132, תל אביב', phone: '050-1234567', email: 'ap@alpha.example' },
+    priceMode: 'net',
+    vatRateBp: 1800,
+    lines,
+    payments,
+    totals: { discountAmount, totalExVat: withLines ? totalExVat : 0, vatAmount: withLines ? vatAmount : 0, totalIncVat, withholdingAmount },
+    allocationNumber: docType === 305 || docType === 320 ? '202603018765' : null,
+    note: docType === 330 ? 'זיכוי בגין החזרת ציוד (2 יחידות)' : 'התשלום תוך 30 יום. For questions: billing@cafe.example',
+    linkedDocument: docType === 330 ? { docType: 305, docNumber: 1001 } : null,
+    ...overrides,
+  };
+}
