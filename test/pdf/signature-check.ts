@@ -32,7 +32,7 @@ export function checkPdfSignature(pdf: Buffer): SignatureReport {
   const [a, b, c, d] = byteRange;
   const coversWholeFile = a === 0 && c + d === pdf.length && c > a + b;
 
-  const asn1 = forge.asn1.fromDer(forge.util.createBuffer(cms.toString('binary')), { parseAllBytes: false });
+  const asn1 = forge.asn1.fromDer(forge.util.createBuffer(cms.toString('binary')), { parseAllBytes: false } as unknown as boolean);
   // ContentInfo { contentType, [0] SignedData }
   const signedDataSeq = ((asn1.value as forge.asn1.Asn1[])[1].value as forge.asn1.Asn1[])[0];
   const parts = signedDataSeq.value as forge.asn1.Asn1[];
