@@ -6,6 +6,7 @@ import { registerBusinessRoutes } from './businesses/routes.ts';
 import { registerPartyRoutes } from './parties/routes.ts';
 import { registerFileRoutes } from './files/routes.ts';
 import { registerConsole } from './console/plugin.ts';
+import { webhooksDomain } from './webhooks/domain.ts';
 
 export interface Worker {
   stop(): Promise<void>;
@@ -30,6 +31,7 @@ export const domains: Domain[] = [
   { name: 'parties', api: registerPartyRoutes },
   { name: 'files', api: registerFileRoutes },
   { name: 'console', root: registerConsole },
+  webhooksDomain,
 ];
 
 /** Every job handler of every domain. */

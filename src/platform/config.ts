@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { existsSync } from 'node:fs';
 
 export type Environment = 'development' | 'test' | 'production';
 
@@ -21,6 +22,19 @@ export interface Config {
   console: ConsoleConfig;
   /** Allocation numbers (src/allocation): the tax authority's Invoices Approval API. */
   allocation: AllocationConfig;
+  /** Webhook delivery (src/webhooks). */
+  webhooks: WebhooksConfig;
+}
+
+export interface WebhooksConfig {
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: local development and tests only (refused in production); default false. */
+  allowPrivateTargets: boolean;
+  /** WEBHOOK_CA_FILE: PEM of extra trusted CAs (tests, private PKI); null: the system roots only. */
+  caFile: string | null;
+  /** WEBHOOK_TIMEOUT_MS: deadline of one delivery attempt (connect to end of the answer), default 10 s. */
+  timeoutMs: number;
+  /** WEBHOOK_POLL_MS: how often the dispatcher of each process looks for work, default 1 s. */
+  pollMs: number;
 }
 
 export interface AllocationConfig {
@@ -124,6 +138,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl,
     console: consoleConfig(env, rawEnv),
     allocation: allocationConfig(env, publicBaseUrl),
+    webhooks: webhooksConfig(env, rawEnv),
   };
 }
 
@@ -179,4 +194,26 @@ function consoleConfig(env: Env, environment: string): ConsoleConfig {
     sms = { baseUrl, accountSid: sid, authToken: env.TWILIO_AUTH_TOKEN!, from: env.SMS_FROM! };
   }
   return { secureCookies: secure ? secure === 'true' : environment === 'production', sms };
+}
+
+function readableFile(name: string, file: string): string {
+  const full = path.resolve(file);
+  if (!existsSync(full)) throw new ConfigError(name, `names a file that does not exist: ${full}`);
+  return full;
+}
+
+function webhooksConfig(env: Env, environment: string): WebhooksConfig {
+  const allow = env.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? '';
+  if (allow !== '' && allow !== 'true' && allow !== 'false') {
+    throw new ConfigError('WEBHOOK_ALLOW_PRIVATE_TARGETS', `must be true or false, got "${allow}"`);
+  }
+  if (allow === 'true' && environment === 'production') {
+    throw new ConfigError('WEBHOOK_ALLOW_PRIVATE_TARGETS', 'is for local development and tests; it cannot be true in production');
+  }
+  return {
+    allowPrivateTargets: allow === 'true',
+    caFile: env.WEBHOOK_CA_FILE ? readableFile('WEBHOOK_CA_FILE', env.WEBHOOK_CA_FILE) : null,
+    timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 50, 60_000),
+    pollMs: integer(env, 'WEBHOOK_POLL_MS', 1_000, 50, 60_000),
+  };
 }

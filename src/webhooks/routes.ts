@@ -1,0 +1,140 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { ctxOf } from '../platform/http/context.ts';
+import { AUTH_ERRORS, errors, IdParams, Ok } from '../platform/http/schemas.ts';
+import type { Services } from '../platform/http/services.ts';
+import { validation } from '../platform/errors.ts';
+import { DeliveriesQuery, Delivery, Webhook, WebhookCreate, WebhookPatch, WebhookWithSecret, type WebhookCreateBody, type WebhookPatchBody } from './schemas.ts';
+import { createWebhook, deleteWebhook, getWebhook, listWebhooks, patchWebhook } from './endpoints.ts';
+import { listDeliveries } from './deliveries.ts';
+import { WebhookDispatcher } from './dispatcher.ts';
+import { closeWebhookSender, webhookSender } from './runtime.ts';
+
+const tags = ['webhooks'];
+
+export function registerWebhookRoutes(api: FastifyInstance, s: Services): void {
+  const config = { scope: 'businesses' as const };
+  const dispatcher = new WebhookDispatcher(s);
+  api.addHook('onClose', async () => closeWebhookSender(s));
+
+  /** SSRF rules and DNS, checked outside any transaction (a lookup is slow I/O). */
+  const checkUrl = async (url: string) => {
+    const problem = await webhookSender(s).checkUrl(url);
+    if (problem) throw validation('body.url', problem);
+  };
+
+  api.post(
+    '/webhooks',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Register a webhook endpoint (the secret is shown only here)',
+        body: WebhookCreate,
+        response: { 201: Ok({ webhook: WebhookWithSecret }), ...errors(...AUTH_ERRORS) },
+      },
+    },
+    async (req, reply) => {
+      const ctx = ctxOf(req);
+      const body = req.body as WebhookCreateBody;
+      await checkUrl(body.url);
+      const webhook = await ctx.database.db.transaction((tx) =>
+        createWebhook(tx, s.clock.now(), { ...ctx.actor, accountId: ctx.key.accountId }, body),
+      );
+      return reply.status(201).send({ ok: true, webhook });
+    },
+  );
+
+  api.get(
+    '/webhooks',
+    { config, schema: { tags, summary: 'List webhook endpoints', response: { 200: Ok({ webhooks: Type.Array(Webhook) }), ...errors(...AUTH_ERRORS) } } },
+    async (req) => {
+      const ctx = ctxOf(req);
+      return { ok: true as const, webhooks: await listWebhooks(ctx.database.db, ctx.key.accountId) };
+    },
+  );
+
+  api.get(
+    '/webhooks/:id',
+    { config, schema: { tags, summary: 'Read a webhook endpoint', params: IdParams, response: { 200: Ok({ webhook: Webhook }), ...errors(...AUTH_ERRORS) } } },
+    async (req) => {
+      const ctx = ctxOf(req);
+      const { secret: _secret, ...webhook } = await getWebhook(ctx.database.db, ctx.key.accountId, (req.params as { id: string }).id);
+      return { ok: true as const, webhook };
+    },
+  );
+
+  api.patch(
+    '/webhooks/:id',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Change url, events or active (`active: true` re-arms an auto-disabled endpoint)',
+        params: IdParams,
+        body: WebhookPatch,
+        response: { 200: Ok({ webhook: Webhook }), ...errors(...AUTH_ERRORS) },
+      },
+    },
+    async (req) => {
+      const ctx = ctxOf(req);
+      const body = req.body as WebhookPatchBody;
+      if (body.url !== undefined) await checkUrl(body.url);
+      const webhook = await ctx.database.db.transaction((tx) =>
+        patchWebhook(tx, s.clock.now(), { ...ctx.actor, accountId: ctx.key.accountId }, (req.params as { id: string }).id, body),
+      );
+      return { ok: true as const, webhook };
+    },
+  );
+
+  api.delete(
+    '/webhooks/:id',
+    { config, schema: { tags, summary: 'Delete a webhook endpoint and its delivery log', params: IdParams, response: { 200: Ok({}), ...errors(...AUTH_ERRORS) } } },
+    async (req) => {
+      const ctx = ctxOf(req);
+      await ctx.database.db.transaction((tx) =>
+        deleteWebhook(tx, s.clock.now(), { ...ctx.actor, accountId: ctx.key.accountId }, (req.params as { id: string }).id),
+      );
+      return { ok: true as const };
+    },
+  );
+
+  api.post(
+    '/webhooks/:id/test',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Deliver a synthetic webhook.test now, whatever the event filter',
+        params: IdParams,
+        response: { 200: Ok({ delivered: Type.Boolean(), delivery: Delivery }), ...errors(...AUTH_ERRORS) },
+      },
+    },
+    async (req) => {
+      const ctx = ctxOf(req);
+      const endpoint = await getWebhook(ctx.database.db, ctx.key.accountId, (req.params as { id: string }).id);
+      const result = await dispatcher.sendTest(ctx.mode, endpoint);
+      return { ok: true as const, ...result };
+    },
+  );
+
+  api.get(
+    '/webhooks/:id/deliveries',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Deliveries of an endpoint, newest first; page with `before` (the `next` of the previous page)',
+        params: IdParams,
+        querystring: DeliveriesQuery,
+        response: { 200: Ok({ deliveries: Type.Array(Delivery), next: Type.Union([Type.String(), Type.Null()]) }), ...errors(...AUTH_ERRORS) },
+      },
+    },
+    async (req) => {
+      const ctx = ctxOf(req);
+      const endpoint = await getWebhook(ctx.database.db, ctx.key.accountId, (req.params as { id: string }).id);
+      const q = req.query as { before?: string; take?: number };
+      return { ok: true as const, ...(await listDeliveries(ctx.database.db, endpoint.id, { before: q.before, take: q.take ?? 200 })) };
+    },
+  );
+}

@@ -1,0 +1,77 @@
+import { Type, type Static } from 'typebox';
+import { EVENT_NAMES } from '../platform/outbox.ts';
+import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
+
+const EventName = Type.Enum([...EVENT_NAMES], { description: 'An event name (see Events).' });
+const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'HTTPS only; must reach a public host.' });
+const Events = Type.Array(EventName, { maxItems: EVENT_NAMES.length * 2, description: 'Events to receive; empty means all.' });
+
+export const WebhookCreate = Type.Object(
+  {
+    url: Url,
+    events: Type.Optional(Events),
+    businessId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64, description: 'Narrows to one business of the account.' }))),
+  },
+  { additionalProperties: false },
+);
+export type WebhookCreateBody = Static<typeof WebhookCreate>;
+
+export const WebhookPatch = Type.Object(
+  {
+    url: Type.Optional(Url),
+    events: Type.Optional(Events),
+    active: Type.Optional(Type.Boolean({ description: '`true` re-arms an endpoint that was disabled after repeated failures.' })),
+  },
+  { additionalProperties: false },
+);
+export type WebhookPatchBody = Static<typeof WebhookPatch>;
+
+export const Webhook = Type.Object({
+  id: Type.String(),
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  businessId: Nullable(Type.String()),
+  active: Type.Boolean(),
+  disabledAt: Nullable(IsoDateTime),
+  consecutiveFailures: Type.Integer({ description: 'Failed attempts since the last success; 20 disable the endpoint.' }),
+  createdAt: IsoDateTime,
+  updatedAt: IsoDateTime,
+});
+export type WebhookView = Static<typeof Webhook>;
+
+export const WebhookWithSecret = Type.Object({
+  ...Webhook.properties,
+  secret: Type.String({ description: '`whsec_…`, shown only in the create response.' }),
+});
+
+export const Attempt = Type.Object({
+  n: Type.Integer(),
+  at: IsoDateTime,
+  responseStatus: Nullable(Type.Integer()),
+  durationMs: Type.Integer(),
+  error: Nullable(Type.String()),
+  responseBody: Nullable(Type.String({ description: 'The first 4 KB of the answer.' })),
+});
+
+export const Delivery = Type.Object({
+  id: Type.String({ description: '`del_…`; the same id on every retry (receivers dedupe on it).' }),
+  webhookId: Type.String(),
+  eventId: Nullable(Type.String()),
+  event: Type.String(),
+  businessId: Nullable(Type.String()),
+  status: Type.Enum(['pending', 'delivered', 'failed']),
+  attempts: Type.Array(Attempt),
+  nextAttemptAt: Nullable(IsoDateTime),
+  deliveredAt: Nullable(IsoDateTime),
+  failedAt: Nullable(IsoDateTime),
+  createdAt: IsoDateTime,
+});
+export type DeliveryView = Static<typeof Delivery>;
+
+export const DeliveriesQuery = Type.Object(
+  {
+    before: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A delivery id: answers older deliveries.' })),
+    take: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 200 })),
+  },
+  { additionalProperties: false },
+);
