@@ -154,6 +154,9 @@ export class BkmvReader {
   private issues: Issue[] = [];
   private issueCount = 0;
 
+  /** `onRecord` sees every well-formed record's fields (callers build their own cross-checks). */
+  constructor(private readonly onRecord?: (code: string, fields: Fields) => void) {}
+
   private issue(line: number, problem: string, field?: number): void {
     this.issueCount++;
     if (this.issues.length < MAX_KEPT_ISSUES) this.issues.push({ file: 'BKMVDATA.TXT', line, field, problem });
@@ -193,6 +196,7 @@ export class BkmvReader {
     if (this.vatId === null) this.vatId = vat;
     else if (vat !== this.vatId) this.issue(n, 'VAT number differs from the A100 one', firstNumberField(code) + 1);
     this.checkRecord(n, code, fields);
+    this.onRecord?.(code, fields);
   }
 
   private checkRecord(n: number, code: string, f: Fields): void {

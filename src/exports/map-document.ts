@@ -1,0 +1,153 @@
+/**
+ * From an issued document's frozen snapshot to the OPENFRMT records' inputs. Pure.
+ *
+ * Decisions (README "Exports"):
+ * - C100/1228 (cancelled) stays blank: an issued document has left the system and is never
+ *   cancelled in place; a reversal is its own document (330 credit note, or a negative 400) whose
+ *   D110 lines name the original in 1256/1257.
+ * - Credit notes (330) are written with positive amounts (the type carries the meaning); a negative
+ *   receipt keeps its negative amounts (spec: a negative document has the opposite effect).
+ * - A receipt (400): 1219 = 1221 = 1223 = the amount received, 1220 = 1222 = 0, 1224 = withholding
+ *   (clarification 4). D110 for 305/320/330, D120 for 320/400.
+ * - `gross` documents: D110 prices and C100 1219/1220 are brought to ex-VAT (rounded half away from
+ *   zero); 1221–1223 are the document's stored totals, never recomputed.
+ */
+import { roundHalfAwayFromZero } from '../platform/money.ts';
+import type { DocumentSnapshot, DocumentPayment } from '../documents/snapshot.ts';
+import type { ExportDocument } from '../openfrmt/assemble.ts';
+
+const WALK_IN_NAME = 'לקוח מזדמן';
+const WALK_IN_KEY = '0';
+
+const jerusalem = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'Asia/Jerusalem', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+});
+
+/** Israel wall-clock date and time of an instant: `YYYY-MM-DD`, `HH:MM`. */
+export function israelDateTime(isoInstant: string): { date: string; time: string } {
+  const p = Object.fromEntries(jerusalem.formatToParts(new Date(isoInstant)).map((x) => [x.type, x.value])) as Record<string, string>;
+  return { date: `${p.year}-${p.month}-${p.day}`, time: `${p.hour}:${p.minute}` };
+}
+
+const ACQUIRERS: [RegExp, number][] = [
+  [/^(1|isracard|ישראכרט)$/i, 1],
+  [/^(2|cal|visa cal|כאל|ויזה כאל)$/i, 2],
+  [/^(3|diners|דיינרס)$/i, 3],
+  [/^(4|amex|american express|אמריקן אקספרס)$/i, 4],
+  [/^(6|leumi ?card|max|לאומי ?קארד|לאומי ?כארד|מקס)$/i, 6],
+];
+const DEAL_TYPES: [RegExp, number][] = [
+  [/^(1|regular|רגיל)$/i, 1],
+  [/^(2|installments?|payments|תשלומים)$/i, 2],
+  [/^(3|credit|קרדיט)$/i, 3],
+  [/^(4|deferred|חיוב נדחה)$/i, 4],
+  [/^(5|other|אחר)$/i, 5],
+];
+
+/** A free-text card company / deal type to its OPENFRMT code; unknown → null (written as 0). */
+export function codeOf(table: [RegExp, number][], v: string | null): number | null {
+  if (!v) return null;
+  const t = v.trim();
+  for (const [re, code] of table) if (re.test(t)) return code;
+  return null;
+}
+
+export const acquirerCode = (v: string | null) => codeOf(ACQUIRERS, v);
+export const dealTypeCode = (v: string | null) => codeOf(DEAL_TYPES, v);
+
+function payment(p: DocumentPayment): ExportDocument['payments'][number] {
+  const isCheque = p.method === 2;
+  const isCard = p.method === 3;
+  return {
+    method: p.method,
+    bankNo: isCheque ? p.bankCode : null,
+    bankBranch: isCheque ? p.branchCode : null,
+    bankAccount: isCheque ? p.accountNumber : null,
+    chequeNo: isCheque ? p.checkNumber : null,
+    dueDate: isCheque || isCard ? p.dueDate : null,
+    amount: p.amount,
+    acquirer: isCard ? acquirerCode(p.cardCompany) : null,
+    cardName: isCard ? p.cardName : null,
+    dealType: isCard ? dealTypeCode(p.cardTxType) : null,
+  };
+}
+
+/** A VAT-inclusive agorot figure → ex-VAT at the document's rate. */
+function exVat(gross: number, rateBp: number): number {
+  return rateBp === 0 ? gross : roundHalfAwayFromZero((gross * 10000) / (10000 + rateBp));
+}
+
+export function exportDocument(snap: DocumentSnapshot): ExportDocument {
+  const { date: issueDate, time: issueTime } = israelDateTime(snap.issuedAt);
+  const t = snap.totals;
+  const gross = snap.priceMode === 'gross';
+  const sign = snap.docType === 330 ? (x: number) => Math.abs(x) : (x: number) => x;
+  const isReceipt = snap.docType === 400;
+  const discountExVat = gross ? exVat(t.discountAmount, snap.vatRateBp) : t.discountAmount;
+  const party = snap.party;
+  const withLines = snap.docType === 305 || snap.docType === 320 || snap.docType === 330;
+  const withPayments = snap.docType === 320 || snap.docType === 400;
+  const base = snap.linkedDocument;
+  return {
+    docType: snap.docType,
+    docNumber: String(snap.docNumber),
+    docDate: snap.documentDate,
+    header: {
+      issueDate,
+      issueTime,
+      partyName: party?.name || WALK_IN_NAME,
+      partyStreet: party?.address ?? null,
+      partyPhone: party?.phone ?? null,
+      partyVatId: party?.taxId && /^\d{1,9}$/.test(party.taxId) ? party.taxId : null,
+      valueDate: snap.valueDate,
+      foreignTotal: null,
+      amountBeforeDiscount: sign(isReceipt ? t.totalIncVat : t.totalExVat + discountExVat),
+      discount: isReceipt ? 0 : Math.abs(discountExVat),
+      amountAfterDiscountExVat: sign(isReceipt ? t.totalIncVat : t.totalExVat),
+      vatAmount: sign(isReceipt ? 0 : t.vatAmount),
+      totalIncVat: sign(t.totalIncVat),
+      withholding: Math.abs(t.withholdingAmount),
+      partyKey: party?.key || party?.taxId || WALK_IN_KEY,
+      cancelled: false,
+    },
+    lines: withLines
+      ? snap.lines.map((l) => ({
+          baseDocType: base ? base.docType : null,
+          baseDocNumber: base ? String(base.docNumber) : null,
+          sku: l.sku,
+          description: l.description,
+          unit: l.unit || 'יחידה',
+          quantity: snap.docType === 330 ? Math.abs(l.quantity) : l.quantity,
+          unitPriceExVat: sign(gross ? exVat(l.unitPriceExVat, snap.vatRateBp) : l.unitPriceExVat),
+          lineDiscount: Math.abs(gross ? exVat(l.lineDiscount, snap.vatRateBp) : l.lineDiscount),
+          lineTotal: sign(gross ? exVat(l.amount, snap.vatRateBp) : l.amount),
+          vatRateBp: snap.vatRateBp,
+        }))
+      : [],
+    payments: withPayments ? snap.payments.map(payment) : [],
+  };
+}
+
+/** M100 from the SKUs the exported lines used: sold quantities out, credited quantities back in. */
+export class SkuTally {
+  private items = new Map<string, { name: string; unit: string; qtyIn: number; qtyOut: number }>();
+
+  add(doc: ExportDocument): void {
+    for (const l of doc.lines) {
+      if (!l.sku) continue;
+      let it = this.items.get(l.sku);
+      if (!it) {
+        it = { name: l.description, unit: l.unit, qtyIn: 0, qtyOut: 0 };
+        this.items.set(l.sku, it);
+      }
+      if (doc.docType === 330) it.qtyIn += Math.abs(l.quantity);
+      else it.qtyOut += l.quantity;
+    }
+  }
+
+  records() {
+    return [...this.items.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([sku, it]) => ({ internalCode: sku, name: it.name, unit: it.unit, openingQty: 0, qtyIn: it.qtyIn, qtyOut: it.qtyOut }));
+  }
+}

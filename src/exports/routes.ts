@@ -1,0 +1,112 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { ctxOf } from '../platform/http/context.ts';
+import { AUTH_ERRORS, BidIdParams, BidParams, errors, IsoDate, IsoDateTime, Nullable, Ok } from '../platform/http/schemas.ts';
+import type { Services } from '../platform/http/services.ts';
+import { notFound } from '../platform/errors.ts';
+import { fileMeta } from '../platform/files.ts';
+import { queryOne } from '../platform/db/sql.ts';
+import { sql } from 'drizzle-orm';
+import { businessOf } from '../businesses/guard.ts';
+import { runOpenfrmtExport } from './run.ts';
+import { listRuns, toRunView } from './store.ts';
+
+const tags = ['exports'];
+
+export const FileMetaSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  mime: Type.String(),
+  size: Type.Integer(),
+  sha256: Type.String(),
+  createdAt: IsoDateTime,
+});
+
+export const ExportRunSchema = Type.Object({
+  id: Type.String({ description: '`exr_…`' }),
+  kind: Type.Literal('openfrmt'),
+  from: IsoDate,
+  to: IsoDate,
+  status: Type.Union([Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')]),
+  directory: Type.String({ description: 'OPENFRMT/<first 8 digits of the tax id>.<YY>/<MMDDhhmm> inside the zip' }),
+  cutOffAt: Type.String({ description: 'Documents issued up to this instant are in the run (the fixed set).' }),
+  recordCounts: Type.Unknown({ description: 'Records per type in BKMVDATA.TXT, and `total`.' }),
+  fileId: Nullable(Type.String()),
+  verification: Type.Unknown({ description: 'The files read back: record checks, per-doc-type totals against the database, source match.' }),
+  report: Type.Unknown({ description: 'The printed outputs of spec §2.6 / §5.4: record counts per type, count and total per document type.' }),
+  error: Nullable(Type.String()),
+  createdAt: IsoDateTime,
+  completedAt: Nullable(IsoDateTime),
+});
+
+const ExportBody = Type.Object(
+  { from: IsoDate, to: IsoDate },
+  { additionalProperties: false, description: 'Documents are cut by document date, both ends included.' },
+);
+
+export function registerExportRoutes(api: FastifyInstance, s: Services): void {
+  const config = { scope: 'export' as const, allowWhenDeactivated: true };
+
+  api.post(
+    '/businesses/:bid/exports/openfrmt',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Produce the OPENFRMT v1.31 files (INI.TXT, BKMVDATA.TXT) as a zip, verified by reading them back',
+        params: BidParams,
+        body: ExportBody,
+        response: { 201: Ok({ exportRun: ExportRunSchema, file: FileMetaSchema }), ...errors(...AUTH_ERRORS) },
+      },
+    },
+    async (req, reply) => {
+      const ctx = ctxOf(req);
+      const body = req.body as { from: string; to: string };
+      const result = await runOpenfrmtExport(s, ctx.database, businessOf(req), body, ctx.actor);
+      return reply.status(201).send({ ok: true, ...result });
+    },
+  );
+
+  api.get(
+    '/businesses/:bid/exports',
+    {
+      config: { scope: 'export' },
+      schema: {
+        tags,
+        summary: 'List export runs, newest first',
+        params: BidParams,
+        querystring: Type.Object(
+          { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })), before: Type.Optional(Type.String({ maxLength: 64 })) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Ok({ exportRuns: Type.Array(Type.Intersect([ExportRunSchema, Type.Object({ file: Nullable(FileMetaSchema) })])) }), ...errors(...AUTH_ERRORS) },
+      },
+    },
+    async (req) => {
+      const { limit = 20, before } = req.query as { limit?: number; before?: string };
+      return { ok: true as const, exportRuns: await listRuns(ctxOf(req).database.db, businessOf(req).id, limit, before) };
+    },
+  );
+
+  api.get(
+    '/businesses/:bid/exports/:id',
+    {
+      config: { scope: 'export' },
+      schema: {
+        tags,
+        summary: 'Read one export run with its file metadata',
+        params: BidIdParams,
+        response: { 200: Ok({ exportRun: ExportRunSchema, file: Nullable(FileMetaSchema) }), ...errors(...AUTH_ERRORS) },
+      },
+    },
+    async (req) => {
+      const db = ctxOf(req).database.db;
+      const bid = businessOf(req).id;
+      const { id } = req.params as { id: string };
+      const row = await queryOne<Record<string, unknown>>(db, sql`SELECT * FROM export_runs WHERE id = ${id} AND business_id = ${bid}`);
+      if (!row) throw notFound('export run');
+      const exportRun = toRunView(row);
+      return { ok: true as const, exportRun, file: exportRun.fileId ? ((await fileMeta(db, bid, exportRun.fileId)) ?? null) : null };
+    },
+  );
+}
