@@ -24,12 +24,8 @@ export interface Config {
   allocation: AllocationConfig;
   /** Webhook delivery (src/webhooks). */
   webhooks: WebhooksConfig;
-  /** Expenses (src/expenses): receipt uploads and OCR. */
-  expenses: ExpensesConfig;
   /** OPENFRMT export (src/exports): what A000 says about the software. */
   exports: ExportsConfig;
-  /** Signed PDFs, prints, share links and email (src/pdf, src/prints). */
-  prints: PrintsConfig;
 }
 
 export interface ExportsConfig {
@@ -48,13 +44,6 @@ function exportsConfig(env: Env): ExportsConfig {
     return v;
   };
   return { softwareRegNo: digits('OPENFRMT_SOFTWARE_REG_NO', 8), makerTaxId: digits('OPENFRMT_MAKER_TAX_ID', 9), makerName: env.OPENFRMT_MAKER_NAME || 'pinkas' };
-}
-
-export interface ExpensesConfig {
-  /** UPLOAD_MAX_BYTES: largest receipt file accepted by upload and scan (413 `too_large` beyond), default 10 MB. */
-  uploadMaxBytes: number;
-  /** OCR over an OpenAI-compatible chat-completions API; null (scan answers 503 `unconfigured`) unless OCR_BASE_URL, OCR_API_KEY and OCR_MODEL are all set. */
-  ocr: { baseUrl: string; apiKey: string; model: string; timeoutMs: number } | null;
 }
 
 export interface WebhooksConfig {
@@ -170,48 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
     console: consoleConfig(env, rawEnv),
     allocation: allocationConfig(env, publicBaseUrl),
     webhooks: webhooksConfig(env, rawEnv),
-    expenses: expensesConfig(env),
     exports: exportsConfig(env),
-    prints: printsConfig(env),
-  };
-}
-
-function expensesConfig(env: Env): ExpensesConfig {
-  const uploadMaxBytes = integer(env, 'UPLOAD_MAX_BYTES', 10 * 1_048_576, 1024, 50 * 1_048_576);
-  const timeoutMs = integer(env, 'OCR_TIMEOUT_MS', 60_000, 50, 600_000);
-  const set = ['OCR_BASE_URL', 'OCR_API_KEY', 'OCR_MODEL'].filter((n) => env[n]);
-  if (set.length === 0) return { uploadMaxBytes, ocr: null };
-  const missing = ['OCR_BASE_URL', 'OCR_API_KEY', 'OCR_MODEL'].find((n) => !env[n]);
-  if (missing) throw new ConfigError(missing, `is required when ${set.join(', ')} ${set.length > 1 ? 'are' : 'is'} set`);
-  const baseUrl = env.OCR_BASE_URL!.replace(/\/+$/, '');
-  try {
-    const u = new URL(baseUrl);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
-  } catch {
-    throw new ConfigError('OCR_BASE_URL', `is not an http(s) URL, got "${baseUrl}"`);
-  }
-  return { uploadMaxBytes, ocr: { baseUrl, apiKey: env.OCR_API_KEY!, model: env.OCR_MODEL!, timeoutMs } };
-}
-
-function readableFile(name: string, file: string): string {
-  const full = path.resolve(file);
-  if (!existsSync(full)) throw new ConfigError(name, `names a file that does not exist: ${full}`);
-  return full;
-}
-
-function webhooksConfig(env: Env, environment: string): WebhooksConfig {
-  const allow = env.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? '';
-  if (allow !== '' && allow !== 'true' && allow !== 'false') {
-    throw new ConfigError('WEBHOOK_ALLOW_PRIVATE_TARGETS', `must be true or false, got "${allow}"`);
-  }
-  if (allow === 'true' && environment === 'production') {
-    throw new ConfigError('WEBHOOK_ALLOW_PRIVATE_TARGETS', 'is for local development and tests; it cannot be true in production');
-  }
-  return {
-    allowPrivateTargets: allow === 'true',
-    caFile: env.WEBHOOK_CA_FILE ? readableFile('WEBHOOK_CA_FILE', env.WEBHOOK_CA_FILE) : null,
-    timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 50, 60_000),
-    pollMs: integer(env, 'WEBHOOK_POLL_MS', 1_000, 50, 60_000),
   };
 }
 
@@ -269,46 +217,24 @@ function consoleConfig(env: Env, environment: string): ConsoleConfig {
   return { secureCookies: secure ? secure === 'true' : environment === 'production', sms };
 }
 
-export interface PrintsConfig {
-  /** PDF_SIGNING_P12_PATH + PDF_SIGNING_P12_PASSWORD: the certificate that signs PDFs. Null: a self-signed one is generated once into DATA_DIR/signing (development, test, sandbox); live in production does not render without it. */
-  signingP12: { path: string; password: string } | null;
-  /** PDF_ALLOCATION_WAIT_MS: how long after issue the render waits for a pending allocation number, default 60 s. */
-  allocationWaitMs: number;
-  /** PDF_PENDING_RETRY_AFTER_SECONDS: Retry-After of 409 pdf_pending, default 2. */
-  pendingRetryAfterSeconds: number;
-  /** EMAIL_PER_MINUTE: calls of the email endpoint per minute per key (sliding window), default 10. */
-  emailPerMinute: number;
-  /** SMTP_HOST, SMTP_PORT (default 587, 465 with SMTP_SECURE=true), SMTP_USER, SMTP_PASSWORD, SMTP_FROM, SMTP_SECURE. Null (email answers 503 unconfigured) unless SMTP_HOST is set. */
-  smtp: { host: string; port: number; secure: boolean; user: string | null; password: string | null; from: string } | null;
+function readableFile(name: string, file: string): string {
+  const full = path.resolve(file);
+  if (!existsSync(full)) throw new ConfigError(name, `names a file that does not exist: ${full}`);
+  return full;
 }
 
-function printsConfig(env: Env): PrintsConfig {
-  const p12Path = env.PDF_SIGNING_P12_PATH ?? '';
-  const signingP12 = p12Path === '' ? null : { path: readableFile('PDF_SIGNING_P12_PATH', p12Path), password: env.PDF_SIGNING_P12_PASSWORD ?? '' };
-  const secureRaw = env.SMTP_SECURE ?? '';
-  if (secureRaw !== '' && secureRaw !== 'true' && secureRaw !== 'false') throw new ConfigError('SMTP_SECURE', `must be true or false, got "${secureRaw}"`);
-  const secure = secureRaw === 'true';
-  let smtp: PrintsConfig['smtp'] = null;
-  if (env.SMTP_HOST) {
-    const from = env.SMTP_FROM ?? '';
-    if (!/^[^@\s<>]+@[^@\s<>]+$/.test(from.replace(/^.*<([^>]+)>\s*$/, '$1'))) {
-      throw new ConfigError('SMTP_FROM', `must be an address (name@example.com or "Name <name@example.com>") when SMTP_HOST is set, got "${from}"`);
-    }
-    if (Boolean(env.SMTP_USER) !== Boolean(env.SMTP_PASSWORD)) throw new ConfigError(env.SMTP_USER ? 'SMTP_PASSWORD' : 'SMTP_USER', 'must be set together with the other one');
-    smtp = {
-      host: env.SMTP_HOST,
-      port: integer(env, 'SMTP_PORT', secure ? 465 : 587, 1, 65535),
-      secure,
-      user: env.SMTP_USER || null,
-      password: env.SMTP_PASSWORD || null,
-      from,
-    };
+function webhooksConfig(env: Env, environment: string): WebhooksConfig {
+  const allow = env.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? '';
+  if (allow !== '' && allow !== 'true' && allow !== 'false') {
+    throw new ConfigError('WEBHOOK_ALLOW_PRIVATE_TARGETS', `must be true or false, got "${allow}"`);
+  }
+  if (allow === 'true' && environment === 'production') {
+    throw new ConfigError('WEBHOOK_ALLOW_PRIVATE_TARGETS', 'is for local development and tests; it cannot be true in production');
   }
   return {
-    signingP12,
-    allocationWaitMs: integer(env, 'PDF_ALLOCATION_WAIT_MS', 60_000, 0, 86_400_000),
-    pendingRetryAfterSeconds: integer(env, 'PDF_PENDING_RETRY_AFTER_SECONDS', 2, 1, 3600),
-    emailPerMinute: integer(env, 'EMAIL_PER_MINUTE', 10, 1, 10_000),
-    smtp,
+    allowPrivateTargets: allow === 'true',
+    caFile: env.WEBHOOK_CA_FILE ? readableFile('WEBHOOK_CA_FILE', env.WEBHOOK_CA_FILE) : null,
+    timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 50, 60_000),
+    pollMs: integer(env, 'WEBHOOK_POLL_MS', 1_000, 50, 60_000),
   };
 }
