@@ -29,15 +29,20 @@ function modeFromHeader(h: unknown): 'live' | 'sandbox' {
 }
 
 export async function buildApp(s: Services): Promise<FastifyInstance> {
+  const bodyAjv = ajv(false);
+  const queryAjv = ajv(true);
+  const validatorCompiler = ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
+    (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema);
   const app = Fastify({
     loggerInstance: s.logger as FastifyBaseLogger,
     bodyLimit: s.config.bodyLimitBytes,
     trustProxy: false,
+    // Also as the factory: a plugin context that calls addSchema gets a fresh schema controller
+    // built from the factory, which would otherwise fall back to Fastify's default Ajv
+    // (removeAdditional: true — unknown body fields silently dropped instead of refused).
+    schemaController: { compilersFactory: { buildValidator: (() => validatorCompiler) as never } },
   });
-
-  const bodyAjv = ajv(false);
-  const queryAjv = ajv(true);
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema));
+  app.setValidatorCompiler(validatorCompiler);
 
   // An empty body on a JSON POST (e.g. `/issue` with no options) means "no options", not an error.
   app.removeContentTypeParser('application/json');

@@ -5,6 +5,7 @@ import { registerAccountRoutes } from './accounts/routes.ts';
 import { registerBusinessRoutes } from './businesses/routes.ts';
 import { registerPartyRoutes } from './parties/routes.ts';
 import { registerFileRoutes } from './files/routes.ts';
+import { registerExpenseRoutes } from './expenses/routes.ts';
 import { registerConsole } from './console/plugin.ts';
 import { webhooksDomain } from './webhooks/domain.ts';
 import { registerExportRoutes } from './exports/routes.ts';
@@ -31,6 +32,7 @@ export const domains: Domain[] = [
   { name: 'businesses', api: registerBusinessRoutes },
   { name: 'parties', api: registerPartyRoutes },
   { name: 'files', api: registerFileRoutes },
+  { name: 'expenses', api: registerExpenseRoutes },
   { name: 'console', root: registerConsole },
   webhooksDomain,
   { name: 'exports', api: registerExportRoutes },

@@ -1,7 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'drizzle-orm';
 import { ctxOf } from '../platform/http/context.ts';
-import { AUTH_ERRORS, errors, IdParams } from '../platform/http/schemas.ts';
+import { Type } from 'typebox';
+import { AUTH_ERRORS, BidParams, errors, IdParams, Ok } from '../platform/http/schemas.ts';
+import { businessOf } from '../businesses/guard.ts';
+import { MAX_THUMB_IDS, thumbnails } from './thumbs.ts';
 import type { Services } from '../platform/http/services.ts';
 import { queryOne } from '../platform/db/sql.ts';
 import { notFound } from '../platform/errors.ts';
@@ -33,6 +36,27 @@ export function registerFileRoutes(api: FastifyInstance, _s: Services): void {
         .header('Content-Disposition', `inline; filename="${safeName}"`)
         .header('X-Content-Sha256', file.sha256)
         .send(file.content);
+    },
+  );
+  api.post(
+    '/businesses/:bid/files/thumbs',
+    {
+      // A read: stays open on a deactivated business.
+      config: { scope: 'export', allowWhenDeactivated: true },
+      schema: {
+        tags: ['files'],
+        summary: `Small JPEG data-URI previews of stored image files (up to ${MAX_THUMB_IDS} ids); non-images and unknown ids are absent`,
+        params: BidParams,
+        body: Type.Object(
+          { ids: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: MAX_THUMB_IDS }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Ok({ thumbs: Type.Record(Type.String(), Type.String()) }), ...errors(...AUTH_ERRORS) },
+      },
+    },
+    async (req) => {
+      const { ids } = req.body as { ids: string[] };
+      return { ok: true as const, thumbs: await thumbnails(ctxOf(req).database.db, businessOf(req).id, ids) };
     },
   );
 }

@@ -24,6 +24,8 @@ export interface Config {
   allocation: AllocationConfig;
   /** Webhook delivery (src/webhooks). */
   webhooks: WebhooksConfig;
+  /** Expenses (src/expenses): receipt uploads and OCR. */
+  expenses: ExpensesConfig;
   /** OPENFRMT export (src/exports): what A000 says about the software. */
   exports: ExportsConfig;
 }
@@ -44,6 +46,13 @@ function exportsConfig(env: Env): ExportsConfig {
     return v;
   };
   return { softwareRegNo: digits('OPENFRMT_SOFTWARE_REG_NO', 8), makerTaxId: digits('OPENFRMT_MAKER_TAX_ID', 9), makerName: env.OPENFRMT_MAKER_NAME || 'pinkas' };
+}
+
+export interface ExpensesConfig {
+  /** UPLOAD_MAX_BYTES: largest receipt file accepted by upload and scan (413 `too_large` beyond), default 10 MB. */
+  uploadMaxBytes: number;
+  /** OCR over an OpenAI-compatible chat-completions API; null (scan answers 503 `unconfigured`) unless OCR_BASE_URL, OCR_API_KEY and OCR_MODEL are all set. */
+  ocr: { baseUrl: string; apiKey: string; model: string; timeoutMs: number } | null;
 }
 
 export interface WebhooksConfig {
@@ -159,6 +168,7 @@ export function loadConfig(env: Env = process.env): Config {
     console: consoleConfig(env, rawEnv),
     allocation: allocationConfig(env, publicBaseUrl),
     webhooks: webhooksConfig(env, rawEnv),
+    expenses: expensesConfig(env),
     exports: exportsConfig(env),
   };
 }
@@ -215,6 +225,23 @@ function consoleConfig(env: Env, environment: string): ConsoleConfig {
     sms = { baseUrl, accountSid: sid, authToken: env.TWILIO_AUTH_TOKEN!, from: env.SMS_FROM! };
   }
   return { secureCookies: secure ? secure === 'true' : environment === 'production', sms };
+}
+
+function expensesConfig(env: Env): ExpensesConfig {
+  const uploadMaxBytes = integer(env, 'UPLOAD_MAX_BYTES', 10 * 1_048_576, 1024, 50 * 1_048_576);
+  const timeoutMs = integer(env, 'OCR_TIMEOUT_MS', 60_000, 50, 600_000);
+  const set = ['OCR_BASE_URL', 'OCR_API_KEY', 'OCR_MODEL'].filter((n) => env[n]);
+  if (set.length === 0) return { uploadMaxBytes, ocr: null };
+  const missing = ['OCR_BASE_URL', 'OCR_API_KEY', 'OCR_MODEL'].find((n) => !env[n]);
+  if (missing) throw new ConfigError(missing, `is required when ${set.join(', ')} ${set.length > 1 ? 'are' : 'is'} set`);
+  const baseUrl = env.OCR_BASE_URL!.replace(/\/+$/, '');
+  try {
+    const u = new URL(baseUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new ConfigError('OCR_BASE_URL', `is not an http(s) URL, got "${baseUrl}"`);
+  }
+  return { uploadMaxBytes, ocr: { baseUrl, apiKey: env.OCR_API_KEY!, model: env.OCR_MODEL!, timeoutMs } };
 }
 
 function readableFile(name: string, file: string): string {

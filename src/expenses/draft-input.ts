@@ -1,0 +1,105 @@
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../platform/db/engine.ts';
+import { queryOne } from '../platform/db/sql.ts';
+import { validation } from '../platform/errors.ts';
+import { normalizeTaxId } from '../businesses/tax-id.ts';
+import { categoryOf } from './categories.ts';
+import { completeAmounts } from './amounts.ts';
+import type { ExpensePatchBody } from './schemas.ts';
+
+/** The writable columns of a draft, in domain names. */
+export interface DraftFields {
+  categoryKey: string | null;
+  supplierName: string | null;
+  supplierTaxId: string | null;
+  partyId: string | null;
+  supplierDocType: string | null;
+  supplierDocNumber: string | null;
+  supplierDocDate: string | null;
+  allocationNumber: string | null;
+  amountExVat: number | null;
+  vatAmount: number | null;
+  amountIncVat: number | null;
+  note: string | null;
+}
+
+export const EMPTY_DRAFT: DraftFields = {
+  categoryKey: null,
+  supplierName: null,
+  supplierTaxId: null,
+  partyId: null,
+  supplierDocType: null,
+  supplierDocNumber: null,
+  supplierDocDate: null,
+  allocationNumber: null,
+  amountExVat: null,
+  vatAmount: null,
+  amountIncVat: null,
+  note: null,
+};
+
+export function checkedTaxId(raw: string | null | undefined, field: string): string | null {
+  if (raw === undefined || raw === null || raw.trim() === '') return null;
+  const r = normalizeTaxId(raw);
+  if (!r.ok) throw validation(field, r.problem);
+  return r.value;
+}
+
+function realDate(d: string, field: string): string {
+  const [y, m, day] = d.split('-').map(Number);
+  const t = new Date(Date.UTC(y, m - 1, day));
+  if (t.getUTCFullYear() !== y || t.getUTCMonth() !== m - 1 || t.getUTCDate() !== day) throw validation(field, 'is not a calendar date');
+  return d;
+}
+
+const AMOUNT_KEYS = ['amountExVat', 'vatAmount', 'amountIncVat'] as const;
+
+/**
+ * Applies a create or patch body over the current draft fields. Omitted fields keep their value,
+ * null clears. A body that mentions any amount replaces all three (omitted ones are derived from
+ * the other two, else cleared), so an edited total never contradicts a stale VAT.
+ */
+export async function applyDraftInput(ex: Executor, businessId: string, current: DraftFields, body: ExpensePatchBody): Promise<DraftFields> {
+  const next: DraftFields = { ...current };
+  if (body.categoryKey !== undefined) {
+    if (body.categoryKey !== null && !categoryOf(body.categoryKey)) {
+      throw validation('body.categoryKey', `unknown category "${body.categoryKey}" (see GET /v1/expense-categories)`);
+    }
+    next.categoryKey = body.categoryKey;
+  }
+  if (body.supplier === null) {
+    next.supplierName = next.supplierTaxId = next.partyId = null;
+  } else if (body.supplier !== undefined) {
+    const sup = body.supplier;
+    let party: { name: string; tax_id: string | null } | undefined;
+    if (sup.partyId !== undefined) {
+      party = await queryOne(ex, sql`SELECT name, tax_id FROM parties WHERE id = ${sup.partyId} AND business_id = ${businessId}`);
+      if (!party) throw validation('body.supplier.partyId', 'no saved party with this id in the business');
+      next.partyId = sup.partyId;
+    } else next.partyId = null;
+    next.supplierName = sup.name?.trim() || party?.name || null;
+    next.supplierTaxId = sup.taxId !== undefined ? checkedTaxId(sup.taxId, 'body.supplier.taxId') : (party?.tax_id ?? null);
+  }
+  for (const k of ['supplierDocType', 'supplierDocNumber', 'allocationNumber', 'note'] as const) {
+    if (body[k] !== undefined) next[k] = typeof body[k] === 'string' ? (body[k] as string).trim() || null : null;
+  }
+  if (body.supplierDocDate !== undefined) {
+    next.supplierDocDate = body.supplierDocDate === null ? null : realDate(body.supplierDocDate, 'body.supplierDocDate');
+  }
+  if (AMOUNT_KEYS.some((k) => body[k] !== undefined)) {
+    const given = completeAmounts({
+      amountExVat: body.amountExVat ?? null,
+      vatAmount: body.vatAmount ?? null,
+      amountIncVat: body.amountIncVat ?? null,
+    });
+    Object.assign(next, given);
+  }
+  return next;
+}
+
+/** What must hold to record; names the first missing field (`expense.<field>`). */
+export function requireRecordable(d: DraftFields): void {
+  if (!d.supplierName) throw validation('expense.supplierName', 'is required to record (set supplier.name or supplier.partyId)');
+  if (!d.supplierDocDate) throw validation('expense.supplierDocDate', 'is required to record');
+  if (!d.categoryKey) throw validation('expense.categoryKey', 'is required to record');
+}

@@ -1,0 +1,179 @@
+import type { FastifyRequest } from 'fastify';
+import { sql } from 'drizzle-orm';
+import type { Database } from '../platform/db/engine.ts';
+import { queryOne } from '../platform/db/sql.ts';
+import { AppError, unconfigured, validation } from '../platform/errors.ts';
+import type { Actor } from '../platform/audit.ts';
+import { sha256Hex, storeFile } from '../platform/files.ts';
+import type { Services } from '../platform/http/services.ts';
+import type { BusinessRecord } from '../businesses/service.ts';
+import { normalizeTaxId } from '../businesses/tax-id.ts';
+import { checkReceiptBytes, EXTENSION, normalizeMime, parseDataUri, tooLarge, type ReceiptMime } from './receipt-bytes.ts';
+import { decodeCheck } from './receipt-image.ts';
+import { checkExpenseRowsAvailable, expenseCeiling, openExpenseRows, requireApproved, takeScan } from './limits.ts';
+import { expenseHoldingFile } from './rows.ts';
+import { EMPTY_DRAFT, type DraftFields } from './draft-input.ts';
+import { insertExpense } from './service.ts';
+import { ocrProviderFrom, providerError } from './ocr/provider.ts';
+import { prefillFrom } from './ocr/extraction.ts';
+import type { ExpenseView } from './schemas.ts';
+
+export interface Receipt {
+  bytes: Buffer;
+  mime: ReceiptMime;
+  name: string;
+}
+
+function safeName(raw: string | undefined, mime: ReceiptMime): string {
+  const cleaned = (raw ?? '').replace(/[\u0000-\u001f/\\]+/g, '_').trim().slice(0, 200);
+  return cleaned || `receipt.${EXTENSION[mime]}`;
+}
+
+/**
+ * Reads the receipt of an upload or scan: a multipart `file` part, or JSON `{file: dataUri, name?}`.
+ * Checks size, real type (magic numbers, must agree with the declared type) and, for images, a full
+ * decode. Nothing is stored here.
+ */
+export async function readReceipt(req: FastifyRequest, maxBytes: number): Promise<Receipt> {
+  let bytes: Buffer;
+  let declared: string | null;
+  let name: string | undefined;
+  if (req.isMultipart()) {
+    let part;
+    try {
+      part = await req.file({ limits: { fileSize: maxBytes, files: 1, fields: 2, parts: 3 } });
+    } catch (err) {
+      throw multipartError(err, maxBytes);
+    }
+    if (!part) throw validation('file', 'a multipart part named "file" is required');
+    if (part.fieldname !== 'file') throw validation(part.fieldname, 'unknown part; send the receipt in a part named "file"');
+    try {
+      bytes = await part.toBuffer();
+    } catch (err) {
+      throw multipartError(err, maxBytes);
+    }
+    declared = normalizeMime(part.mimetype);
+    name = part.filename;
+  } else {
+    const body = req.body as Record<string, unknown> | undefined;
+    if (!body || typeof body !== 'object' || Array.isArray(body)) {
+      throw validation('body', 'send multipart/form-data with a "file" part, or JSON {"file": "data:<mime>;base64,..."}');
+    }
+    for (const k of Object.keys(body)) if (k !== 'file' && k !== 'name') throw validation(`body.${k}`, 'unknown field');
+    if (typeof body.file !== 'string' || body.file === '') throw validation('body.file', 'is required (a base64 data URI)');
+    if (body.name !== undefined && typeof body.name !== 'string') throw validation('body.name', 'must be a string');
+    // A quick bound before decoding: base64 carries 3 bytes per 4 characters.
+    if (body.file.length > Math.ceil(maxBytes / 3) * 4 + 256) throw tooLarge(maxBytes);
+    ({ bytes, declaredMime: declared } = parseDataUri(body.file, 'body.file'));
+    name = body.name as string | undefined;
+  }
+  const field = req.isMultipart() ? 'file' : 'body.file';
+  const mime = checkReceiptBytes(bytes, declared, maxBytes, field);
+  if (mime !== 'application/pdf') await decodeCheck(bytes, field);
+  return { bytes, mime, name: safeName(name, mime) };
+}
+
+function multipartError(err: unknown, maxBytes: number): AppError {
+  const code = (err as { code?: string }).code;
+  if (code === 'FST_REQ_FILE_TOO_LARGE' || code === 'FST_ERR_CTP_BODY_TOO_LARGE') return tooLarge(maxBytes);
+  if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') return validation('file', 'send exactly one file part');
+  return validation('file', 'the multipart body is malformed');
+}
+
+/**
+ * Opens a draft holding the receipt. The same content uploaded again (same sha256 in the business)
+ * answers the expense that already holds it, `deduped: true`, and opens nothing.
+ */
+export async function uploadReceipt(
+  s: Services,
+  database: Database,
+  actor: Actor,
+  b: BusinessRecord,
+  receipt: Receipt,
+): Promise<{ expense: ExpenseView; deduped: boolean }> {
+  requireApproved(b, 'uploading a receipt');
+  const ceiling = await expenseCeiling(s, b);
+  const now = s.clock.now();
+  return database.db.transaction(async (tx) => {
+    const file = await storeFile(tx, now, { businessId: b.id, bytes: receipt.bytes, mime: receipt.mime, name: receipt.name });
+    if (file.existed) {
+      const holder = await expenseHoldingFile(tx, b.id, file.id);
+      if (holder) return { expense: holder, deduped: true };
+    }
+    await openExpenseRows(tx, b, ceiling, now);
+    const expense = await insertExpense(tx, now, actor, b, { ...EMPTY_DRAFT, source: 'upload', receiptFileId: file.id });
+    return { expense: expense!, deduped: false };
+  });
+}
+
+/** Draft fields from the model's answer; an unreadable or invalid value is left empty. */
+export function fieldsFromExtraction(raw: Record<string, unknown>): DraftFields {
+  const p = prefillFrom(raw);
+  const taxId = p.supplierTaxId ? normalizeTaxId(p.supplierTaxId) : null;
+  return {
+    ...EMPTY_DRAFT,
+    supplierName: p.supplierName,
+    supplierTaxId: taxId && taxId.ok ? taxId.value : null,
+    supplierDocType: p.supplierDocType,
+    supplierDocNumber: p.supplierDocNumber,
+    supplierDocDate: p.supplierDocDate,
+    allocationNumber: p.allocationNumber,
+    amountExVat: p.amountExVat,
+    vatAmount: p.vatAmount,
+    amountIncVat: p.amountIncVat,
+  };
+}
+
+/**
+ * Upload + OCR. Order matters: configuration, standing, duplicate and row limits are checked
+ * before the billed call; the scan is counted (and the daily scan quota taken) in its own
+ * committed transaction, so it stays counted when the provider fails; the draft and its file are
+ * written only after a good answer, in one transaction: a provider failure leaves nothing behind.
+ */
+export async function scanReceipt(
+  s: Services,
+  database: Database,
+  actor: Actor & { keyId: string; accountId: string },
+  b: BusinessRecord,
+  receipt: Receipt,
+): Promise<{ expense: ExpenseView; deduped: boolean }> {
+  const provider = ocrProviderFrom(s.config);
+  if (!provider) throw unconfigured('OCR is not configured on this server (OCR_BASE_URL, OCR_API_KEY, OCR_MODEL)');
+  requireApproved(b, 'scanning a receipt');
+  const ceiling = await expenseCeiling(s, b);
+  const now = s.clock.now();
+  const known = await queryOne<{ id: string }>(
+    database.db,
+    sql`SELECT id FROM files WHERE business_id = ${b.id} AND sha256 = ${sha256Hex(receipt.bytes)}`,
+  );
+  if (known) {
+    const holder = await expenseHoldingFile(database.db, b.id, known.id);
+    if (holder) return { expense: holder, deduped: true };
+  }
+  await checkExpenseRowsAvailable(database.db, b, ceiling, now);
+  await database.db.transaction((tx) => takeScan(tx, now, actor.keyId, actor.accountId));
+
+  let raw: Record<string, unknown>;
+  try {
+    raw = await provider.extract({ bytes: receipt.bytes, mime: receipt.mime, name: receipt.name });
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    throw providerError('the call failed');
+  }
+  const fields = fieldsFromExtraction(raw);
+  return database.db.transaction(async (tx) => {
+    const file = await storeFile(tx, now, { businessId: b.id, bytes: receipt.bytes, mime: receipt.mime, name: receipt.name });
+    if (file.existed) {
+      const holder = await expenseHoldingFile(tx, b.id, file.id);
+      if (holder) return { expense: holder, deduped: true };
+    }
+    await openExpenseRows(tx, b, ceiling, now);
+    const expense = await insertExpense(tx, now, actor, b, {
+      ...fields,
+      source: 'scan',
+      receiptFileId: file.id,
+      ocrExtraction: { model: provider.model, result: raw },
+    });
+    return { expense: expense!, deduped: false };
+  });
+}

@@ -1,0 +1,202 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import { Type } from 'typebox';
+import { ctxOf } from '../platform/http/context.ts';
+import { AUTH_ERRORS, BidIdParams, BidParams, errors, Ok } from '../platform/http/schemas.ts';
+import type { Services } from '../platform/http/services.ts';
+import { businessOf } from '../businesses/guard.ts';
+import { EXPENSE_CATEGORIES } from './categories.ts';
+import {
+  Category,
+  CorrectionBody,
+  Expense,
+  ExpenseCreate,
+  ExpensePatch,
+  ListQuery,
+  type ExpenseCreateBody,
+  type ExpensePatchBody,
+  type ListQueryValue,
+} from './schemas.ts';
+import { getExpense, listExpenses } from './rows.ts';
+import { correctExpense, createDraft, deleteDraft, patchDraft, recordDraft } from './service.ts';
+import { readReceipt, scanReceipt, uploadReceipt } from './intake.ts';
+
+const tags = ['expenses'];
+const config = { scope: 'expenses' as const };
+const Counts = Type.Object({ total: Type.Integer(), byStatus: Type.Object({ draft: Type.Integer(), recorded: Type.Integer() }) });
+const IdempotencyHeaders = Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) });
+
+/** A POST with no body (or an empty one) means "no options". */
+async function emptyBodyIsEmptyObject(req: FastifyRequest): Promise<void> {
+  if (req.body === undefined || req.body === null) req.body = {};
+}
+
+export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
+  api.get(
+    '/expense-categories',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'The published expense categories and the share of input VAT deductible on each',
+        response: { 200: Ok({ categories: Type.Array(Category) }), ...errors(401, 403, 429) },
+      },
+    },
+    async () => ({ ok: true as const, categories: EXPENSE_CATEGORIES }),
+  );
+
+  api.get(
+    '/businesses/:bid/expenses',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'List expenses, newest first (filters, `before` time cursor, `q` on supplier name or document number, `counts=1`)',
+        params: BidParams,
+        querystring: ListQuery,
+        response: { 200: Ok({ expenses: Type.Array(Expense), counts: Type.Optional(Counts) }), ...errors(...AUTH_ERRORS) },
+      },
+    },
+    async (req) => ({ ok: true as const, ...(await listExpenses(ctxOf(req).database.db, businessOf(req).id, req.query as ListQueryValue)) }),
+  );
+
+  api.get(
+    '/businesses/:bid/expenses/:id',
+    { config, schema: { tags, summary: 'Read an expense (with the raw OCR extraction when it came from a scan)', params: BidIdParams, response: { 200: Ok({ expense: Expense }), ...errors(...AUTH_ERRORS) } } },
+    async (req) => {
+      const { id } = req.params as { id: string };
+      return { ok: true as const, expense: await getExpense(ctxOf(req).database.db, businessOf(req).id, id) };
+    },
+  );
+
+  api.post(
+    '/businesses/:bid/expenses',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Create a draft expense (Idempotency-Key header or body externalRef: a retry answers the same row with deduped: true)',
+        params: BidParams,
+        headers: IdempotencyHeaders,
+        body: ExpenseCreate,
+        response: { 201: Ok({ expense: Expense, deduped: Type.Boolean() }), ...errors(...AUTH_ERRORS, 409) },
+      },
+    },
+    async (req, reply) => {
+      const ctx = ctxOf(req);
+      const key = req.headers['idempotency-key'];
+      const result = await createDraft(s, ctx.database, ctx.actor, businessOf(req), (req.body ?? {}) as ExpenseCreateBody, typeof key === 'string' ? key : undefined);
+      return reply.status(201).send({ ok: true, ...result });
+    },
+  );
+
+  api.patch(
+    '/businesses/:bid/expenses/:id',
+    {
+      config,
+      schema: { tags, summary: 'Edit a draft (a recorded expense answers 409 not_draft)', params: BidIdParams, body: ExpensePatch, response: { 200: Ok({ expense: Expense }), ...errors(...AUTH_ERRORS, 409) } },
+    },
+    async (req) => {
+      const ctx = ctxOf(req);
+      const { id } = req.params as { id: string };
+      return { ok: true as const, expense: await patchDraft(s, ctx.database, ctx.actor, businessOf(req), id, (req.body ?? {}) as ExpensePatchBody) };
+    },
+  );
+
+  api.delete(
+    '/businesses/:bid/expenses/:id',
+    { config, schema: { tags, summary: 'Discard a draft (a recorded expense answers 404)', params: BidIdParams, response: { 200: Ok({}), ...errors(...AUTH_ERRORS) } } },
+    async (req) => {
+      const ctx = ctxOf(req);
+      const { id } = req.params as { id: string };
+      await deleteDraft(s, ctx.database, ctx.actor, businessOf(req), id);
+      return { ok: true as const };
+    },
+  );
+
+  api.post(
+    '/businesses/:bid/expenses/:id/record',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Record a draft: it becomes immutable; deductible VAT is computed; event expense.recorded',
+        params: BidIdParams,
+        response: { 201: Ok({ expense: Expense, deduped: Type.Boolean() }), ...errors(...AUTH_ERRORS) },
+      },
+    },
+    async (req, reply) => {
+      const ctx = ctxOf(req);
+      const { id } = req.params as { id: string };
+      return reply.status(201).send({ ok: true, ...(await recordDraft(s, ctx.database, ctx.actor, businessOf(req), id)) });
+    },
+  );
+
+  api.post(
+    '/businesses/:bid/expenses/:id/correction',
+    {
+      config,
+      preValidation: emptyBodyIsEmptyObject,
+      schema: {
+        tags,
+        summary: 'Storno: write a reversing row for a recorded expense; with redraft also open a new draft cloned from it',
+        params: BidIdParams,
+        body: CorrectionBody,
+        response: {
+          201: Ok({ expense: Expense, draft: Type.Optional(Expense), draftError: Type.Optional(Type.Object({ error: Type.String(), reason: Type.String() })) }),
+          ...errors(...AUTH_ERRORS, 409),
+        },
+      },
+    },
+    async (req, reply) => {
+      const ctx = ctxOf(req);
+      const { id } = req.params as { id: string };
+      const redraft = Boolean((req.body as { redraft?: boolean } | undefined)?.redraft);
+      return reply.status(201).send({ ok: true, ...(await correctExpense(s, ctx.database, ctx.actor, businessOf(req), id, redraft)) });
+    },
+  );
+
+  // Upload and scan accept multipart: the parser is registered in this scope only.
+  const maxBytes = s.config.expenses.uploadMaxBytes;
+  // A JSON data URI of the largest file: base64 (4/3) plus the envelope.
+  const bodyLimit = Math.ceil(maxBytes / 3) * 4 + 64 * 1024;
+  const intakeSchema = (summary: string) => ({
+    tags,
+    summary,
+    description:
+      `multipart/form-data with one part named \`file\`, or JSON \`{"file": "data:<mime>;base64,...", "name"?: string}\`. ` +
+      `JPEG, PNG, WebP or PDF, at most ${maxBytes} bytes (UPLOAD_MAX_BYTES; 413 \`too_large\` beyond). The real type is read ` +
+      'from the bytes and must match the declared one. The same file again answers the expense that holds it (`deduped: true`).',
+    params: BidParams,
+    response: { 201: Ok({ expense: Expense, deduped: Type.Boolean() }), ...errors(...AUTH_ERRORS, 413) },
+  });
+  api.register(async (scope) => {
+    await scope.register(multipart, { limits: { fileSize: maxBytes, files: 1 } });
+    scope.post(
+      '/businesses/:bid/expenses/upload',
+      { config, bodyLimit, schema: intakeSchema('Upload a receipt: opens a draft holding the file') },
+      async (req, reply) => {
+        const ctx = ctxOf(req);
+        const receipt = await readReceipt(req, maxBytes);
+        return reply.status(201).send({ ok: true, ...(await uploadReceipt(s, ctx.database, ctx.actor, businessOf(req), receipt)) });
+      },
+    );
+    scope.post(
+      '/businesses/:bid/expenses/scan',
+      {
+        config: { scope: 'ocr' },
+        bodyLimit,
+        schema: {
+          ...intakeSchema('Scan a receipt: upload + OCR; the draft is prefilled and the raw extraction kept (scope ocr)'),
+          response: { 201: Ok({ expense: Expense, deduped: Type.Boolean() }), ...errors(...AUTH_ERRORS, 413, 502, 503) },
+        },
+      },
+      async (req, reply) => {
+        const ctx = ctxOf(req);
+        const receipt = await readReceipt(req, maxBytes);
+        const actor = { accountId: ctx.key.accountId, keyId: ctx.key.id };
+        return reply.status(201).send({ ok: true, ...(await scanReceipt(s, ctx.database, actor, businessOf(req), receipt)) });
+      },
+    );
+  });
+}

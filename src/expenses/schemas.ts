@@ -1,0 +1,115 @@
+import { Type, type Static } from 'typebox';
+import { IsoDate, IsoDateTime, Nullable } from '../platform/http/schemas.ts';
+import { SUPPLIER_DOC_TYPES } from './ocr/extraction.ts';
+
+const Agorot = (description: string) => Type.Integer({ minimum: -1e13, maximum: 1e13, description });
+const Text = (max: number, description?: string) => Type.String({ maxLength: max, ...(description ? { description } : {}) });
+
+export const SupplierDocType = Type.Union(
+  SUPPLIER_DOC_TYPES.map((t) => Type.Literal(t)),
+  { description: 'The supplier document: tax_invoice (305), tax_invoice_receipt (320), credit_invoice (330), receipt (400), import_entry, other.' },
+);
+
+export const ExpenseStatus = Type.Union([Type.Literal('draft'), Type.Literal('recorded')]);
+
+export const Expense = Type.Object(
+  {
+    id: Type.String({ description: 'Prefix `exp_`.' }),
+    businessId: Type.String(),
+    status: ExpenseStatus,
+    source: Type.String({ description: '`manual`, `upload`, `scan`, `reversal` (a storno row) or `redraft`.' }),
+    categoryKey: Nullable(Type.String({ description: 'A key of GET /expense-categories.' })),
+    supplierName: Nullable(Type.String()),
+    supplierTaxId: Nullable(Type.String()),
+    partyId: Nullable(Type.String({ description: 'The saved supplier, when one was referenced.' })),
+    supplierDocType: Nullable(SupplierDocType),
+    supplierDocNumber: Nullable(Type.String()),
+    supplierDocDate: Nullable(Type.String({ description: 'Date printed on the supplier document (YYYY-MM-DD); the date reports use.' })),
+    allocationNumber: Nullable(Type.String()),
+    amountExVat: Nullable(Type.Integer({ description: 'Agorot.' })),
+    vatAmount: Nullable(Type.Integer({ description: 'Agorot.' })),
+    amountIncVat: Nullable(Type.Integer({ description: 'Agorot.' })),
+    deductibleVat: Nullable(Type.Integer({ description: 'Agorot of input VAT the dealer may deduct; computed at recording.' })),
+    note: Nullable(Type.String()),
+    receiptFileId: Nullable(Type.String({ description: 'Download with GET /files/{id}.' })),
+    ocrExtraction: Nullable(Type.Unknown({ description: 'The raw structured answer of the OCR model (rows from a scan).' })),
+    reversesExpenseId: Nullable(Type.String()),
+    reversedByExpenseId: Nullable(Type.String()),
+    externalRef: Nullable(Type.String()),
+    recordedAt: Nullable(IsoDateTime),
+    createdAt: IsoDateTime,
+    updatedAt: IsoDateTime,
+  },
+  { description: 'One row of the purchase ledger (see the README, Expenses).' },
+);
+export type ExpenseView = Static<typeof Expense>;
+
+const draftFields = {
+  categoryKey: Type.Optional(Nullable(Text(60))),
+  supplier: Type.Optional(
+    Nullable(
+      Type.Object(
+        {
+          partyId: Type.Optional(Type.String({ maxLength: 64 })),
+          name: Type.Optional(Text(200)),
+          taxId: Type.Optional(Nullable(Text(20))),
+        },
+        { additionalProperties: false, description: 'A saved party (`partyId`) or inline `name`/`taxId`; inline values win over the party.' },
+      ),
+    ),
+  ),
+  supplierDocType: Type.Optional(Nullable(SupplierDocType)),
+  supplierDocNumber: Type.Optional(Nullable(Text(60))),
+  supplierDocDate: Type.Optional(Nullable(IsoDate)),
+  allocationNumber: Type.Optional(Nullable(Type.String({ pattern: '^\\d{9}$' }))),
+  amountExVat: Type.Optional(Nullable(Agorot('Agorot before VAT.'))),
+  vatAmount: Type.Optional(Nullable(Agorot('VAT in agorot.'))),
+  amountIncVat: Type.Optional(Nullable(Agorot('Agorot including VAT.'))),
+  note: Type.Optional(Nullable(Text(500))),
+};
+
+export const ExpenseCreate = Type.Object(
+  { ...draftFields, externalRef: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
+  { additionalProperties: false },
+);
+export type ExpenseCreateBody = Static<typeof ExpenseCreate>;
+
+export const ExpensePatch = Type.Object(draftFields, { additionalProperties: false });
+export type ExpensePatchBody = Static<typeof ExpensePatch>;
+
+export const CorrectionBody = Type.Object(
+  { redraft: Type.Optional(Type.Boolean({ description: 'Also open a new draft cloned from the corrected row.' })) },
+  { additionalProperties: false },
+);
+
+export const UploadJson = Type.Object(
+  {
+    file: Type.String({ minLength: 1, description: 'Base64 data URI: data:image/jpeg;base64,... (JPEG, PNG, WebP, PDF).' }),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+
+export const ListQuery = Type.Object(
+  {
+    status: Type.Optional(ExpenseStatus),
+    categoryKey: Type.Optional(Type.String({ maxLength: 60 })),
+    from: Type.Optional(IsoDate),
+    to: Type.Optional(IsoDate),
+    take: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })),
+    skip: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    before: Type.Optional(IsoDateTime),
+    q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    counts: Type.Optional(Type.Literal('1')),
+  },
+  { additionalProperties: false },
+);
+export type ListQueryValue = Static<typeof ListQuery>;
+
+export const Category = Type.Object({
+  key: Type.String(),
+  nameHe: Type.String(),
+  nameEn: Type.String(),
+  vatDeductible: Type.Object({ numerator: Type.Integer(), denominator: Type.Integer() }),
+  vatRule: Type.String(),
+});

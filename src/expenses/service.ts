@@ -1,0 +1,259 @@
+import { createHash } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { Database, Tx } from '../platform/db/engine.ts';
+import { queryOne } from '../platform/db/sql.ts';
+import { AppError, conflict, notFound, validation } from '../platform/errors.ts';
+import { appendAudit, type Actor } from '../platform/audit.ts';
+import { recordEvent } from '../platform/outbox.ts';
+import { canonicalJson } from '../platform/canonical-json.ts';
+import { newId } from '../platform/ids.ts';
+import type { Services } from '../platform/http/services.ts';
+import type { BusinessRecord } from '../businesses/service.ts';
+import { deductibleVat } from './categories.ts';
+import { requireCompleteAmounts } from './amounts.ts';
+import { applyDraftInput, EMPTY_DRAFT, requireRecordable, type DraftFields } from './draft-input.ts';
+import { expenseCeiling, openExpenseRows, requireApproved } from './limits.ts';
+import { EXPENSE_COLUMNS, expenseRow, toExpense } from './rows.ts';
+import type { ExpenseCreateBody, ExpensePatchBody, ExpenseView } from './schemas.ts';
+
+export interface NewExpenseRow extends DraftFields {
+  source: 'manual' | 'upload' | 'scan' | 'reversal' | 'redraft';
+  status?: 'draft' | 'recorded';
+  receiptFileId?: string | null;
+  ocrExtraction?: unknown;
+  externalRef?: string | null;
+  requestHash?: string | null;
+  reversesExpenseId?: string | null;
+  deductibleVat?: number | null;
+  recordedAt?: Date | null;
+}
+
+/** Inserts a row (the caller took the row limits). Answers undefined when the externalRef already exists. */
+export async function insertExpense(tx: Tx, at: Date, actor: Actor, b: BusinessRecord, r: NewExpenseRow): Promise<ExpenseView | undefined> {
+  const id = newId('exp', at.getTime());
+  const row = await queryOne<Record<string, unknown>>(
+    tx,
+    sql`INSERT INTO expenses(id, business_id, status, source, category_key, supplier_name, supplier_tax_id, party_id, supplier_doc_type,
+          supplier_doc_number, supplier_doc_date, allocation_number, amount_ex_vat, vat_amount, amount_inc_vat, deductible_vat, note,
+          receipt_file_id, ocr_extraction, reverses_expense_id, external_ref, request_hash, created_by_key_id, recorded_at, created_at, updated_at)
+        VALUES (${id}, ${b.id}, ${r.status ?? 'draft'}, ${r.source}, ${r.categoryKey}, ${r.supplierName}, ${r.supplierTaxId}, ${r.partyId},
+          ${r.supplierDocType}, ${r.supplierDocNumber}, ${r.supplierDocDate}, ${r.allocationNumber}, ${r.amountExVat}, ${r.vatAmount},
+          ${r.amountIncVat}, ${r.deductibleVat ?? null}, ${r.note}, ${r.receiptFileId ?? null},
+          ${r.ocrExtraction === undefined || r.ocrExtraction === null ? null : JSON.stringify(r.ocrExtraction)}::jsonb,
+          ${r.reversesExpenseId ?? null}, ${r.externalRef ?? null}, ${r.requestHash ?? null}, ${actor.keyId},
+          ${r.recordedAt ? r.recordedAt.toISOString() : null}, ${at.toISOString()}, ${at.toISOString()})
+        ON CONFLICT (business_id, external_ref) WHERE external_ref IS NOT NULL DO NOTHING
+        RETURNING ${EXPENSE_COLUMNS}`,
+  );
+  if (!row) return undefined;
+  const expense = toExpense(row);
+  await appendAudit(tx, at, actor, { businessId: b.id, action: `expense.create.${r.source}`, entityType: 'expense', entityId: id, after: expense });
+  return expense;
+}
+
+export function fieldsOf(e: ExpenseView): DraftFields {
+  return {
+    categoryKey: e.categoryKey,
+    supplierName: e.supplierName,
+    supplierTaxId: e.supplierTaxId,
+    partyId: e.partyId,
+    supplierDocType: e.supplierDocType,
+    supplierDocNumber: e.supplierDocNumber,
+    supplierDocDate: e.supplierDocDate,
+    allocationNumber: e.allocationNumber,
+    amountExVat: e.amountExVat,
+    vatAmount: e.vatAmount,
+    amountIncVat: e.amountIncVat,
+    note: e.note,
+  };
+}
+
+export function requestHashOf(body: unknown): string {
+  const { externalRef: _ignored, ...rest } = (body ?? {}) as Record<string, unknown>;
+  return createHash('sha256').update(canonicalJson(rest)).digest('hex');
+}
+
+const RACED = Symbol('raced');
+
+/**
+ * Creates a draft. An idempotency key (header or `externalRef`) that was seen before answers the
+ * same row with `deduped: true` when the body is the same, 409 `conflict` when it differs.
+ */
+export async function createDraft(
+  s: Services,
+  database: Database,
+  actor: Actor,
+  b: BusinessRecord,
+  body: ExpenseCreateBody,
+  headerKey: string | undefined,
+): Promise<{ expense: ExpenseView; deduped: boolean }> {
+  if (headerKey !== undefined && body.externalRef !== undefined && headerKey !== body.externalRef) {
+    throw validation('body.externalRef', 'differs from the Idempotency-Key header; send one or make them equal');
+  }
+  const externalRef = headerKey ?? body.externalRef ?? null;
+  const hash = requestHashOf(body);
+  const ceiling = await expenseCeiling(s, b);
+  const now = s.clock.now();
+  const existing = async (ex: Database['db'] | Tx) => {
+    if (externalRef === null) return undefined;
+    const r = await queryOne<Record<string, unknown>>(
+      ex,
+      sql`SELECT ${EXPENSE_COLUMNS} FROM expenses WHERE business_id = ${b.id} AND external_ref = ${externalRef}`,
+    );
+    if (!r) return undefined;
+    if (r.request_hash !== hash) throw conflict(`Idempotency-Key "${externalRef}" was already used with a different body`);
+    return { expense: toExpense(r), deduped: true };
+  };
+  try {
+    return await database.db.transaction(async (tx) => {
+      const seen = await existing(tx);
+      if (seen) return seen;
+      const fields = await applyDraftInput(tx, b.id, EMPTY_DRAFT, body);
+      await openExpenseRows(tx, b, ceiling, now);
+      const expense = await insertExpense(tx, now, actor, b, { ...fields, source: 'manual', externalRef, requestHash: hash });
+      if (!expense) throw RACED; // a concurrent call with the same key committed first: roll back our limit take
+      return { expense, deduped: false };
+    });
+  } catch (err) {
+    if (err !== RACED) throw err;
+    return (await existing(database.db))!;
+  }
+}
+
+async function lockedDraft(tx: Tx, businessId: string, id: string): Promise<ExpenseView> {
+  const e = toExpense(await expenseRow(tx, businessId, id, true));
+  if (e.status !== 'draft') throw new AppError(409, 'not_draft', 'the expense is recorded: it cannot change; correct it with POST .../correction');
+  return e;
+}
+
+export async function patchDraft(s: Services, database: Database, actor: Actor, b: BusinessRecord, id: string, body: ExpensePatchBody): Promise<ExpenseView> {
+  const now = s.clock.now();
+  return database.db.transaction(async (tx) => {
+    const before = await lockedDraft(tx, b.id, id);
+    const f = await applyDraftInput(tx, b.id, fieldsOf(before), body);
+    const row = await queryOne<Record<string, unknown>>(
+      tx,
+      sql`UPDATE expenses SET category_key = ${f.categoryKey}, supplier_name = ${f.supplierName}, supplier_tax_id = ${f.supplierTaxId},
+            party_id = ${f.partyId}, supplier_doc_type = ${f.supplierDocType}, supplier_doc_number = ${f.supplierDocNumber},
+            supplier_doc_date = ${f.supplierDocDate}, allocation_number = ${f.allocationNumber}, amount_ex_vat = ${f.amountExVat},
+            vat_amount = ${f.vatAmount}, amount_inc_vat = ${f.amountIncVat}, note = ${f.note}, updated_at = ${now.toISOString()}
+          WHERE id = ${id} RETURNING ${EXPENSE_COLUMNS}`,
+    );
+    const after = toExpense(row!);
+    await appendAudit(tx, now, actor, { businessId: b.id, action: 'expense.update', entityType: 'expense', entityId: id, before, after });
+    return after;
+  });
+}
+
+/** DELETE of a draft; a recorded expense answers 404 (it is never deleted). */
+export async function deleteDraft(s: Services, database: Database, actor: Actor, b: BusinessRecord, id: string): Promise<void> {
+  const now = s.clock.now();
+  await database.db.transaction(async (tx) => {
+    const before = toExpense(await expenseRow(tx, b.id, id, true));
+    if (before.status !== 'draft') throw notFound('draft expense');
+    await tx.execute(sql`DELETE FROM expenses WHERE id = ${id}`);
+    await appendAudit(tx, now, actor, { businessId: b.id, action: 'expense.delete', entityType: 'expense', entityId: id, before });
+  });
+}
+
+async function announceRecorded(tx: Tx, at: Date, b: BusinessRecord, e: ExpenseView): Promise<void> {
+  await recordEvent(tx, at, {
+    event: 'expense.recorded',
+    accountId: b.accountId,
+    businessId: b.id,
+    data: { expenseId: e.id, amountIncVat: e.amountIncVat, supplierName: e.supplierName },
+  });
+}
+
+/**
+ * Records a draft: completes the amounts, computes the deductible input VAT from the category,
+ * the dealer type and the supplier document type, freezes the row, emits `expense.recorded`.
+ * Recording a recorded expense answers it again with `deduped: true`.
+ */
+export async function recordDraft(s: Services, database: Database, actor: Actor, b: BusinessRecord, id: string): Promise<{ expense: ExpenseView; deduped: boolean }> {
+  const now = s.clock.now();
+  return database.db.transaction(async (tx) => {
+    const before = toExpense(await expenseRow(tx, b.id, id, true));
+    if (before.status === 'recorded') return { expense: before, deduped: true };
+    requireApproved(b, 'recording an expense');
+    const f = fieldsOf(before);
+    requireRecordable(f);
+    const amounts = requireCompleteAmounts(f);
+    const deductible = deductibleVat({ vatAmount: amounts.vatAmount, categoryKey: f.categoryKey!, dealerType: b.dealerType, supplierDocType: f.supplierDocType });
+    const row = await queryOne<Record<string, unknown>>(
+      tx,
+      sql`UPDATE expenses SET status = 'recorded', amount_ex_vat = ${amounts.amountExVat}, vat_amount = ${amounts.vatAmount},
+            amount_inc_vat = ${amounts.amountIncVat}, deductible_vat = ${deductible}, recorded_at = ${now.toISOString()},
+            updated_at = ${now.toISOString()}
+          WHERE id = ${id} RETURNING ${EXPENSE_COLUMNS}`,
+    );
+    const after = toExpense(row!);
+    await appendAudit(tx, now, actor, { businessId: b.id, action: 'expense.record', entityType: 'expense', entityId: id, before, after });
+    await announceRecorded(tx, now, b, after);
+    return { expense: after, deduped: false };
+  });
+}
+
+/**
+ * Storno: writes a recorded reversing row (every amount negated, same supplier document) and links
+ * the original to it. A second correction answers 409 `conflict`; a draft answers 409 `not_draft`
+ * (discard or edit a draft instead); a storno row itself cannot be corrected (409 `conflict`).
+ * With `redraft`, a new draft cloned from the original (same receipt file) is opened in a SECOND
+ * transaction: the reversal stands even if the draft cannot be opened (`draftError` then says why).
+ */
+export async function correctExpense(
+  s: Services,
+  database: Database,
+  actor: Actor,
+  b: BusinessRecord,
+  id: string,
+  redraft: boolean,
+): Promise<{ expense: ExpenseView; draft?: ExpenseView; draftError?: { error: string; reason: string } }> {
+  requireApproved(b, 'correcting an expense');
+  const ceiling = await expenseCeiling(s, b);
+  const now = s.clock.now();
+  const { reversal, original } = await database.db.transaction(async (tx) => {
+    const original = toExpense(await expenseRow(tx, b.id, id, true));
+    if (original.status !== 'recorded') throw new AppError(409, 'not_draft', 'only a recorded expense is corrected; edit or delete the draft instead');
+    if (original.reversesExpenseId) throw conflict('this row is itself a storno and cannot be corrected');
+    if (original.reversedByExpenseId) throw conflict(`the expense was already corrected by ${original.reversedByExpenseId}`);
+    await openExpenseRows(tx, b, ceiling, now);
+    const neg = (v: number | null) => (v === null ? null : -v + 0);
+    const reversal = (await insertExpense(tx, now, actor, b, {
+      ...fieldsOf(original),
+      amountExVat: neg(original.amountExVat),
+      vatAmount: neg(original.vatAmount),
+      amountIncVat: neg(original.amountIncVat),
+      deductibleVat: neg(original.deductibleVat),
+      note: original.note,
+      source: 'reversal',
+      status: 'recorded',
+      recordedAt: now,
+      receiptFileId: original.receiptFileId,
+      reversesExpenseId: original.id,
+    }))!;
+    await tx.execute(sql`UPDATE expenses SET reversed_by_expense_id = ${reversal.id} WHERE id = ${original.id}`);
+    await appendAudit(tx, now, actor, {
+      businessId: b.id,
+      action: 'expense.reverse',
+      entityType: 'expense',
+      entityId: original.id,
+      before: { reversedByExpenseId: null },
+      after: { reversedByExpenseId: reversal.id },
+    });
+    await announceRecorded(tx, now, b, reversal);
+    return { reversal, original };
+  });
+  if (!redraft) return { expense: reversal };
+  try {
+    const draft = await database.db.transaction(async (tx) => {
+      await openExpenseRows(tx, b, ceiling, now);
+      return (await insertExpense(tx, now, actor, b, { ...fieldsOf(original), source: 'redraft', receiptFileId: original.receiptFileId }))!;
+    });
+    return { expense: reversal, draft };
+  } catch (err) {
+    if (err instanceof AppError) return { expense: reversal, draftError: { error: err.message, reason: err.reason } };
+    s.logger.error({ err: (err as Error).message, expenseId: id }, 'redraft after a storno failed');
+    return { expense: reversal, draftError: { error: 'the draft could not be opened; the reversal stands', reason: 'internal' } };
+  }
+}
