@@ -9,6 +9,7 @@ import { registerExpenseRoutes } from './expenses/routes.ts';
 import { registerConsole } from './console/plugin.ts';
 import { webhooksDomain } from './webhooks/domain.ts';
 import { registerExportRoutes } from './exports/routes.ts';
+import { registerDocumentRoutes } from './documents/routes.ts';
 
 export interface Worker {
   stop(): Promise<void>;
@@ -36,6 +37,7 @@ export const domains: Domain[] = [
   { name: 'console', root: registerConsole },
   webhooksDomain,
   { name: 'exports', api: registerExportRoutes },
+  { name: 'documents', api: registerDocumentRoutes },
 ];
 
 /** Every job handler of every domain. */

@@ -1,0 +1,103 @@
+/**
+ * Credit notes: the only way to undo an issued document. A 305/320 gets a linked 330 in its own
+ * series mirroring the original's amounts and VAT rate (positive amounts: the type carries the
+ * meaning, OPENFRMT §2.4(יב)); a 400 gets a negative receipt in the 400 series. The original
+ * stays issued and shows cancelledByDocumentId.
+ */
+import { sql } from 'drizzle-orm';
+import { pgErrorCode, queryOne } from '../platform/db/sql.ts';
+import { AppError, conflict } from '../platform/errors.ts';
+import { newId } from '../platform/ids.ts';
+import { israelDate as israelToday } from '../platform/clock.ts';
+import type { Services } from '../platform/http/services.ts';
+import type { RequestContext } from '../platform/http/context.ts';
+import type { BusinessRecord } from '../businesses/service.ts';
+import { documentView, getDocumentRow, toDocumentRow, type AllocationState, type DocType, type DocumentRow, type DocumentSnapshot, type DocumentView } from './snapshot.ts';
+import { takeNextNumber } from './numbering.ts';
+import { afterIssue, approvalRequired } from './issue.ts';
+
+/** The content of the reversing document, from the original's frozen snapshot. Pure. */
+export function reversalOf(original: DocumentRow, reason: string | null): Omit<DocumentSnapshot, 'docNumber' | 'issuedAt' | 'documentDate' | 'valueDate'> {
+  const snap = original.snapshot!;
+  const linkedDocument = { id: original.id, docType: original.docType, docNumber: original.docNumber! };
+  if (original.docType === 400) {
+    // A negative receipt: the money goes back by the same methods.
+    const payments = snap.payments.map((p) => ({ ...p, amount: -p.amount }));
+    return {
+      ...snap,
+      docType: 400,
+      payments,
+      totals: {
+        totalExVat: -snap.totals.totalExVat,
+        vatAmount: -snap.totals.vatAmount,
+        totalIncVat: -snap.totals.totalIncVat,
+        discountAmount: 0,
+        withholdingAmount: -snap.totals.withholdingAmount,
+      },
+      note: reason,
+      allocationNumber: null,
+      linkedDocument,
+    };
+  }
+  // A 330 mirrors the invoice part: same lines, same rate, same amounts; no payments, no withholding.
+  return {
+    ...snap,
+    docType: 330,
+    payments: [],
+    totals: { ...snap.totals, withholdingAmount: 0 },
+    note: reason,
+    allocationNumber: null,
+    linkedDocument,
+  };
+}
+
+export async function issueCreditNote(
+  s: Services,
+  ctx: RequestContext,
+  business: BusinessRecord,
+  id: string,
+  reason: string | null,
+): Promise<DocumentView> {
+  const db = ctx.database.db;
+  const first = await getDocumentRow(db, business.id, id);
+  if (first.status !== 'issued') throw new AppError(409, 'not_draft', 'a draft cannot be credited: delete or edit it instead');
+  if (business.approvalStatus !== 'approved') throw approvalRequired(business);
+  const now = s.clock.now();
+  try {
+    return await db.transaction(async (tx) => {
+      const original = await getDocumentRow(tx, business.id, id, true);
+      if (original.cancelledByDocumentId) throw conflict(`document ${id} was already credited by ${original.cancelledByDocumentId}`);
+      if (original.docType === 330 || original.linkedDocumentId) throw conflict('a credit note or negative receipt cannot itself be credited');
+      const docType: DocType = original.docType === 400 ? 400 : 330;
+      const base = reversalOf(original, reason);
+      const docNumber = await takeNextNumber(tx, business.id, docType);
+      const day = original.documentDate > israelToday(now) ? original.documentDate : israelToday(now);
+      const snapshot: DocumentSnapshot = { ...base, docType, docNumber, issuedAt: now.toISOString(), documentDate: day, valueDate: day };
+      const allocation: AllocationState = { status: 'not_required', number: null, error: null, requestedAt: null, decidedAt: null };
+      const newIdValue = newId('doc', now.getTime());
+      const r = await queryOne<Record<string, unknown>>(
+        tx,
+        sql`INSERT INTO documents(id, business_id, status, doc_type, doc_number, party_id, party, price_mode, lines, payments, note,
+                                  document_date, value_date, vat_rate_bp, vat_exemption_reason, discount_amount, withholding_amount,
+                                  total_ex_vat, vat_amount, total_inc_vat, linked_document_id, allocation, warnings, snapshot, issued_at,
+                                  created_by_key_id, created_at, updated_at)
+            VALUES (${newIdValue}, ${business.id}, 'issued', ${docType}, ${docNumber}, ${original.partyId}, ${JSON.stringify(snapshot.party)}::jsonb,
+                    ${snapshot.priceMode}, ${JSON.stringify(snapshot.lines)}::jsonb, ${JSON.stringify(snapshot.payments)}::jsonb, ${reason},
+                    ${day}, ${day}, ${snapshot.vatRateBp}, ${snapshot.vatExemptionReason}, ${snapshot.totals.discountAmount},
+                    ${snapshot.totals.withholdingAmount}, ${snapshot.totals.totalExVat}, ${snapshot.totals.vatAmount}, ${snapshot.totals.totalIncVat},
+                    ${original.id}, ${JSON.stringify(allocation)}::jsonb, '[]'::jsonb, ${JSON.stringify(snapshot)}::jsonb, ${now.toISOString()},
+                    ${ctx.key.id}, ${now.toISOString()}, ${now.toISOString()})
+            RETURNING *`,
+      );
+      await tx.execute(
+        sql`UPDATE documents SET cancelled_by_document_id = ${newIdValue}, updated_at = ${now.toISOString()} WHERE id = ${original.id}`,
+      );
+      const credit = toDocumentRow(r!);
+      return afterIssue(tx, s, ctx, business, credit, now, 'document.credit_note');
+    });
+  } catch (err) {
+    // Two racing credit notes: the unique index on linked_document_id lets one win.
+    if (pgErrorCode(err) === '23505') throw conflict(`document ${id} was already credited`);
+    throw err;
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * Turning a draft body into stored document fields: defaults, payment codes, validation that
+ * names the field. Pure: the saved party (if any) is looked up by the caller and passed in.
+ */
+import { validation, AppError } from '../platform/errors.ts';
+import { normalizeTaxId } from '../businesses/tax-id.ts';
+import type { DealerType } from '../businesses/schemas.ts';
+import type { DocType, DocumentLine, DocumentParty, DocumentPayment, PaymentMethodCode, PriceMode, VatExemptionReason } from './snapshot.ts';
+import type { LineInputBody, PaymentInputBody } from './schemas.ts';
+import { computeTotals, docTypeAllowed, lineAmount, resolveVatRateBp, vatRateProblem, type ComputedTotals } from './totals.ts';
+
+/** The Hebrew word for "unit", the default line unit. */
+export const DEFAULT_UNIT = 'יחידה';
+
+export const PAYMENT_ALIAS_CODES: Record<string, PaymentMethodCode> = {
+  cash: 1,
+  check: 2,
+  cheque: 2,
+  card: 3,
+  credit: 3,
+  transfer: 4,
+  bank_transfer: 4,
+  voucher: 5,
+  standing_order: 8,
+  other: 9,
+  bit: 91,
+  paybox: 92,
+  payment_app: 93,
+  app: 93,
+};
+
+export function paymentMethodCode(m: number | string): PaymentMethodCode {
+  if (typeof m === 'number') return m as PaymentMethodCode;
+  const code = PAYMENT_ALIAS_CODES[m];
+  if (code === undefined) throw validation('method', `unknown payment method "${m}"`);
+  return code;
+}
+
+export function normalizeLine(l: LineInputBody): DocumentLine {
+  const line = {
+    description: l.description.trim(),
+    quantity: l.quantity,
+    unitPriceExVat: l.unitPriceExVat,
+    sku: l.sku ?? null,
+    unit: l.unit?.trim() || DEFAULT_UNIT,
+    lineDiscount: l.lineDiscount ?? 0,
+  };
+  return { ...line, amount: lineAmount(line) };
+}
+
+export function normalizePayment(p: PaymentInputBody): DocumentPayment {
+  return {
+    method: paymentMethodCode(p.method),
+    amount: p.amount,
+    dueDate: p.dueDate ?? null,
+    bankCode: p.bankCode ?? null,
+    branchCode: p.branchCode ?? null,
+    accountNumber: p.accountNumber ?? null,
+    checkNumber: p.checkNumber ?? null,
+    cardCompany: p.cardCompany ?? null,
+    cardName: p.cardName ?? null,
+    cardTxType: p.cardTxType ?? null,
+  };
+}
+
+export function normalizeInlineParty(p: { name: string; taxId?: string | null; phone?: string | null; email?: string | null; address?: string | null }): DocumentParty {
+  let taxId: string | null = null;
+  if (p.taxId && p.taxId.trim() !== '') {
+    const r = normalizeTaxId(p.taxId);
+    if (!r.ok) throw validation('body.party.taxId', r.problem);
+    taxId = r.value;
+  }
+  return {
+    partyId: null,
+    key: null,
+    name: p.name.trim(),
+    taxId,
+    phone: p.phone ?? null,
+    email: p.email ?? null,
+    address: p.address ?? null,
+  };
+}
+
+/** The stored fields of a draft, merged from the body and (on patch) the current draft. */
+export interface DraftFields {
+  docType: DocType;
+  party: DocumentParty | null;
+  priceMode: PriceMode;
+  lines: DocumentLine[];
+  payments: DocumentPayment[];
+  note: string | null;
+  documentDate: string;
+  valueDate: string;
+  vatRateBp: number | null;
+  vatExemptionReason: VatExemptionReason | null;
+  discountAmount: number;
+  withholdingAmount: number;
+  allocationNumber: string | null;
+}
+
+/**
+ * Checks a merged draft. Drafts may be incomplete in one way only: payments of a 320/400 can
+ * arrive later (issue answers 422 payments_mismatch). Everything else is refused at once (400).
+ */
+export function checkDraft(d: DraftFields, dealerType: DealerType): void {
+  if (!docTypeAllowed(dealerType, d.docType)) {
+    throw new AppError(400, 'doc_type_not_allowed', `docType: a ${dealerType} business issues receipts (400) only`);
+  }
+  if ((d.docType === 305 || d.docType === 320) && d.lines.length === 0) {
+    throw validation('body.lines', `a ${d.docType} needs at least one line`);
+  }
+  if (d.docType === 305 && d.payments.length > 0) {
+    throw validation('body.payments', 'a 305 tax invoice carries no payments; use a 320 invoice/receipt or a 400 receipt');
+  }
+  if (d.docType === 305 && d.withholdingAmount !== 0) {
+    throw validation('body.withholdingAmount', 'withholding is recorded on receipts (320, 400), not on a 305');
+  }
+  if (d.docType === 400 && d.discountAmount !== 0) {
+    throw validation('body.discountAmount', 'a 400 receipt has no document discount: its total is the sum of the payments');
+  }
+  const rateProblem = vatRateProblem(d.vatRateBp, d.vatExemptionReason);
+  if (rateProblem) throw validation(d.vatRateBp === 0 ? 'body.vatExemptionReason' : 'body.vatRateBp', rateProblem);
+  d.lines.forEach((l, i) => {
+    if (l.amount < 0) throw validation(`body.lines[${i}].lineDiscount`, 'is larger than the line amount');
+  });
+  const linesTotal = d.lines.reduce((a, l) => a + l.amount, 0);
+  if (d.docType !== 400 && d.discountAmount > linesTotal) {
+    throw validation('body.discountAmount', `is larger than the sum of the lines (${linesTotal} agorot)`);
+  }
+  for (const [field, day] of [['body.documentDate', d.documentDate], ['body.valueDate', d.valueDate]] as const) {
+    if (!realDay(day)) throw validation(field, `"${day}" is not a calendar date`);
+    if (day < '2000-01-01' || day > '2099-12-31') throw validation(field, 'must be between 2000-01-01 and 2099-12-31');
+  }
+}
+
+/** True for a YYYY-MM-DD that exists on the calendar (no 2026-02-30). */
+export function realDay(day: string): boolean {
+  const t = Date.parse(`${day}T00:00:00Z`);
+  return Number.isFinite(t) && new Date(t).toISOString().slice(0, 10) === day;
+}
+
+/** Totals of a draft as they would be issued today (a preview; issue recomputes them). */
+export function draftTotals(d: DraftFields, business: { dealerType: DealerType; defaultVatRateBp: number | null }): ComputedTotals & { vatRateBp: number } {
+  const vatRateBp = resolveVatRateBp({
+    docType: d.docType,
+    dealerType: business.dealerType,
+    businessDefaultBp: business.defaultVatRateBp,
+    draftRateBp: d.vatRateBp,
+    documentDate: d.documentDate,
+  });
+  const t = computeTotals({
+    docType: d.docType,
+    priceMode: d.priceMode,
+    vatRateBp,
+    lines: d.lines,
+    payments: d.payments,
+    discountAmount: d.discountAmount,
+    withholdingAmount: d.withholdingAmount,
+  });
+  return { ...t, vatRateBp };
+}

@@ -1,0 +1,179 @@
+/** Draft create (idempotent), patch and delete. Drafts consume no number. */
+import { createHash } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { Executor, Tx } from '../platform/db/engine.ts';
+import { pgErrorCode, queryOne } from '../platform/db/sql.ts';
+import { AppError, conflict, validation } from '../platform/errors.ts';
+import { appendAudit, type Actor } from '../platform/audit.ts';
+import { canonicalJson } from '../platform/canonical-json.ts';
+import { israelDate } from '../platform/clock.ts';
+import { newId } from '../platform/ids.ts';
+import type { Services } from '../platform/http/services.ts';
+import type { RequestContext } from '../platform/http/context.ts';
+import type { BusinessRecord } from '../businesses/service.ts';
+import { getParty } from '../parties/service.ts';
+import { documentView, findDocumentRow, getDocumentRow, toDocumentRow, type DocumentParty, type DocumentRow, type DocumentView } from './snapshot.ts';
+import type { DraftCreateBody, DraftPatchBody, PartyInputBody } from './schemas.ts';
+import { checkDraft, draftTotals, normalizeInlineParty, normalizeLine, normalizePayment, type DraftFields } from './draft-input.ts';
+
+const notDraft = (id: string) => new AppError(409, 'not_draft', `document ${id} is issued: it cannot be changed or deleted; issue a credit note instead`);
+
+async function resolveParty(ex: Executor, businessId: string, p: PartyInputBody | null | undefined): Promise<DocumentParty | null> {
+  if (p === undefined || p === null) return null;
+  if ('partyId' in p) {
+    try {
+      const saved = await getParty(ex, businessId, p.partyId);
+      return { partyId: saved.id, key: saved.key, name: saved.name, taxId: saved.taxId, phone: saved.phone, email: saved.email, address: saved.address };
+    } catch (err) {
+      if (err instanceof AppError && err.status === 404) throw validation('body.party.partyId', 'no saved party with this id in the business');
+      throw err;
+    }
+  }
+  return normalizeInlineParty(p);
+}
+
+/** The idempotency fingerprint of a create body: everything except the key itself. */
+export function requestHash(body: DraftCreateBody): string {
+  const { externalRef: _ignored, ...rest } = body;
+  return createHash('sha256').update(canonicalJson(rest)).digest('hex');
+}
+
+async function insertDraft(
+  tx: Tx,
+  at: Date,
+  businessId: string,
+  keyId: string | null,
+  d: DraftFields,
+  totals: { totalExVat: number; vatAmount: number; totalIncVat: number },
+  externalRef: string | null,
+  hash: string,
+): Promise<DocumentRow | undefined> {
+  const r = await queryOne<Record<string, unknown>>(
+    tx,
+    sql`INSERT INTO documents(id, business_id, status, doc_type, party_id, party, price_mode, lines, payments, note, document_date, value_date,
+                              vat_rate_bp, vat_exemption_reason, discount_amount, withholding_amount, total_ex_vat, vat_amount, total_inc_vat,
+                              external_ref, request_hash, allocation_number, created_by_key_id, created_at, updated_at)
+        VALUES (${newId('doc', at.getTime())}, ${businessId}, 'draft', ${d.docType}, ${d.party?.partyId ?? null}, ${JSON.stringify(d.party)}::jsonb,
+                ${d.priceMode}, ${JSON.stringify(d.lines)}::jsonb, ${JSON.stringify(d.payments)}::jsonb, ${d.note}, ${d.documentDate}, ${d.valueDate},
+                ${d.vatRateBp}, ${d.vatExemptionReason}, ${d.discountAmount}, ${d.withholdingAmount}, ${totals.totalExVat}, ${totals.vatAmount},
+                ${totals.totalIncVat}, ${externalRef}, ${hash}, ${d.allocationNumber}, ${keyId}, ${at.toISOString()}, ${at.toISOString()})
+        ON CONFLICT (business_id, external_ref) WHERE external_ref IS NOT NULL DO NOTHING
+        RETURNING *`,
+  );
+  return r ? toDocumentRow(r) : undefined;
+}
+
+function replay(existing: DocumentRow, hash: string): { document: DocumentView; deduped: true } {
+  if (existing.requestHash !== hash) {
+    throw conflict(`Idempotency-Key / externalRef "${existing.externalRef}" was already used with a different body`);
+  }
+  return { document: documentView(existing), deduped: true };
+}
+
+export async function createDraft(
+  s: Services,
+  ctx: RequestContext,
+  business: BusinessRecord,
+  body: DraftCreateBody,
+  headerKey: string | undefined,
+): Promise<{ document: DocumentView; deduped: boolean }> {
+  const header = headerKey?.trim() || undefined;
+  if (header && body.externalRef && header !== body.externalRef) {
+    throw validation('body.externalRef', 'differs from the Idempotency-Key header; they are the same key, send one or make them equal');
+  }
+  const externalRef = header ?? body.externalRef ?? null;
+  if (externalRef !== null && externalRef.length > 200) throw validation('Idempotency-Key', 'is longer than 200 characters');
+  const hash = requestHash({ ...body, externalRef: undefined });
+  const db = ctx.database.db;
+  if (externalRef) {
+    const existing = await queryOne<Record<string, unknown>>(db, sql`SELECT * FROM documents WHERE business_id = ${business.id} AND external_ref = ${externalRef}`);
+    if (existing) return replay(toDocumentRow(existing), hash);
+  }
+  const now = s.clock.now();
+  const today = israelDate(now);
+  const result = await db.transaction(async (tx) => {
+    const fields: DraftFields = {
+      docType: body.docType,
+      party: await resolveParty(tx, business.id, body.party),
+      priceMode: body.priceMode ?? 'net',
+      lines: (body.lines ?? []).map(normalizeLine),
+      payments: (body.payments ?? []).map(normalizePayment),
+      note: body.note ?? null,
+      documentDate: body.documentDate ?? today,
+      valueDate: body.valueDate ?? body.documentDate ?? today,
+      vatRateBp: body.vatRateBp ?? null,
+      vatExemptionReason: body.vatExemptionReason ?? null,
+      discountAmount: body.discountAmount ?? 0,
+      withholdingAmount: body.withholdingAmount ?? 0,
+      allocationNumber: body.allocationNumber ?? null,
+    };
+    checkDraft(fields, business.dealerType);
+    const totals = draftTotals(fields, business);
+    const row = await insertDraft(tx, now, business.id, ctx.key.id, fields, totals, externalRef, hash);
+    if (!row) return undefined; // a racing request with the same key won: answer its row below
+    const view = documentView(row);
+    await appendAudit(tx, now, ctx.actor, { businessId: business.id, action: 'document.create', entityType: 'document', entityId: row.id, after: view });
+    return { document: view, deduped: false };
+  });
+  if (result) return result;
+  const winner = await queryOne<Record<string, unknown>>(db, sql`SELECT * FROM documents WHERE business_id = ${business.id} AND external_ref = ${externalRef}`);
+  return replay(toDocumentRow(winner!), hash);
+}
+
+export async function patchDraft(s: Services, ctx: RequestContext, business: BusinessRecord, id: string, body: DraftPatchBody): Promise<DocumentView> {
+  const now = s.clock.now();
+  return ctx.database.db.transaction(async (tx) => {
+    const cur = await getDocumentRow(tx, business.id, id, true);
+    if (cur.status !== 'draft') throw notDraft(id);
+    const pick = <K extends keyof DraftPatchBody, V>(k: K, fallback: V, map: (v: NonNullable<DraftPatchBody[K]>) => V): V => {
+      const v = body[k];
+      if (v === undefined) return fallback;
+      return v === null ? (null as V) : map(v as NonNullable<DraftPatchBody[K]>);
+    };
+    const fields: DraftFields = {
+      docType: body.docType ?? cur.docType,
+      party: body.party === undefined ? cur.party : await resolveParty(tx, business.id, body.party),
+      priceMode: body.priceMode ?? cur.priceMode,
+      lines: body.lines ? body.lines.map(normalizeLine) : cur.lines,
+      payments: body.payments ? body.payments.map(normalizePayment) : cur.payments,
+      note: pick('note', cur.note, (v) => v),
+      documentDate: body.documentDate ?? cur.documentDate,
+      valueDate: body.valueDate ?? cur.valueDate,
+      vatRateBp: pick('vatRateBp', cur.vatRateBp, (v) => v),
+      vatExemptionReason: pick('vatExemptionReason', cur.vatExemptionReason, (v) => v),
+      discountAmount: body.discountAmount ?? cur.discountAmount,
+      withholdingAmount: body.withholdingAmount ?? cur.withholdingAmount,
+      allocationNumber: pick('allocationNumber', cur.allocationNumber, (v) => v),
+    };
+    checkDraft(fields, business.dealerType);
+    const t = draftTotals(fields, business);
+    await tx.execute(
+      sql`UPDATE documents SET doc_type = ${fields.docType}, party_id = ${fields.party?.partyId ?? null}, party = ${JSON.stringify(fields.party)}::jsonb,
+            price_mode = ${fields.priceMode}, lines = ${JSON.stringify(fields.lines)}::jsonb, payments = ${JSON.stringify(fields.payments)}::jsonb,
+            note = ${fields.note}, document_date = ${fields.documentDate}, value_date = ${fields.valueDate}, vat_rate_bp = ${fields.vatRateBp},
+            vat_exemption_reason = ${fields.vatExemptionReason}, discount_amount = ${fields.discountAmount},
+            withholding_amount = ${fields.withholdingAmount}, total_ex_vat = ${t.totalExVat}, vat_amount = ${t.vatAmount},
+            total_inc_vat = ${t.totalIncVat}, allocation_number = ${fields.allocationNumber}, updated_at = ${now.toISOString()}
+          WHERE id = ${id}`,
+    );
+    const after = documentView(await getDocumentRow(tx, business.id, id));
+    await appendAudit(tx, now, ctx.actor, { businessId: business.id, action: 'document.update', entityType: 'document', entityId: id, before: documentView(cur), after });
+    return after;
+  });
+}
+
+export async function deleteDraft(s: Services, ctx: RequestContext, business: BusinessRecord, id: string): Promise<void> {
+  const now = s.clock.now();
+  await ctx.database.db.transaction(async (tx) => {
+    const cur = await findDocumentRow(tx, business.id, id, true);
+    if (!cur) throw new AppError(404, 'not_found', 'document not found');
+    if (cur.status !== 'draft') throw notDraft(id);
+    try {
+      await tx.execute(sql`DELETE FROM documents WHERE id = ${id} AND status = 'draft'`);
+    } catch (err) {
+      if (pgErrorCode(err) === 'P0001') throw notDraft(id);
+      throw err;
+    }
+    await appendAudit(tx, now, ctx.actor, { businessId: business.id, action: 'document.delete', entityType: 'document', entityId: id, before: documentView(cur) });
+  });
+}

@@ -1,0 +1,176 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { ctxOf } from '../platform/http/context.ts';
+import { AUTH_ERRORS, BidIdParams, BidParams, errors, Ok } from '../platform/http/schemas.ts';
+import type { Services } from '../platform/http/services.ts';
+import { businessOf } from '../businesses/guard.ts';
+import { documentView, getDocumentRow } from './snapshot.ts';
+import {
+  CreditNoteBody,
+  Document,
+  DraftCreate,
+  DraftPatch,
+  IssueBody,
+  ListQuery,
+  type DraftCreateBody,
+  type DraftPatchBody,
+  type IssueBodyInput,
+  type ListQueryInput,
+} from './schemas.ts';
+import { createDraft, deleteDraft, patchDraft } from './drafts.ts';
+import { issueDocument } from './issue.ts';
+import { issueCreditNote } from './credit-note.ts';
+import { continuityReport, listDocuments } from './list.ts';
+
+const tags = ['documents'];
+/** An empty body on an endpoint whose body is optional means "no options". */
+const emptyBodyIsEmptyObject = async (req: FastifyRequest) => {
+  if (req.body === undefined || req.body === null) req.body = {};
+};
+const config = { scope: 'documents' as const };
+
+const Counts = Type.Object({ total: Type.Integer(), byStatus: Type.Object({ draft: Type.Integer(), issued: Type.Integer() }) });
+const ContinuityEntry = Type.Object({
+  docType: Type.Integer(),
+  first: Type.Union([Type.Integer(), Type.Null()]),
+  last: Type.Union([Type.Integer(), Type.Null()]),
+  count: Type.Integer(),
+  gaps: Type.Array(Type.Integer()),
+  duplicates: Type.Array(Type.Integer()),
+});
+
+export function registerDocumentRoutes(api: FastifyInstance, s: Services): void {
+  // The Document schema is shared: other areas answer documents with Type.Ref('Document').
+  api.addSchema({ ...Document, $id: 'Document' });
+  const DocumentRef = Type.Ref('Document');
+  api.post(
+    '/businesses/:bid/documents',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Create a draft (idempotent with Idempotency-Key or externalRef); consumes no number',
+        params: BidParams,
+        body: DraftCreate,
+        response: { 201: Ok({ document: DocumentRef, deduped: Type.Optional(Type.Boolean()) }), ...errors(...AUTH_ERRORS, 409) },
+      },
+    },
+    async (req, reply) => {
+      const header = req.headers['idempotency-key'];
+      const result = await createDraft(s, ctxOf(req), businessOf(req), req.body as DraftCreateBody, typeof header === 'string' ? header : undefined);
+      return reply.status(201).send({ ok: true, document: result.document, ...(result.deduped ? { deduped: true } : {}) });
+    },
+  );
+
+  api.get(
+    '/businesses/:bid/documents',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'List documents, newest first',
+        params: BidParams,
+        querystring: ListQuery,
+        response: { 200: Ok({ documents: Type.Array(DocumentRef), counts: Type.Optional(Counts) }), ...errors(...AUTH_ERRORS) },
+      },
+    },
+    async (req) => {
+      const result = await listDocuments(ctxOf(req).database.db, businessOf(req).id, req.query as ListQueryInput);
+      return { ok: true as const, ...result };
+    },
+  );
+
+  api.get(
+    '/businesses/:bid/documents/:id',
+    { config, schema: { tags, summary: 'Read a document', params: BidIdParams, response: { 200: Ok({ document: DocumentRef }), ...errors(...AUTH_ERRORS) } } },
+    async (req) => {
+      const { id } = req.params as { id: string };
+      return { ok: true as const, document: documentView(await getDocumentRow(ctxOf(req).database.db, businessOf(req).id, id)) };
+    },
+  );
+
+  api.patch(
+    '/businesses/:bid/documents/:id',
+    {
+      config,
+      schema: { tags, summary: 'Update a draft (issued: 409 not_draft)', params: BidIdParams, body: DraftPatch, response: { 200: Ok({ document: DocumentRef }), ...errors(...AUTH_ERRORS, 409) } },
+    },
+    async (req) => {
+      const { id } = req.params as { id: string };
+      const document = await patchDraft(s, ctxOf(req), businessOf(req), id, req.body as DraftPatchBody);
+      return { ok: true as const, document };
+    },
+  );
+
+  api.delete(
+    '/businesses/:bid/documents/:id',
+    { config, schema: { tags, summary: 'Delete a draft (issued: 409 not_draft)', params: BidIdParams, response: { 200: Ok({}), ...errors(...AUTH_ERRORS, 409) } } },
+    async (req) => {
+      const { id } = req.params as { id: string };
+      await deleteDraft(s, ctxOf(req), businessOf(req), id);
+      return { ok: true as const };
+    },
+  );
+
+  api.post(
+    '/businesses/:bid/documents/:id/issue',
+    {
+      config,
+      preValidation: emptyBodyIsEmptyObject,
+      schema: {
+        tags,
+        summary: 'Issue a draft: next gapless number, frozen snapshot; issuing again answers deduped',
+        params: BidIdParams,
+        body: IssueBody,
+        response: { 201: Ok({ document: DocumentRef, deduped: Type.Boolean() }), ...errors(...AUTH_ERRORS, 409, 422) },
+      },
+    },
+    async (req, reply) => {
+      const { id } = req.params as { id: string };
+      const result = await issueDocument(s, ctxOf(req), businessOf(req), id, req.body as IssueBodyInput);
+      return reply.status(201).send({ ok: true, ...result });
+    },
+  );
+
+  api.post(
+    '/businesses/:bid/documents/:id/credit-note',
+    {
+      config,
+      preValidation: emptyBodyIsEmptyObject,
+      schema: {
+        tags,
+        summary: 'Credit an issued document: a linked 330 (305/320) or a negative receipt (400)',
+        params: BidIdParams,
+        body: CreditNoteBody,
+        response: { 201: Ok({ document: DocumentRef }), ...errors(...AUTH_ERRORS, 409) },
+      },
+    },
+    async (req, reply) => {
+      const { id } = req.params as { id: string };
+      const reason = (req.body as { reason?: string } | undefined)?.reason ?? null;
+      const document = await issueCreditNote(s, ctxOf(req), businessOf(req), id, reason);
+      return reply.status(201).send({ ok: true, document });
+    },
+  );
+
+  api.get(
+    '/businesses/:bid/reports/continuity',
+    {
+      config: { scope: 'export' as const },
+      schema: {
+        tags: ['reports'],
+        summary: 'Numbering continuity per document type, from the stored documents',
+        params: BidParams,
+        querystring: Type.Object(
+          { docType: Type.Optional(Type.Union([Type.Literal(305), Type.Literal(320), Type.Literal(330), Type.Literal(400)])) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Ok({ report: Type.Object({ byDocType: Type.Array(ContinuityEntry), ok: Type.Boolean() }) }), ...errors(...AUTH_ERRORS) },
+      },
+    },
+    async (req) => {
+      const { docType } = req.query as { docType?: number };
+      return { ok: true as const, report: await continuityReport(ctxOf(req).database.db, businessOf(req).id, docType) };
+    },
+  );
+}

@@ -1,0 +1,191 @@
+import { Type, type Static } from 'typebox';
+import { IsoDate, IsoDateTime, Nullable } from '../platform/http/schemas.ts';
+import { BrandingInput } from '../businesses/schemas.ts';
+
+export const NOTE_MAX = 500;
+
+const PAYMENT_ALIASES = [
+  'cash', 'check', 'cheque', 'card', 'credit', 'transfer', 'bank_transfer', 'voucher', 'standing_order', 'other',
+  'bit', 'paybox', 'payment_app', 'app',
+] as const;
+const PAYMENT_CODES = [1, 2, 3, 4, 5, 8, 9, 91, 92, 93] as const;
+
+const str = (max: number) => Type.String({ maxLength: max });
+
+export const LineInput = Type.Object(
+  {
+    description: Type.String({ minLength: 1, maxLength: 500 }),
+    quantity: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000, description: 'May be fractional.' }),
+    unitPriceExVat: Type.Integer({ minimum: 0, maximum: 100_000_000_000, description: 'Agorot; VAT-inclusive in gross mode.' }),
+    sku: Type.Optional(Nullable(str(100))),
+    unit: Type.Optional(Nullable(str(40))),
+    lineDiscount: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 100_000_000_000 }))),
+  },
+  { additionalProperties: false },
+);
+export type LineInputBody = Static<typeof LineInput>;
+
+export const PaymentInput = Type.Object(
+  {
+    method: Type.Union([
+      Type.Union(PAYMENT_CODES.map((c) => Type.Literal(c))),
+      Type.Union(PAYMENT_ALIASES.map((a) => Type.Literal(a))),
+    ], { description: 'Integer code 1, 2, 3, 4, 5, 8, 9, 91, 92, 93 or a string alias; stored as the integer code.' }),
+    amount: Type.Integer({ minimum: 1, maximum: 100_000_000_000, description: 'Agorot.' }),
+    dueDate: Type.Optional(Nullable(IsoDate)),
+    bankCode: Type.Optional(Nullable(str(20))),
+    branchCode: Type.Optional(Nullable(str(20))),
+    accountNumber: Type.Optional(Nullable(str(40))),
+    checkNumber: Type.Optional(Nullable(str(40))),
+    cardCompany: Type.Optional(Nullable(str(40))),
+    cardName: Type.Optional(Nullable(str(100))),
+    cardTxType: Type.Optional(Nullable(str(40))),
+  },
+  { additionalProperties: false },
+);
+export type PaymentInputBody = Static<typeof PaymentInput>;
+
+const PartyRef = Type.Object({ partyId: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+const PartyInline = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    taxId: Type.Optional(Nullable(str(20))),
+    phone: Type.Optional(Nullable(str(40))),
+    email: Type.Optional(Nullable(str(200))),
+    address: Type.Optional(Nullable(str(300))),
+  },
+  { additionalProperties: false },
+);
+export const PartyInput = Type.Union([PartyRef, PartyInline], {
+  description: '`{partyId}` of a saved party, or an inline party. Omit (or null) for an anonymous receipt.',
+});
+export type PartyInputBody = Static<typeof PartyInput>;
+
+const DocTypeInput = Type.Union([Type.Literal(305), Type.Literal(320), Type.Literal(400)], {
+  description: '305, 320 or 400; a 330 is created only by the credit-note endpoint.',
+});
+
+const draftFields = {
+  party: Type.Optional(Nullable(PartyInput)),
+  priceMode: Type.Optional(Type.Union([Type.Literal('net'), Type.Literal('gross')])),
+  lines: Type.Optional(Type.Array(LineInput, { maxItems: 500 })),
+  payments: Type.Optional(Type.Array(PaymentInput, { maxItems: 100 })),
+  note: Type.Optional(Nullable(Type.String({ maxLength: NOTE_MAX }))),
+  documentDate: Type.Optional(IsoDate),
+  valueDate: Type.Optional(IsoDate),
+  discountAmount: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000_000 })),
+  withholdingAmount: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000_000 })),
+  vatRateBp: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 10000, description: 'Only 0, with a vatExemptionReason; null follows the default.' }))),
+  vatExemptionReason: Type.Optional(Nullable(Type.Union([Type.Literal('eilat'), Type.Literal('export'), Type.Literal('exempt')]))),
+  allocationNumber: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 40 }))),
+};
+
+export const DraftCreate = Type.Object(
+  { docType: DocTypeInput, ...draftFields, externalRef: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
+  { additionalProperties: false },
+);
+export type DraftCreateBody = Static<typeof DraftCreate>;
+
+export const DraftPatch = Type.Object(
+  { docType: Type.Optional(DocTypeInput), ...draftFields },
+  { additionalProperties: false, description: 'Fields given replace the stored ones; docType may be left out.' },
+);
+export type DraftPatchBody = Static<typeof DraftPatch>;
+
+export const IssueBody = Type.Object({ branding: Type.Optional(BrandingInput) }, { additionalProperties: false, description: 'Optional.' });
+export type IssueBodyInput = { branding?: Static<typeof BrandingInput> } | undefined;
+
+export const CreditNoteBody = Type.Object(
+  { reason: Type.Optional(Type.String({ maxLength: NOTE_MAX, description: 'Printed on the credit note as its note.' })) },
+  { additionalProperties: false, description: 'Optional.' },
+);
+
+export const ListQuery = Type.Object(
+  {
+    status: Type.Optional(Type.Union([Type.Literal('draft'), Type.Literal('issued')])),
+    docType: Type.Optional(Type.Union([Type.Literal(305), Type.Literal(320), Type.Literal(330), Type.Literal(400)])),
+    from: Type.Optional(IsoDate),
+    to: Type.Optional(IsoDate),
+    take: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })),
+    before: Type.Optional(IsoDateTime),
+    externalRefPrefix: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    partyId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    skip: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
+    counts: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('0')])),
+  },
+  { additionalProperties: false },
+);
+export type ListQueryInput = Static<typeof ListQuery>;
+
+const PartyOut = Type.Object({
+  partyId: Nullable(Type.String()),
+  key: Nullable(Type.String()),
+  name: Type.String(),
+  taxId: Nullable(Type.String()),
+  phone: Nullable(Type.String()),
+  email: Nullable(Type.String()),
+  address: Nullable(Type.String()),
+});
+const LineOut = Type.Object({
+  description: Type.String(),
+  quantity: Type.Number(),
+  unitPriceExVat: Type.Integer(),
+  sku: Nullable(Type.String()),
+  unit: Type.String(),
+  lineDiscount: Type.Integer(),
+  amount: Type.Integer({ description: 'round(quantity × unitPriceExVat) − lineDiscount.' }),
+});
+const PaymentOut = Type.Object({
+  method: Type.Integer(),
+  amount: Type.Integer(),
+  dueDate: Nullable(Type.String()),
+  bankCode: Nullable(Type.String()),
+  branchCode: Nullable(Type.String()),
+  accountNumber: Nullable(Type.String()),
+  checkNumber: Nullable(Type.String()),
+  cardCompany: Nullable(Type.String()),
+  cardName: Nullable(Type.String()),
+  cardTxType: Nullable(Type.String()),
+});
+const Allocation = Type.Object({
+  status: Type.String({ description: 'not_required, pending, granted, refused or failed' }),
+  number: Nullable(Type.String()),
+  error: Nullable(Type.String()),
+  requestedAt: Nullable(Type.String()),
+  decidedAt: Nullable(Type.String()),
+});
+
+export const Document = Type.Object(
+  {
+    id: Type.String(),
+    businessId: Type.String(),
+    status: Type.String({ description: 'draft or issued' }),
+    docType: Type.Integer(),
+    docNumber: Nullable(Type.Integer()),
+    allocationNumber: Nullable(Type.String()),
+    party: Nullable(PartyOut),
+    priceMode: Type.String(),
+    lines: Type.Array(LineOut),
+    payments: Type.Array(PaymentOut),
+    note: Nullable(Type.String()),
+    documentDate: Type.String(),
+    valueDate: Type.String(),
+    vatRateBp: Nullable(Type.Integer({ description: 'Frozen at issue; null on a draft that follows the default.' })),
+    vatExemptionReason: Nullable(Type.String()),
+    totalExVat: Type.Integer(),
+    vatAmount: Type.Integer(),
+    totalIncVat: Type.Integer(),
+    discountAmount: Type.Integer(),
+    withholdingAmount: Type.Integer(),
+    linkedDocumentId: Nullable(Type.String()),
+    cancelledByDocumentId: Nullable(Type.String()),
+    externalRef: Nullable(Type.String()),
+    warnings: Type.Array(Type.Object({ code: Type.String(), message: Type.String() })),
+    allocation: Nullable(Allocation),
+    files: Nullable(Type.Object({ origin: Type.String(), copy: Type.String() })),
+    printCount: Type.Integer(),
+    issuedAt: Nullable(IsoDateTime),
+    createdAt: IsoDateTime,
+  },
+);
