@@ -15,11 +15,11 @@ export async function seedIssuedInvoices(
     INSERT INTO documents(id, business_id, status, doc_type, doc_number, party, price_mode, lines, payments, document_date, value_date,
                           vat_rate_bp, discount_amount, withholding_amount, total_ex_vat, vat_amount, total_inc_vat, warnings,
                           snapshot, issued_at, created_at, updated_at)
-    SELECT 'doc_seed' || lpad(n::text, 10, '0') || substr(md5(${a.businessId}), 1, 8), ${a.businessId}, 'issued', 305, n,
+    SELECT 'doc_seed' || lpad(n::text, 10, '0') || substr(md5(${a.businessId}::text), 1, 8), ${a.businessId}, 'issued', 305, n,
            party, 'net', jsonb_build_array(line), '[]'::jsonb, ${a.date}::date, ${a.date}::date,
            1800, 0, 0, net, vat, net + vat, '[]'::jsonb,
            jsonb_build_object(
-             'docType', 305, 'docNumber', n, 'documentDate', ${a.date}, 'valueDate', ${a.date}, 'issuedAt', ${a.issuedAt},
+             'docType', 305, 'docNumber', n, 'documentDate', ${a.date}::text, 'valueDate', ${a.date}::text, 'issuedAt', ${a.issuedAt}::text,
              'dealer', jsonb_build_object('name', 'עסק', 'taxId', '516179157', 'dealerType', 'company', 'address', null, 'phone', null, 'email', null),
              'branding', '{}'::jsonb, 'party', party, 'lines', jsonb_build_array(line), 'payments', '[]'::jsonb,
              'priceMode', 'net', 'vatRateBp', 1800, 'vatExemptionReason', null,
@@ -30,7 +30,7 @@ export async function seedIssuedInvoices(
       SELECT n, net, round(net * 0.18)::bigint AS vat,
              jsonb_build_object('partyId', null, 'key', 'C' || lpad((n % 997)::text, 5, '0'), 'name', 'לקוח מספר ' || (n % 997),
                                 'taxId', null, 'phone', null, 'email', null, 'address', 'רחוב ' || (n % 31)) AS party,
-             jsonb_build_object('description', 'פריט ' || (n % ${skus}), 'quantity', 1, 'unitPriceExVat', net, 'sku', 'SKU-' || (n % ${skus}),
+             jsonb_build_object('description', 'פריט ' || (n % ${skus}::int), 'quantity', 1, 'unitPriceExVat', net, 'sku', 'SKU-' || (n % ${skus}::int),
                                 'unit', 'יחידה', 'lineDiscount', 0, 'amount', net) AS line
       FROM (SELECT n, (10000 + n % 5000)::bigint AS net FROM generate_series(${a.firstNumber}::bigint, ${a.firstNumber + a.count - 1}::bigint) AS n) g
     ) s`);
