@@ -9,6 +9,7 @@ import { registerExpenseRoutes } from './expenses/routes.ts';
 import { registerConsole } from './console/plugin.ts';
 import { webhooksDomain } from './webhooks/domain.ts';
 import { registerExportRoutes } from './exports/routes.ts';
+import { registerReportRoutes } from './reports/routes.ts';
 import { registerDocumentRoutes } from './documents/routes.ts';
 
 export interface Worker {
@@ -37,6 +38,7 @@ export const domains: Domain[] = [
   { name: 'console', root: registerConsole },
   webhooksDomain,
   { name: 'exports', api: registerExportRoutes },
+  { name: 'reports', api: registerReportRoutes },
   { name: 'documents', api: registerDocumentRoutes },
 ];
 

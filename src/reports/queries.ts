@@ -1,0 +1,166 @@
+/**
+ * Management reports, computed in SQL over issued documents (by document date) and recorded
+ * expenses (by supplier document date). Amounts are agorot. Credit notes (330, stored positive)
+ * count negatively; negative receipts and storno expense rows are already negative.
+ */
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../platform/db/engine.ts';
+import { query, queryOne } from '../platform/db/sql.ts';
+import { validation } from '../platform/errors.ts';
+import { categoryOf } from '../expenses/categories.ts';
+import type { BusinessRecord } from '../businesses/service.ts';
+
+export interface Range {
+  from: string;
+  to: string;
+}
+
+export function checkRange(r: Range): void {
+  if (r.to < r.from) throw validation('querystring.to', 'must not be before querystring.from');
+}
+
+/** Exempt dealers (patur, ngo) issue only receipts: their receipts are their income. */
+const exemptDealer = (b: BusinessRecord) => b.dealerType === 'patur' || b.dealerType === 'ngo';
+
+export interface IncomeRow {
+  month: string;
+  docType: number;
+  count: number;
+  amountExVat: number;
+  vatAmount: number;
+}
+
+export interface ExpenseRow {
+  category: string;
+  nameHe: string | null;
+  count: number;
+  amountExVat: number;
+  vatAmount: number;
+  deductibleVat: number;
+}
+
+export interface SummaryReport {
+  from: string;
+  to: string;
+  currency: 'ILS';
+  income: { byMonth: IncomeRow[]; totalExVat: number };
+  outputVat: number;
+  receipts: { count: number; total: number };
+  expenses: { byCategory: ExpenseRow[]; totalExVat: number };
+  inputVat: number;
+  profit: number;
+}
+
+async function income(ex: Executor, b: BusinessRecord, r: Range): Promise<IncomeRow[]> {
+  const types = exemptDealer(b) ? sql`(400)` : sql`(305, 320, 330)`;
+  const rows = await query<Record<string, unknown>>(
+    ex,
+    sql`SELECT to_char(document_date, 'YYYY-MM') AS month, doc_type, count(*) AS n,
+               sum(CASE WHEN doc_type = 330 THEN -abs(total_ex_vat) WHEN doc_type = 400 THEN total_inc_vat ELSE total_ex_vat END) AS ex_vat,
+               sum(CASE WHEN doc_type = 330 THEN -abs(vat_amount) WHEN doc_type = 400 THEN 0 ELSE vat_amount END) AS vat
+        FROM documents
+        WHERE business_id = ${b.id} AND status = 'issued' AND document_date BETWEEN ${r.from} AND ${r.to} AND doc_type IN ${types}
+        GROUP BY 1, 2 ORDER BY 1, 2`,
+  );
+  return rows.map((x) => ({ month: String(x.month), docType: Number(x.doc_type), count: Number(x.n), amountExVat: Number(x.ex_vat), vatAmount: Number(x.vat) }));
+}
+
+async function expenses(ex: Executor, b: BusinessRecord, r: Range): Promise<ExpenseRow[]> {
+  const rows = await query<Record<string, unknown>>(
+    ex,
+    sql`SELECT category_key, count(*) AS n, sum(amount_ex_vat) AS ex_vat, sum(vat_amount) AS vat, sum(deductible_vat) AS deductible
+        FROM expenses
+        WHERE business_id = ${b.id} AND status = 'recorded' AND supplier_doc_date BETWEEN ${r.from} AND ${r.to}
+        GROUP BY category_key ORDER BY category_key`,
+  );
+  return rows.map((x) => ({
+    category: String(x.category_key),
+    nameHe: categoryOf(String(x.category_key))?.nameHe ?? null,
+    count: Number(x.n),
+    amountExVat: Number(x.ex_vat),
+    vatAmount: Number(x.vat),
+    deductibleVat: Number(x.deductible),
+  }));
+}
+
+export async function summaryReport(ex: Executor, b: BusinessRecord, r: Range): Promise<SummaryReport> {
+  checkRange(r);
+  const byMonth = await income(ex, b, r);
+  const byCategory = await expenses(ex, b, r);
+  const receipts = await queryOne<{ n: number; total: number | null }>(
+    ex,
+    sql`SELECT count(*) AS n, sum(total_inc_vat) AS total FROM documents
+        WHERE business_id = ${b.id} AND status = 'issued' AND doc_type = 400 AND document_date BETWEEN ${r.from} AND ${r.to}`,
+  );
+  const incomeTotal = byMonth.reduce((s, x) => s + x.amountExVat, 0);
+  const expenseTotal = byCategory.reduce((s, x) => s + x.amountExVat, 0);
+  return {
+    from: r.from,
+    to: r.to,
+    currency: 'ILS',
+    income: { byMonth, totalExVat: incomeTotal },
+    outputVat: byMonth.reduce((s, x) => s + x.vatAmount, 0),
+    receipts: { count: Number(receipts?.n ?? 0), total: Number(receipts?.total ?? 0) },
+    expenses: { byCategory, totalExVat: expenseTotal },
+    inputVat: byCategory.reduce((s, x) => s + x.deductibleVat, 0),
+    profit: incomeTotal - expenseTotal,
+  };
+}
+
+export interface VatReport {
+  from: string;
+  to: string;
+  currency: 'ILS';
+  /** Sales carrying VAT (ex VAT) and the VAT on them (עסקאות חייבות, מע"מ עסקאות). */
+  taxableSales: number;
+  outputVat: number;
+  /** Sales at 0% (Eilat, export) or exempt (עסקאות בשיעור אפס / פטורות). */
+  zeroRatedOrExemptSales: number;
+  /** Deductible input VAT on equipment / fixed assets (תשומות ציוד) and on everything else (תשומות אחרות). */
+  fixedAssetInputVat: number;
+  otherInputVat: number;
+  inputVat: number;
+  /** outputVat − inputVat: positive to pay, negative to be refunded. */
+  vatPayable: number;
+  documents: number;
+  expenses: number;
+}
+
+export async function vatReport(ex: Executor, b: BusinessRecord, r: Range): Promise<VatReport> {
+  checkRange(r);
+  const sales = await queryOne<Record<string, unknown>>(
+    ex,
+    sql`SELECT count(*) AS n,
+          coalesce(sum(CASE WHEN vat_rate_bp > 0 THEN (CASE WHEN doc_type = 330 THEN -abs(total_ex_vat) ELSE total_ex_vat END) END), 0) AS taxable,
+          coalesce(sum(CASE WHEN doc_type = 330 THEN -abs(vat_amount) ELSE vat_amount END), 0) AS vat,
+          coalesce(sum(CASE WHEN vat_rate_bp = 0 THEN (CASE WHEN doc_type = 330 THEN -abs(total_ex_vat) ELSE total_ex_vat END) END), 0) AS zero
+        FROM documents
+        WHERE business_id = ${b.id} AND status = 'issued' AND doc_type IN (305, 320, 330) AND document_date BETWEEN ${r.from} AND ${r.to}`,
+  );
+  const inputs = await queryOne<Record<string, unknown>>(
+    ex,
+    sql`SELECT count(*) AS n,
+          coalesce(sum(CASE WHEN category_key = 'equipment' THEN deductible_vat END), 0) AS fixed,
+          coalesce(sum(CASE WHEN category_key <> 'equipment' THEN deductible_vat END), 0) AS other
+        FROM expenses
+        WHERE business_id = ${b.id} AND status = 'recorded' AND supplier_doc_date BETWEEN ${r.from} AND ${r.to}`,
+  );
+  const outputVat = Number(sales!.vat);
+  const fixedAssetInputVat = Number(inputs!.fixed);
+  const otherInputVat = Number(inputs!.other);
+  const inputVat = fixedAssetInputVat + otherInputVat;
+  return {
+    from: r.from,
+    to: r.to,
+    currency: 'ILS',
+    taxableSales: Number(sales!.taxable),
+    outputVat,
+    zeroRatedOrExemptSales: Number(sales!.zero),
+    fixedAssetInputVat,
+    otherInputVat,
+    inputVat,
+    vatPayable: outputVat - inputVat,
+    documents: Number(sales!.n),
+    expenses: Number(inputs!.n),
+  };
+}

@@ -1,0 +1,78 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { ctxOf } from '../platform/http/context.ts';
+import { AUTH_ERRORS, BidParams, errors, IsoDate, Nullable, Ok } from '../platform/http/schemas.ts';
+import type { Services } from '../platform/http/services.ts';
+import { businessOf } from '../businesses/guard.ts';
+import { summaryReport, vatReport, type Range } from './queries.ts';
+
+const tags = ['reports'];
+const RangeQuery = Type.Object({ from: IsoDate, to: IsoDate }, { additionalProperties: false });
+const Int = Type.Integer();
+
+const SummarySchema = Type.Object({
+  from: IsoDate,
+  to: IsoDate,
+  currency: Type.Literal('ILS'),
+  income: Type.Object({
+    byMonth: Type.Array(Type.Object({ month: Type.String(), docType: Int, count: Int, amountExVat: Int, vatAmount: Int })),
+    totalExVat: Int,
+  }),
+  outputVat: Int,
+  receipts: Type.Object({ count: Int, total: Int }),
+  expenses: Type.Object({
+    byCategory: Type.Array(
+      Type.Object({ category: Type.String(), nameHe: Nullable(Type.String()), count: Int, amountExVat: Int, vatAmount: Int, deductibleVat: Int }),
+    ),
+    totalExVat: Int,
+  }),
+  inputVat: Int,
+  profit: Int,
+});
+
+const VatSchema = Type.Object({
+  from: IsoDate,
+  to: IsoDate,
+  currency: Type.Literal('ILS'),
+  taxableSales: Int,
+  outputVat: Int,
+  zeroRatedOrExemptSales: Int,
+  fixedAssetInputVat: Int,
+  otherInputVat: Int,
+  inputVat: Int,
+  vatPayable: Int,
+  documents: Int,
+  expenses: Int,
+});
+
+export function registerReportRoutes(api: FastifyInstance, _s: Services): void {
+  api.get(
+    '/businesses/:bid/reports/summary',
+    {
+      config: { scope: 'export' },
+      schema: {
+        tags,
+        summary: 'Income by type and month, output VAT, expenses by category, input VAT, profit (agorot)',
+        params: BidParams,
+        querystring: RangeQuery,
+        response: { 200: Ok({ report: SummarySchema }), ...errors(...AUTH_ERRORS) },
+      },
+    },
+    async (req) => ({ ok: true as const, report: await summaryReport(ctxOf(req).database.db, businessOf(req), req.query as Range) }),
+  );
+
+  api.get(
+    '/businesses/:bid/reports/vat',
+    {
+      config: { scope: 'export' },
+      schema: {
+        tags,
+        summary: 'Periodic VAT figures: taxable and zero-rated sales, output VAT, fixed-asset and other input VAT, VAT payable (agorot)',
+        params: BidParams,
+        querystring: RangeQuery,
+        response: { 200: Ok({ report: VatSchema }), ...errors(...AUTH_ERRORS) },
+      },
+    },
+    async (req) => ({ ok: true as const, report: await vatReport(ctxOf(req).database.db, businessOf(req), req.query as Range) }),
+  );
+}
