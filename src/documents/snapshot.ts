@@ -299,8 +299,16 @@ export function documentView(d: DocumentRow): DocumentView {
     linkedDocumentId: d.linkedDocumentId,
     cancelledByDocumentId: d.cancelledByDocumentId,
     externalRef: d.externalRef,
-    warnings: d.warnings,
-    allocation: d.allocation,
+    warnings: (d.warnings ?? []).map((w) => ({ code: String(w.code), message: String(w.message ?? '') })),
+    allocation: d.allocation
+      ? {
+          status: d.allocation.status,
+          number: d.allocation.number ?? null,
+          error: d.allocation.error ?? null,
+          requestedAt: d.allocation.requestedAt ?? null,
+          decidedAt: d.allocation.decidedAt ?? null,
+        }
+      : null,
     files: d.pdfFiles ? { origin: d.pdfFiles.origin.fileId, copy: d.pdfFiles.copy.fileId } : null,
     printCount: d.printCount,
     issuedAt: d.issuedAt,
