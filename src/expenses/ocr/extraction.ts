@@ -59,6 +59,8 @@ export interface PrefilledFields {
 }
 
 function str(v: unknown, max = 200): string | null {
+  // Models sometimes answer a document number or tax id as a JSON number.
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) v = String(v);
   if (typeof v !== 'string') return null;
   const t = v.trim();
   return t === '' ? null : t.slice(0, max);
