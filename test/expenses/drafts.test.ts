@@ -106,6 +106,25 @@ describe('drafts', () => {
     expect(rows[0].n).toBe(1);
   });
 
+  it('concurrent creates with one idempotency key open exactly one row', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => env.call('POST', base(), { key: a.test, body: { note: 'race' }, headers: { 'idempotency-key': 'race-1' } })),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(6).fill(201));
+    expect(new Set(results.map((r) => r.body.expense.id)).size).toBe(1);
+    expect(results.filter((r) => r.body.deduped === false)).toHaveLength(1);
+    const rows = await env.sql('sandbox', `SELECT count(*)::int AS n FROM expenses WHERE external_ref = 'race-1'`);
+    expect(rows[0].n).toBe(1);
+  });
+
+  it('the OpenAPI document lists the expense endpoints', async () => {
+    const res = await env.call('GET', '/v1/openapi.json');
+    expect(res.status).toBe(200);
+    for (const p of ['/v1/expense-categories', '/v1/businesses/{bid}/expenses', '/v1/businesses/{bid}/expenses/{id}/correction', '/v1/businesses/{bid}/expenses/upload', '/v1/businesses/{bid}/expenses/scan', '/v1/businesses/{bid}/files/thumbs']) {
+      expect(res.body.paths[p], p).toBeDefined();
+    }
+  });
+
   it('patches a draft: omitted fields stay, null clears, an amount edit replaces the three', async () => {
     const e = await draft();
     const res = await env.call('PATCH', `${base()}/${e.id}`, { key: a.test, body: { amountIncVat: 23600, vatAmount: 3600, note: null } });
