@@ -10,6 +10,7 @@ import { registerConsole } from './console/plugin.ts';
 import { webhooksDomain } from './webhooks/domain.ts';
 import { registerExportRoutes } from './exports/routes.ts';
 import { registerReportRoutes } from './reports/routes.ts';
+import { registerBackupRoutes } from './backups/routes.ts';
 import { registerDocumentRoutes } from './documents/routes.ts';
 
 export interface Worker {
@@ -39,6 +40,7 @@ export const domains: Domain[] = [
   webhooksDomain,
   { name: 'exports', api: registerExportRoutes },
   { name: 'reports', api: registerReportRoutes },
+  { name: 'backups', api: registerBackupRoutes },
   { name: 'documents', api: registerDocumentRoutes },
 ];
 

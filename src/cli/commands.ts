@@ -6,6 +6,7 @@ import { setApprovalStatus, setBusinessPlan } from '../businesses/service.ts';
 import { verifyAuditChains } from '../platform/audit.ts';
 import { migrate } from '../platform/db/migrate.ts';
 import { flag, modeFlag, optionalLimit, UsageError, type ParsedArgs } from './args.ts';
+import { restoreCommand } from '../backups/cli.ts';
 
 export interface CommandResult {
   /** The one JSON object printed with --json. */
@@ -168,6 +169,7 @@ export const commands: Record<string, Command> = {
       return { json: { ...r }, text: r.ok ? `audit trail intact: ${r.chains} chains, ${r.rows} rows` : `AUDIT TRAIL BROKEN:\n${r.problems.map((p) => `${p.chain} #${p.seq}: ${p.problem}`).join('\n')}` };
     },
   },
+  'backups restore': restoreCommand,
 };
 
 export function findCommand(args: ParsedArgs): Command | undefined {

@@ -1,0 +1,119 @@
+/**
+ * A backup: a zip of every record of the business as JSON lines (one file per table, each row as
+ * PostgreSQL's to_jsonb gives it, so every column and type round-trips) plus the content of its
+ * files, with manifest.json listing the sha256 of every entry. Rows are read in pages, each page
+ * its own short statement (no long transaction on the embedded engine).
+ */
+import { createHash } from 'node:crypto';
+import yazl from 'yazl';
+import { sql } from 'drizzle-orm';
+import type { Database, Executor } from '../platform/db/engine.ts';
+import { iso, query } from '../platform/db/sql.ts';
+import { appendAudit, type Actor } from '../platform/audit.ts';
+import { fileContent, storeFile, type FileMeta } from '../platform/files.ts';
+import { newId } from '../platform/ids.ts';
+import type { Services } from '../platform/http/services.ts';
+import type { BusinessRecord } from '../businesses/service.ts';
+import { businessTables, foreignKeys, loadOrder, ownership, primaryKeyColumns } from './catalog.ts';
+
+export const BACKUP_FORMAT = 'pinkas-backup/1';
+const PAGE = 1000;
+
+export interface Manifest {
+  format: typeof BACKUP_FORMAT;
+  businessId: string;
+  createdAt: string;
+  /** Load order; each table's rows are in tables/<name>.jsonl. */
+  tables: { name: string; rows: number; path: string; sha256: string }[];
+  files: { id: string; sha256: string; size: number; path: string }[];
+  notBackedUp: string[];
+}
+
+export interface BackupView {
+  id: string;
+  fileId: string;
+  createdAt: string;
+  summary: { format: string; tables: Record<string, number>; files: number; manifestSha256: string };
+}
+
+const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+async function tableRows(ex: Executor, table: string, businessId: string): Promise<string[]> {
+  const pk = await primaryKeyColumns(ex, table);
+  const orderBy = sql.join(pk.map((c) => sql`t.${sql.identifier(c)}`), sql`, `);
+  const lines: string[] = [];
+  for (let offset = 0; ; offset += PAGE) {
+    // File bytes travel as entries of their own, not inside the row.
+    const rows = await query<{ row: unknown }>(
+      ex,
+      sql`SELECT (to_jsonb(t) - 'content')::text AS row FROM ${sql.identifier(table)} t
+          WHERE ${ownership(table, businessId)} ORDER BY ${orderBy} LIMIT ${PAGE} OFFSET ${offset}`,
+    );
+    for (const r of rows) lines.push(String(r.row));
+    if (rows.length < PAGE) return lines;
+  }
+}
+
+export async function createBackup(s: Services, database: Database, business: BusinessRecord, actor: Actor): Promise<{ backup: BackupView; file: FileMeta }> {
+  const db = database.db;
+  const at = s.clock.now();
+  const { order, dropped } = loadOrder(await businessTables(db), await foreignKeys(db));
+  const zip = new yazl.ZipFile();
+  const manifest: Manifest = { format: BACKUP_FORMAT, businessId: business.id, createdAt: at.toISOString(), tables: [], files: [], notBackedUp: dropped };
+  // Earlier backup zips are not business records (see NOT_BACKED_UP): their file rows and bytes stay out.
+  const backupFiles = new Set((await query<{ file_id: string }>(db, sql`SELECT file_id FROM backups WHERE business_id = ${business.id}`)).map((r) => r.file_id));
+  for (const table of order) {
+    let lines = await tableRows(db, table, business.id);
+    if (table === 'files') lines = lines.filter((l) => !backupFiles.has(String(JSON.parse(l).id)));
+    const bytes = Buffer.from(lines.map((l) => l + '\n').join(''), 'utf8');
+    const path = `tables/${table}.jsonl`;
+    zip.addBuffer(bytes, path, { mtime: at });
+    manifest.tables.push({ name: table, rows: lines.length, path, sha256: sha256(bytes) });
+    if (table === 'files') {
+      for (const l of lines) {
+        const id = String(JSON.parse(l).id);
+        const f = await fileContent(db, id);
+        if (!f) continue;
+        const p = `files/${f.sha256}`;
+        zip.addBuffer(f.content, p, { mtime: at });
+        manifest.files.push({ id, sha256: sha256(f.content), size: f.content.length, path: p });
+      }
+    }
+  }
+  const manifestBytes = Buffer.from(JSON.stringify(manifest, null, 2), 'utf8');
+  zip.addBuffer(manifestBytes, 'manifest.json', { mtime: at });
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const c of zip.outputStream) chunks.push(c as Buffer);
+  const bytes = Buffer.concat(chunks);
+  const summary = {
+    format: BACKUP_FORMAT,
+    tables: Object.fromEntries(manifest.tables.map((t) => [t.name, t.rows])),
+    files: manifest.files.length,
+    manifestSha256: sha256(manifestBytes),
+  };
+  const id = newId('bak', at.getTime());
+  return db.transaction(async (tx) => {
+    const { existed: _e, ...file } = await storeFile(tx, at, { businessId: business.id, bytes, mime: 'application/zip', name: `backup-${business.id}-${at.toISOString().slice(0, 10)}.zip` });
+    await tx.execute(sql`INSERT INTO backups(id, business_id, file_id, summary, created_by_key_id, created_at)
+      VALUES (${id}, ${business.id}, ${file.id}, ${JSON.stringify(summary)}::jsonb, ${actor.keyId}, ${at.toISOString()})`);
+    await appendAudit(tx, at, actor, { businessId: business.id, action: 'backup.create', entityType: 'backup', entityId: id, after: { fileId: file.id, summary } });
+    return { backup: { id, fileId: file.id, createdAt: at.toISOString(), summary }, file };
+  });
+}
+
+export async function listBackups(ex: Executor, businessId: string): Promise<(BackupView & { file: FileMeta | null })[]> {
+  const rows = await query<Record<string, unknown>>(
+    ex,
+    sql`SELECT b.id, b.file_id, b.summary, b.created_at, f.name, f.mime, f.size, f.sha256, f.created_at AS file_created_at
+        FROM backups b LEFT JOIN files f ON f.id = b.file_id
+        WHERE b.business_id = ${businessId} ORDER BY b.id DESC LIMIT 200`,
+  );
+  return rows.map((r) => ({
+    id: String(r.id),
+    fileId: String(r.file_id),
+    createdAt: iso(r.created_at),
+    summary: (typeof r.summary === 'string' ? JSON.parse(r.summary) : r.summary) as BackupView['summary'],
+    file: r.name == null ? null : { id: String(r.file_id), name: String(r.name), mime: String(r.mime), size: Number(r.size), sha256: String(r.sha256), createdAt: iso(r.file_created_at) },
+  }));
+}

@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { ctxOf } from '../platform/http/context.ts';
+import { AUTH_ERRORS, BidParams, errors, IsoDateTime, Nullable, Ok } from '../platform/http/schemas.ts';
+import type { Services } from '../platform/http/services.ts';
+import { businessOf } from '../businesses/guard.ts';
+import { FileMetaSchema } from '../exports/routes.ts';
+import { createBackup, listBackups } from './create.ts';
+
+const tags = ['backups'];
+
+const BackupSchema = Type.Object({
+  id: Type.String({ description: '`bak_…`' }),
+  fileId: Type.String({ description: 'The zip: manifest.json (sha256 of every entry), tables/<table>.jsonl, files/<sha256>.' }),
+  createdAt: IsoDateTime,
+  summary: Type.Object({
+    format: Type.String(),
+    tables: Type.Record(Type.String(), Type.Integer(), { description: 'Rows per table.' }),
+    files: Type.Integer(),
+    manifestSha256: Type.String(),
+  }),
+});
+
+export function registerBackupRoutes(api: FastifyInstance, s: Services): void {
+  api.post(
+    '/businesses/:bid/backups',
+    {
+      config: { scope: 'export', allowWhenDeactivated: true },
+      schema: {
+        tags,
+        summary: 'Write a zip of every record of the business as JSON plus its files (restore: `pinkas backups restore`)',
+        params: BidParams,
+        response: { 201: Ok({ backup: BackupSchema, file: FileMetaSchema }), ...errors(...AUTH_ERRORS) },
+      },
+    },
+    async (req, reply) => {
+      const ctx = ctxOf(req);
+      return reply.status(201).send({ ok: true, ...(await createBackup(s, ctx.database, businessOf(req), ctx.actor)) });
+    },
+  );
+
+  api.get(
+    '/businesses/:bid/backups',
+    {
+      config: { scope: 'export' },
+      schema: {
+        tags,
+        summary: 'List backups, newest first',
+        params: BidParams,
+        response: { 200: Ok({ backups: Type.Array(Type.Intersect([BackupSchema, Type.Object({ file: Nullable(FileMetaSchema) })])) }), ...errors(...AUTH_ERRORS) },
+      },
+    },
+    async (req) => ({ ok: true as const, backups: await listBackups(ctxOf(req).database.db, businessOf(req).id) }),
+  );
+}
