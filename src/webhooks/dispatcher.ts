@@ -177,8 +177,10 @@ export class WebhookDispatcher {
     const retryAt = ok ? null : nextAttemptAt(d.attempt, now);
     await database.db.transaction(async (tx) => {
       await tx.execute(
+        // The endpoint (and its deliveries) may have been deleted while the request was in flight.
         sql`INSERT INTO webhook_attempts(delivery_id, n, at, response_status, duration_ms, error, response_body)
-            VALUES (${d.id}, ${d.attempt}, ${nowIso}, ${o.status}, ${o.durationMs}, ${o.error}, ${o.body})
+            SELECT ${d.id}, ${d.attempt}, ${nowIso}::timestamptz, ${o.status}::int, ${o.durationMs}::int, ${o.error}::text, ${o.body}::text
+            WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = ${d.id})
             ON CONFLICT (delivery_id, n) DO NOTHING`,
       );
       const moved = await queryOne<Row>(

@@ -22,7 +22,7 @@ beforeAll(async () => {
   receiver = new Receiver();
   await receiver.start();
   env = await createTestEnv({
-    env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_TIMEOUT_MS: '5000' },
+    env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_TIMEOUT_MS: '10000' },
   });
   setWebhookResolver(env.s, testResolver);
   dispatcher = new WebhookDispatcher(env.s);
@@ -314,5 +314,24 @@ describe('delivery to a real HTTPS receiver', () => {
     expect(seen).toEqual([...seen].sort().reverse());
     const payloadIs = (await deliveries(a.test, wh.id)).map((d) => d.id);
     expect(payloadIs).toEqual(seen);
+  });
+});
+
+describe('an endpoint deleted while its delivery is in flight', () => {
+  it('drops the result quietly; nothing else is sent', async () => {
+    const a = await env.account();
+    receiver.on('/deleted/', { status: 200, delayMs: 100 });
+    const wh = await endpoint(a.test, { url: receiver.url('/deleted/1') });
+    await emit(a.id, null);
+    const running = dispatcher.runOnce('sandbox');
+    // Delete as soon as the request reached the receiver.
+    for (let i = 0; i < 100 && receiver.to('/deleted/1').length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect((await env.call('DELETE', `/v1/webhooks/${wh.id}`, { key: a.test })).status).toBe(200);
+    await running;
+    const left = await env.sql('sandbox', `SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = '${wh.id}'`);
+    expect(left[0].n).toBe(0);
+    env.clock.advance(3_600_000);
+    await dispatcher.runOnce('sandbox');
+    expect(receiver.to('/deleted/1')).toHaveLength(1);
   });
 });

@@ -19,7 +19,7 @@ const resolver = async () => ['127.0.0.1'];
 beforeAll(async () => {
   receiver = new Receiver();
   await receiver.start();
-  env = await createTestEnv({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_TIMEOUT_MS: '5000' } });
+  env = await createTestEnv({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_TIMEOUT_MS: '10000' } });
   setWebhookResolver(env.s, resolver);
   if (env.urls.sandbox) secondDb = await openServer('sandbox', env.urls.sandbox, 4);
   second = createServices(env.s.config, env.clock, env.s.logger, { live: env.db.live, sandbox: secondDb ?? env.db.sandbox });
@@ -114,8 +114,9 @@ describe('dispatchers sharing one database', () => {
     env.clock.advance(60_000);
     await Promise.all([a.runOnce('sandbox'), b.runOnce('sandbox')]);
     const counts = countsById('/two/fail');
+    const errors = await env.sql('sandbox', `SELECT a.delivery_id, a.n, a.error, a.response_status FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.url LIKE '%/two/fail' ORDER BY 1, 2`);
     expect(counts.size).toBe(12);
-    expect([...counts.values()].every((c) => c === 2)).toBe(true);
+    expect([...counts.values()], JSON.stringify(errors)).toEqual(Array(12).fill(2));
     const attempts = await env.sql<{ n: number }>('sandbox', `SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.url LIKE '%/two/fail'`);
     expect(attempts[0].n).toBe(24);
   });

@@ -123,6 +123,13 @@ describe('webhook endpoints API', () => {
     expect(q.status).toBe(400);
   });
 
+  it('is described in the OpenAPI document', async () => {
+    const res = await env.call('GET', '/v1/openapi.json');
+    expect(res.status).toBe(200);
+    const paths = Object.keys(res.body.paths);
+    for (const p of ['/v1/webhooks', '/v1/webhooks/{id}', '/v1/webhooks/{id}/test', '/v1/webhooks/{id}/deliveries']) expect(paths).toContain(p);
+  });
+
   it('needs the businesses scope', async () => {
     const a = await env.account();
     const k = await a.mint({ mode: 'test', scopes: ['documents'] });
