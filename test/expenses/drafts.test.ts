@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, TAX_IDS, type TestAccount, type TestEnv } from '../helpers/env.ts';
+import { verifyAuditChains } from '../../src/platform/audit.ts';
 
 let env: TestEnv;
 let a: TestAccount;
@@ -351,5 +352,17 @@ describe('limits', () => {
     expect(res.body.error).toMatch(/monthly/);
     const usage = await env.sql('sandbox', `SELECT count FROM usage_daily WHERE subject = 'acct:${acct.id}' AND metric = 'expense_rows'`);
     expect(Number(usage[0].count)).toBe(2);
+  });
+});
+
+describe('audit', () => {
+  it('every expense write left an audit row and the chains verify', async () => {
+    const actions = await env.sql('sandbox', `SELECT DISTINCT action FROM audit_log WHERE entity_type = 'expense' ORDER BY action`);
+    expect(actions.map((r: any) => r.action)).toEqual(
+      expect.arrayContaining(['expense.create.manual', 'expense.create.reversal', 'expense.create.redraft', 'expense.delete', 'expense.record', 'expense.reverse', 'expense.update']),
+    );
+    const check = await verifyAuditChains(env.db.sandbox.db);
+    expect(check.problems).toEqual([]);
+    expect(check.ok).toBe(true);
   });
 });
