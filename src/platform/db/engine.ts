@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -35,6 +36,32 @@ export interface EmbeddedOptions {
   loadDataDir?: Blob;
 }
 
+/**
+ * PGlite is one session: while a transaction is open, any other query on the same database waits
+ * for it. Code inside a transaction that reads through the plain `db` (e.g. the control plane of the
+ * live database while a live write is open) would wait for itself forever. So inside the async
+ * context of a transaction, the plain `db` joins that transaction; other requests still queue as usual.
+ */
+function joinOpenTransaction(db: Db): Db {
+  const open = new AsyncLocalStorage<Tx>();
+  return new Proxy(db, {
+    get(target, prop, receiver) {
+      const tx = open.getStore();
+      if (prop === 'transaction') {
+        return (cb: (tx: Tx) => Promise<unknown>, config?: unknown) => {
+          if (tx) return (tx.transaction as (c: typeof cb) => Promise<unknown>)(cb);
+          return (target.transaction as (c: typeof cb, cfg?: unknown) => Promise<unknown>)((t) => open.run(t, () => cb(t)), config);
+        };
+      }
+      if (tx && typeof prop === 'string' && prop in tx) {
+        const v = Reflect.get(tx, prop, tx);
+        return typeof v === 'function' ? v.bind(tx) : v;
+      }
+      return Reflect.get(target, prop, receiver);
+    },
+  });
+}
+
 export async function openEmbedded(mode: Mode, opts: EmbeddedOptions = {}): Promise<Database> {
   const client = new PGlite({
     dataDir: opts.dataDir,
@@ -42,7 +69,7 @@ export async function openEmbedded(mode: Mode, opts: EmbeddedOptions = {}): Prom
     parsers: pgliteParsers,
   });
   await client.waitReady;
-  const db = drizzlePglite(client) as unknown as Db;
+  const db = joinOpenTransaction(drizzlePglite(client) as unknown as Db);
   return {
     mode,
     engine: 'pglite',

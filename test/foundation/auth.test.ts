@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { createTestEnv, type TestEnv } from '../helpers/env.ts';
+import { mintKey, revokeKey } from '../../src/accounts/keys.ts';
+import { setAccountLimits, createAccount } from '../../src/accounts/accounts.ts';
+import { query } from '../../src/platform/db/sql.ts';
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await createTestEnv();
+});
+afterAll(async () => env?.close());
+
+describe('API keys and authentication', () => {
+  it('401 unauthorized for a missing, malformed, unknown, revoked or expired key — with X-Service-Mode', async () => {
+    const a = await env.account();
+    const missing = await env.call('GET', '/v1/keys');
+    expect(missing.status).toBe(401);
+    expect(missing.body).toEqual({ error: expect.stringContaining('X-Api-Key'), reason: 'unauthorized' });
+    expect(missing.headers['x-service-mode']).toBe('live');
+
+    for (const key of ['nonsense', 'bk_test_short', `bk_test_${'A'.repeat(32)}`]) {
+      const r = await env.call('GET', '/v1/keys', { key });
+      expect(r.status).toBe(401);
+      expect(r.body.reason).toBe('unauthorized');
+    }
+    expect((await env.call('GET', '/v1/keys', { key: `bk_test_${'A'.repeat(32)}` })).headers['x-service-mode']).toBe('sandbox');
+
+    const doomed = await a.mint({ mode: 'test' });
+    expect((await env.call('GET', '/v1/keys', { key: doomed.secret })).status).toBe(200);
+    await revokeKey(env.db.live.db, env.clock.now(), doomed.id);
+    expect((await env.call('GET', '/v1/keys', { key: doomed.secret })).status).toBe(401);
+
+    const expiring = await a.mint({ mode: 'live', expiresAt: new Date(env.clock.now().getTime() + 60_000) });
+    expect((await env.call('GET', '/v1/keys', { key: expiring.secret })).status).toBe(200);
+    env.clock.advance(60_000);
+    expect((await env.call('GET', '/v1/keys', { key: expiring.secret })).status).toBe(401);
+  });
+
+  it('stores only a hash and a display prefix', async () => {
+    const a = await env.account();
+    const rows = await query<{ key_hash: string; prefix: string }>(env.db.live.db, sql`SELECT key_hash, prefix FROM api_keys WHERE account_id = ${a.id}`);
+    expect(rows).toHaveLength(2);
+    for (const r of rows) {
+      expect(r.key_hash).toMatch(/^[0-9a-f]{64}$/);
+      expect([a.live, a.test]).not.toContain(r.key_hash);
+      expect(r.prefix).toHaveLength(12);
+    }
+    const all = JSON.stringify(await env.sql('live', 'SELECT * FROM api_keys'));
+    expect(all).not.toContain(a.live.slice(12));
+  });
+
+  it('GET /keys lists every key of the account, marks the caller, and tracks lastUsedAt', async () => {
+    const a = await env.account();
+    const other = await env.account();
+    const before = (await env.call('GET', '/v1/keys', { key: a.live })).body.keys;
+    expect(before).toHaveLength(2);
+    const mine = before.find((k: any) => k.current);
+    expect(mine.id).toBe(a.liveKeyId);
+    expect(mine.mode).toBe('live');
+    expect(mine.scopes).toEqual(['businesses', 'documents', 'expenses', 'export']);
+    expect(mine.lastUsedAt).toBe(env.clock.now().toISOString());
+    expect(before.find((k: any) => k.id === a.testKeyId).current).toBe(false);
+    expect(before.some((k: any) => k.id === other.liveKeyId)).toBe(false);
+    expect(JSON.stringify(before)).not.toContain(a.live);
+  });
+
+  it('a test key reads and writes only the sandbox database, a live key only live', async () => {
+    const a = await env.account();
+    const inSandbox = await env.business(a.test, { name: 'Sandbox Ltd' });
+    const inLive = await env.business(a.live, { name: 'Live Ltd' });
+    const sandboxList = await env.call('GET', '/v1/businesses', { key: a.test });
+    expect(sandboxList.headers['x-service-mode']).toBe('sandbox');
+    expect(sandboxList.body.businesses.map((b: any) => b.id)).toEqual([inSandbox.id]);
+    const liveList = await env.call('GET', '/v1/businesses', { key: a.live });
+    expect(liveList.headers['x-service-mode']).toBe('live');
+    expect(liveList.body.businesses.map((b: any) => b.id)).toEqual([inLive.id]);
+    expect((await env.call('GET', `/v1/businesses/${inSandbox.id}`, { key: a.live })).status).toBe(404);
+    expect((await env.call('GET', `/v1/businesses/${inLive.id}`, { key: a.test })).status).toBe(404);
+    expect(await env.sql('live', `SELECT id FROM businesses WHERE id = '${inSandbox.id}'`)).toEqual([]);
+    expect(await env.sql('sandbox', `SELECT id FROM businesses WHERE id = '${inLive.id}'`)).toEqual([]);
+  });
+
+  it('403 forbidden for a key lacking the scope', async () => {
+    const a = await env.account();
+    const narrow = await a.mint({ mode: 'test', scopes: ['documents'] });
+    const r = await env.call('GET', '/v1/businesses', { key: narrow.secret });
+    expect(r.status).toBe(403);
+    expect(r.body).toEqual({ error: expect.stringContaining('businesses'), reason: 'forbidden' });
+    const files = await env.call('GET', '/v1/files/file_x', { key: narrow.secret });
+    expect(files.status).toBe(403);
+  });
+
+  it('ocr is never a default scope and only granted accounts get it', async () => {
+    const a = await env.account();
+    await expect(a.mint({ scopes: ['ocr'] })).rejects.toMatchObject({ status: 403, reason: 'forbidden' });
+    const granted = await env.account({ ocr: true });
+    const k = await granted.mint({ scopes: ['ocr', 'expenses'] });
+    const keys = (await env.call('GET', '/v1/keys', { key: k.secret })).body.keys;
+    expect(keys.find((x: any) => x.current).scopes).toEqual(['ocr', 'expenses']);
+    expect(keys.find((x: any) => x.id === granted.liveKeyId).scopes).not.toContain('ocr');
+  });
+
+  it('at most 10 active keys per account, configurable per account; revoked and expired keys do not count', async () => {
+    const a = await env.account(); // 2 keys
+    const minted = [];
+    for (let i = 0; i < 8; i++) minted.push(await a.mint());
+    await expect(a.mint()).rejects.toMatchObject({ status: 409, reason: 'conflict' });
+    await revokeKey(env.db.live.db, env.clock.now(), minted[0].id);
+    await a.mint();
+    await setAccountLimits(env.db.live.db, a.id, { maxActiveKeys: 12 });
+    await a.mint();
+    await a.mint();
+    await expect(a.mint()).rejects.toMatchObject({ status: 409 });
+  });
+
+  it('keys are minted only for approved accounts', async () => {
+    const pending = await createAccount(env.db.live.db, env.clock.now(), { name: 'Waiting', approvalStatus: 'pending' });
+    await expect(mintKey(env.db.live.db, env.clock.now(), { accountId: pending.id, mode: 'test' })).rejects.toMatchObject({
+      status: 403,
+      reason: 'approval_required',
+    });
+  });
+
+  it('two racing mints cannot pass the active-key limit together', async () => {
+    const a = await env.account();
+    await setAccountLimits(env.db.live.db, a.id, { maxActiveKeys: 3 });
+    const results = await Promise.allSettled([a.mint(), a.mint(), a.mint(), a.mint()]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+  });
+});
+
+describe('rate limit: 60 per minute per key, sliding window', () => {
+  it('answers 429 rate_limited with Retry-After and rate-limit headers, then frees as the window slides', async () => {
+    const limited = await createTestEnv({ env: { RATE_LIMIT_PER_MINUTE: '60' } });
+    try {
+      const a = await limited.account();
+      const other = await limited.account();
+      const first = await limited.call('GET', '/v1/keys', { key: a.live });
+      expect(first.headers['x-ratelimit-limit']).toBe('60');
+      expect(first.headers['x-ratelimit-remaining']).toBe('59');
+      limited.clock.advance(30_000);
+      for (let i = 0; i < 59; i++) expect((await limited.call('GET', '/v1/keys', { key: a.live })).status).toBe(200);
+      const refused = await limited.call('GET', '/v1/keys', { key: a.live });
+      expect(refused.status).toBe(429);
+      expect(refused.body.reason).toBe('rate_limited');
+      expect(refused.headers['retry-after']).toBe('30');
+      expect(refused.headers['x-service-mode']).toBe('live');
+      // Another key is not affected.
+      expect((await limited.call('GET', '/v1/keys', { key: other.live })).status).toBe(200);
+      // 30 s later the first request has left the window: exactly one more fits.
+      limited.clock.advance(30_000);
+      expect((await limited.call('GET', '/v1/keys', { key: a.live })).status).toBe(200);
+      expect((await limited.call('GET', '/v1/keys', { key: a.live })).status).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
+});
