@@ -6,6 +6,7 @@ import { registerBusinessRoutes } from './businesses/routes.ts';
 import { registerPartyRoutes } from './parties/routes.ts';
 import { registerFileRoutes } from './files/routes.ts';
 import { registerExpenseRoutes } from './expenses/routes.ts';
+import { allocationDomain } from './allocation/domain.ts';
 import { registerConsole } from './console/plugin.ts';
 import { webhooksDomain } from './webhooks/domain.ts';
 import { registerExportRoutes } from './exports/routes.ts';
@@ -36,6 +37,7 @@ export const domains: Domain[] = [
   { name: 'parties', api: registerPartyRoutes },
   { name: 'files', api: registerFileRoutes },
   { name: 'expenses', api: registerExpenseRoutes },
+  allocationDomain,
   { name: 'console', root: registerConsole },
   webhooksDomain,
   { name: 'exports', api: registerExportRoutes },

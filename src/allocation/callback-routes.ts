@@ -1,0 +1,95 @@
+/**
+ * Routes outside /v1 (the dealer's browser comes here, without an API key):
+ *   GET /ita/callback                 the authority's redirect after consent (code + state)
+ *   GET /ita/simulator/authorize      the simulated consent screen (sandbox, development)
+ * The state names the database (l_… live, s_… sandbox) and is single use, 30 minutes.
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import type { Services } from '../platform/http/services.ts';
+import { appendAudit } from '../platform/audit.ts';
+import { AppError, notFound, validation } from '../platform/errors.ts';
+import { randomToken } from '../platform/ids.ts';
+import { errorSummary } from '../platform/logger.ts';
+import { claimConsentRequest, modeOfState, saveGrant, setConsentOutcome } from './connections.ts';
+import { providerFor } from './providers.ts';
+
+const CallbackQuery = Type.Object(
+  {
+    state: Type.String({ minLength: 1, maxLength: 200 }),
+    code: Type.Optional(Type.String({ minLength: 1, maxLength: 4000 })),
+    error: Type.Optional(Type.String({ maxLength: 200 })),
+    error_description: Type.Optional(Type.String({ maxLength: 1000 })),
+  },
+  // The authority may add parameters of its own (e.g. scope): tolerate them.
+  { additionalProperties: true },
+);
+
+function finish(reply: FastifyReply, returnUrl: string | null, outcome: 'connected' | 'denied' | 'failed', businessId: string, message?: string) {
+  if (returnUrl) {
+    const url = new URL(returnUrl);
+    url.searchParams.set('allocation', outcome);
+    url.searchParams.set('businessId', businessId);
+    return reply.redirect(url.toString(), 302);
+  }
+  if (outcome === 'connected') return reply.send({ ok: true, businessId, status: 'connected' });
+  const status = outcome === 'denied' ? 403 : 502;
+  return reply.status(status).send({ error: message ?? outcome, reason: outcome === 'denied' ? 'forbidden' : 'provider' });
+}
+
+export function registerAllocationRootRoutes(app: FastifyInstance, s: Services): void {
+  app.get(
+    '/ita/callback',
+    { schema: { tags: ['allocation'], summary: "The tax authority's redirect after the dealer's consent", querystring: CallbackQuery } },
+    async (req, reply) => {
+      const q = req.query as { state: string; code?: string; error?: string; error_description?: string };
+      const mode = modeOfState(q.state);
+      if (!mode) throw validation('query.state', 'unknown consent state');
+      const database = s.databases[mode];
+      const now = s.clock.now();
+      if (q.error || !q.code) {
+        const request = await claimConsentRequest(database, now, q.state, 'denied');
+        if (!request) throw validation('query.state', 'unknown, used or expired consent state: start again with POST /v1/businesses/{bid}/allocation/connect');
+        const message = `the dealer did not grant access at the tax authority (${q.error ?? 'no code'}${q.error_description ? `: ${q.error_description}` : ''})`;
+        return finish(reply, request.returnUrl, 'denied', request.businessId, message);
+      }
+      const provider = providerFor(s, mode);
+      if (!provider) throw new AppError(503, 'unconfigured', 'live mode has no tax authority client configured');
+      const request = await claimConsentRequest(database, now, q.state, 'connected');
+      if (!request) throw validation('query.state', 'unknown, used or expired consent state: start again with POST /v1/businesses/{bid}/allocation/connect');
+      let tokens;
+      try {
+        tokens = await provider.exchangeCode(q.code);
+      } catch (err) {
+        await setConsentOutcome(database.db, q.state, 'failed');
+        s.logger.warn({ err: errorSummary(err), businessId: request.businessId }, 'tax authority code exchange failed');
+        return finish(reply, request.returnUrl, 'failed', request.businessId, `the tax authority did not accept the consent: ${errorSummary(err).message}`);
+      }
+      const at = s.clock.now();
+      await database.db.transaction(async (tx) => {
+        const c = await saveGrant(tx, at, request.businessId, provider.kind, tokens);
+        await appendAudit(tx, at, { accountId: null, keyId: null }, {
+          businessId: request.businessId, action: 'allocation.connected', entityType: 'ita_connection', entityId: request.businessId,
+          after: { provider: c.provider, expiresAt: c.refreshExpiresAt, scope: c.scope },
+        });
+      });
+      return finish(reply, request.returnUrl, 'connected', request.businessId);
+    },
+  );
+
+  // The simulated consent screen grants at once: it redirects back to the callback with a code.
+  app.get(
+    '/ita/simulator/authorize',
+    { schema: { hide: true, querystring: Type.Object({ state: Type.String({ minLength: 1, maxLength: 200 }), deny: Type.Optional(Type.String()) }, { additionalProperties: true }) } },
+    async (req, reply) => {
+      const q = req.query as { state: string; deny?: string };
+      const mode = modeOfState(q.state);
+      if (!mode || providerFor(s, mode)?.kind !== 'simulator') throw notFound('consent screen');
+      const url = new URL(`${s.config.publicBaseUrl}/ita/callback`);
+      url.searchParams.set('state', q.state);
+      if (q.deny) url.searchParams.set('error', 'access_denied');
+      else url.searchParams.set('code', `sim_${randomToken(16)}`);
+      return reply.redirect(url.toString(), 302);
+    },
+  );
+}

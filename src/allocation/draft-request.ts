@@ -1,0 +1,80 @@
+/**
+ * Strict mode: POST …/documents/{id}/allocation asks the authority for a DRAFT's number
+ * synchronously, with the figures issue will freeze, and stores the answer on the draft so it then
+ * issues with it. Granted → allocation_number and allocation.status `granted`; refused → status
+ * `refused` with the error (200: the authority answered); unreachable → 502 `provider`.
+ */
+import { createHash } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { canonicalJson } from '../platform/canonical-json.ts';
+import { israelDate } from '../platform/clock.ts';
+import { AppError, conflict, unconfigured, validation } from '../platform/errors.ts';
+import { appendAudit } from '../platform/audit.ts';
+import type { RequestContext } from '../platform/http/context.ts';
+import type { Services } from '../platform/http/services.ts';
+import type { BusinessRecord } from '../businesses/service.ts';
+import { getDocumentRow, type AllocationState, type DocumentRow } from '../documents/snapshot.ts';
+import { approvalInputOfDraft, draftRequestProblem } from './document-input.ts';
+import { granted, refused, warningsAfterGrant } from './lifecycle-state.ts';
+import { AllocationNotConnectedError, AllocationTransportError, type ApprovalInput } from './provider.ts';
+import { requireProvider } from './providers.ts';
+
+/** What the authority approved, so a later edit of the draft is noticed. */
+export function figuresFingerprint(input: ApprovalInput): string {
+  const { invoiceIssuanceDate: _ignored, ...figures } = input;
+  return createHash('sha256').update(canonicalJson(figures)).digest('hex').slice(0, 32);
+}
+
+function numberIsStale(d: DocumentRow, figures: string): boolean {
+  const stored = (d.allocation as (AllocationState & { figures?: string }) | null)?.figures;
+  return stored !== undefined && stored !== figures;
+}
+
+export async function requestDraftAllocation(s: Services, ctx: RequestContext, business: BusinessRecord, documentId: string): Promise<DocumentRow> {
+  const database = ctx.database;
+  const draft = await getDocumentRow(database.db, business.id, documentId);
+  if (draft.status !== 'draft') throw new AppError(409, 'not_draft', 'the document is issued: an issued document gets its number through the background request');
+  const now = s.clock.now();
+  const a = approvalInputOfDraft(draft, business, israelDate(now));
+  const figures = figuresFingerprint(a.input);
+  // Idempotent: a number asked for these same figures (or given by the caller) is kept. A draft
+  // edited since its number was granted asks again: the number must match what is issued.
+  if (draft.allocationNumber && !numberIsStale(draft, figures)) return draft;
+  const problem = draftRequestProblem(draft, a);
+  if (problem) throw validation('document', problem);
+  const provider = requireProvider(s, database.mode);
+
+  let result;
+  try {
+    result = await provider.requestApproval(a.input);
+  } catch (err) {
+    if (err instanceof AllocationNotConnectedError) throw unconfigured(err.message);
+    if (err instanceof AllocationTransportError) throw new AppError(502, 'provider', `the tax authority could not be reached: ${err.message}`);
+    throw err;
+  }
+
+  const at = s.clock.now();
+  return database.db.transaction(async (tx) => {
+    const d = await getDocumentRow(tx, business.id, documentId, true);
+    if (d.status !== 'draft') throw conflict('the document was issued while its allocation number was being requested');
+    if (d.allocationNumber && !numberIsStale(d, figures)) return d;
+    const decided = result.status === 'approved' ? granted(null, result.allocationNumber, at) : refused(null, result.code, result.message, at);
+    const allocation = { ...decided, requestedAt: now.toISOString(), figures } as AllocationState;
+    const number = result.status === 'approved' ? result.allocationNumber : null;
+    const warnings = result.status === 'approved' ? warningsAfterGrant(d.warnings) : d.warnings;
+    await tx.execute(
+      sql`UPDATE documents SET allocation_number = ${number}, allocation = ${JSON.stringify(allocation)}::jsonb,
+            warnings = ${JSON.stringify(warnings)}::jsonb, updated_at = ${at.toISOString()}
+          WHERE id = ${d.id} AND status = 'draft'`,
+    );
+    await appendAudit(tx, at, ctx.actor, {
+      businessId: business.id,
+      action: result.status === 'approved' ? 'document.allocation_assigned' : 'document.allocation_refused',
+      entityType: 'document',
+      entityId: d.id,
+      before: { allocation: d.allocation, allocationNumber: d.allocationNumber },
+      after: { allocation, allocationNumber: number },
+    });
+    return { ...d, allocationNumber: number, allocation, warnings, updatedAt: at.toISOString() };
+  });
+}
