@@ -35,9 +35,14 @@ export const Branding = Type.Object({
   template: Template,
 });
 
-const Numbering = Type.Record(Type.String({ pattern: '^(305|320|330|400)$' }), Type.Integer({ minimum: 1, maximum: 999_999_999 }), {
-  description: 'First number per doc type, e.g. {"305": 1001}; settable only before that type\'s first issue.',
-});
+const StartNumber = Type.Optional(Type.Integer({ minimum: 1, maximum: 999_999_999 }));
+const Numbering = Type.Object(
+  { '305': StartNumber, '320': StartNumber, '330': StartNumber, '400': StartNumber },
+  {
+    additionalProperties: false,
+    description: 'First number per doc type, e.g. {"305": 1001}; settable only before that type\'s first issue.',
+  },
+);
 
 const writable = {
   name: Type.String({ minLength: 1, maxLength: 200 }),
