@@ -5,7 +5,7 @@
  *   DELETE /businesses/{bid}/allocation/connection   forget the grant
  *   POST   /businesses/{bid}/documents/{id}/allocation  strict mode: a draft's number, synchronously
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidIdParams, BidParams, errors, IsoDateTime, Nullable, Ok } from '../platform/http/schemas.ts';
@@ -36,6 +36,11 @@ const ConnectBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** The connect body is optional: no body means no options. */
+const emptyBodyIsEmptyObject = async (req: FastifyRequest) => {
+  if (req.body === undefined || req.body === null) req.body = {};
+};
+
 function view(s: Services, mode: 'live' | 'sandbox', c: Connection | null) {
   const p = providerFor(s, mode);
   return {
@@ -55,11 +60,12 @@ export function registerAllocationRoutes(api: FastifyInstance, s: Services): voi
     '/businesses/:bid/allocation/connect',
     {
       config: { scope: 'businesses' },
+      preValidation: emptyBodyIsEmptyObject,
       schema: {
         tags,
         summary: "Start the tax authority's consent flow for the business (send the dealer to authorizationUrl)",
         params: BidParams,
-        body: Type.Optional(ConnectBody),
+        body: ConnectBody,
         response: { 201: Ok({ authorizationUrl: Type.String(), state: Type.String(), expiresAt: IsoDateTime }), ...errors(...AUTH_ERRORS, 503) },
       },
     },
