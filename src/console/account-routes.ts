@@ -109,12 +109,10 @@ export function registerAccountPages(c: FastifyInstance, s: Services): void {
     const q = req.query as { mode?: string; days?: string };
     const mode = q.mode === 'sandbox' ? 'sandbox' : 'live';
     const days = USAGE_DAY_CHOICES.includes(Number(q.days)) ? Number(q.days) : 30;
-    const [account, usage, live, sandbox] = await Promise.all([
-      getAccount(control.db, accountId),
-      usageByDay(s, mode, accountId, days),
-      listOwnedBusinesses(s.databases.live.db, accountId),
-      listOwnedBusinesses(s.databases.sandbox.db, accountId),
-    ]);
+    const account = await getAccount(control.db, accountId);
+    const usage = await usageByDay(s, mode, accountId, days);
+    const live = await listOwnedBusinesses(s.databases.live.db, accountId);
+    const sandbox = await listOwnedBusinesses(s.databases.sandbox.db, accountId);
     return reply
       .type(htmlType)
       .send(usagePage(frameOf(req), { accountName: account.name, mode, days, usage, businesses: { live, sandbox } }));

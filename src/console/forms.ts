@@ -82,7 +82,7 @@ export function normalizeCode(raw: string): string | null {
 
 /** Only paths inside the console may be a redirect target (no open redirect). */
 export function safeConsolePath(raw: string | undefined): string {
-  if (!raw || !/^\/console(\/[A-Za-z0-9/_\-?=&.]*)?$/.test(raw) || raw.includes('//')) return '/console';
+  if (!raw || !/^\/console(\/[A-Za-z0-9/_\-?=&.]*)?$/.test(raw) || raw.includes('//') || raw.includes('..')) return '/console';
   return raw;
 }
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
-import { iso, isoOrNull, query, queryOne } from '../platform/db/sql.ts';
+import { iso, isoOrNull, queryOne } from '../platform/db/sql.ts';
 import { newId } from '../platform/ids.ts';
 import { newSessionToken, tokenHash } from './secrets.ts';
 import { PENDING_SESSION_TTL_MS, SESSION_TTL_MS, sessionAlive } from './limits.ts';
@@ -86,9 +86,4 @@ export async function completeSecondFactor(ex: Executor, sessionId: string, now:
 
 export async function endSession(ex: Executor, sessionId: string, now: Date): Promise<void> {
   await ex.execute(sql`UPDATE console_sessions SET ended_at = coalesce(ended_at, ${now.toISOString()}) WHERE id = ${sessionId}`);
-}
-
-export async function sessionCount(ex: Executor, accountId: string): Promise<number> {
-  const rows = await query<{ n: number }>(ex, sql`SELECT count(*)::int AS n FROM console_sessions WHERE account_id = ${accountId}`);
-  return rows[0].n;
 }
