@@ -22,6 +22,7 @@ import {
   documentView,
   findDocumentRow,
   getDocumentRow,
+  toDocumentRow,
   type AllocationState,
   type DocumentParty,
   type DocumentRow,
@@ -214,18 +215,20 @@ export async function issueDocument(
       allocationNumber: d.allocationNumber,
       linkedDocument: null,
     };
-    await tx.execute(
+    const updated = await queryOne<Record<string, unknown>>(
+      tx,
       sql`UPDATE documents SET status = 'issued', doc_number = ${docNumber}, party = ${JSON.stringify(party)}::jsonb,
             lines = ${JSON.stringify(lines)}::jsonb, vat_rate_bp = ${vatRateBp}, discount_amount = ${totals.discountAmount},
             total_ex_vat = ${totals.totalExVat}, vat_amount = ${totals.vatAmount}, total_inc_vat = ${totals.totalIncVat},
             allocation = ${JSON.stringify(allocation)}::jsonb, warnings = ${JSON.stringify(warnings)}::jsonb,
             snapshot = ${JSON.stringify(snapshot)}::jsonb, issued_at = ${now.toISOString()}, updated_at = ${now.toISOString()}
-          WHERE id = ${id} AND status = 'draft'`,
+          WHERE id = ${id} AND status = 'draft'
+          RETURNING *`,
     );
     if (allocation.status === 'pending') {
       await enqueueJob(tx, now, { kind: 'document.allocation', refId: id, businessId: business.id });
     }
-    const issued = await getDocumentRow(tx, business.id, id);
+    const issued = toDocumentRow(updated!);
     return { document: await afterIssue(tx, s, ctx, business, issued, now, 'document.issue'), deduped: false };
   });
 }
