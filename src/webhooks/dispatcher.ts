@@ -73,38 +73,46 @@ export class WebhookDispatcher {
     return { fannedOut, attempted };
   }
 
-  /** Turns a batch of undispatched events into deliveries; answers how many events it took. */
-  async fanOut(database: Database, limit = 50): Promise<number> {
+  /**
+   * Turns a batch of undispatched events into deliveries, set-based (a few statements per batch);
+   * answers how many events it took.
+   */
+  async fanOut(database: Database, limit = 200): Promise<number> {
     const now = this.s.clock.now();
     const nowIso = now.toISOString();
     return database.db.transaction(async (tx) => {
-      const events = await query<Row>(
+      const locked = await query<{ id: string }>(
         tx,
-        sql`SELECT * FROM outbox_events WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
+        sql`SELECT id FROM outbox_events WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
       );
-      for (const e of events) {
-        const event = String(e.event);
-        const businessId = (e.business_id as string | null) ?? null;
-        const endpoints = await query<{ id: string }>(
-          tx,
-          sql`SELECT id FROM webhook_endpoints
-              WHERE account_id = ${String(e.account_id)} AND active
-                AND (business_id IS NULL OR business_id = ${businessId})
-                AND (cardinality(events) = 0 OR ${event} = ANY(events))
-              ORDER BY id`,
-        );
-        for (const ep of endpoints) {
+      if (locked.length === 0) return 0;
+      const ids = locked.map((e) => String(e.id));
+      const pairs = await query<Row>(
+        tx,
+        sql`SELECT o.id AS event_id, o.event, o.business_id, o.created_at, o.data, w.id AS endpoint_id
+            FROM outbox_events o
+            JOIN webhook_endpoints w ON w.account_id = o.account_id AND w.active
+              AND (w.business_id IS NULL OR w.business_id = o.business_id)
+              AND (cardinality(w.events) = 0 OR o.event = ANY(w.events))
+            WHERE o.id IN ${ids}
+            ORDER BY o.created_at, o.id, w.id`,
+      );
+      for (let i = 0; i < pairs.length; i += 500) {
+        const values = pairs.slice(i, i + 500).map((p) => {
           const id = newId('del', now.getTime());
-          const payload = envelope({ id, event, mode: database.mode, businessId, createdAt: iso(e.created_at), data: e.data ?? {} });
-          await tx.execute(
-            sql`INSERT INTO webhook_deliveries(id, endpoint_id, event_id, event, business_id, payload, status, next_attempt_at, created_at)
-                VALUES (${id}, ${ep.id}, ${String(e.id)}, ${event}, ${businessId}, ${payload}, 'pending', ${nowIso}, ${nowIso})
-                ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
-          );
-        }
-        await tx.execute(sql`UPDATE outbox_events SET dispatched_at = ${nowIso} WHERE id = ${String(e.id)}`);
+          const businessId = (p.business_id as string | null) ?? null;
+          const event = String(p.event);
+          const payload = envelope({ id, event, mode: database.mode, businessId, createdAt: iso(p.created_at), data: p.data ?? {} });
+          return sql`(${id}, ${String(p.endpoint_id)}, ${String(p.event_id)}, ${event}, ${businessId}, ${payload}, 'pending', ${nowIso}::timestamptz, ${nowIso}::timestamptz)`;
+        });
+        await tx.execute(
+          sql`INSERT INTO webhook_deliveries(id, endpoint_id, event_id, event, business_id, payload, status, next_attempt_at, created_at)
+              VALUES ${sql.join(values, sql`, `)}
+              ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
+        );
       }
-      return events.length;
+      await tx.execute(sql`UPDATE outbox_events SET dispatched_at = ${nowIso} WHERE id IN ${ids}`);
+      return locked.length;
     });
   }
 
