@@ -86,6 +86,9 @@ export class ItaClient implements AllocationProvider, ConsentProvider {
         return t.accessToken;
       } catch (err) {
         if (err instanceof AllocationTransportError && err.code === 'invalid_grant') {
+          // Another process may have just rotated the refresh token: then its access token is good.
+          const latest = await getConnection(this.database.db, businessId);
+          if (latest && !latest.brokenAt && latest.refreshToken !== c.refreshToken) return latest.accessToken;
           await markBroken(this.database.db, this.clock.now(), businessId, err.message);
           throw new AllocationNotConnectedError(`the tax authority refused the refresh token (${err.message}): connect again`);
         }

@@ -81,8 +81,6 @@ export interface AllocationConfig {
   timeoutMs: number;
   /** How long before the refresh token expires the `allocation.connection_expiring` event fires, ms. */
   expiryWarningMs: number;
-  /** How long renderers wait for a pending allocation answer before printing without it, ms. */
-  pdfWaitMs: number;
 }
 
 export interface ConsoleConfig {
@@ -201,7 +199,6 @@ function allocationConfig(env: Env, publicBaseUrl: string): AllocationConfig {
     ita,
     timeoutMs: integer(env, 'ITA_TIMEOUT_MS', 15_000, 10, 600_000),
     expiryWarningMs: integer(env, 'ITA_EXPIRY_WARNING_HOURS', 72, 1, 24 * 60) * 3_600_000,
-    pdfWaitMs: integer(env, 'ALLOCATION_PDF_WAIT_MS', 60_000, 0, 3_600_000),
   };
 }
 
