@@ -10,6 +10,12 @@ import { installApiAuth } from './accounts/auth.ts';
 import { installBusinessGuard } from './businesses/guard.ts';
 import { domains } from './domains.ts';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    routeList: { method: string; url: string; hidden: boolean }[];
+  }
+}
+
 function ajv(coerce: boolean) {
   // Bodies are strict (a string is never silently turned into a number); queries and params are coerced.
   const instance = new Ajv({
@@ -58,6 +64,14 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   });
 
   installErrorHandler(app);
+  // Every route, for the OpenAPI coverage check and the cross-tenant test.
+  const routes: { method: string; url: string; hidden: boolean }[] = [];
+  app.decorate('routeList', routes);
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) {
+      if (method !== 'HEAD') routes.push({ method, url: r.url, hidden: Boolean((r.schema as { hide?: boolean } | undefined)?.hide) });
+    }
+  });
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Service-Mode', modeFromHeader(req.headers['x-api-key']));
   });
