@@ -13,6 +13,7 @@ import { registerExportRoutes } from './exports/routes.ts';
 import { registerReportRoutes } from './reports/routes.ts';
 import { registerBackupRoutes } from './backups/routes.ts';
 import { registerDocumentRoutes } from './documents/routes.ts';
+import { printsDomain } from './prints/domain.ts';
 
 export interface Worker {
   stop(): Promise<void>;
@@ -44,6 +45,7 @@ export const domains: Domain[] = [
   { name: 'reports', api: registerReportRoutes },
   { name: 'backups', api: registerBackupRoutes },
   { name: 'documents', api: registerDocumentRoutes },
+  printsDomain,
 ];
 
 /** Every job handler of every domain. */

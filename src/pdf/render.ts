@@ -3,6 +3,7 @@ import type { RenderModel, Variant } from './model.ts';
 import { drawHeader, drawLines, drawNote, drawPageFurniture, drawParty, drawPayments, drawTitle, drawTotals } from './sections.ts';
 import type { PdfSigner } from './sign.ts';
 import { themeFor } from './theme.ts';
+import { isReceiptStyle } from './wording.ts';
 import { PdfWriter } from './writer.ts';
 
 export interface RenderOptions {
@@ -28,11 +29,11 @@ export async function renderDocumentPdf(m: RenderModel, variant: Variant, opts: 
   drawTitle(w, m, theme, variant);
   drawParty(w, m, theme);
   drawLines(w, m, theme);
-  if (m.lines.length > 0) {
+  if (!isReceiptStyle(m)) {
     drawTotals(w, m, theme);
     drawPayments(w, m, theme);
   } else {
-    // A receipt without lines: the payments first, then what was received in total.
+    // A receipt: the payments first, then what was received in total.
     drawPayments(w, m, theme);
     drawTotals(w, m, theme);
   }

@@ -5,7 +5,7 @@ import type { Theme } from './theme.ts';
 import { CONTENT, PAGE, PdfWriter } from './writer.ts';
 import {
   dealerIdLine, footerLine, infoLines, pageLabel, paymentDetails, paymentMethodLabel,
-  paymentsSummaryRows, titleLine, totalsRows, type TotalsRow,
+  isNoVatDealer, isReceiptStyle, paymentsSummaryRows, titleLine, totalsRows, type TotalsRow,
 } from './wording.ts';
 
 const PAD = 5;
@@ -160,7 +160,7 @@ function drawSummary(w: PdfWriter, theme: Theme, rows: TotalsRow[]): void {
 
 export function drawTotals(w: PdfWriter, m: RenderModel, theme: Theme): void {
   drawSummary(w, theme, totalsRows(m));
-  if (m.lines.length > 0 && (m.dealer.dealerType === 'patur' || m.dealer.dealerType === 'ngo')) {
+  if (!isReceiptStyle(m) && isNoVatDealer(m)) {
     w.y += w.text(L.noVatPatur, CONTENT.left, 240, w.y - 6, { size: 8.5, color: theme.muted, align: 'left' });
   }
 }

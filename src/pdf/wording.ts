@@ -38,11 +38,16 @@ export function isNoVatDealer(m: RenderModel): boolean {
   return m.dealer.dealerType === 'patur' || m.dealer.dealerType === 'ngo';
 }
 
+/** A receipt (400), or any document without lines, totals what was received, not VAT. */
+export function isReceiptStyle(m: RenderModel): boolean {
+  return m.docType === 400 || m.lines.length === 0;
+}
+
 /** The totals block, top to bottom. Receipts without lines show only what was received. */
 export function totalsRows(m: RenderModel): TotalsRow[] {
   const t = m.totals;
   const rows: TotalsRow[] = [];
-  if (m.lines.length === 0) {
+  if (isReceiptStyle(m)) {
     rows.push({ label: L.paymentsTotal, value: formatShekels(t.totalIncVat), strong: true });
     if (t.withholdingAmount) rows.push({ label: L.withholding, value: formatShekels(t.withholdingAmount) });
     return rows;
@@ -67,10 +72,9 @@ export function totalsRows(m: RenderModel): TotalsRow[] {
 export function paymentsSummaryRows(m: RenderModel): TotalsRow[] {
   const rows: TotalsRow[] = [];
   const paid = m.payments.reduce((a, p) => a + p.amount, 0);
-  if (m.lines.length > 0 && m.totals.withholdingAmount) {
-    rows.push({ label: L.withholding, value: formatShekels(m.totals.withholdingAmount) });
-  }
-  if (m.lines.length > 0) rows.push({ label: L.paymentsTotal, value: formatShekels(paid), strong: true });
+  if (isReceiptStyle(m)) return rows;
+  if (m.totals.withholdingAmount) rows.push({ label: L.withholding, value: formatShekels(m.totals.withholdingAmount) });
+  rows.push({ label: L.paymentsTotal, value: formatShekels(paid), strong: true });
   return rows;
 }
 

@@ -28,6 +28,8 @@ export interface Config {
   expenses: ExpensesConfig;
   /** OPENFRMT export (src/exports): what A000 says about the software. */
   exports: ExportsConfig;
+  /** Signed PDFs, prints, share links and email (src/pdf, src/prints). */
+  prints: PrintsConfig;
 }
 
 export interface ExportsConfig {
@@ -168,6 +170,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhooks: webhooksConfig(env, rawEnv),
     expenses: expensesConfig(env),
     exports: exportsConfig(env),
+    prints: printsConfig(env),
   };
 }
 
@@ -260,5 +263,49 @@ function webhooksConfig(env: Env, environment: string): WebhooksConfig {
     caFile: env.WEBHOOK_CA_FILE ? readableFile('WEBHOOK_CA_FILE', env.WEBHOOK_CA_FILE) : null,
     timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 50, 60_000),
     pollMs: integer(env, 'WEBHOOK_POLL_MS', 1_000, 50, 60_000),
+  };
+}
+
+export interface PrintsConfig {
+  /** PDF_SIGNING_P12_PATH + PDF_SIGNING_P12_PASSWORD: the certificate that signs PDFs. Null: a self-signed one is generated once into DATA_DIR/signing (development, test, sandbox); live in production does not render without it. */
+  signingP12: { path: string; password: string } | null;
+  /** PDF_ALLOCATION_WAIT_MS: how long after issue the render waits for a pending allocation number, default 60 s. */
+  allocationWaitMs: number;
+  /** PDF_PENDING_RETRY_AFTER_SECONDS: Retry-After of 409 pdf_pending, default 2. */
+  pendingRetryAfterSeconds: number;
+  /** EMAIL_PER_MINUTE: calls of the email endpoint per minute per key (sliding window), default 10. */
+  emailPerMinute: number;
+  /** SMTP_HOST, SMTP_PORT (default 587, 465 with SMTP_SECURE=true), SMTP_USER, SMTP_PASSWORD, SMTP_FROM, SMTP_SECURE. Null (email answers 503 unconfigured) unless SMTP_HOST is set. */
+  smtp: { host: string; port: number; secure: boolean; user: string | null; password: string | null; from: string } | null;
+}
+
+function printsConfig(env: Env): PrintsConfig {
+  const p12Path = env.PDF_SIGNING_P12_PATH ?? '';
+  const signingP12 = p12Path === '' ? null : { path: readableFile('PDF_SIGNING_P12_PATH', p12Path), password: env.PDF_SIGNING_P12_PASSWORD ?? '' };
+  const secureRaw = env.SMTP_SECURE ?? '';
+  if (secureRaw !== '' && secureRaw !== 'true' && secureRaw !== 'false') throw new ConfigError('SMTP_SECURE', `must be true or false, got "${secureRaw}"`);
+  const secure = secureRaw === 'true';
+  let smtp: PrintsConfig['smtp'] = null;
+  if (env.SMTP_HOST) {
+    const from = env.SMTP_FROM ?? '';
+    if (!/^[^@\s<>]+@[^@\s<>]+$/.test(from.replace(/^.*<([^>]+)>\s*$/, '$1'))) {
+      throw new ConfigError('SMTP_FROM', `must be an address (name@example.com or "Name <name@example.com>") when SMTP_HOST is set, got "${from}"`);
+    }
+    if (Boolean(env.SMTP_USER) !== Boolean(env.SMTP_PASSWORD)) throw new ConfigError(env.SMTP_USER ? 'SMTP_PASSWORD' : 'SMTP_USER', 'must be set together with the other one');
+    smtp = {
+      host: env.SMTP_HOST,
+      port: integer(env, 'SMTP_PORT', secure ? 465 : 587, 1, 65535),
+      secure,
+      user: env.SMTP_USER || null,
+      password: env.SMTP_PASSWORD || null,
+      from,
+    };
+  }
+  return {
+    signingP12,
+    allocationWaitMs: integer(env, 'PDF_ALLOCATION_WAIT_MS', 60_000, 0, 86_400_000),
+    pendingRetryAfterSeconds: integer(env, 'PDF_PENDING_RETRY_AFTER_SECONDS', 2, 1, 3600),
+    emailPerMinute: integer(env, 'EMAIL_PER_MINUTE', 10, 1, 10_000),
+    smtp,
   };
 }

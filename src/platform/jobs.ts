@@ -56,6 +56,16 @@ export async function getJob(ex: Executor, kind: string, refId: string): Promise
 /** Thrown by a handler when retrying cannot help: the job fails at once. */
 export class PermanentJobError extends Error {}
 
+/**
+ * Thrown by a handler that is not ready yet (e.g. waiting for another area's answer): the job runs
+ * again after `delayMs`, and the wait does not count as a failed attempt.
+ */
+export class RetryLaterError extends Error {
+  constructor(readonly delayMs: number, message: string) {
+    super(message);
+  }
+}
+
 export interface JobHandler {
   handle(job: Job, database: Database): Promise<void>;
   /** Delay before retry number `attempt` (1-based), ms. Default: 30 s doubling, capped at 1 h. */
@@ -123,6 +133,13 @@ export class JobRunner {
       await database.db.execute(sql`UPDATE jobs SET done_at = ${this.clock.now().toISOString()}, locked_until = NULL, last_error = NULL WHERE id = ${job.id}`);
     } catch (err) {
       const message = errorSummary(err).message;
+      if (err instanceof RetryLaterError) {
+        const next = new Date(this.clock.now().getTime() + Math.max(0, err.delayMs));
+        await database.db.execute(
+          sql`UPDATE jobs SET run_at = ${next.toISOString()}, locked_until = NULL, attempts = attempts - 1, last_error = ${message} WHERE id = ${job.id}`,
+        );
+        return;
+      }
       const permanent = err instanceof PermanentJobError;
       const max = handler.maxAttempts ?? 10;
       const now = this.clock.now();

@@ -1,0 +1,106 @@
+// The durable `document.render` job: renders and signs the origin and the copy of an issued
+// document, stores them, and publishes them (pdf_files, public links, document.pdf_ready) at once.
+import { sql } from 'drizzle-orm';
+import type { Database } from '../platform/db/engine.ts';
+import { queryOne } from '../platform/db/sql.ts';
+import { PermanentJobError, RetryLaterError, type Job, type JobHandler } from '../platform/jobs.ts';
+import { fileContent, storeFile } from '../platform/files.ts';
+import { randomToken } from '../platform/ids.ts';
+import { appendAudit } from '../platform/audit.ts';
+import { recordEvent } from '../platform/outbox.ts';
+import type { Services } from '../platform/http/services.ts';
+import { findDocumentRow, getDocumentById, type DocumentRow, type PdfFiles } from '../documents/snapshot.ts';
+import { renderDocumentPdf } from '../pdf/render.ts';
+import { issuedRenderModel } from './render-model.ts';
+import { signerFor } from './signing.ts';
+
+export const RENDER_JOB = 'document.render';
+
+/** Slugs are 24 random bytes (192 bits), base64url: public capabilities that cannot be guessed. */
+export const SLUG_BYTES = 24;
+
+/** Retry delays of a failed render: 2 s doubling, capped at 10 min. */
+export const renderBackoffMs = (attempt: number) => Math.min(2_000 * 2 ** (attempt - 1), 600_000);
+
+/** How long until a pending allocation answer is checked again, within the configured bound. */
+export function allocationWait(doc: DocumentRow, now: Date, boundMs: number): number | null {
+  if (doc.allocationNumber || doc.allocation?.status !== 'pending' || !doc.issuedAt) return null;
+  const left = new Date(doc.issuedAt).getTime() + boundMs - now.getTime();
+  return left > 0 ? Math.min(left, 3_000) : null;
+}
+
+async function logoBytes(database: Database, doc: DocumentRow): Promise<Uint8Array | null> {
+  const ref = doc.snapshot?.branding.logoRef;
+  if (!ref) return null;
+  const f = await fileContent(database.db, ref.fileId);
+  return f ? f.content : null;
+}
+
+/** Renders, then publishes in one short transaction; idempotent (a second run finds pdf_files set). */
+export async function renderAndPublish(s: Services, database: Database, documentId: string): Promise<PdfFiles | null> {
+  const doc = await getDocumentById(database.db, documentId);
+  if (!doc) throw new PermanentJobError(`document ${documentId} does not exist`);
+  if (doc.status !== 'issued' || !doc.snapshot) throw new PermanentJobError(`document ${documentId} is not issued`);
+  if (doc.pdfFiles) return doc.pdfFiles;
+  const wait = allocationWait(doc, s.clock.now(), s.config.prints.allocationWaitMs);
+  if (wait !== null) throw new RetryLaterError(wait, 'waiting for the allocation number');
+
+  // Rendering and signing are CPU work: never inside a transaction.
+  const model = issuedRenderModel(doc, await logoBytes(database, doc));
+  const signer = await signerFor(s.config, database.mode, s.logger, s.clock.now());
+  const at = s.clock.now();
+  const [origin, copy] = await Promise.all([
+    renderDocumentPdf(model, 'origin', { signer, at }),
+    renderDocumentPdf(model, 'copy', { signer, at }),
+  ]);
+
+  return database.db.transaction(async (tx) => {
+    const current = await findDocumentRow(tx, doc.businessId, doc.id, true);
+    if (!current || current.pdfFiles) return current?.pdfFiles ?? null;
+    const now = s.clock.now();
+    const name = (v: string) => `${doc.docType}-${doc.docNumber}-${v}.pdf`;
+    const originFile = await storeFile(tx, now, { businessId: doc.businessId, bytes: origin, mime: 'application/pdf', name: name('origin') });
+    const copyFile = await storeFile(tx, now, { businessId: doc.businessId, bytes: copy, mime: 'application/pdf', name: name('copy') });
+    const files: PdfFiles = {
+      origin: { fileId: originFile.id, slug: randomToken(SLUG_BYTES) },
+      copy: { fileId: copyFile.id, slug: randomToken(SLUG_BYTES) },
+    };
+    for (const variant of ['origin', 'copy'] as const) {
+      await tx.execute(sql`INSERT INTO pdf_links(slug, business_id, document_id, variant, file_id, created_at)
+        VALUES (${files[variant].slug}, ${doc.businessId}, ${doc.id}, ${variant}, ${files[variant].fileId}, ${now.toISOString()})`);
+    }
+    await tx.execute(sql`UPDATE documents SET pdf_files = ${JSON.stringify(files)}::jsonb, updated_at = ${now.toISOString()}
+      WHERE id = ${doc.id} AND pdf_files IS NULL`);
+    const business = await queryOne<{ account_id: string }>(tx, sql`SELECT account_id FROM businesses WHERE id = ${doc.businessId}`);
+    await appendAudit(tx, now, { accountId: business!.account_id, keyId: null }, {
+      businessId: doc.businessId,
+      action: 'document.pdf_rendered',
+      entityType: 'document',
+      entityId: doc.id,
+      after: { pdfFiles: { origin: files.origin.fileId, copy: files.copy.fileId }, allocationNumber: model.allocationNumber ?? null },
+    });
+    await recordEvent(tx, now, {
+      event: 'document.pdf_ready',
+      accountId: business!.account_id,
+      businessId: doc.businessId,
+      data: {
+        documentId: doc.id,
+        files: { origin: { id: files.origin.fileId, slug: files.origin.slug }, copy: { id: files.copy.fileId, slug: files.copy.slug } },
+      },
+    });
+    return files;
+  });
+}
+
+export function renderJobHandler(s: Services): JobHandler {
+  return {
+    maxAttempts: 20,
+    backoffMs: renderBackoffMs,
+    async handle(job: Job, database: Database) {
+      await renderAndPublish(s, database, job.refId);
+    },
+    async onFailed(job: Job, _database: Database, error: string) {
+      s.logger.error({ documentId: job.refId, error }, 'PDF rendering failed for good; prints of this document answer pdf_pending');
+    },
+  };
+}

@@ -1,0 +1,89 @@
+// From the documents area's rows to the renderer's model (pure).
+import type { RenderModel } from '../pdf/model.ts';
+import type { BusinessRecord } from '../businesses/service.ts';
+import type { DocumentLine, DocumentPayment, DocumentRow, DocumentSnapshot } from '../documents/snapshot.ts';
+import { computeTotals, lineAmount, resolveVatRateBp } from '../documents/totals.ts';
+
+const lineOf = (l: DocumentLine, amount: number) => ({
+  description: l.description,
+  quantity: l.quantity,
+  unitPrice: l.unitPriceExVat,
+  lineDiscount: l.lineDiscount ?? 0,
+  amount,
+  unit: l.unit,
+  sku: l.sku,
+});
+
+const paymentOf = (p: DocumentPayment) => ({ ...p, method: Number(p.method) });
+
+/**
+ * An issued document prints its frozen snapshot; the allocation number may have arrived after
+ * issue (documents.allocation_number), and is printed then.
+ */
+export function issuedRenderModel(doc: DocumentRow, logo: Uint8Array | null): RenderModel {
+  const snap = doc.snapshot as DocumentSnapshot;
+  return {
+    docType: snap.docType,
+    docNumber: snap.docNumber,
+    documentDate: snap.documentDate,
+    valueDate: snap.valueDate,
+    dealer: snap.dealer,
+    branding: {
+      template: snap.branding.template === 'stripe' ? 'stripe' : 'classic',
+      accentColor: snap.branding.accentColor,
+      tagline: snap.branding.tagline,
+      website: snap.branding.website,
+      footerText: snap.branding.footerText,
+      logo,
+    },
+    party: snap.party,
+    priceMode: snap.priceMode,
+    vatRateBp: snap.vatRateBp,
+    vatExemptionReason: snap.vatExemptionReason,
+    lines: snap.lines.map((l) => lineOf(l, l.amount)),
+    payments: snap.payments.map(paymentOf),
+    totals: snap.totals,
+    allocationNumber: doc.allocationNumber ?? snap.allocationNumber,
+    note: snap.note,
+    linkedDocument: snap.linkedDocument ? { docType: snap.linkedDocument.docType, docNumber: snap.linkedDocument.docNumber } : null,
+  };
+}
+
+/** A draft previews what it would say if issued now: the business as it is, totals computed. */
+export function draftRenderModel(doc: DocumentRow, business: BusinessRecord, logo: Uint8Array | null): RenderModel {
+  const vatRateBp = resolveVatRateBp({
+    docType: doc.docType,
+    dealerType: business.dealerType,
+    businessDefaultBp: business.defaultVatRateBp,
+    draftRateBp: doc.vatRateBp,
+    documentDate: doc.documentDate,
+  });
+  const t = computeTotals({
+    docType: doc.docType,
+    priceMode: doc.priceMode,
+    vatRateBp,
+    lines: doc.lines,
+    payments: doc.payments,
+    discountAmount: doc.discountAmount,
+    withholdingAmount: doc.withholdingAmount,
+  });
+  const b = business.branding;
+  return {
+    docType: doc.docType,
+    docNumber: null,
+    documentDate: doc.documentDate,
+    valueDate: doc.valueDate,
+    dealer: { name: business.name, taxId: business.taxId, dealerType: business.dealerType, address: business.address, phone: business.phone, email: business.email },
+    branding: { template: b.template === 'stripe' ? 'stripe' : 'classic', accentColor: b.accentColor, tagline: b.tagline, website: b.website, footerText: b.footerText, logo },
+    party: doc.party,
+    priceMode: doc.priceMode,
+    vatRateBp,
+    vatExemptionReason: doc.vatExemptionReason,
+    lines: doc.lines.map((l) => lineOf(l, lineAmount(l))),
+    payments: doc.payments.map(paymentOf),
+    totals: { discountAmount: t.discountAmount, totalExVat: t.totalExVat, vatAmount: t.vatAmount, totalIncVat: t.totalIncVat, withholdingAmount: t.withholdingAmount },
+    allocationNumber: doc.allocationNumber,
+    note: doc.note,
+    linkedDocument: null,
+  };
+}

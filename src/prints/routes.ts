@@ -1,0 +1,182 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { sql } from 'drizzle-orm';
+import { ctxOf } from '../platform/http/context.ts';
+import { AUTH_ERRORS, BidIdParams, errors, Ok } from '../platform/http/schemas.ts';
+import type { Services } from '../platform/http/services.ts';
+import { AppError, notFound } from '../platform/errors.ts';
+import { fileContent } from '../platform/files.ts';
+import { queryOne } from '../platform/db/sql.ts';
+import { businessOf } from '../businesses/guard.ts';
+import { findDocumentRow } from '../documents/snapshot.ts';
+import { renderDocumentPdf } from '../pdf/render.ts';
+import { draftRenderModel } from './render-model.ts';
+import { consentWarnings, handOut, printLog, type PrintKind } from './handout.ts';
+import { emailDocument } from './send-email.ts';
+import { EmailBody, PrintBody, PrintLogEntry, Variant, Warning } from './schemas.ts';
+
+const tags = ['documents'];
+
+/** `POST …/print` with no body means `{}`. */
+const emptyBodyIsEmptyObject = async (req: FastifyRequest) => {
+  if (req.body === undefined || req.body === null) req.body = {};
+};
+
+export function publicPdfPath(slug: string): string {
+  return `/api/docs/${slug}/d.pdf`;
+}
+
+export function registerPrintRoutes(api: FastifyInstance, s: Services): void {
+  const config = { scope: 'documents' as const };
+
+  api.post(
+    '/businesses/:bid/documents/:id/print',
+    {
+      config,
+      preValidation: emptyBodyIsEmptyObject,
+      schema: {
+        tags,
+        summary: 'Print: the signed PDF bytes (origin once, copies after); a draft answers an unsigned watermarked preview',
+        description: 'Answers `application/pdf` with header `X-Print-Variant` (`origin`, `copy` or `draft`). 409 `pdf_pending` (with `Retry-After`) while the signed PDFs are rendered; 409 `conflict` for `kind: origin` once the origin was handed out.',
+        params: BidIdParams,
+        body: PrintBody,
+        response: errors(...AUTH_ERRORS, 409),
+      },
+    },
+    async (req, reply) => {
+      const ctx = ctxOf(req);
+      const business = businessOf(req);
+      const { id } = req.params as { id: string };
+      const { kind = 'auto' } = req.body as { kind?: PrintKind };
+      const doc = await findDocumentRow(ctx.database.db, business.id, id);
+      if (!doc) throw notFound('document');
+      if (doc.status === 'draft') {
+        // A preview: rendered on demand, unsigned, never logged, never counted.
+        const logo = business.branding.logoRef ? ((await fileContent(ctx.database.db, business.branding.logoRef.fileId))?.content ?? null) : null;
+        const pdf = await renderDocumentPdf(draftRenderModel(doc, business, logo), 'draft', { at: s.clock.now() });
+        return sendPdf(reply, pdf, 'draft', `draft-${doc.id}.pdf`);
+      }
+      const handout = await handOut(s, ctx, business, id, kind, 'print');
+      const file = await fileContent(ctx.database.db, handout.fileId);
+      if (!file) throw new Error(`stored PDF ${handout.fileId} is missing`);
+      return sendPdf(reply, file.content, handout.variant, file.name);
+    },
+  );
+
+  api.get(
+    '/businesses/:bid/documents/:id/prints',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'The print log of a document: every origin and copy handed out, by print, share or email',
+        params: BidIdParams,
+        response: { 200: Ok({ prints: Type.Array(PrintLogEntry), printCount: Type.Integer() }), ...errors(...AUTH_ERRORS) },
+      },
+    },
+    async (req) => {
+      const ctx = ctxOf(req);
+      const { id } = req.params as { id: string };
+      const doc = await findDocumentRow(ctx.database.db, businessOf(req).id, id);
+      if (!doc) throw notFound('document');
+      return { ok: true as const, prints: await printLog(ctx.database.db, doc.businessId, doc.id), printCount: doc.printCount };
+    },
+  );
+
+  api.post(
+    '/businesses/:bid/documents/:id/share',
+    {
+      config,
+      preValidation: emptyBodyIsEmptyObject,
+      schema: {
+        tags,
+        summary: 'Share: the public no-login link to the signed PDF; counts as a print (origin once, copies after)',
+        params: BidIdParams,
+        body: PrintBody,
+        response: {
+          200: Ok({ variant: Variant, fileId: Type.String(), slug: Type.String(), path: Type.String(), url: Type.String(), warnings: Type.Array(Warning) }),
+          ...errors(...AUTH_ERRORS, 409),
+        },
+      },
+    },
+    async (req) => {
+      const ctx = ctxOf(req);
+      const business = businessOf(req);
+      const { id } = req.params as { id: string };
+      const { kind = 'auto' } = req.body as { kind?: PrintKind };
+      const handout = await handOut(s, ctx, business, id, kind, 'share');
+      const doc = (await findDocumentRow(ctx.database.db, business.id, id))!;
+      const path = publicPdfPath(handout.slug);
+      return {
+        ok: true as const,
+        variant: handout.variant,
+        fileId: handout.fileId,
+        slug: handout.slug,
+        path,
+        url: `${s.config.publicBaseUrl}${path}`,
+        warnings: await consentWarnings(ctx.database.db, doc),
+      };
+    },
+  );
+
+  api.post(
+    '/businesses/:bid/documents/:id/email',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Email the public PDF link, one message per address (1 to 5); counts as a print. Live keys only; 10 per minute per key',
+        params: BidIdParams,
+        body: EmailBody,
+        response: {
+          200: Ok({ sent: Type.Array(Type.String()), failed: Type.Array(Type.String()), variant: Variant, url: Type.String(), warnings: Type.Array(Warning) }),
+          ...errors(...AUTH_ERRORS, 409, 502, 503),
+        },
+      },
+    },
+    async (req) => {
+      const { id } = req.params as { id: string };
+      const { to } = req.body as { to: string[] };
+      return { ok: true as const, ...(await emailDocument(s, ctxOf(req), businessOf(req), id, to)) };
+    },
+  );
+}
+
+function sendPdf(reply: import('fastify').FastifyReply, pdf: Buffer, variant: string, name: string) {
+  return reply
+    .header('Content-Type', 'application/pdf')
+    .header('Content-Length', String(pdf.length))
+    .header('Content-Disposition', `inline; filename="${name.replace(/[^\w.-]+/g, '_')}"`)
+    .header('X-Print-Variant', variant)
+    .header('Cache-Control', 'no-store')
+    .send(pdf);
+}
+
+/** The public capability link: no key; the slug is looked up in both mode databases. */
+export function registerPublicPdfRoutes(app: FastifyInstance, s: Services): void {
+  app.get(
+    '/api/docs/:slug/d.pdf',
+    {
+      schema: {
+        tags: ['public'],
+        summary: 'A shared document PDF by its public link (no key)',
+        params: Type.Object({ slug: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }),
+        security: [],
+      },
+    },
+    async (req, reply) => {
+      const { slug } = req.params as { slug: string };
+      if (!/^[A-Za-z0-9_-]{22,64}$/.test(slug)) throw notFound('document');
+      for (const mode of ['live', 'sandbox'] as const) {
+        const database = s.databases[mode];
+        const link = await queryOne<{ file_id: string; variant: string }>(database.db, sql`SELECT file_id, variant FROM pdf_links WHERE slug = ${slug}`);
+        if (!link) continue;
+        const file = await fileContent(database.db, link.file_id);
+        if (!file) break;
+        reply.header('X-Service-Mode', mode).header('X-Robots-Tag', 'noindex, nofollow').header('Referrer-Policy', 'no-referrer');
+        return sendPdf(reply, file.content, link.variant, file.name);
+      }
+      throw new AppError(404, 'not_found', 'document not found');
+    },
+  );
+}

@@ -1,0 +1,78 @@
+import { mkdirSync, readFileSync, writeFileSync, linkSync, unlinkSync } from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Mode } from '../platform/db/engine.ts';
+import type { Config } from '../platform/config.ts';
+import type { Logger } from '../platform/logger.ts';
+import { generateSelfSignedP12, parseP12 } from '../pdf/certificate.ts';
+import { pdfSigner, type PdfSigner } from '../pdf/sign.ts';
+
+/** The self-signed certificate's password: it lives next to the file, so it protects nothing more. */
+const SELF_SIGNED_PASSWORD = 'pinkas-self-signed';
+
+export class SigningUnconfigured extends Error {}
+
+// Parsed identities are process-wide: parsing a P12 and deriving its key is the slow part.
+const identities = new Map<string, Promise<PdfSigner>>();
+
+export function selfSignedPath(dataDir: string): string {
+  return path.join(dataDir, 'signing', 'self-signed.p12');
+}
+
+/**
+ * Reads the self-signed P12 under DATA_DIR, generating it the first time. Several processes may
+ * race on the first start: each writes its own temporary file and hard-links it into place, which
+ * only one can do; everybody then reads the winner's file.
+ */
+function loadOrCreateSelfSigned(dataDir: string, now: Date, logger: Logger): Buffer {
+  const file = selfSignedPath(dataDir);
+  try {
+    return readFileSync(file);
+  } catch {
+    // not there yet
+  }
+  const p12 = generateSelfSignedP12({ commonName: 'pinkas self-signed (development and sandbox)', password: SELF_SIGNED_PASSWORD, now });
+  try {
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    writeFileSync(tmp, p12, { mode: 0o600 });
+    try {
+      linkSync(tmp, file);
+    } catch {
+      // another process won the race
+    } finally {
+      unlinkSync(tmp);
+    }
+    logger.info({ file }, 'generated the self-signed PDF signing certificate');
+    return readFileSync(file);
+  } catch (err) {
+    // DATA_DIR not writable (tests point it nowhere): keep this process's certificate in memory.
+    logger.warn({ file, error: (err as Error).message }, 'could not store the self-signed signing certificate; using an in-memory one');
+    return p12;
+  }
+}
+
+/**
+ * The signer of a mode. A configured P12 signs everything. Without one, development, tests and
+ * the sandbox use a self-signed certificate generated once into DATA_DIR; live in production
+ * refuses (the job retries until the certificate is configured).
+ */
+export function signerFor(config: Config, mode: Mode, logger: Logger, now: Date): Promise<PdfSigner> {
+  const p12 = config.prints.signingP12;
+  if (p12) {
+    const key = `p12:${p12.path}`;
+    if (!identities.has(key)) {
+      identities.set(key, Promise.resolve().then(() => pdfSigner(parseP12(readFileSync(p12.path), p12.password), { name: 'pinkas' })));
+      identities.get(key)!.catch(() => identities.delete(key));
+    }
+    return identities.get(key)!;
+  }
+  if (config.env === 'production' && mode === 'live') {
+    return Promise.reject(new SigningUnconfigured('PDF_SIGNING_P12_PATH is not set: live documents are not signed with a self-signed certificate in production'));
+  }
+  const key = `self:${config.dataDir}`;
+  if (!identities.has(key)) {
+    identities.set(key, Promise.resolve().then(() => pdfSigner(parseP12(loadOrCreateSelfSigned(config.dataDir, now, logger), SELF_SIGNED_PASSWORD), { name: 'pinkas' })));
+  }
+  return identities.get(key)!;
+}
