@@ -85,13 +85,14 @@ export async function runOpenfrmtExport(
     let after: { date: string; type: number; num: number } | null = null;
     let chunkNo = 0;
     for (;;) {
-      const rows: { snapshot: unknown; document_date: unknown; doc_type: number; doc_number: number }[] = await query(
+      // Ordered by the table's columns (index documents_export_order), so LIMIT stops early.
+      const rows: { snapshot: unknown; day: string; doc_type: number; doc_number: number }[] = await query(
         db,
-        sql`SELECT snapshot, document_date::text AS document_date, doc_type, doc_number FROM documents
-            WHERE business_id = ${business.id} AND status = 'issued'
-              AND document_date BETWEEN ${range.from} AND ${range.to} AND issued_at <= ${cutOff.toISOString()}
-              ${after ? sql`AND (document_date, doc_type, doc_number) > (${after.date}::date, ${after.type}, ${after.num})` : sql``}
-            ORDER BY document_date, doc_type, doc_number LIMIT ${chunkSize}`,
+        sql`SELECT d.snapshot, d.document_date::text AS day, d.doc_type, d.doc_number FROM documents d
+            WHERE d.business_id = ${business.id} AND d.status = 'issued'
+              AND d.document_date BETWEEN ${range.from} AND ${range.to} AND d.issued_at <= ${cutOff.toISOString()}
+              ${after ? sql`AND (d.document_date, d.doc_type, d.doc_number) > (${after.date}::date, ${after.type}, ${after.num})` : sql``}
+            ORDER BY d.document_date, d.doc_type, d.doc_number LIMIT ${chunkSize}`,
       );
       for (const r of rows) {
         const snap = (typeof r.snapshot === 'string' ? JSON.parse(r.snapshot) : r.snapshot) as DocumentSnapshot;
@@ -103,7 +104,7 @@ export async function runOpenfrmtExport(
       await opts.afterChunk?.(++chunkNo);
       if (rows.length < chunkSize) break;
       const last = rows[rows.length - 1];
-      after = { date: String(last.document_date).slice(0, 10), type: Number(last.doc_type), num: Number(last.doc_number) };
+      after = { date: last.day.slice(0, 10), type: Number(last.doc_type), num: Number(last.doc_number) };
     }
     await write(out, asm.items(skus.records()));
     const closing = asm.close();

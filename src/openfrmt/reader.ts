@@ -149,8 +149,8 @@ export class BkmvReader {
   private sawZ900 = false;
   private z900Total: number | null = null;
   private byType = new Map<number, DocTypeTotals>();
-  /** C100/1234 link → "type|number", to tie lines to their header (clarification 11). */
-  private headers = new Map<number, string>();
+  /** C100/1234 link → hash of "type|number", to tie lines to their header (clarification 11); numbers keep it small. */
+  private headers = new Map<number, number>();
   private issues: Issue[] = [];
   private issueCount = 0;
 
@@ -231,7 +231,7 @@ export class BkmvReader {
         const link = Number(f[1234]);
         if (link > 0) {
           if (this.headers.has(link)) this.issue(n, `link ${link} is used by two headers`, 1234);
-          this.headers.set(link, `${type}|${f[1204]}`);
+          this.headers.set(link, docKey(type, f[1204]));
         }
         break;
       }
@@ -241,7 +241,7 @@ export class BkmvReader {
         const [typeF, numF, linkF] = isD110 ? [1253, 1254, 1273] : [1303, 1304, 1323];
         const type = Number(f[typeF]);
         const link = Number(f[linkF]);
-        if (link > 0 && this.headers.get(link) !== `${type}|${f[numF]}`) this.issue(n, `line links to ${link}, which is not a header of this document`, linkF);
+        if (link > 0 && this.headers.get(link) !== docKey(type, f[numF])) this.issue(n, `line links to ${link}, which is not a header of this document`, linkF);
         const t = this.totals(type);
         if (isD110) {
           t.lines++;
@@ -277,6 +277,14 @@ export class BkmvReader {
       issueCount: this.issueCount,
     };
   }
+}
+
+/** FNV-1a of "type|number": a compact key for the header map. */
+function docKey(type: number, num: string): number {
+  let h = 0x811c9dc5;
+  const s = `${type}|${num}`;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
 }
 
 /** Field id of the running record number: 1101, 1151, 1201, … (second field of every layout). */
