@@ -16,6 +16,7 @@ body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Heebo,Arial,sans-
 main{max-width:980px;margin:2rem auto;padding:0 1.5rem}
 h1{font-size:1.6rem;margin:0 0 1rem}
 h2{font-size:1.2rem;margin:2rem 0 .75rem}
+.card > h2:first-child{margin-block-start:0}
 .card{background:#fff;border:1px solid #e4e7eb;border-radius:8px;padding:1.25rem 1.5rem;margin-block-end:1.25rem}
 .narrow{max-width:440px}
 .field{display:flex;flex-direction:column;margin-block-end:1rem}
@@ -32,6 +33,7 @@ button.danger{background:#d64545}
 button.link{background:none;color:inherit;padding:0;text-decoration:underline;opacity:.8}
 button.secondary{background:#e4e7eb;color:#1f2933}
 form.inline{display:inline}
+.card form.inline button{margin-block-start:.75rem}
 .notice{padding:.75rem 1rem;border-radius:6px;margin:0 0 1rem}
 .notice.error{background:#fde8e8;color:#8a1c1c}
 .notice.ok{background:#e3f9e5;color:#1e5631}
@@ -46,7 +48,7 @@ code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;dire
 .tag.live{background:#ffe8d9;color:#8a2c0d}.tag.test{background:#e6f0ff;color:#1d3f8a}
 .tag.revoked,.tag.expired{background:#f0f0f0;color:#7b8794}
 tr.inactive td{color:#7b8794}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:1rem}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(400px,1fr));gap:1rem}
 .chart-card h3{margin:0 0 .25rem;font-size:1rem}
 .chart-card .sum{color:#52606d;font-size:.85rem}
 .filters{display:flex;gap:1rem;align-items:flex-end;flex-wrap:wrap}

@@ -35,7 +35,7 @@ ${list.length === 0
     : html`<table class="businesses" data-mode="${mode}">
   <thead><tr><th>${L('name')}</th><th>${L('tax_id')}</th><th>${L('dealer_type')}</th><th>${L('approval')}</th><th>${L('created')}</th></tr></thead>
   <tbody>${list.map(
-    (b) => html`<tr><td>${b.name}</td><td><code>${b.taxId}</code></td><td>${b.dealerType}</td><td>${b.approvalStatus}${b.deactivatedAt ? html` · ${L('deactivated')}` : ''}</td><td>${b.createdAt.slice(0, 10)}</td></tr>`,
+    (b) => html`<tr><td>${b.name}</td><td><code>${b.taxId}</code></td><td>${L(`dealer_${b.dealerType}` as MessageKey)}</td><td>${L(`approval_${b.approvalStatus}` as MessageKey)}${b.deactivatedAt ? html` · ${L('deactivated')}` : ''}</td><td>${b.createdAt.slice(0, 10)}</td></tr>`,
   )}</tbody>
 </table>`}`;
   return page(
