@@ -222,6 +222,57 @@ describe('issue', () => {
   });
 });
 
+describe('issue options and limits', () => {
+  it('freezes a branding override given in the issue body, leaving the business branding alone', async () => {
+    const b = await env.business(a.test, { branding: { tagline: 'רגיל', template: 'classic' } });
+    const d = (await draft(b.id, { docType: 305, lines: [line()] })).body.document;
+    const r = await issue(b.id, d.id, { branding: { template: 'stripe', accentColor: '#aa0011' } });
+    expect(r.status).toBe(201);
+    const [row] = await env.sql<{ snapshot: any }>('sandbox', `SELECT snapshot FROM documents WHERE id = '${d.id}'`);
+    expect(row.snapshot.branding).toMatchObject({ template: 'stripe', accentColor: '#AA0011', tagline: 'רגיל' });
+    const biz = await env.call('GET', `/v1/businesses/${b.id}`, { key: a.test });
+    expect(biz.body.business.branding.template).toBe('classic');
+    const bad = await issue(b.id, (await draft(b.id, { docType: 305, lines: [line()] })).body.document.id, { colour: 1 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/body\.colour/);
+  });
+
+  it('the daily backstop of 300 issues per business answers 429 limit_reached and takes no number', async () => {
+    const b = await env.business(a.test);
+    await env.sql('sandbox', `INSERT INTO usage_daily(day, subject, metric, count) VALUES ('2026-03-01', 'biz:${b.id}', 'documents_opened', 300)`);
+    const d = (await draft(b.id, { docType: 305, lines: [line()] })).body.document;
+    const r = await issue(b.id, d.id);
+    expect(r.status).toBe(429);
+    expect(r.body.reason).toBe('limit_reached');
+    expect(await env.sql('sandbox', `SELECT 1 FROM document_counters WHERE business_id = '${b.id}' AND last_number IS NOT NULL`)).toHaveLength(0);
+    env.clock.advance(24 * 3600_000);
+    const next = await issue(b.id, d.id);
+    expect(next.status).toBe(201);
+    expect(next.body.document.docNumber).toBe(1);
+  });
+
+  it('a deactivated business refuses drafts and issue with 403', async () => {
+    const b = await env.business(a.test);
+    const d = (await draft(b.id, { docType: 305, lines: [line()] })).body.document;
+    await env.call('POST', `/v1/businesses/${b.id}/deactivate`, { key: a.test });
+    const r = await issue(b.id, d.id);
+    expect(r.status).toBe(403);
+    expect(r.body.reason).toBe('forbidden');
+    expect((await draft(b.id, { docType: 305, lines: [line()] })).status).toBe(403);
+    expect((await env.call('GET', `/v1/businesses/${b.id}/documents/${d.id}`, { key: a.test })).status).toBe(200);
+  });
+
+  it("another account's business and documents are not found", async () => {
+    const b = await env.business(a.test);
+    const d = (await draft(b.id, { docType: 305, lines: [line()] })).body.document;
+    const other = await env.account();
+    expect((await env.call('GET', `/v1/businesses/${b.id}/documents/${d.id}`, { key: other.test })).status).toBe(404);
+    const mine = await env.business(other.test);
+    expect((await env.call('POST', `/v1/businesses/${mine.id}/documents/${d.id}/issue`, { key: other.test })).status).toBe(404);
+    expect((await env.call('GET', `/v1/businesses/${b.id}/documents/${d.id}`, { key: a.live })).status).toBe(404);
+  });
+});
+
 describe('credit notes', () => {
   it('305 → linked 330 mirroring amounts and rate; second → 409; draft → 409 not_draft', async () => {
     const b = await env.business(a.test, { defaultVatRateBp: 1700 });
@@ -242,6 +293,10 @@ describe('credit notes', () => {
     const dn = await env.call('POST', `/v1/businesses/${b.id}/documents/${d.id}/credit-note`, { key: a.test });
     expect(dn.status).toBe(409);
     expect(dn.body.reason).toBe('not_draft');
+    const ev = await env.sql<{ data: any }>('sandbox', `SELECT data FROM outbox_events WHERE event = 'document.issued' AND data->>'documentId' = '${cn.body.document.id}'`);
+    expect(ev[0].data).toMatchObject({ docType: 330, docNumber: 1, totalIncVat: inv.totalIncVat });
+    const cc = await env.call('POST', `/v1/businesses/${b.id}/documents/${cn.body.document.id}/credit-note`, { key: a.test });
+    expect(cc.status).toBe(409);
     const [snap] = await env.sql<{ snapshot: any }>('sandbox', `SELECT snapshot FROM documents WHERE id = '${cn.body.document.id}'`);
     expect(snap.snapshot.linkedDocument).toEqual({ id: inv.id, docType: 305, docNumber: 1 });
   });
