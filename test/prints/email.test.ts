@@ -6,6 +6,7 @@ import { pdfSignatureValid } from '../pdf/signature-check.ts';
 import { pdfText } from '../pdf/extract-text.ts';
 import { issueDoc, pdfPath, renderRunner, tempDataDir } from './helpers.ts';
 import { parseMail } from './mime.ts';
+import { subject } from '../../src/platform/usage.ts';
 
 interface Received {
   from: string;
@@ -114,7 +115,7 @@ describe('email', () => {
     expect(log.body.prints.map((p: any) => `${p.variant}/${p.channel}`).sort()).toEqual(['copy/email', 'origin/email']);
     expect(log.body.prints.find((p: any) => p.variant === 'origin').recipients).toEqual(['one@customer.example', 'two@customer.example']);
 
-    const usage = await env.sql<any>('live', `SELECT count FROM usage_daily WHERE subject = 'account:${a.id}' AND metric = 'emails_sent'`);
+    const usage = await env.sql<any>('live', `SELECT count FROM usage_daily WHERE subject = '${subject.account(a.id)}' AND metric = 'emails_sent'`);
     expect(usage.reduce((n: number, r: any) => n + Number(r.count), 0)).toBe(3);
   });
 
