@@ -13,10 +13,11 @@ import type { Services } from '../platform/http/services.ts';
 import { appendAudit } from '../platform/audit.ts';
 import { validation } from '../platform/errors.ts';
 import { businessOf } from '../businesses/guard.ts';
-import { documentView } from '../documents/snapshot.ts';
+import { documentView, getDocumentRow } from '../documents/snapshot.ts';
 import { connectionState, createConsentRequest, deleteConnection, getConnection, newState, type Connection } from './connections.ts';
 import { requireProvider, providerFor } from './providers.ts';
 import { requestDraftAllocation } from './draft-request.ts';
+import { retryFailedAllocation } from './retry.ts';
 
 const tags = ['allocation'];
 
@@ -126,19 +127,26 @@ export function registerAllocationRoutes(api: FastifyInstance, s: Services): voi
       config: { scope: 'documents' },
       schema: {
         tags,
-        summary: "Request a draft's allocation number now (strict mode); the draft then issues with it",
+        summary: "Request a draft's allocation number now (strict mode); the draft then issues with it. On an issued document whose request failed: ask again",
         description:
-          'Uses the final figures issue will freeze. 200 with `allocation.status` `granted` (and `allocationNumber`) or `refused` (with `allocation.error`). ' +
-          '502 `provider` when the authority cannot be reached; 503 `unconfigured` when live has no tax authority client or the business has not connected.',
+          'Draft: uses the final figures issue will freeze. 200 with `allocation.status` `granted` (and `allocationNumber`) or `refused` (with `allocation.error`). ' +
+          '502 `provider` when the authority cannot be reached; 503 `unconfigured` when live has no tax authority client or the business has not connected. ' +
+          'Issued document with `allocation.status` `failed`: 202, back to `pending` and asked again in the background; any other issued document: 409 `not_draft`.',
         params: BidIdParams,
-        response: { 200: Ok({ document: Type.Ref('Document') }), ...errors(...AUTH_ERRORS, 409, 502, 503) },
+        response: { 200: Ok({ document: Type.Ref('Document') }), 202: Ok({ document: Type.Ref('Document') }), ...errors(...AUTH_ERRORS, 409, 502, 503) },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const ctx = ctxOf(req);
+      const business = businessOf(req);
       const { id } = req.params as { id: string };
-      const d = await requestDraftAllocation(s, ctx, businessOf(req), id);
-      return { ok: true as const, document: documentView(d) };
+      const current = await getDocumentRow(ctx.database.db, business.id, id);
+      if (current.status === 'issued') {
+        const d = await retryFailedAllocation(s, ctx, business.id, id);
+        return reply.status(202).send({ ok: true, document: documentView(d) });
+      }
+      const d = await requestDraftAllocation(s, ctx, business, id);
+      return reply.status(200).send({ ok: true, document: documentView(d) });
     },
   );
 }

@@ -43,6 +43,18 @@ describe('allocation through the documents API (sandbox simulator)', () => {
     expect((await events(env, 'sandbox', 'document.allocation_assigned')).map((e) => e.data)).toContainEqual({ documentId: d.id, allocationNumber: after.allocationNumber });
   });
 
+  it('a refused issued document is final: asking again answers 409', async () => {
+    const d = await draft(big({ note: '[sim:436]' }));
+    await issue(d.id);
+    await runner().runDue('sandbox');
+    const after = (await get(d.id)).body.document;
+    expect(after.allocation.status).toBe('refused');
+    expect(after.warnings.map((w: any) => w.code)).toEqual(['allocation_refused']);
+    const again = await ask(d.id);
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatch(/refused/);
+  });
+
   it('a document below the threshold is not_required and gets no job', async () => {
     const d = await draft(big({ lines: [line(1_000_000)] })); // exactly 10,000 NIS on 2026-03-01: not above
     const issued = (await issue(d.id)).body.document;

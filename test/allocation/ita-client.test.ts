@@ -204,6 +204,29 @@ describe('ITA client against a local server speaking the protocol', () => {
     expect(conn.body.connection.status).toBe('connected');
   });
 
+  it('failed (never connected) → connect → ask again: 202 pending, the re-armed job grants it', async () => {
+    const late = await env.business(acct.live, { taxId: TAX_IDS.person, dealerType: 'murshe', name: 'מאחר' });
+    const id = await insertPendingIssued(env, 'live', late);
+    for (let i = 1; i <= 10; i++) {
+      await runner().runDue('live');
+      clock.advance(allocationBackoffMs(i));
+    }
+    expect((await docRow(env, 'live', id)).allocation.status).toBe('failed');
+    const refusedRetry = await env.call('POST', `/v1/businesses/${late.id}/documents/${id}/allocation`, { key: acct.live });
+    expect(refusedRetry.status).toBe(202);
+    expect(refusedRetry.body.document.allocation.status).toBe('pending');
+    expect(refusedRetry.body.document.warnings.map((w: any) => w.code)).toEqual(['allocation_missing']);
+    expect(await getJob(env.db.live.db, 'document.allocation', id)).toMatchObject({ attempts: 0, failedAt: null, doneAt: null });
+    expect((await connect(late, [Number(TAX_IDS.person)])).status).toBe(200);
+    await runner().runDue('live');
+    const row = await docRow(env, 'live', id);
+    expect(row.allocation.status).toBe('granted');
+    expect(row.allocation_number).toMatch(/^\d{9}$/);
+    const again = await env.call('POST', `/v1/businesses/${late.id}/documents/${id}/allocation`, { key: acct.live });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatch(/already has its allocation number/);
+  });
+
   it('a revoked consent: the refresh is refused, the connection shows expired, requests wait', async () => {
     fake.revokeAll();
     clock.advance(11 * 60_000);
