@@ -224,6 +224,52 @@ describe('cut and fixed set', () => {
   });
 });
 
+describe('verification', () => {
+  it('fails the run when the database disagrees with what the files say', async () => {
+    const b = await env.business(a.test);
+    await issueDoc(env, a.test, b.id, { docType: 400, payments: [{ method: 'cash', amount: 100 }] });
+    // A row whose stored total disagrees with its frozen snapshot (inserted raw: issued rows cannot be edited).
+    await env.sql(
+      'sandbox',
+      `INSERT INTO documents(id, business_id, status, doc_type, doc_number, party, price_mode, lines, payments, document_date, value_date,
+                             vat_rate_bp, discount_amount, withholding_amount, total_ex_vat, vat_amount, total_inc_vat, warnings, snapshot,
+                             issued_at, created_at, updated_at)
+       SELECT 'doc_tampered0001', business_id, status, doc_type, doc_number + 1, party, price_mode, lines, payments, document_date, value_date,
+              vat_rate_bp, discount_amount, withholding_amount, total_ex_vat, vat_amount, total_inc_vat + 1, warnings,
+              jsonb_set(snapshot, '{docNumber}', to_jsonb(doc_number + 1)), issued_at, created_at, updated_at
+       FROM documents WHERE business_id = '${b.id}'`,
+    );
+    env.clock.advance(1_000);
+    const r = await exportRun(b.id, { from: '2026-03-01', to: '2026-03-31' });
+    expect(r.status).toBe(201);
+    expect(r.body.exportRun.status).toBe('failed');
+    const v = r.body.exportRun.verification;
+    expect(v.ok).toBe(false);
+    expect(v.documentsMatchSource).toBe(true);
+    expect(v.byDocType).toEqual([
+      expect.objectContaining({ docType: 400, match: false, file: expect.objectContaining({ incVat: 200 }), database: expect.objectContaining({ incVat: 201 }) }),
+    ]);
+    expect(r.body.exportRun.report.message).toBe('ביצוע ממשק פתוח נכשל באימות הקבצים.');
+    const events = await env.sql('sandbox', `SELECT 1 FROM outbox_events WHERE event = 'export.completed' AND business_id = '${b.id}'`);
+    expect(events).toHaveLength(0);
+  });
+
+  it('gross prices and a 0% export invoice read back verified, lines ex VAT', async () => {
+    const b = await env.business(a.test);
+    await issueDoc(env, a.test, b.id, { docType: 305, priceMode: 'gross', party: { name: 'A' }, lines: [{ description: 'x', quantity: 3, unitPriceExVat: 11_800 }] });
+    await issueDoc(env, a.test, b.id, { docType: 305, party: { name: 'B' }, vatRateBp: 0, vatExemptionReason: 'export', lines: [{ description: 'y', quantity: 1, unitPriceExVat: 5_000 }] });
+    env.clock.advance(1_000);
+    const r = await exportRun(b.id, { from: '2026-03-01', to: '2026-03-31' });
+    expect(r.body.exportRun.verification.ok).toBe(true);
+    const files = await download(r.body.file.id);
+    const lines = records(files[`${r.body.exportRun.directory}/BKMVDATA.TXT`]).filter((x) => x.startsWith('D110'));
+    expect(lines.map((x) => [col(x, 241, 255), col(x, 271, 285), col(x, 286, 289)])).toEqual([
+      ['+00000000010000', '+00000000030000', '1800'],
+      ['+00000000005000', '+00000000005000', '0000'],
+    ]);
+  });
+});
+
 describe('access and validation', () => {
   it('needs the export scope; stays open on a deactivated business', async () => {
     const b = await env.business(a.test);
