@@ -165,7 +165,12 @@ export async function issueDocument(
     });
     let allocation: AllocationState = { status: 'not_required', number: d.allocationNumber, error: null, requestedAt: null, decidedAt: null };
     if (eligibility.required && d.allocationNumber) {
-      allocation = { status: 'granted', number: d.allocationNumber, error: null, requestedAt: null, decidedAt: now.toISOString() };
+      // Keep the state of a number requested for this draft beforehand (strict mode), else record the caller's.
+      const prior = d.allocation;
+      allocation =
+        prior && prior.status === 'granted' && prior.number === d.allocationNumber
+          ? prior
+          : { status: 'granted', number: d.allocationNumber, error: null, requestedAt: null, decidedAt: now.toISOString() };
     } else if (eligibility.required) {
       if (business.requireAllocation) {
         throw new AppError(422, 'allocation_required', `an allocation number is required: the amount before VAT is above ${eligibility.threshold / 100} NIS and the buyer has a tax id`);
