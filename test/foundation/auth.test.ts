@@ -157,3 +157,26 @@ describe('rate limit: 60 per minute per key, sliding window', () => {
     }
   });
 });
+
+describe.runIf(process.env.PINKAS_TEST_ENGINE === 'postgres')('rate limit across processes sharing one PostgreSQL database', () => {
+  it('two limiters (two API processes) share one sliding window per key', async () => {
+    const { PostgresRateLimiter } = await import('../../src/platform/rate-limit.ts');
+    const { openServer } = await import('../../src/platform/db/engine.ts');
+    // A second connection pool stands for a second process.
+    const other = await openServer('live', env.urls.live!, 2);
+    try {
+      const p1 = new PostgresRateLimiter(env.db.live, 5);
+      const p2 = new PostgresRateLimiter(other, 5);
+      const t0 = 5_000_000;
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? p1 : p2).hit('key_shared', t0 + i)));
+      expect(results.filter((r) => r.allowed)).toHaveLength(5);
+      const later = await p2.hit('key_shared', t0 + 60_000);
+      expect(later.allowed).toBe(true);
+      const refused = await p1.hit('key_shared', t0 + 60_001);
+      expect(refused.allowed).toBe(false);
+      expect(refused.retryAfterMs).toBeGreaterThan(0);
+    } finally {
+      await other.close();
+    }
+  });
+});
