@@ -148,8 +148,9 @@ export class WebhookSender {
     }
   }
 
+  /** Lets requests in flight finish (each is bounded by the deadline), then closes the connections. */
   async close(): Promise<void> {
-    await this.agent.destroy().catch(() => {});
+    await this.agent.close().catch(() => {});
   }
 }
 
@@ -164,7 +165,8 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }):
       break;
     }
   }
-  return Buffer.concat(chunks).subarray(0, RESPONSE_BODY_CAP).toString('utf8');
+  // PostgreSQL text cannot hold NUL; a binary answer is only kept for people to read.
+  return Buffer.concat(chunks).subarray(0, RESPONSE_BODY_CAP).toString('utf8').replace(/\u0000/g, '\uFFFD');
 }
 
 const redirectNote = (status: number) => (status >= 300 && status < 400 ? 'redirects are not followed' : null);
@@ -176,6 +178,6 @@ function describeError(err: unknown, signal: AbortSignal, timeoutMs: number): st
   const code = e?.code ?? e?.cause?.code;
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return `timed out after ${timeoutMs} ms`;
-  const message = String(e?.message ?? err).slice(0, 300);
+  const message = String(e?.message ?? err).replace(/\u0000/g, '').slice(0, 300);
   return code && !message.includes(code) ? `${code}: ${message}` : message;
 }

@@ -147,6 +147,17 @@ describe('delivery to a real HTTPS receiver', () => {
     expect((await dispatcher.runOnce('sandbox')).attempted).toBe(0);
   });
 
+  it('keeps a binary answer readable in the log (no NUL bytes reach the database)', async () => {
+    const a = await env.account();
+    receiver.on('/binary/', { status: 200, body: 'ok\u0000\u0001\u00ff' });
+    const wh = await endpoint(a.test, { url: receiver.url('/binary/1') });
+    await emit(a.id, null);
+    await dispatcher.runOnce('sandbox');
+    const [d] = await deliveries(a.test, wh.id);
+    expect(d.status).toBe('delivered');
+    expect(d.attempts[0].responseBody).toBe('ok\uFFFD\u0001\u00ff');
+  });
+
   it('shows a pending retry with its next attempt time', async () => {
     const a = await env.account();
     receiver.on('/pending/', { status: 503 });

@@ -166,3 +166,19 @@ describe('restart', () => {
     expect(receiver.to('/restart/worker')).toHaveLength(1);
   });
 });
+
+describe('the domain worker', () => {
+  it('delivers with its own sender (system DNS path, IP-literal target) and stops cleanly', async () => {
+    const res = await env.call('POST', '/v1/webhooks', { key: acct.test, body: { url: `https://127.0.0.1:${receiver.port}/worker/domain` } });
+    expect(res.status).toBe(201);
+    await emitMany(1);
+    const { webhooksDomain } = await import('../../src/webhooks/domain.ts');
+    const worker = webhooksDomain.worker!(env.s);
+    try {
+      for (let i = 0; i < 200 && receiver.to('/worker/domain').length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      await worker.stop();
+    }
+    expect(receiver.to('/worker/domain')).toHaveLength(1);
+  });
+});
