@@ -8,6 +8,7 @@ import { registerFileRoutes } from './files/routes.ts';
 import { registerExpenseRoutes } from './expenses/routes.ts';
 import { allocationDomain } from './allocation/domain.ts';
 import { registerConsole } from './console/plugin.ts';
+import { consoleWorker } from './console/prune.ts';
 import { webhooksDomain } from './webhooks/domain.ts';
 import { registerExportRoutes } from './exports/routes.ts';
 import { registerReportRoutes } from './reports/routes.ts';
@@ -39,7 +40,7 @@ export const domains: Domain[] = [
   { name: 'files', api: registerFileRoutes },
   { name: 'expenses', api: registerExpenseRoutes },
   allocationDomain,
-  { name: 'console', root: registerConsole },
+  { name: 'console', root: registerConsole, worker: consoleWorker },
   webhooksDomain,
   { name: 'exports', api: registerExportRoutes },
   { name: 'reports', api: registerReportRoutes },
