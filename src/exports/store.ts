@@ -53,6 +53,7 @@ export interface StartedRun {
 }
 
 const MINUTE = 60_000;
+const STALE_MS = 60 * MINUTE;
 
 /**
  * Inserts a running run. Its production minute is the start minute, or the minute after the
@@ -63,6 +64,9 @@ export async function startRun(
   ex: Executor,
   a: { businessId: string; from: string; to: string; cutOff: Date; primaryId: string; keyId: string | null; directoryOf: (at: Date) => string },
 ): Promise<StartedRun> {
+  // A run still "running" an hour after it started was cut off (process stopped): say so.
+  await ex.execute(sql`UPDATE export_runs SET status = 'failed', error = 'interrupted before it finished', completed_at = ${a.cutOff.toISOString()}
+    WHERE business_id = ${a.businessId} AND status = 'running' AND created_at < ${new Date(a.cutOff.getTime() - STALE_MS).toISOString()}`);
   const last = await queryOne<{ p: unknown }>(ex, sql`SELECT max(production_at) AS p FROM export_runs WHERE business_id = ${a.businessId}`);
   let production = new Date(Math.floor(a.cutOff.getTime() / MINUTE) * MINUTE);
   if (last?.p) {

@@ -254,6 +254,20 @@ describe('verification', () => {
     expect(events).toHaveLength(0);
   });
 
+  it('a run left "running" by a stopped process is marked failed by the next run an hour later', async () => {
+    const b = await env.business(a.test);
+    await env.sql(
+      'sandbox',
+      `INSERT INTO export_runs(id, business_id, from_date, to_date, status, cut_off_at, production_at, directory, primary_id, created_at)
+       VALUES ('exr_0000000000stale1', '${b.id}', '2026-01-01', '2026-01-31', 'running', '2026-03-01T06:00:00Z', '2026-03-01T06:00:00Z',
+               'OPENFRMT/51617915.26/03010800', '123456789012345', '2026-03-01T06:00:00Z')`,
+    );
+    const r = await exportRun(b.id, { from: '2026-01-01', to: '2026-01-31' });
+    expect(r.body.exportRun.status).toBe('completed');
+    const list = await env.call('GET', `/v1/businesses/${b.id}/exports`, { key: a.test });
+    expect(list.body.exportRuns.map((x: any) => [x.status, x.error])).toEqual([['completed', null], ['failed', 'interrupted before it finished']]);
+  });
+
   it('gross prices and a 0% export invoice read back verified, lines ex VAT', async () => {
     const b = await env.business(a.test);
     await issueDoc(env, a.test, b.id, { docType: 305, priceMode: 'gross', party: { name: 'A' }, lines: [{ description: 'x', quantity: 3, unitPriceExVat: 11_800 }] });
