@@ -12,7 +12,7 @@ import { recordEvent } from '../platform/outbox.ts';
 import type { Job, JobHandler } from '../platform/jobs.ts';
 import type { Services } from '../platform/http/services.ts';
 import { errorSummary } from '../platform/logger.ts';
-import { getDocumentById, type AllocationState, type DocumentRow } from '../documents/snapshot.ts';
+import { getDocumentById, toDocumentRow, type AllocationState, type DocumentRow } from '../documents/snapshot.ts';
 import { approvalInputOfIssued } from './document-input.ts';
 import { AllocationNotConnectedError, AllocationTransportError } from './provider.ts';
 import { providerFor, UNCONFIGURED_MESSAGE } from './providers.ts';
@@ -40,15 +40,13 @@ async function writeState(tx: Executor, d: DocumentRow, allocation: AllocationSt
   );
 }
 
-/** Locks the document and answers it when still waiting for this job's answer. */
+/** Locks the document (one query) and answers it when still waiting for this job's answer. */
 async function lockPending(tx: Executor, id: string): Promise<DocumentRow | null> {
-  const d = await getDocumentById(tx, id);
-  if (!d) return null;
-  const locked = await queryOne(tx, sql`SELECT id FROM documents WHERE id = ${id} FOR UPDATE`);
-  if (!locked) return null;
-  const fresh = (await getDocumentById(tx, id))!;
-  if (fresh.status !== 'issued' || fresh.allocationNumber !== null || fresh.allocation?.status !== 'pending') return null;
-  return fresh;
+  const r = await queryOne<Record<string, unknown>>(tx, sql`SELECT * FROM documents WHERE id = ${id} FOR UPDATE`);
+  if (!r) return null;
+  const d = toDocumentRow(r);
+  if (d.status !== 'issued' || d.allocationNumber !== null || d.allocation?.status !== 'pending') return null;
+  return d;
 }
 
 export async function recordGranted(database: Database, at: Date, documentId: string, number: string): Promise<boolean> {
