@@ -7,7 +7,7 @@
  *   [sim:432]                .32 agorot                  refused 432 (customer VAT number)
  *   [sim:434]                .34                         refused 434 (invoice date too old)
  *   [sim:436]                .36                         refused 436 (VAT above the calculated VAT)
- *   [sim:hang]               —                           no answer until the timeout → transport failure
+ *   [sim:hang]               —                           no answer → transport failure "did not answer within ITA_TIMEOUT_MS" (waits ≤ 1 s)
  *   [sim:fail]               —                           transport failure, every time
  *   [sim:flaky]              —                           transport failure on the first 2 tries, then approved
  *
@@ -31,6 +31,9 @@ export const SIMULATOR_REFUSALS: Record<string, string> = {
   '434': 'Invoice date is more than two weeks old',
   '436': 'VAT amount is greater than the calculated VAT',
 };
+
+/** The longest a simulated hang really waits. */
+export const SIMULATED_HANG_MAX_MS = 1_000;
 
 export type SimulatorBranch = 'approve' | 'hang' | 'fail' | 'flaky' | { refuse: string };
 
@@ -73,7 +76,9 @@ export class AllocationSimulator implements AllocationProvider, ConsentProvider 
   async requestApproval(input: ApprovalInput): Promise<ApprovalResult> {
     const branch = simulatorBranch(input);
     if (branch === 'hang') {
-      await new Promise((resolve) => setTimeout(resolve, this.opts.timeoutMs));
+      // The caller sees what a real hang gives (a timeout failure) without holding the shared job
+      // runner for the whole timeout: sandbox traffic must not slow down live jobs.
+      await new Promise((resolve) => setTimeout(resolve, Math.min(this.opts.timeoutMs, SIMULATED_HANG_MAX_MS)));
       throw new AllocationTransportError(`the tax authority did not answer within ${this.opts.timeoutMs} ms (simulated)`, 'timeout');
     }
     if (branch === 'fail') throw new AllocationTransportError('connection reset by the tax authority (simulated)', 'network');

@@ -200,7 +200,7 @@ function allocationConfig(env: Env, publicBaseUrl: string): AllocationConfig {
   }
   return {
     ita,
-    timeoutMs: integer(env, 'ITA_TIMEOUT_MS', 15_000, 10, 600_000),
+    timeoutMs: integer(env, 'ITA_TIMEOUT_MS', 10_000, 10, 600_000),
     expiryWarningMs: integer(env, 'ITA_EXPIRY_WARNING_HOURS', 72, 1, 24 * 60) * 3_600_000,
   };
 }

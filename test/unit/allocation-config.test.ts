@@ -7,7 +7,7 @@ describe('ITA configuration', () => {
   it('is off by default (the simulator answers outside live production)', () => {
     const c = loadConfig(base).allocation;
     expect(c.ita).toBeNull();
-    expect(c.timeoutMs).toBe(15_000);
+    expect(c.timeoutMs).toBe(10_000);
     expect(c.expiryWarningMs).toBe(72 * 3_600_000);
   });
   it('defaults to the ITA sandbox hosts and our own callback', () => {
