@@ -141,6 +141,24 @@ describe('the render job', () => {
     expect(await pdfText(print.raw)).not.toContain('מספר הקצאה');
   });
 
+  it('several runners (processes) publish a document once; a crashed claim is picked up after its lease', async () => {
+    const b = await env.business(a.live);
+    const one = await issueDoc(env, a.live, b.id);
+    const two = await issueDoc(env, a.live, b.id);
+    // A process claimed `two` and died: its lease holds the job until it ends.
+    await env.sql('live', `UPDATE jobs SET locked_until = '${new Date(env.clock.now().getTime() + 120_000).toISOString()}', attempts = 1 WHERE kind = 'document.render' AND ref_id = '${two.id}'`);
+    const ran = await Promise.all([renderRunner(env).runDue('live'), renderRunner(env).runDue('live'), renderRunner(env).runDue('live')]);
+    expect(ran.reduce((x, y) => x + y, 0)).toBe(1);
+    const ready = (id: string) => env.sql('live', `SELECT 1 FROM outbox_events WHERE event = 'document.pdf_ready' AND data->>'documentId' = '${id}'`);
+    expect(await ready(one.id)).toHaveLength(1);
+    expect(await ready(two.id)).toHaveLength(0);
+    env.clock.advance(120_001);
+    expect(await renderRunner(env).runDue('live')).toBe(1);
+    expect(await ready(two.id)).toHaveLength(1);
+    const links = await env.sql('live', `SELECT variant FROM pdf_links WHERE document_id IN ('${one.id}', '${two.id}')`);
+    expect(links).toHaveLength(4);
+  });
+
   it('renders credit notes, receipts and the business branding frozen at issue', async () => {
     const b = await env.business(a.live, { branding: { accentColor: '#AA3300', template: 'stripe', tagline: 'טעים ומהיר' } });
     const doc = await issueDoc(env, a.live, b.id, { docType: 320, lines: [line()], payments: [{ method: 'bit', amount: 23_600 }] });
@@ -276,6 +294,17 @@ describe('share and the public link', () => {
     expect((await env.call('POST', pdfPath(b.id, 'doc_nope', 'print'), { key: a.live })).status).toBe(404);
     const noScope = await a.mint({ scopes: ['businesses'] });
     expect((await env.call('POST', pdfPath(b.id, doc.id, 'print'), { key: noScope.secret })).status).toBe(403);
+  });
+});
+
+describe('email without SMTP', () => {
+  it('answers 503 unconfigured and hands nothing out', async () => {
+    const { b, doc } = await issuedAndRendered();
+    const res = await env.call('POST', pdfPath(b.id, doc.id, 'email'), { key: a.live, body: { to: ['x@customer.example'] } });
+    expect(res.status).toBe(503);
+    expect(res.body.reason).toBe('unconfigured');
+    const [row] = await env.sql<any>('live', `SELECT origin_handed_out_at FROM documents WHERE id = '${doc.id}'`);
+    expect(row.origin_handed_out_at).toBeNull();
   });
 });
 

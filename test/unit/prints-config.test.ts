@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../src/platform/config.ts';
+import { allocationWait, renderBackoffMs } from '../../src/prints/render-job.ts';
+import { documentEmail } from '../../src/prints/email.ts';
+import type { DocumentRow, DocumentSnapshot } from '../../src/documents/snapshot.ts';
+
+const base = { PINKAS_ENV: 'test', DATA_DIR: '/tmp/x' };
+
+describe('prints configuration', () => {
+  it('has defaults that work on a fresh machine', () => {
+    const c = loadConfig(base).prints;
+    expect(c).toEqual({ signingP12: null, allocationWaitMs: 60_000, pendingRetryAfterSeconds: 2, emailPerMinute: 10, smtp: null });
+  });
+
+  it('reads SMTP settings, port by SMTP_SECURE', () => {
+    const c = loadConfig({ ...base, SMTP_HOST: 'mail.example', SMTP_FROM: 'Pinkas <no-reply@example.com>' }).prints.smtp;
+    expect(c).toEqual({ host: 'mail.example', port: 587, secure: false, user: null, password: null, from: 'Pinkas <no-reply@example.com>' });
+    const tls = loadConfig({ ...base, SMTP_HOST: 'mail.example', SMTP_FROM: 'a@example.com', SMTP_SECURE: 'true', SMTP_USER: 'u', SMTP_PASSWORD: 'p' }).prints.smtp;
+    expect(tls).toMatchObject({ port: 465, secure: true, user: 'u', password: 'p' });
+  });
+
+  it('names the variable of a bad value', () => {
+    const bad = (env: Record<string, string>, variable: string) => {
+      try {
+        loadConfig({ ...base, ...env });
+        throw new Error('accepted');
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        expect((err as ConfigError).variable).toBe(variable);
+      }
+    };
+    bad({ SMTP_HOST: 'mail.example' }, 'SMTP_FROM');
+    bad({ SMTP_HOST: 'mail.example', SMTP_FROM: 'nobody' }, 'SMTP_FROM');
+    bad({ SMTP_HOST: 'mail.example', SMTP_FROM: 'a@example.com', SMTP_USER: 'u' }, 'SMTP_PASSWORD');
+    bad({ SMTP_SECURE: 'yes' }, 'SMTP_SECURE');
+    bad({ SMTP_HOST: 'mail.example', SMTP_FROM: 'a@example.com', SMTP_PORT: '99999' }, 'SMTP_PORT');
+    bad({ PDF_SIGNING_P12_PATH: '/no/such/file.p12' }, 'PDF_SIGNING_P12_PATH');
+    bad({ PDF_ALLOCATION_WAIT_MS: '-1' }, 'PDF_ALLOCATION_WAIT_MS');
+    bad({ EMAIL_PER_MINUTE: '0' }, 'EMAIL_PER_MINUTE');
+  });
+
+  it('accepts an existing P12 file', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'pinkas-cfg-'));
+    const file = path.join(dir, 'cert.p12');
+    writeFileSync(file, 'x');
+    expect(loadConfig({ ...base, PDF_SIGNING_P12_PATH: file, PDF_SIGNING_P12_PASSWORD: 'pw' }).prints.signingP12).toEqual({ path: file, password: 'pw' });
+  });
+});
+
+describe('render job timing', () => {
+  const doc = (over: Partial<DocumentRow>) => ({ allocationNumber: null, allocation: { status: 'pending' }, issuedAt: '2026-03-01T08:00:00.000Z', ...over }) as DocumentRow;
+
+  it('waits for a pending allocation within the bound, checking every 3 s at most', () => {
+    expect(allocationWait(doc({}), new Date('2026-03-01T08:00:00.000Z'), 60_000)).toBe(3_000);
+    expect(allocationWait(doc({}), new Date('2026-03-01T08:00:59.000Z'), 60_000)).toBe(1_000);
+    expect(allocationWait(doc({}), new Date('2026-03-01T08:01:00.000Z'), 60_000)).toBeNull();
+    expect(allocationWait(doc({}), new Date('2026-03-01T08:00:00.000Z'), 0)).toBeNull();
+  });
+
+  it('does not wait when nothing is pending or the number is there', () => {
+    const now = new Date('2026-03-01T08:00:01.000Z');
+    expect(allocationWait(doc({ allocation: null }), now, 60_000)).toBeNull();
+    expect(allocationWait(doc({ allocation: { status: 'granted' } as DocumentRow['allocation'] }), now, 60_000)).toBeNull();
+    expect(allocationWait(doc({ allocationNumber: '123' }), now, 60_000)).toBeNull();
+    expect(allocationWait(doc({ allocation: { status: 'failed' } as DocumentRow['allocation'] }), now, 60_000)).toBeNull();
+  });
+
+  it('backs off from 2 s doubling to 10 min', () => {
+    expect([1, 2, 3, 4].map(renderBackoffMs)).toEqual([2_000, 4_000, 8_000, 16_000]);
+    expect(renderBackoffMs(20)).toBe(600_000);
+  });
+});
+
+describe('the email text', () => {
+  it('is Hebrew, names the document and the dealer, carries the link, and escapes HTML', () => {
+    const snap = {
+      docType: 320,
+      docNumber: 17,
+      dealer: { name: 'חנות <הכל> בע"מ' },
+      party: { name: 'דנה' },
+    } as unknown as DocumentSnapshot;
+    const m = documentEmail(snap, 'https://x.example/api/docs/abc/d.pdf');
+    expect(m.subject).toBe('חשבונית מס / קבלה מס\' 17 מאת חנות <הכל> בע"מ');
+    expect(m.text).toContain('שלום דנה,');
+    expect(m.text).toContain('https://x.example/api/docs/abc/d.pdf');
+    expect(m.html).toContain('dir="rtl"');
+    expect(m.html).toContain('חנות &lt;הכל&gt; בע&quot;מ');
+    expect(m.html).not.toContain('<הכל>');
+  });
+});
