@@ -59,8 +59,15 @@ export function registerAuthRoutes(c: FastifyInstance, s: Services, sms: SmsSend
     const v = checked.value;
     const existing = await queryOne(control.db, sql`SELECT 1 FROM accounts WHERE lower(email) = ${v.email}`);
     if (existing) return send(reply, 409, signUpPage(f, { values, errors: { email: 'err_email_taken' } }));
-    const passwordHash = await hashPassword(v.password);
     const now = s.clock.now();
+    // Cheap refusal before the memory-hard hash, so a sign-up flood from one address costs little;
+    // the exact allowance is taken below, in the account's transaction.
+    const used = await queryOne<{ count: number }>(
+      control.db,
+      sql`SELECT count FROM usage_daily WHERE subject = ${`ip:${clientIp(req)}`} AND metric = 'console_sign_ups' AND day = ${israelDate(now)}`,
+    );
+    if (used && Number(used.count) >= SIGN_UPS_PER_ADDRESS_PER_DAY) return send(reply, 429, signUpPage(f, { values, message: t(f.lang, 'err_rate') }));
+    const passwordHash = await hashPassword(v.password);
     try {
       const account = await control.db.transaction(async (tx) => {
         await takeDailyAllowance(tx, {

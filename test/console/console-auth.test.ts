@@ -121,6 +121,16 @@ describe('sign-up', () => {
     expect(textOf(again.res.body)).toContain('already exists');
   });
 
+  it('allows 20 sign-ups per address per day', async () => {
+    const c = client();
+    for (let i = 0; i < 20; i++) expect((await signUp(c)).res.status).toBe(201);
+    const res = await signUp(c);
+    expect(res.res.status).toBe(429);
+    expect(textOf(res.res.body)).toContain('Too many requests from your address');
+    expect(await env.sql('live', `SELECT 1 FROM accounts WHERE email = '${res.email}'`)).toHaveLength(0);
+    expect((await signUp(client())).res.status).toBe(201);
+  });
+
   it('refuses a form without the CSRF token, or with a token of another browser', async () => {
     const c = client();
     await c.get('/console/sign-up');
