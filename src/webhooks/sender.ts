@@ -93,7 +93,10 @@ export class WebhookSender {
     const address = addresses[0];
     return new Promise((resolve, reject) => {
       const socket = tlsConnect({ host: address, port, servername, ca: this.ca, ALPNProtocols: ['http/1.1'] });
+      // A black-holed address must not hold a socket for the OS connect timeout.
+      socket.setTimeout(this.config.timeoutMs, () => socket.destroy(new Error(`connect timed out after ${this.config.timeoutMs} ms`)));
       socket.once('secureConnect', () => {
+        socket.setTimeout(0);
         socket.removeListener('error', reject);
         const remote = socket.remoteAddress;
         const why = this.config.allowPrivateTargets ? null : remote ? classifyAddress(remote) : 'unknown remote address';

@@ -1,3 +1,4 @@
+import { createServer as createNetServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestAccount, type TestEnv } from '../helpers/env.ts';
 import { recordEvent } from '../../src/platform/outbox.ts';
@@ -203,6 +204,22 @@ describe('delivery to a real HTTPS receiver', () => {
     expect(d.attempts[0].error).toBe('timed out after 400 ms');
     expect(d.attempts[0].durationMs).toBeGreaterThanOrEqual(350);
     expect(d.attempts[0].durationMs).toBeLessThan(1_500);
+  });
+
+  it('gives up on a server that accepts the connection but never speaks TLS', async () => {
+    const silent = createNetServer(() => {});
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const port = (silent.address() as { port: number }).port;
+    const quick = new WebhookSender({ ...env.s.config.webhooks, timeoutMs: 300 }, testResolver);
+    try {
+      const outcome = await quick.send(`https://receiver.test:${port}/x`, {}, '{}');
+      expect(outcome.status).toBeNull();
+      expect(outcome.error).toMatch(/timed out after 300 ms/);
+      expect(outcome.durationMs).toBeLessThan(3_000);
+    } finally {
+      await quick.close();
+      silent.close();
+    }
   });
 
   it('counts a receiver that is down as a failure', async () => {
