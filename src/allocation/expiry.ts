@@ -69,9 +69,11 @@ export function startExpiryWorker(s: Services, everyMs = 600_000): Worker {
   };
   const timer = setInterval(tick, everyMs);
   timer.unref();
-  setTimeout(tick, 0).unref();
+  const first = setTimeout(tick, 0);
+  first.unref();
   return {
     stop: async () => {
+      clearTimeout(first);
       clearInterval(timer);
       await running;
     },

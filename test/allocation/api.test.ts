@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, TAX_IDS, type TestAccount, type TestEnv } from '../helpers/env.ts';
 import { JobRunner } from '../../src/platform/jobs.ts';
 import { allJobHandlers } from '../../src/domains.ts';
-import { warnExpiringConnections } from '../../src/allocation/expiry.ts';
+import { startExpiryWorker, warnExpiringConnections } from '../../src/allocation/expiry.ts';
 import { events } from './fixtures.ts';
 
 let env: TestEnv;
@@ -186,6 +186,17 @@ describe('allocation through the documents API (sandbox simulator)', () => {
       const del = await env.call('DELETE', `/v1/businesses/${b.id}/allocation/connection`, { key: a.test });
       expect(del.body).toEqual({ ok: true, deleted: true });
       expect((await env.call('GET', `/v1/businesses/${b.id}/allocation/connection`, { key: a.test })).body.connection.status).toBe('not_connected');
+    });
+
+    it('the routes are in the OpenAPI document; the expiry worker starts and stops cleanly', async () => {
+      const doc = await env.call('GET', '/v1/openapi.json');
+      expect(doc.status).toBe(200);
+      for (const p of ['/v1/businesses/{bid}/allocation/connect', '/v1/businesses/{bid}/allocation/connection', '/v1/businesses/{bid}/documents/{id}/allocation', '/ita/callback']) {
+        expect(Object.keys(doc.body.paths)).toContain(p);
+      }
+      const worker = startExpiryWorker(env.s, 20);
+      await new Promise((r) => setTimeout(r, 60));
+      await worker.stop();
     });
 
     it('the callback refuses unknown states; the simulated screen does not exist for the live ITA', async () => {
