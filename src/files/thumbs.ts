@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
-import { query } from '../platform/db/sql.ts';
+import { query, queryOne } from '../platform/db/sql.ts';
 
 /** Longest side of a thumbnail, pixels. */
 export const THUMB_SIZE = 160;
@@ -32,14 +32,16 @@ export async function thumbnails(ex: Executor, businessId: string, ids: string[]
   const unique = [...new Set(ids)];
   const out: Record<string, string> = {};
   if (unique.length === 0) return out;
-  const rows = await query<{ id: string; content: Uint8Array }>(
+  const images = await query<{ id: string }>(
     ex,
-    sql`SELECT id, content FROM files WHERE business_id = ${businessId} AND id IN ${unique} AND mime IN ${IMAGE_MIMES}`,
+    sql`SELECT id FROM files WHERE business_id = ${businessId} AND id IN ${unique} AND mime IN ${IMAGE_MIMES}`,
   );
-  // One at a time: each decode is CPU-bound and a batch of 60 must not starve the event loop's peers.
-  for (const r of rows) {
-    const uri = await thumbnailDataUri(r.content);
-    if (uri) out[r.id] = uri;
+  // One file in memory at a time (60 receipts of 10 MB must not all be loaded at once), and one
+  // decode at a time: each is CPU-bound and must not starve other requests.
+  for (const { id } of images) {
+    const row = await queryOne<{ content: Uint8Array }>(ex, sql`SELECT content FROM files WHERE id = ${id}`);
+    const uri = row ? await thumbnailDataUri(row.content) : null;
+    if (uri) out[id] = uri;
   }
   return out;
 }
