@@ -9,7 +9,7 @@ import { AppError } from '../platform/errors.ts';
 import type { Services } from '../platform/http/services.ts';
 import { frameOf, stateOf } from './context.ts';
 import { field, fieldList } from './forms.ts';
-import { t } from './i18n.ts';
+import { t, type Lang } from './i18n.ts';
 import { keysPage, type KeysView } from './views/keys-page.ts';
 import { USAGE_DAY_CHOICES, usagePage } from './views/usage-page.ts';
 
@@ -23,6 +23,15 @@ function signedIn(req: FastifyRequest, reply: FastifyReply): string | null {
     return null;
   }
   return session.accountId;
+}
+
+/** mintKey's refusals in the page's language; anything else keeps the service's own message. */
+function mintRefusal(lang: Lang, err: AppError): string {
+  if (err.reason === 'approval_required') return t(lang, 'keys_pending');
+  if (err.reason === 'forbidden' && err.message.includes('ocr')) return t(lang, 'ocr_not_granted');
+  const limit = err.reason === 'conflict' ? err.message.match(/\(limit (\d+)\)/) : null;
+  if (limit) return t(lang, 'keys_limit', { max: limit[1] });
+  return err.message;
 }
 
 export function registerAccountPages(c: FastifyInstance, s: Services): void {
@@ -74,7 +83,7 @@ export function registerAccountPages(c: FastifyInstance, s: Services): void {
       return renderKeys(req, reply, accountId, 201, { minted: { secret: minted.secret, key: minted.key } });
     } catch (err) {
       if (err instanceof AppError) {
-        return renderKeys(req, reply, accountId, err.status, { form, message: { kind: 'error', text: err.message } });
+        return renderKeys(req, reply, accountId, err.status, { form, message: { kind: 'error', text: mintRefusal(lang, err) } });
       }
       throw err;
     }

@@ -28,7 +28,7 @@ describe('keys page', () => {
     expect(page.body).not.toContain('id="mint"');
     const mint = await c.post('/console/keys', { label: 'x', mode: 'test', scopes: ['businesses'] });
     expect(mint.status).toBe(403);
-    expect(textOf(mint.body)).toContain('not approved');
+    expect(textOf(mint.body)).toContain('waiting for approval');
   });
 
   it('mints a key shown once, which works on the API; revoking it makes the API answer 401', async () => {
@@ -83,7 +83,7 @@ describe('keys page', () => {
     expect(page.body).toMatch(/value="ocr" disabled/);
     const forced = await c.post('/console/keys', { label: 'ocr', mode: 'live', scopes: ['ocr'] });
     expect(forced.status).toBe(403);
-    expect(textOf(forced.body)).toContain('ocr scope is granted on request');
+    expect(textOf(forced.body)).toContain('ocr is granted on request');
     await setAccountLimits(env.db.live.db, account.id, { ocrGranted: true });
     expect((await c.get('/console/keys')).body).not.toMatch(/value="ocr" disabled/);
     const ok = await c.post('/console/keys', { label: 'ocr', mode: 'live', scopes: ['ocr', 'expenses'] });
@@ -102,7 +102,7 @@ describe('keys page', () => {
     expect(page.body).not.toContain('id="mint"');
     const third = await c.post('/console/keys', { label: 'c', mode: 'test', scopes: ['businesses'] });
     expect(third.status).toBe(409);
-    expect(textOf(third.body)).toContain('already has 2 active keys (limit 2)');
+    expect(textOf(third.body)).toContain('You hold 2 active keys, the limit of this account. Revoke a key before minting another.');
     const ids = [...page.body.matchAll(/data-key-id="([^"]+)"/g)].map((m) => m[1]);
     await c.post(`/console/keys/${ids[0]}/revoke`);
     expect((await c.post('/console/keys', { label: 'c', mode: 'test', scopes: ['businesses'] })).status).toBe(201);
