@@ -141,6 +141,16 @@ describe('scan', () => {
     expect(fake.requests.length).toBe(calls);
   });
 
+  it('GET /usage reports the scans and expense rows of the day', async () => {
+    const res = await env.call('GET', '/v1/usage?days=1', { key: a.test });
+    expect(res.status).toBe(200);
+    const today = JSON.stringify(res.body);
+    expect(today).toMatch(/"ocrScans":\d+/);
+    const day = Object.values(res.body).find(Array.isArray) as any[];
+    expect(day[0].ocrScans).toBe(await scansCounted());
+    expect(day[0].expenseRows).toBeGreaterThanOrEqual(4);
+  });
+
   it('row limits and approval are checked before the billed call', async () => {
     const b2 = (await env.business(ocrKey)).id;
     await env.sql('sandbox', `INSERT INTO usage_daily(day, subject, metric, count) VALUES ('2026-03-01', 'biz:${b2}', 'expense_rows_opened', 300)`);

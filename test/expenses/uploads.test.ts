@@ -44,6 +44,14 @@ describe('upload', () => {
     }
   });
 
+  it('keeps a Hebrew file name from a multipart upload', async () => {
+    const m = multipart('file', 'קבלה-סופר.png', 'image/png', await png(31, 17));
+    const res = await env.call('POST', url(), { key: a.test, payload: m.payload, headers: m.headers });
+    expect(res.status).toBe(201);
+    const meta = await env.sql('sandbox', `SELECT name FROM files WHERE id = '${res.body.expense.receiptFileId}'`);
+    expect(meta[0].name).toBe('קבלה-סופר.png');
+  });
+
   it('the same file twice answers the existing expense (deduped) and opens no second row', async () => {
     const bytes = await jpeg(410, 300);
     const first = await env.call('POST', url(), { key: a.test, body: { file: dataUri('image/jpeg', bytes) } });
