@@ -1,7 +1,11 @@
+import { constants, createPrivateKey, privateEncrypt, type KeyObject } from 'node:crypto';
 import forge from 'node-forge';
 import { SignPdf, Signer } from '@signpdf/signpdf';
 import { pdfkitAddPlaceholder } from '@signpdf/placeholder-pdfkit';
 import type { SigningIdentity } from './certificate.ts';
+
+/** DER prefix of a DigestInfo for SHA-256 (RFC 8017 §9.2 note 1). */
+const SHA256_DIGEST_INFO_PREFIX = Buffer.from('3031300d060960864801650304020105000420', 'hex');
 
 /** Room reserved in the PDF for the CMS blob (hex doubles it); a 2048-bit key with a 3-cert chain fits. */
 export const SIGNATURE_LENGTH = 8192;
@@ -12,16 +16,30 @@ export const SIGNATURE_LENGTH = 8192;
  * signing time as an authenticated attribute — what adbe.pkcs7.detached / PAdES readers expect.
  */
 export class IdentitySigner extends Signer {
+  private readonly nativeKey: KeyObject;
+
   constructor(private readonly identity: SigningIdentity) {
     super();
+    this.nativeKey = createPrivateKey(forge.pki.privateKeyToPem(identity.privateKey));
   }
+
+  /**
+   * RSASSA-PKCS1-v1_5 over the digest forge computed, with node's native RSA: forge builds the CMS
+   * structure, but its pure-JavaScript private-key operation is the slow part of signing.
+   */
+  private readonly nativeRsa = {
+    sign: (md: forge.md.MessageDigest) => {
+      const digestInfo = Buffer.concat([SHA256_DIGEST_INFO_PREFIX, Buffer.from(md.digest().getBytes(), 'binary')]);
+      return privateEncrypt({ key: this.nativeKey, padding: constants.RSA_PKCS1_PADDING }, digestInfo).toString('binary');
+    },
+  };
 
   override async sign(pdfBuffer: Buffer, signingTime?: Date): Promise<Buffer> {
     const p7 = forge.pkcs7.createSignedData();
     p7.content = forge.util.createBuffer(pdfBuffer.toString('binary'));
     for (const cert of this.identity.chain) p7.addCertificate(cert);
     p7.addSigner({
-      key: this.identity.privateKey,
+      key: this.nativeRsa as unknown as forge.pki.rsa.PrivateKey,
       certificate: this.identity.certificate,
       digestAlgorithm: forge.pki.oids.sha256,
       authenticatedAttributes: [
