@@ -5,6 +5,7 @@ import { createTestEnv, TAX_IDS, type TestAccount, type TestEnv } from '../helpe
 import { checkPdfSignature, pdfSignatureValid } from '../pdf/signature-check.ts';
 import { pdfText } from '../pdf/extract-text.ts';
 import { issueDoc, line, pdfPath, renderRunner, tempDataDir } from './helpers.ts';
+import { sampleLogoPng } from '../../src/pdf/samples.ts';
 
 let env: TestEnv;
 let a: TestAccount;
@@ -160,18 +161,21 @@ describe('the render job', () => {
   });
 
   it('renders credit notes, receipts and the business branding frozen at issue', async () => {
-    const b = await env.business(a.live, { branding: { accentColor: '#AA3300', template: 'stripe', tagline: 'טעים ומהיר' } });
+    const logo = `data:image/png;base64,${sampleLogoPng().toString('base64')}`;
+    const b = await env.business(a.live, { branding: { accentColor: '#AA3300', template: 'stripe', tagline: 'טעים ומהיר', logo } });
     const doc = await issueDoc(env, a.live, b.id, { docType: 320, lines: [line()], payments: [{ method: 'bit', amount: 23_600 }] });
     const credit = await env.call('POST', pdfPath(b.id, doc.id, 'credit-note'), { key: a.live, body: { reason: 'החזרה' } });
     expect(credit.status).toBe(201);
     // Branding changes after issue do not change what the documents say.
     await env.call('PATCH', `/v1/businesses/${b.id}`, { key: a.live, body: { branding: { tagline: 'סלוגן חדש' } } });
     await renderRunner(env).runDue('live');
-    const text320 = await pdfText((await env.call('POST', pdfPath(b.id, doc.id, 'print'), { key: a.live })).raw);
+    const pdf320 = (await env.call('POST', pdfPath(b.id, doc.id, 'print'), { key: a.live })).raw;
+    const text320 = await pdfText(pdf320);
     expect(text320).toContain('חשבונית מס / קבלה');
     expect(text320).toContain('ביט');
     expect(text320).toContain('טעים ומהיר');
     expect(text320).not.toContain('סלוגן חדש');
+    expect(pdf320.toString('latin1')).toMatch(/\/Subtype\s*\/Image/); // the logo frozen at issue
     const text330 = await pdfText((await env.call('POST', pdfPath(b.id, credit.body.document.id, 'print'), { key: a.live })).raw);
     expect(text330).toContain('חשבונית מס זיכוי');
     expect(text330).toContain("זיכוי עבור: חשבונית מס / קבלה מס' 1");
