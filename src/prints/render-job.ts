@@ -12,7 +12,7 @@ import type { Services } from '../platform/http/services.ts';
 import { findDocumentRow, getDocumentById, type DocumentRow, type PdfFiles } from '../documents/snapshot.ts';
 import { renderDocumentPdf } from '../pdf/render.ts';
 import { issuedRenderModel } from './render-model.ts';
-import { signerFor } from './signing.ts';
+import { SigningUnconfigured, signerFor } from './signing.ts';
 
 export const RENDER_JOB = 'document.render';
 
@@ -47,7 +47,12 @@ export async function renderAndPublish(s: Services, database: Database, document
 
   // Rendering and signing are CPU work: never inside a transaction.
   const model = issuedRenderModel(doc, await logoBytes(database, doc));
-  const signer = await signerFor(s.config, database.mode, s.logger, s.clock.now());
+  const signer = await signerFor(s.config, database.mode, s.logger, s.clock.now()).catch((err: unknown) => {
+    if (!(err instanceof SigningUnconfigured)) throw err;
+    // Not the document's fault: wait (without using up attempts) until the certificate is configured.
+    s.logger.warn({ documentId }, err.message);
+    throw new RetryLaterError(60_000, err.message);
+  });
   const at = s.clock.now();
   const [origin, copy] = await Promise.all([
     renderDocumentPdf(model, 'origin', { signer, at }),

@@ -212,6 +212,32 @@ describe('the render job', () => {
   });
 });
 
+describe('production without a signing certificate', () => {
+  it('live documents wait (no attempts used up) while the sandbox signs with the self-signed certificate', async () => {
+    const env2 = await createTestEnv({ env: { PINKAS_ENV: 'production', DATA_DIR: tempDataDir() }, clock: env.clock });
+    try {
+      const a2 = await env2.account();
+      const live = await env2.business(a2.live);
+      const liveDoc = await issueDoc(env2, a2.live, live.id);
+      expect(await renderRunner(env2).runDue('live')).toBe(1);
+      const [job] = await env2.sql<any>('live', `SELECT attempts, done_at, failed_at, run_at, last_error FROM jobs WHERE kind = 'document.render' AND ref_id = '${liveDoc.id}'`);
+      expect(job).toMatchObject({ attempts: 0, done_at: null, failed_at: null });
+      expect(job.last_error).toMatch(/PDF_SIGNING_P12_PATH/);
+      expect(new Date(job.run_at).getTime()).toBe(env.clock.now().getTime() + 60_000);
+      expect((await env2.call('POST', pdfPath(live.id, liveDoc.id, 'print'), { key: a2.live })).body.reason).toBe('pdf_pending');
+
+      const sandbox = await env2.business(a2.test);
+      const sandboxDoc = await issueDoc(env2, a2.test, sandbox.id);
+      expect(await renderRunner(env2).runDue('sandbox')).toBe(1);
+      const print = await env2.call('POST', pdfPath(sandbox.id, sandboxDoc.id, 'print'), { key: a2.test });
+      expect(print.headers['x-print-variant']).toBe('origin');
+      expect(checkPdfSignature(print.raw).signerCommonName).toMatch(/self-signed/);
+    } finally {
+      await env2.close();
+    }
+  });
+});
+
 describe('drafts', () => {
   it('a draft prints as an unsigned watermarked preview, not logged', async () => {
     const b = await env.business(a.live);
