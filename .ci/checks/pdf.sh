@@ -33,7 +33,7 @@ for f in "$out"/*-origin.pdf "$out"/*-copy.pdf; do
     *-copy.pdf) contains "$t" 'העתק' || { ok=0; echo '  missing: העתק'; } ;;
   esac
   case "$name" in
-    400-*) for phrase in 'קבלה' '1,234.56' 'PayBox' 'אפליקציית תשלום'; do contains "$t" "$phrase" || { ok=0; echo "  missing: $phrase"; }; done ;;
+    400-*) for phrase in 'קבלה' '1,234.56' 'פייבוקס' 'אפליקציית תשלום'; do contains "$t" "$phrase" || { ok=0; echo "  missing: $phrase"; }; done ;;
     *) for phrase in 'סה"כ כולל מע"מ' '3,011.36' '459.36' 'מע"מ 18%' 'Croissant'; do contains "$t" "$phrase" || { ok=0; echo "  missing: $phrase"; }; done ;;
   esac
   # Reversed Hebrew would show up as the mirror image of the business name.

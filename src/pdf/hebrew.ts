@@ -28,7 +28,7 @@ export const PAYMENT_METHOD_NAMES: Record<number, string> = {
   8: 'הוראת קבע',
   9: 'אחר',
   91: 'ביט',
-  92: 'PayBox',
+  92: 'פייבוקס',
   93: 'אפליקציית תשלום',
 };
 

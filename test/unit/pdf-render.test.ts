@@ -43,7 +43,7 @@ describe.each(['classic', 'stripe'] as const)('template %s', (template) => {
     if (docType === 400) {
       expect(text).toContain('₪1,234.56');
       expect(text).toContain('מזומן');
-      expect(text).toContain('PayBox');
+      expect(text).toContain('פייבוקס');
       expect(text).toContain('אפליקציית תשלום');
     } else {
       expect(text).toContain('סה"כ לפני מע"מ');

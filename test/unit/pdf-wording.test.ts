@@ -38,7 +38,7 @@ describe('payment wording', () => {
     expect(paymentMethodName(8)).toBe('הוראת קבע');
     expect(paymentMethodName(9)).toBe('אחר');
     expect(paymentMethodName(91)).toBe('ביט');
-    expect(paymentMethodName(92)).toBe('PayBox');
+    expect(paymentMethodName(92)).toBe('פייבוקס');
     expect(paymentMethodName(93)).toBe('אפליקציית תשלום');
   });
 
