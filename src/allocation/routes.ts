@@ -44,6 +44,8 @@ const emptyBodyIsEmptyObject = async (req: FastifyRequest) => {
 
 function view(s: Services, mode: 'live' | 'sandbox', c: Connection | null) {
   const p = providerFor(s, mode);
+  // A grant made through the simulator (development) does not count once the real client answers.
+  if (c && p && c.provider !== p.kind) c = null;
   return {
     status: connectionState(c, s.clock.now(), s.config.allocation.expiryWarningMs),
     provider: p?.kind ?? 'ita',
