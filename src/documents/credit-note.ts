@@ -72,7 +72,17 @@ export async function issueCreditNote(
       const base = reversalOf(original, reason);
       const docNumber = await takeNextNumber(tx, business.id, docType);
       const day = original.documentDate > israelToday(now) ? original.documentDate : israelToday(now);
-      const snapshot: DocumentSnapshot = { ...base, docType, docNumber, issuedAt: now.toISOString(), documentDate: day, valueDate: day };
+      // A new document: the dealer's details and branding as they are today.
+      const snapshot: DocumentSnapshot = {
+        ...base,
+        docType,
+        docNumber,
+        issuedAt: now.toISOString(),
+        documentDate: day,
+        valueDate: day,
+        dealer: { name: business.name, taxId: business.taxId, dealerType: business.dealerType, address: business.address, phone: business.phone, email: business.email },
+        branding: business.branding,
+      };
       const allocation: AllocationState = { status: 'not_required', number: null, error: null, requestedAt: null, decidedAt: null };
       const newIdValue = newId('doc', now.getTime());
       const r = await queryOne<Record<string, unknown>>(

@@ -50,6 +50,9 @@ export function registerDocumentRoutes(api: FastifyInstance, s: Services): void 
       schema: {
         tags,
         summary: 'Create a draft (idempotent with Idempotency-Key or externalRef); consumes no number',
+        description:
+          'Header `Idempotency-Key` and body `externalRef` are the same key (both given and different: 400). ' +
+          'The same key with the same body answers the same draft with `deduped: true`; with a different body, 409 `conflict`.',
         params: BidParams,
         body: DraftCreate,
         response: { 201: Ok({ document: DocumentRef, deduped: Type.Optional(Type.Boolean()) }), ...errors(...AUTH_ERRORS, 409) },
