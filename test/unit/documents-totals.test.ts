@@ -200,3 +200,32 @@ describe('continuity of a series', () => {
     expect(continuityOf(330, [7, 7, 7])).toMatchObject({ count: 3, duplicates: [7] });
   });
 });
+
+describe('credit-note reversal (pure)', async () => {
+  const { reversalOf } = await import('../../src/documents/credit-note.ts');
+  const snapshot = {
+    docType: 320, docNumber: 7, documentDate: '2026-03-01', valueDate: '2026-03-01', issuedAt: '2026-03-01T08:00:00.000Z',
+    dealer: { name: 'd', taxId: '516179157', dealerType: 'company', address: null, phone: null, email: null },
+    branding: { logoRef: null, accentColor: null, tagline: null, website: null, footerText: null, template: 'classic' },
+    party: { partyId: null, key: null, name: 'p', taxId: null, phone: null, email: null, address: null },
+    lines: [{ description: 'x', quantity: 1, unitPriceExVat: 10_000, sku: null, unit: 'u', lineDiscount: 0, amount: 10_000 }],
+    payments: [{ method: 1, amount: 11_000, dueDate: null, bankCode: null, branchCode: null, accountNumber: null, checkNumber: null, cardCompany: null, cardName: null, cardTxType: null }],
+    priceMode: 'net', vatRateBp: 1700, vatExemptionReason: null,
+    totals: { totalExVat: 10_000, vatAmount: 1_700, totalIncVat: 11_700, discountAmount: 0, withholdingAmount: 700 },
+    note: 'orig', allocationNumber: 'A1', linkedDocument: null,
+  } as any;
+  const row = (docType: number) => ({ id: 'doc_o', docType, docNumber: 7, snapshot: { ...snapshot, docType } }) as any;
+  it('a 330 mirrors the invoice part with positive amounts and the original rate', () => {
+    const r = reversalOf(row(320), 'why');
+    expect(r).toMatchObject({ docType: 330, vatRateBp: 1700, payments: [], note: 'why', allocationNumber: null, linkedDocument: { id: 'doc_o', docType: 320, docNumber: 7 } });
+    expect(r.totals).toEqual({ totalExVat: 10_000, vatAmount: 1_700, totalIncVat: 11_700, discountAmount: 0, withholdingAmount: 0 });
+    expect(r.lines).toEqual(snapshot.lines);
+  });
+  it('a 400 becomes a negative receipt', () => {
+    const r = reversalOf(row(400), null);
+    expect(r.docType).toBe(400);
+    expect(r.payments[0].amount).toBe(-11_000);
+    expect(r.totals).toMatchObject({ totalIncVat: -11_700, withholdingAmount: -700 });
+    expect(r.linkedDocument).toEqual({ id: 'doc_o', docType: 400, docNumber: 7 });
+  });
+});
