@@ -33,6 +33,7 @@ export const SOFTWARE_VERSION = '0.1.0';
 export const EXPORT_CHUNK = 500;
 
 async function write(out: WriteStream, bytes: Buffer): Promise<void> {
+  if (out.destroyed) throw new Error('the temporary BKMVDATA.TXT could not be written');
   if (bytes.length && !out.write(bytes)) await once(out, 'drain');
 }
 
@@ -78,6 +79,9 @@ export async function runOpenfrmtExport(
   try {
     const bkmvPath = path.join(work, 'BKMVDATA.TXT');
     const out = createWriteStream(bkmvPath);
+    // A failed write (disk full) must fail the run, not crash the process or hang on 'drain'.
+    let writeError: Error | null = null;
+    out.on('error', (e) => (writeError = e));
     const asm = new BkmvAssembler(vatId, run.primaryId);
     const source = new SourceDigest();
     const skus = new SkuTally();
@@ -110,7 +114,8 @@ export async function runOpenfrmtExport(
     const closing = asm.close();
     await write(out, closing.bytes);
     out.end();
-    await once(out, 'close');
+    if (!out.closed) await once(out, 'close');
+    if (writeError) throw writeError;
 
     const ini = iniFile(
       {
