@@ -168,13 +168,15 @@ describe.runIf(process.env.PINKAS_TEST_ENGINE === 'postgres')('rate limit across
       const p1 = new PostgresRateLimiter(env.db.live, 5);
       const p2 = new PostgresRateLimiter(other, 5);
       const t0 = 5_000_000;
-      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? p1 : p2).hit('key_shared', t0 + i)));
-      expect(results.filter((r) => r.allowed)).toHaveLength(5);
-      const later = await p2.hit('key_shared', t0 + 60_000);
-      expect(later.allowed).toBe(true);
-      const refused = await p1.hit('key_shared', t0 + 60_001);
-      expect(refused.allowed).toBe(false);
-      expect(refused.retryAfterMs).toBeGreaterThan(0);
+      // Alternating processes, one window.
+      for (let i = 0; i < 5; i++) expect((await (i % 2 ? p1 : p2).hit('key_seq', t0 + i)).allowed).toBe(true);
+      const refused = await p1.hit('key_seq', t0 + 5);
+      expect(refused).toMatchObject({ allowed: false, remaining: 0, retryAfterMs: 59_995 });
+      expect((await p2.hit('key_seq', t0 + 60_000)).allowed).toBe(true); // t0 left the window
+      expect((await p1.hit('key_seq', t0 + 60_000)).allowed).toBe(false); // t0+1 has not
+      // A concurrent burst from both processes: exactly the limit passes.
+      const burst = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? p1 : p2).hit('key_burst', t0)));
+      expect(burst.filter((r) => r.allowed)).toHaveLength(5);
     } finally {
       await other.close();
     }
