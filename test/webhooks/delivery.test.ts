@@ -363,3 +363,23 @@ describe('an endpoint deleted while its delivery is in flight', () => {
     expect(receiver.to('/deleted/1')).toHaveLength(1);
   });
 });
+
+describe('events written by other areas', () => {
+  it('an expense recorded through the API reaches a filtered, narrowed endpoint', async () => {
+    const a = await env.account();
+    const b = await env.business(a.test);
+    const wh = await endpoint(a.test, { url: receiver.url('/e2e/expense'), events: ['expense.recorded'], businessId: b.id });
+    const draft = await env.call('POST', `/v1/businesses/${b.id}/expenses`, {
+      key: a.test,
+      body: { categoryKey: 'office', supplier: { name: 'ספק', taxId: '512200502' }, supplierDocType: 'tax_invoice', supplierDocNumber: 'INV-7', supplierDocDate: '2026-02-27', amountExVat: 10000, vatAmount: 1800 },
+    });
+    expect(draft.status, JSON.stringify(draft.body)).toBe(201);
+    const recorded = await env.call('POST', `/v1/businesses/${b.id}/expenses/${draft.body.expense.id}/record`, { key: a.test });
+    expect(recorded.status).toBe(201);
+    await dispatcher.runOnce('sandbox');
+    const got = receiver.to('/e2e/expense');
+    expect(got).toHaveLength(1);
+    expect(got[0].body).toMatchObject({ event: 'expense.recorded', businessId: b.id, mode: 'sandbox', data: { expenseId: draft.body.expense.id, amountIncVat: 11800 } });
+    expect(verifyWebhook(wh.secret, got[0].raw, got[0].headers['x-service-signature'], { now: env.clock.now() }).ok).toBe(true);
+  });
+});
