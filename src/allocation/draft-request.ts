@@ -25,9 +25,21 @@ export function figuresFingerprint(input: ApprovalInput): string {
   return createHash('sha256').update(canonicalJson(figures)).digest('hex').slice(0, 32);
 }
 
+type DraftAllocation = AllocationState & { figures?: string; requestSeq?: number };
+
 function numberIsStale(d: DocumentRow, figures: string): boolean {
-  const stored = (d.allocation as (AllocationState & { figures?: string }) | null)?.figures;
+  const stored = (d.allocation as DraftAllocation | null)?.figures;
   return stored !== undefined && stored !== figures;
+}
+
+/**
+ * The ITA's invoice_id of this request: the document id, then `<id>.2`, `<id>.3`… once the figures
+ * changed after an earlier request, so the authority never sees one invoice id with two sets of figures.
+ */
+function requestSeqOf(d: DocumentRow, figures: string): number {
+  const prev = d.allocation as DraftAllocation | null;
+  if (!prev?.figures) return 1;
+  return prev.figures === figures ? (prev.requestSeq ?? 1) : (prev.requestSeq ?? 1) + 1;
 }
 
 export async function requestDraftAllocation(s: Services, ctx: RequestContext, business: BusinessRecord, documentId: string): Promise<DocumentRow> {
@@ -43,10 +55,11 @@ export async function requestDraftAllocation(s: Services, ctx: RequestContext, b
   const problem = draftRequestProblem(draft, a);
   if (problem) throw validation('document', problem);
   const provider = requireProvider(s, database.mode);
+  const requestSeq = requestSeqOf(draft, figures);
 
   let result;
   try {
-    result = await provider.requestApproval(a.input);
+    result = await provider.requestApproval({ ...a.input, invoiceId: requestSeq > 1 ? `${draft.id}.${requestSeq}` : draft.id });
   } catch (err) {
     if (err instanceof AllocationNotConnectedError) throw unconfigured(err.message);
     if (err instanceof AllocationTransportError) throw new AppError(502, 'provider', `the tax authority could not be reached: ${err.message}`);
@@ -59,7 +72,7 @@ export async function requestDraftAllocation(s: Services, ctx: RequestContext, b
     if (d.status !== 'draft') throw conflict('the document was issued while its allocation number was being requested');
     if (d.allocationNumber && !numberIsStale(d, figures)) return d;
     const decided = result.status === 'approved' ? granted(null, result.allocationNumber, at) : refused(null, result.code, result.message, at);
-    const allocation = { ...decided, requestedAt: now.toISOString(), figures } as AllocationState;
+    const allocation: DraftAllocation = { ...decided, requestedAt: now.toISOString(), figures, requestSeq };
     const number = result.status === 'approved' ? result.allocationNumber : null;
     const warnings = result.status === 'approved' ? warningsAfterGrant(d.warnings) : d.warnings;
     await tx.execute(

@@ -181,6 +181,12 @@ describe('ITA client against a local server speaking the protocol', () => {
     const body = fake.approvals().at(-1);
     expect(body.invoice_reference_number).toBeUndefined();
     expect(body).toMatchObject({ invoice_id: id, payment_amount: 20000, vat_amount: 3600 });
+    // Edited after its number: asked again under a new invoice_id, so the authority never sees one id with two sets of figures.
+    await env.sql('live', `UPDATE documents SET lines = jsonb_set(lines, '{0,unitPriceExVat}', '2100000') WHERE id = '${id}'`);
+    const again = await env.call('POST', `/v1/businesses/${biz.id}/documents/${id}/allocation`, { key: acct.live });
+    expect(again.body.document.allocation.status).toBe('granted');
+    expect(again.body.document.allocationNumber).not.toBe(res.body.document.allocationNumber);
+    expect(fake.approvals().at(-1)).toMatchObject({ invoice_id: `${id}.2`, payment_amount: 21000 });
     fake.faults.push('500');
     const draft2 = await insertDraft(env, 'live', biz);
     const down = await env.call('POST', `/v1/businesses/${biz.id}/documents/${draft2}/allocation`, { key: acct.live });
