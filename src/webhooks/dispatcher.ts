@@ -207,6 +207,7 @@ export class WebhookDispatcher {
         await tx.execute(sql`UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = ${d.endpointId} AND consecutive_failures <> 0`);
         return;
       }
+      const before = await queryOne<{ active: boolean }>(tx, sql`SELECT active FROM webhook_endpoints WHERE id = ${d.endpointId} FOR UPDATE`);
       const ep = await queryOne<Row>(
         tx,
         sql`UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1,
@@ -214,9 +215,10 @@ export class WebhookDispatcher {
                    disabled_at = CASE WHEN consecutive_failures + 1 >= ${DISABLE_AFTER_FAILURES} AND active THEN ${nowIso}::timestamptz ELSE disabled_at END,
                    updated_at = CASE WHEN consecutive_failures + 1 >= ${DISABLE_AFTER_FAILURES} AND active THEN ${nowIso}::timestamptz ELSE updated_at END
             WHERE id = ${d.endpointId}
-            RETURNING account_id, business_id, active, disabled_at, consecutive_failures`,
+            RETURNING account_id, business_id, active, consecutive_failures`,
       );
-      if (ep && !ep.active && ep.disabled_at !== null && iso(ep.disabled_at) === nowIso && Number(ep.consecutive_failures) >= DISABLE_AFTER_FAILURES) {
+      // Audited once, by the attempt that switched it off (others of the same batch may fail after it).
+      if (ep && before?.active && !ep.active) {
         await appendAudit(tx, now, { accountId: String(ep.account_id), keyId: null }, {
           businessId: (ep.business_id as string | null) ?? null,
           action: 'webhook.auto_disable',

@@ -283,6 +283,19 @@ describe('delivery to a real HTTPS receiver', () => {
     expect(read.consecutiveFailures).toBe(0);
   });
 
+  it('audits the auto-disable once even when more attempts of the same batch fail after it', async () => {
+    const a = await env.account();
+    receiver.on('/burst/', { status: 500 });
+    const wh = await endpoint(a.test, { url: receiver.url('/burst/1') });
+    for (let i = 0; i < 25; i++) await emit(a.id, null, 'expense.recorded', { i });
+    await new WebhookDispatcher(env.s, { batch: 30 }).runOnce('sandbox');
+    const read = (await env.call('GET', `/v1/webhooks/${wh.id}`, { key: a.test })).body.webhook;
+    expect(read.active).toBe(false);
+    expect(read.consecutiveFailures).toBe(25);
+    const audit = await env.sql('sandbox', `SELECT action FROM audit_log WHERE entity_id = '${wh.id}' AND action = 'webhook.auto_disable'`);
+    expect(audit).toHaveLength(1);
+  });
+
   it('a success resets the consecutive-failure count', async () => {
     const a = await env.account();
     receiver.on('/reset/', { status: 500 });
