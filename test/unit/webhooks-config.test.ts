@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/platform/config.ts';
+
+const base = { PINKAS_ENV: 'test', DATA_DIR: '/nonexistent' };
+const fails = (env: Record<string, string>, variable: string) => {
+  try {
+    loadConfig({ ...base, ...env });
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).variable).toBe(variable);
+    return;
+  }
+  throw new Error(`expected a ConfigError for ${variable}`);
+};
+
+describe('webhook configuration', () => {
+  it('defaults: private targets refused, 10 s deadline, 1 s poll, no extra CA', () => {
+    expect(loadConfig(base).webhooks).toEqual({ allowPrivateTargets: false, caFile: null, timeoutMs: 10_000, pollMs: 1_000 });
+  });
+
+  it('reads the switches', () => {
+    const c = loadConfig({ ...base, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_MS: '300', WEBHOOK_POLL_MS: '250', WEBHOOK_CA_FILE: 'package.json' });
+    expect(c.webhooks).toMatchObject({ allowPrivateTargets: true, timeoutMs: 300, pollMs: 250 });
+    expect(c.webhooks.caFile).toMatch(/\/package\.json$/);
+  });
+
+  it('refuses bad values, naming the variable', () => {
+    fails({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' }, 'WEBHOOK_ALLOW_PRIVATE_TARGETS');
+    fails({ PINKAS_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }, 'WEBHOOK_ALLOW_PRIVATE_TARGETS');
+    fails({ WEBHOOK_CA_FILE: '/no/such/ca.pem' }, 'WEBHOOK_CA_FILE');
+    fails({ WEBHOOK_TIMEOUT_MS: '10s' }, 'WEBHOOK_TIMEOUT_MS');
+    fails({ WEBHOOK_TIMEOUT_MS: '0' }, 'WEBHOOK_TIMEOUT_MS');
+    fails({ WEBHOOK_POLL_MS: '-1' }, 'WEBHOOK_POLL_MS');
+  });
+});
