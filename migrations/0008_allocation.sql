@@ -38,3 +38,28 @@ CREATE TABLE ita_consent_requests (
   outcome text CHECK (outcome IN ('connected', 'denied', 'failed'))
 );
 CREATE INDEX ita_consent_requests_business ON ita_consent_requests(business_id, created_at);
+
+-- A draft's allocation number asked through POST …/documents/{id}/allocation (allocation has
+-- `figures`) is valid only for those figures: an edit of what the authority saw drops the number,
+-- so a strict business cannot issue the draft with a number approved for other figures. A number
+-- the caller sets in the same edit (or one it gave itself) is left alone.
+CREATE FUNCTION documents_draft_allocation_stale() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF OLD.status = 'draft' AND NEW.status = 'draft'
+     AND OLD.allocation_number IS NOT NULL
+     AND NEW.allocation_number IS NOT DISTINCT FROM OLD.allocation_number
+     AND OLD.allocation IS NOT NULL AND OLD.allocation ? 'figures'
+     AND NEW.allocation IS NOT DISTINCT FROM OLD.allocation
+     AND (NEW.doc_type, NEW.party, NEW.lines, NEW.price_mode, NEW.note, NEW.document_date, NEW.vat_rate_bp, NEW.discount_amount)
+         IS DISTINCT FROM (OLD.doc_type, OLD.party, OLD.lines, OLD.price_mode, OLD.note, OLD.document_date, OLD.vat_rate_bp, OLD.discount_amount)
+  THEN
+    NEW.allocation_number := NULL;
+    NEW.allocation := OLD.allocation || jsonb_build_object(
+      'status', 'failed', 'number', NULL,
+      'error', 'the draft changed after its allocation number was granted: request it again (POST …/allocation)');
+  END IF;
+  RETURN NEW;
+END $$;
+
+CREATE TRIGGER documents_draft_allocation_stale BEFORE UPDATE ON documents
+  FOR EACH ROW EXECUTE FUNCTION documents_draft_allocation_stale();

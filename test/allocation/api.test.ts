@@ -100,10 +100,20 @@ describe('allocation through the documents API (sandbox simulator)', () => {
       const first = (await ask(d.id, strict.id)).body.document.allocationNumber;
       const patched = await env.call('PATCH', `/v1/businesses/${strict.id}/documents/${d.id}`, { key: a.test, body: { lines: [line(1_600_000)] } });
       expect(patched.status).toBe(200);
+      // The edit dropped the number (the database does it): issue refuses until it is asked again.
+      expect(patched.body.document.allocationNumber).toBeNull();
+      expect(patched.body.document.allocation).toMatchObject({ status: 'failed', number: null });
+      expect((await issue(d.id, strict.id)).body.reason).toBe('allocation_required');
       const second = (await ask(d.id, strict.id)).body.document;
       expect(second.allocation.status).toBe('granted');
       expect(second.allocationNumber).toMatch(/^\d{9}$/);
       expect(second.allocationNumber).not.toBe(first);
+      // An edit that leaves the figures alone keeps the number; a number the caller sets is kept.
+      const same = await env.call('PATCH', `/v1/businesses/${strict.id}/documents/${d.id}`, { key: a.test, body: { valueDate: '2026-03-02' } });
+      expect(same.body.document.allocationNumber).toBe(second.allocationNumber);
+      const own = await env.call('PATCH', `/v1/businesses/${strict.id}/documents/${d.id}`, { key: a.test, body: { lines: [line(1_700_000)], allocationNumber: '987654321' } });
+      expect(own.body.document.allocationNumber).toBe('987654321');
+      expect([200, 201]).toContain((await issue(d.id, strict.id)).status);
     });
 
     it('a refusal is an answer (200, status refused with the error); issue still refuses', async () => {
