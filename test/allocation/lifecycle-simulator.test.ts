@@ -4,7 +4,7 @@ import { JobRunner, getJob } from '../../src/platform/jobs.ts';
 import { createServices } from '../../src/services.ts';
 import { allJobHandlers } from '../../src/domains.ts';
 import { ALLOCATION_MAX_ATTEMPTS, allocationBackoffMs } from '../../src/allocation/lifecycle.ts';
-import { docRow, events, insertPendingIssued } from './fixtures.ts';
+import { docRow, events, insertDraft, insertPendingIssued } from './fixtures.ts';
 
 let env: TestEnv;
 let acct: TestAccount;
@@ -116,6 +116,18 @@ describe('allocation lifecycle on the sandbox simulator', () => {
     env.clock.advance(120_000);
     await runner2.runDue('sandbox');
     for (const id of ids) expect((await docRow(env, 'sandbox', id)).allocation.status).toBe('granted');
+  });
+
+  it('raw SQL: editing a draft's figures drops the number it was granted; other edits keep it', async () => {
+    const id = await insertDraft(env, 'sandbox', biz);
+    const res = await env.call('POST', `/v1/businesses/${biz.id}/documents/${id}/allocation`, { key: acct.test });
+    expect(res.body.document.allocationNumber).toMatch(/^\d{9}$/);
+    await env.sql('sandbox', `UPDATE documents SET value_date = '2026-03-05' WHERE id = '${id}'`);
+    expect((await docRow(env, 'sandbox', id)).allocation_number).toBe(res.body.document.allocationNumber);
+    await env.sql('sandbox', `UPDATE documents SET discount_amount = 100 WHERE id = '${id}'`);
+    const row = await docRow(env, 'sandbox', id);
+    expect(row.allocation_number).toBeNull();
+    expect(row.allocation).toMatchObject({ status: 'failed', number: null });
   });
 
   it('the same invoice always gets the same simulated number (deterministic)', async () => {
