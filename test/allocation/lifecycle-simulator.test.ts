@@ -118,7 +118,7 @@ describe('allocation lifecycle on the sandbox simulator', () => {
     for (const id of ids) expect((await docRow(env, 'sandbox', id)).allocation.status).toBe('granted');
   });
 
-  it('raw SQL: editing a draft's figures drops the number it was granted; other edits keep it', async () => {
+  it('raw SQL: editing the figures of a draft drops the number it was granted; other edits keep it', async () => {
     const id = await insertDraft(env, 'sandbox', biz);
     const res = await env.call('POST', `/v1/businesses/${biz.id}/documents/${id}/allocation`, { key: acct.test });
     expect(res.body.document.allocationNumber).toMatch(/^\d{9}$/);
