@@ -6,7 +6,7 @@
 import { roundHalfAwayFromZero } from '../platform/money.ts';
 import type { DealerType } from '../businesses/schemas.ts';
 import type { DocumentRow } from '../documents/snapshot.ts';
-import { computeTotals, resolveVatRateBp } from '../documents/totals.ts';
+import { totalsOfDraft } from '../documents/totals.ts';
 import { allocationEligibility, type Eligibility } from './eligibility.ts';
 import type { ApprovalInput } from './provider.ts';
 
@@ -55,22 +55,8 @@ export interface DraftApproval {
 
 /** The approval request of a draft with the figures issue will freeze. `today` is the issuance date. */
 export function approvalInputOfDraft(d: DocumentRow, issuer: IssuerOfDraft, today: string): DraftApproval {
-  const vatRateBp = resolveVatRateBp({
-    docType: d.docType,
-    dealerType: issuer.dealerType,
-    businessDefaultBp: issuer.defaultVatRateBp,
-    draftRateBp: d.vatRateBp,
-    documentDate: d.documentDate,
-  });
-  const t = computeTotals({
-    docType: d.docType,
-    priceMode: d.priceMode,
-    vatRateBp,
-    lines: d.lines,
-    payments: d.payments,
-    discountAmount: d.discountAmount,
-    withholdingAmount: d.withholdingAmount,
-  });
+  const t = totalsOfDraft(d, issuer);
+  const { vatRateBp } = t;
   const discount = discountExVat(t.discountAmount, d.priceMode, vatRateBp);
   const input: ApprovalInput = {
     businessId: d.businessId,

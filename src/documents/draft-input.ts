@@ -7,7 +7,7 @@ import { normalizeTaxId } from '../businesses/tax-id.ts';
 import type { DealerType } from '../businesses/schemas.ts';
 import type { DocType, DocumentLine, DocumentParty, DocumentPayment, PaymentMethodCode, PriceMode, VatExemptionReason } from './snapshot.ts';
 import type { LineInputBody, PaymentInputBody } from './schemas.ts';
-import { computeTotals, docTypeAllowed, lineAmount, resolveVatRateBp, vatRateProblem, type ComputedTotals } from './totals.ts';
+import { docTypeAllowed, lineAmount, vatRateProblem } from './totals.ts';
 
 /** The Hebrew word for "unit", the default line unit. */
 export const DEFAULT_UNIT = 'יחידה';
@@ -139,23 +139,3 @@ export function realDay(day: string): boolean {
   return Number.isFinite(t) && new Date(t).toISOString().slice(0, 10) === day;
 }
 
-/** Totals of a draft as they would be issued today (a preview; issue recomputes them). */
-export function draftTotals(d: DraftFields, business: { dealerType: DealerType; defaultVatRateBp: number | null }): ComputedTotals & { vatRateBp: number } {
-  const vatRateBp = resolveVatRateBp({
-    docType: d.docType,
-    dealerType: business.dealerType,
-    businessDefaultBp: business.defaultVatRateBp,
-    draftRateBp: d.vatRateBp,
-    documentDate: d.documentDate,
-  });
-  const t = computeTotals({
-    docType: d.docType,
-    priceMode: d.priceMode,
-    vatRateBp,
-    lines: d.lines,
-    payments: d.payments,
-    discountAmount: d.discountAmount,
-    withholdingAmount: d.withholdingAmount,
-  });
-  return { ...t, vatRateBp };
-}

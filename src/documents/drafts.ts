@@ -14,7 +14,8 @@ import type { BusinessRecord } from '../businesses/service.ts';
 import { getParty } from '../parties/service.ts';
 import { documentView, findDocumentRow, getDocumentRow, toDocumentRow, type DocumentParty, type DocumentRow, type DocumentView } from './snapshot.ts';
 import type { DraftCreateBody, DraftPatchBody, PartyInputBody } from './schemas.ts';
-import { checkDraft, draftTotals, normalizeInlineParty, normalizeLine, normalizePayment, type DraftFields } from './draft-input.ts';
+import { checkDraft, normalizeInlineParty, normalizeLine, normalizePayment, type DraftFields } from './draft-input.ts';
+import { totalsOfDraft } from './totals.ts';
 
 const notDraft = (id: string) => new AppError(409, 'not_draft', `document ${id} is issued: it cannot be changed or deleted; issue a credit note instead`);
 
@@ -108,7 +109,7 @@ export async function createDraft(
       allocationNumber: body.allocationNumber ?? null,
     };
     checkDraft(fields, business.dealerType);
-    const totals = draftTotals(fields, business);
+    const totals = totalsOfDraft(fields, business);
     const row = await insertDraft(tx, now, business.id, ctx.key.id, fields, totals, externalRef, hash);
     if (!row) return undefined; // a racing request with the same key won: answer its row below
     const view = documentView(row);
@@ -146,7 +147,7 @@ export async function patchDraft(s: Services, ctx: RequestContext, business: Bus
       allocationNumber: pick('allocationNumber', cur.allocationNumber, (v) => v),
     };
     checkDraft(fields, business.dealerType);
-    const t = draftTotals(fields, business);
+    const t = totalsOfDraft(fields, business);
     await tx.execute(
       sql`UPDATE documents SET doc_type = ${fields.docType}, party_id = ${fields.party?.partyId ?? null}, party = ${JSON.stringify(fields.party)}::jsonb,
             price_mode = ${fields.priceMode}, lines = ${JSON.stringify(fields.lines)}::jsonb, payments = ${JSON.stringify(fields.payments)}::jsonb,

@@ -31,7 +31,7 @@ import {
   type DocumentWarning,
 } from './snapshot.ts';
 import type { IssueBodyInput } from './schemas.ts';
-import { buyerTaxIdRequired, computeTotals, docTypeAllowed, paymentsProblem, resolveVatRateBp } from './totals.ts';
+import { buyerTaxIdRequired, docTypeAllowed, paymentsProblem, totalsOfDraft } from './totals.ts';
 import { takeNextNumber } from './numbering.ts';
 
 /** "Documents opened per business per day" (service-api.md Limits). */
@@ -130,22 +130,8 @@ export async function issueDocument(
       throw validation('lines', `a ${d.docType} needs at least one line`);
     }
     const party = await currentParty(tx, business.id, d.party);
-    const vatRateBp = resolveVatRateBp({
-      docType: d.docType,
-      dealerType: business.dealerType,
-      businessDefaultBp: business.defaultVatRateBp,
-      draftRateBp: d.vatRateBp,
-      documentDate: d.documentDate,
-    });
-    const totals = computeTotals({
-      docType: d.docType,
-      priceMode: d.priceMode,
-      vatRateBp,
-      lines: d.lines,
-      payments: d.payments,
-      discountAmount: d.discountAmount,
-      withholdingAmount: d.withholdingAmount,
-    });
+    const totals = totalsOfDraft(d, business);
+    const { vatRateBp } = totals;
     const payProblem = paymentsProblem(d.docType, totals, d.payments.length);
     if (payProblem) throw new AppError(422, 'payments_mismatch', `payments: ${payProblem}`);
 

@@ -92,6 +92,42 @@ export function resolveVatRateBp(v: VatRateInput): number {
   return statutoryVatRateBp(v.documentDate);
 }
 
+/** What a draft carries that decides its figures. */
+export interface DraftFigures {
+  docType: DocType;
+  priceMode: PriceMode;
+  lines: LineAmountInput[];
+  payments: { amount: number }[];
+  documentDate: string;
+  vatRateBp: number | null;
+  discountAmount: number;
+  withholdingAmount: number;
+}
+
+/** The rate and totals a draft has if issued now (issue, previews and allocation requests agree by construction). */
+export function totalsOfDraft(
+  d: DraftFigures,
+  business: { dealerType: DealerType; defaultVatRateBp: number | null },
+): ComputedTotals & { vatRateBp: number } {
+  const vatRateBp = resolveVatRateBp({
+    docType: d.docType,
+    dealerType: business.dealerType,
+    businessDefaultBp: business.defaultVatRateBp,
+    draftRateBp: d.vatRateBp,
+    documentDate: d.documentDate,
+  });
+  const t = computeTotals({
+    docType: d.docType,
+    priceMode: d.priceMode,
+    vatRateBp,
+    lines: d.lines,
+    payments: d.payments,
+    discountAmount: d.discountAmount,
+    withholdingAmount: d.withholdingAmount,
+  });
+  return { ...t, vatRateBp };
+}
+
 /** Problem text when the rate and exemption reason do not go together, else null. */
 export function vatRateProblem(rateBp: number | null | undefined, reason: VatExemptionReason | null | undefined): string | null {
   if (rateBp === 0 && !reason) return 'vatRateBp 0 needs a vatExemptionReason (eilat, export or exempt)';
