@@ -5,7 +5,7 @@
 import { validation, AppError } from '../platform/errors.ts';
 import { normalizeTaxId } from '../businesses/tax-id.ts';
 import type { DealerType } from '../businesses/schemas.ts';
-import type { DocType, DocumentLine, DocumentParty, DocumentPayment, PaymentMethodCode, PriceMode, VatExemptionReason } from './snapshot.ts';
+import type { DocumentLine, DocumentParty, DocumentPayment, DocumentRow, PaymentMethodCode } from './snapshot.ts';
 import type { LineInputBody, PaymentInputBody } from './schemas.ts';
 import { docTypeAllowed, lineAmount, vatRateProblem } from './totals.ts';
 
@@ -82,21 +82,11 @@ export function normalizeInlineParty(p: { name: string; taxId?: string | null; p
 }
 
 /** The stored fields of a draft, merged from the body and (on patch) the current draft. */
-export interface DraftFields {
-  docType: DocType;
-  party: DocumentParty | null;
-  priceMode: PriceMode;
-  lines: DocumentLine[];
-  payments: DocumentPayment[];
-  note: string | null;
-  documentDate: string;
-  valueDate: string;
-  vatRateBp: number | null;
-  vatExemptionReason: VatExemptionReason | null;
-  discountAmount: number;
-  withholdingAmount: number;
-  allocationNumber: string | null;
-}
+export type DraftFields = Pick<
+  DocumentRow,
+  | 'docType' | 'party' | 'priceMode' | 'lines' | 'payments' | 'note' | 'documentDate' | 'valueDate' | 'vatRateBp'
+  | 'vatExemptionReason' | 'discountAmount' | 'withholdingAmount' | 'allocationNumber'
+>;
 
 /**
  * Checks a merged draft. Drafts may be incomplete in one way only: payments of a 320/400 can

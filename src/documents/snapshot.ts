@@ -237,37 +237,14 @@ export async function getDocumentById(ex: Executor, id: string): Promise<Documen
 }
 
 /** The API's Document JSON. */
-export interface DocumentView {
-  id: string;
-  businessId: string;
-  status: 'draft' | 'issued';
-  docType: DocType;
-  docNumber: number | null;
-  allocationNumber: string | null;
-  party: DocumentParty | null;
-  priceMode: PriceMode;
-  lines: DocumentLine[];
-  payments: DocumentPayment[];
-  note: string | null;
-  documentDate: string;
-  valueDate: string;
-  vatRateBp: number | null;
-  vatExemptionReason: VatExemptionReason | null;
-  totalExVat: number;
-  vatAmount: number;
-  totalIncVat: number;
-  discountAmount: number;
-  withholdingAmount: number;
-  linkedDocumentId: string | null;
-  cancelledByDocumentId: string | null;
-  externalRef: string | null;
-  warnings: DocumentWarning[];
-  allocation: AllocationState | null;
-  files: { origin: string; copy: string } | null;
-  printCount: number;
-  issuedAt: string | null;
-  createdAt: string;
-}
+/** The API's Document: the row's public fields, plus the files of its PDFs. */
+export type DocumentView = Pick<
+  DocumentRow,
+  | 'id' | 'businessId' | 'status' | 'docType' | 'docNumber' | 'allocationNumber' | 'party' | 'priceMode' | 'lines'
+  | 'payments' | 'note' | 'documentDate' | 'valueDate' | 'vatRateBp' | 'vatExemptionReason' | 'totalExVat' | 'vatAmount'
+  | 'totalIncVat' | 'discountAmount' | 'withholdingAmount' | 'linkedDocumentId' | 'cancelledByDocumentId' | 'externalRef'
+  | 'warnings' | 'allocation' | 'printCount' | 'issuedAt' | 'createdAt'
+> & { files: { origin: string; copy: string } | null };
 
 /**
  * The Document JSON of a row. An issued document shows its frozen snapshot (party, lines,
