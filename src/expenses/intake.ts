@@ -13,7 +13,7 @@ import { decodeCheck } from './receipt-image.ts';
 import { checkExpenseRowsAvailable, expenseCeiling, openExpenseRows, requireApproved, takeScan } from './limits.ts';
 import { expenseHoldingFile } from './rows.ts';
 import { EMPTY_DRAFT, type DraftFields } from './draft-input.ts';
-import { insertExpense } from './service.ts';
+import { insertExpense, type NewExpenseRow } from './service.ts';
 import { ocrProviderFrom, providerError } from './ocr/provider.ts';
 import { prefillFrom } from './ocr/extraction.ts';
 import type { ExpenseView } from './schemas.ts';
@@ -81,6 +81,32 @@ function multipartError(err: unknown, maxBytes: number): AppError {
 }
 
 /**
+ * In one transaction: stores the receipt (once per business by sha256); when an expense already
+ * holds that content, answers it (`deduped: true`); otherwise takes the row allowances and opens
+ * the draft holding the file.
+ */
+async function openReceiptDraft(
+  database: Database,
+  now: Date,
+  actor: Actor,
+  b: BusinessRecord,
+  ceiling: Awaited<ReturnType<typeof expenseCeiling>>,
+  receipt: Receipt,
+  draft: Omit<NewExpenseRow, 'receiptFileId'>,
+): Promise<{ expense: ExpenseView; deduped: boolean }> {
+  return database.db.transaction(async (tx) => {
+    const file = await storeFile(tx, now, { businessId: b.id, bytes: receipt.bytes, mime: receipt.mime, name: receipt.name });
+    if (file.existed) {
+      const holder = await expenseHoldingFile(tx, b.id, file.id);
+      if (holder) return { expense: holder, deduped: true };
+    }
+    await openExpenseRows(tx, b, ceiling, now);
+    const expense = await insertExpense(tx, now, actor, b, { ...draft, receiptFileId: file.id });
+    return { expense: expense!, deduped: false };
+  });
+}
+
+/**
  * Opens a draft holding the receipt. The same content uploaded again (same sha256 in the business)
  * answers the expense that already holds it, `deduped: true`, and opens nothing.
  */
@@ -94,16 +120,7 @@ export async function uploadReceipt(
   requireApproved(b, 'uploading a receipt');
   const ceiling = await expenseCeiling(s, b);
   const now = s.clock.now();
-  return database.db.transaction(async (tx) => {
-    const file = await storeFile(tx, now, { businessId: b.id, bytes: receipt.bytes, mime: receipt.mime, name: receipt.name });
-    if (file.existed) {
-      const holder = await expenseHoldingFile(tx, b.id, file.id);
-      if (holder) return { expense: holder, deduped: true };
-    }
-    await openExpenseRows(tx, b, ceiling, now);
-    const expense = await insertExpense(tx, now, actor, b, { ...EMPTY_DRAFT, source: 'upload', receiptFileId: file.id });
-    return { expense: expense!, deduped: false };
-  });
+  return openReceiptDraft(database, now, actor, b, ceiling, receipt, { ...EMPTY_DRAFT, source: 'upload' });
 }
 
 /** Draft fields from the model's answer; an unreadable or invalid value is left empty. */
@@ -161,19 +178,9 @@ export async function scanReceipt(
     throw providerError('the call failed');
   }
   const fields = fieldsFromExtraction(raw);
-  return database.db.transaction(async (tx) => {
-    const file = await storeFile(tx, now, { businessId: b.id, bytes: receipt.bytes, mime: receipt.mime, name: receipt.name });
-    if (file.existed) {
-      const holder = await expenseHoldingFile(tx, b.id, file.id);
-      if (holder) return { expense: holder, deduped: true };
-    }
-    await openExpenseRows(tx, b, ceiling, now);
-    const expense = await insertExpense(tx, now, actor, b, {
-      ...fields,
-      source: 'scan',
-      receiptFileId: file.id,
-      ocrExtraction: { model: provider.model, result: raw },
-    });
-    return { expense: expense!, deduped: false };
+  return openReceiptDraft(database, now, actor, b, ceiling, receipt, {
+    ...fields,
+    source: 'scan',
+    ocrExtraction: { model: provider.model, result: raw },
   });
 }
