@@ -142,15 +142,7 @@ describe('usage page', () => {
     await c.get('/console/keys');
     const live = secretIn((await c.post('/console/keys', { label: 'l', mode: 'live', scopes: ['businesses'] })).body)!;
     const test = secretIn((await c.post('/console/keys', { label: 't', mode: 'test', scopes: ['businesses'] })).body)!;
-    // POST /v1/businesses with a live key deadlocks on the embedded engine (the foundation's
-    // createBusiness reads the control database while its live transaction is open, one PGlite
-    // session); the live business is written directly until that is fixed.
-    const [liveKeyRow] = await env.sql<{ id: string; account_id: string }>('live', `SELECT id, account_id FROM api_keys WHERE prefix = '${live.slice(0, 12)}'`);
-    await env.sql(
-      'live',
-      `INSERT INTO businesses(id, account_id, created_by_key_id, name, tax_id, dealer_type, created_at, updated_at)
-       VALUES ('biz_console_live_1', '${liveKeyRow.account_id}', '${liveKeyRow.id}', 'Live Shop Ltd', '${TAX_IDS.company}', 'company', now(), now())`,
-    );
+    await env.business(live, { name: 'Live Shop Ltd', taxId: TAX_IDS.company });
     await env.business(test, { name: 'עסק בארגז חול', taxId: TAX_IDS.company2 });
     for (let i = 0; i < 3; i++) await env.call('GET', '/v1/businesses', { key: live });
 
