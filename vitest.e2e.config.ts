@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // End-to-end tests in headless Chromium (npm run test:e2e): a real listening server on the
-// embedded engine, the fake SMS gateway, playwright-core driving Debian's /usr/bin/chromium.
+// test's PostgreSQL, the fake SMS gateway, playwright-core driving Debian's /usr/bin/chromium.
 // Kept out of `npm test` (its files end in .e2e.ts, which vitest.config.ts does not include).
 export default defineConfig({
   test: {
@@ -10,6 +10,5 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     fileParallelism: false,
-    env: { PINKAS_TEST_ENGINE: 'pglite' },
   },
 });

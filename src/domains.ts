@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from './platform/http/services.ts';
 import type { JobHandler } from './platform/jobs.ts';
+import type { Database } from './platform/db/engine.ts';
 import { registerAccountRoutes } from './accounts/routes.ts';
 import { registerBusinessRoutes } from './businesses/routes.ts';
 import { registerPartyRoutes } from './parties/routes.ts';
@@ -31,6 +32,11 @@ export interface Domain {
   worker?(s: Services): Worker;
   /** Handlers of durable jobs (see platform/jobs.ts), by job kind; one runner serves them all. */
   jobs?(s: Services): Record<string, JobHandler>;
+  /**
+   * Ends the leases (claims) of background work held by a process that died. Called at server start
+   * on the embedded cluster only, where the data-folder lock proves no other process holds any.
+   */
+  releaseLeases?(database: Database): Promise<number>;
 }
 
 export const domains: Domain[] = [

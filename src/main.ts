@@ -2,12 +2,13 @@ import { loadConfig, ConfigError } from './platform/config.ts';
 import { createLogger, errorSummary } from './platform/logger.ts';
 import { systemClock } from './platform/clock.ts';
 import { DataDirLockedError } from './platform/db/datadir-lock.ts';
+import { EmbeddedClusterError } from './platform/db/embedded-cluster.ts';
 import { openDatabases } from './platform/db/open.ts';
 import { createServices } from './services.ts';
 import { buildApp } from './app.ts';
 import { bootstrapLocalAccount } from './bootstrap.ts';
 import { allJobHandlers, domains, type Worker } from './domains.ts';
-import { JobRunner } from './platform/jobs.ts';
+import { JobRunner, releaseJobLeases } from './platform/jobs.ts';
 
 async function main(): Promise<void> {
   let config;
@@ -21,11 +22,12 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.logLevel);
+  const startedAt = performance.now();
   let opened;
   try {
-    opened = await openDatabases(config);
+    opened = await openDatabases(config, 'server');
   } catch (err) {
-    if (err instanceof DataDirLockedError) {
+    if (err instanceof DataDirLockedError || err instanceof EmbeddedClusterError) {
       process.stderr.write(`pinkas: ${err.message}\n`);
       process.exit(3);
     }
@@ -33,6 +35,14 @@ async function main(): Promise<void> {
     process.exit(3);
   }
   const s = createServices(config, systemClock, logger, opened.databases);
+  if (opened.databases.live.kind === 'embedded') {
+    // One server per embedded cluster (the data-folder lock): any lease left is a killed predecessor's.
+    for (const database of Object.values(opened.databases)) {
+      let released = await releaseJobLeases(database);
+      for (const d of domains) if (d.releaseLeases) released += await d.releaseLeases(database);
+      if (released > 0) logger.warn({ mode: database.mode, released }, 'took over the background work of a process that stopped without finishing it');
+    }
+  }
   const first = await bootstrapLocalAccount(s);
   if (first) {
     process.stdout.write(
@@ -44,6 +54,7 @@ async function main(): Promise<void> {
 
   const app = await buildApp(s);
   await app.listen({ port: config.port, host: config.host });
+  logger.info({ ms: Math.round(performance.now() - startedAt), database: opened.databases.live.kind }, 'ready');
   const workers: Worker[] = domains.flatMap((d) => (d.worker ? [d.worker(s)] : []));
   workers.push(new JobRunner(s.databases, s.clock, logger, allJobHandlers(s)).start());
   const flushTimer = setInterval(() => {

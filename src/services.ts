@@ -7,13 +7,13 @@ import { MemoryRateLimiter, PostgresRateLimiter } from './platform/rate-limit.ts
 import { RequestCounter } from './platform/usage.ts';
 
 /**
- * The composition root. The rate limiter follows the engine: in memory on the embedded engine
- * (one process, guaranteed by the data-folder lock, so no round trip per request), in the live
- * PostgreSQL database when several processes share a server.
+ * The composition root. The rate limiter follows the deployment: in memory on the embedded
+ * cluster (one server process, guaranteed by the data-folder lock, so no round trip per request),
+ * in the live database when several processes may share a PostgreSQL server.
  */
 export function createServices(config: Config, clock: Clock, logger: Logger, databases: Record<Mode, Database>): Services {
   const rateLimiter =
-    databases.live.engine === 'pglite'
+    databases.live.kind === 'embedded'
       ? new MemoryRateLimiter(config.rateLimitPerMinute)
       : new PostgresRateLimiter(databases.live, config.rateLimitPerMinute);
   return { config, clock, logger, databases, rateLimiter, requestCounter: new RequestCounter(databases) };

@@ -21,7 +21,7 @@ async function main(argv: string[]): Promise<number> {
   let opened;
   try {
     const config = loadConfig();
-    opened = await openDatabases(config);
+    opened = await openDatabases(config, 'cli');
     const s = createServices(config, systemClock, createLogger(json ? 'silent' : 'warn'), opened.databases);
     const result = await command.run(s, args);
     out(result.json, result.text);

@@ -159,7 +159,7 @@ export interface DocumentRow {
   updatedAt: string;
 }
 
-/** `date` columns arrive as Date (pg) or text (PGlite): answer `YYYY-MM-DD`. */
+/** `date` columns arrive as Date (pg parses them) or as text (a cast in a raw query): answer `YYYY-MM-DD`. */
 export function isoDay(v: unknown): string {
   if (v instanceof Date) {
     // pg parses a date as local midnight; read it back in local time.

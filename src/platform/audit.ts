@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import type { Executor } from './db/engine.ts';
+import type { Db, Executor } from './db/engine.ts';
 import { iso, query, queryOne } from './db/sql.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { newId } from './ids.ts';
@@ -93,8 +93,17 @@ export interface ChainCheck {
   problems: { chain: string; seq: number | null; problem: string }[];
 }
 
-/** Walks every chain (or one): each row must link to the previous hash and re-hash to its own. */
+/**
+ * Walks every chain (or one): each row must link to the previous hash and re-hash to its own, and
+ * the last row must be the chain's head. One read-only snapshot, so that rows appended while the
+ * walk runs (a live server) are neither mistaken for tampering nor half seen.
+ */
 export async function verifyAuditChains(ex: Executor, onlyChain?: string): Promise<ChainCheck> {
+  // Inside a caller's transaction this is a savepoint of it (and its snapshot).
+  return (ex as Db).transaction((tx) => walkChains(tx, onlyChain), { isolationLevel: 'repeatable read', accessMode: 'read only' });
+}
+
+async function walkChains(ex: Executor, onlyChain?: string): Promise<ChainCheck> {
   const heads = await query<{ chain: string; last_seq: number; last_hash: string }>(
     ex,
     onlyChain

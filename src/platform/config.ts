@@ -11,6 +11,8 @@ export interface Config {
   /** Server PostgreSQL for live; null means the embedded engine under dataDir. */
   databaseUrl: string | null;
   sandboxDatabaseUrl: string | null;
+  /** DATABASE_POOL_SIZE: connections per database (live and sandbox each), default 10. */
+  databasePoolSize: number;
   logLevel: string;
   /** Requests per minute per key (sliding window). */
   rateLimitPerMinute: number;
@@ -161,6 +163,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR ?? './data'),
     databaseUrl,
     sandboxDatabaseUrl,
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     logLevel,
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 60, 1, 10_000_000),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576),

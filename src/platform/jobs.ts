@@ -78,6 +78,12 @@ export interface JobHandler {
 
 const defaultBackoff = (attempt: number) => Math.min(30_000 * 2 ** (attempt - 1), 3_600_000);
 
+/** Ends the leases of unfinished jobs held by a dead process, so that they run again now. */
+export async function releaseJobLeases(database: Database): Promise<number> {
+  const rows = await query(database.db, sql`UPDATE jobs SET locked_until = NULL WHERE locked_until IS NOT NULL AND done_at IS NULL AND failed_at IS NULL RETURNING id`);
+  return rows.length;
+}
+
 /**
  * Runs due jobs of the kinds it has handlers for. Claims are short transactions (FOR UPDATE SKIP
  * LOCKED, a lease in locked_until), handlers run outside any transaction, so several processes

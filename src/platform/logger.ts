@@ -7,7 +7,7 @@ export function createLogger(level: string): Logger {
   return pino({ level }, pino.destination(2));
 }
 
-/** PGlite and pg errors can carry huge payloads; keep only what helps. */
+/** pg errors can carry huge payloads (queries, parameters); keep only what helps. */
 export function errorSummary(err: unknown): { code?: string; message: string } {
   if (err && typeof err === 'object') {
     const e = err as { code?: unknown; message?: unknown; cause?: unknown };

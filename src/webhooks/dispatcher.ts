@@ -37,6 +37,12 @@ export function envelope(e: { id: string; event: string; mode: Mode; businessId:
  * a claimed delivery carries a lease (locked_until), and no transaction is held across HTTP.
  * Several processes (or instances) may run it on one database; each attempt is claimed once.
  */
+/** Ends the claims of deliveries held by a dead sender, so that they are tried again now (at least once). */
+export async function releaseDeliveryLeases(database: Database): Promise<number> {
+  const rows = await query(database.db, sql`UPDATE webhook_deliveries SET locked_until = NULL WHERE locked_until IS NOT NULL AND status = 'pending' RETURNING id`);
+  return rows.length;
+}
+
 export class WebhookDispatcher {
   private readonly sender: WebhookSender;
   private readonly batch: number;

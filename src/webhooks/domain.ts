@@ -1,12 +1,13 @@
 import type { Domain } from '../domains.ts';
 import { registerWebhookRoutes } from './routes.ts';
-import { WebhookDispatcher } from './dispatcher.ts';
+import { releaseDeliveryLeases, WebhookDispatcher } from './dispatcher.ts';
 import { WebhookSender } from './sender.ts';
 
 /** Webhooks: endpoint routes, and a dispatcher in every API process (safe with many). */
 export const webhooksDomain: Domain = {
   name: 'webhooks',
   api: registerWebhookRoutes,
+  releaseLeases: releaseDeliveryLeases,
   worker: (s) => {
     // Its own connection pool: the server closes the routes' pool first, while this one may still be sending.
     const sender = new WebhookSender(s.config.webhooks);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
@@ -21,6 +21,7 @@ beforeAll(async () => {
   target = await createTestEnv();
   a = await env.account();
   work = mkdtempSync(path.join(tmpdir(), 'pinkas-backup-test-'));
+  chmodSync(work, 0o755); // the embedded cluster's user (under root) must reach its DATA_DIR
 });
 afterAll(async () => {
   await env?.close();
@@ -146,7 +147,7 @@ describe('backup and restore', () => {
     expect(r.body.backup.summary.files).toBe(1);
   });
 
-  it.skipIf(process.env.PINKAS_TEST_ENGINE === 'postgres')('the documented command line restores into a fresh data folder', async () => {
+  it('the documented command line restores into a fresh data folder (its own embedded cluster)', async () => {
     const dataDir = path.join(work, 'cli-data');
     const run = promisify(execFile);
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'backups', 'restore', '--file', zipPath, '--mode', 'test', '--json'], {

@@ -54,7 +54,7 @@ async function continuity(bid: string) {
   return (await env.call('GET', `/v1/businesses/${bid}/reports/continuity?docType=305`, { key: a.test })).body.report;
 }
 
-describe.runIf(process.env.PINKAS_TEST_ENGINE === 'postgres')('issuing from several processes on one PostgreSQL database', () => {
+describe('issuing from several processes on one PostgreSQL database', () => {
   beforeAll(async () => {
     env = await createTestEnv();
     a = await env.account();

@@ -7,7 +7,7 @@
 import { loadConfig } from '../../src/platform/config.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { openServer } from '../../src/platform/db/engine.ts';
+import { openPool } from '../../src/platform/db/engine.ts';
 import { createServices } from '../../src/services.ts';
 import { buildApp } from '../../src/app.ts';
 
@@ -22,8 +22,8 @@ const config = loadConfig({
   DATABASE_URL: liveUrl,
   SANDBOX_DATABASE_URL: sandboxUrl,
 });
-const live = await openServer('live', liveUrl, 4);
-const sandbox = await openServer('sandbox', sandboxUrl, 8);
+const live = await openPool('live', liveUrl, { poolSize: 4 });
+const sandbox = await openPool('sandbox', sandboxUrl, { poolSize: 8 });
 const s = createServices(config, systemClock, createLogger(env.CHILD_LOG_LEVEL ?? 'silent'), { live, sandbox });
 const app = await buildApp(s);
 await app.ready();

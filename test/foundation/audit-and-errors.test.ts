@@ -118,17 +118,3 @@ describe('usage', () => {
     for (const bad of ['0', '91', 'x']) expect((await env.call('GET', `/v1/usage?days=${bad}`, { key: acc.test })).status).toBe(400);
   });
 });
-
-describe('engine', () => {
-  it('a read through the plain handle inside a transaction joins it instead of waiting for it', async () => {
-    const db = env.db.live.db;
-    const n = await db.transaction(async (tx) => {
-      await tx.execute(sql`CREATE TEMP TABLE IF NOT EXISTS probe_join (x int)`);
-      await tx.execute(sql`INSERT INTO probe_join VALUES (1)`);
-      // On PGlite this would deadlock without joining; on a server it reads through another connection.
-      const rows = await query<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM accounts`);
-      return rows[0].n;
-    });
-    expect(n).toBeGreaterThan(0);
-  });
-});

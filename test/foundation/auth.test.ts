@@ -158,12 +158,12 @@ describe('rate limit: 60 per minute per key, sliding window', () => {
   });
 });
 
-describe.runIf(process.env.PINKAS_TEST_ENGINE === 'postgres')('rate limit across processes sharing one PostgreSQL database', () => {
+describe('rate limit across processes sharing one PostgreSQL database', () => {
   it('two limiters (two API processes) share one sliding window per key', async () => {
     const { PostgresRateLimiter } = await import('../../src/platform/rate-limit.ts');
-    const { openServer } = await import('../../src/platform/db/engine.ts');
+    const { openPool } = await import('../../src/platform/db/engine.ts');
     // A second connection pool stands for a second process.
-    const other = await openServer('live', env.urls.live!, 2);
+    const other = await openPool('live', env.urls.live, { poolSize: 2 });
     try {
       const p1 = new PostgresRateLimiter(env.db.live, 5);
       const p2 = new PostgresRateLimiter(other, 5);

@@ -4,10 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTestEnv, type TestEnv } from '../helpers/env.ts';
-import { lockDataDir } from '../../src/platform/db/datadir-lock.ts';
 
-// The CLI and the server as a user runs them: separate processes, on the engine under test
-// (a DATA_DIR of its own on PGlite; the test's databases on PostgreSQL).
+// The CLI and the server as a user runs them: separate processes, on the test's databases
+// (the embedded cluster's lifecycle has its own tests in embedded-server.test.ts).
 let env: TestEnv;
 let dataDir: string;
 let dbEnv: Record<string, string>;
@@ -15,10 +14,7 @@ let dbEnv: Record<string, string>;
 beforeAll(async () => {
   env = await createTestEnv();
   dataDir = mkdtempSync(path.join(tmpdir(), 'pinkas-cli-'));
-  dbEnv =
-    env.engine === 'postgres'
-      ? { DATABASE_URL: env.urls.live!, SANDBOX_DATABASE_URL: env.urls.sandbox! }
-      : { DATA_DIR: dataDir };
+  dbEnv = { DATABASE_URL: env.urls.live, SANDBOX_DATABASE_URL: env.urls.sandbox };
 });
 afterAll(async () => {
   await env?.close();
@@ -84,21 +80,5 @@ describe('processes', () => {
     const r = run('src/main.ts', [], { PORT: 'eighty' });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('PORT');
-  }, 300_000);
-
-  it.runIf(process.env.PINKAS_TEST_ENGINE !== 'postgres')('a second process on the same embedded data folder refuses to start', () => {
-    const release = lockDataDir(dataDir);
-    try {
-      const server = run('src/main.ts', [], { PORT: '0' });
-      expect(server.code).toBe(3);
-      expect(server.stderr).toContain(`the data folder ${dataDir} is in use by process ${process.pid}`);
-      const c = cli('accounts', 'list', '--json');
-      expect(c.code).toBe(1);
-      expect(JSON.parse(c.stdout).error).toContain('in use by process');
-    } finally {
-      release();
-    }
-    // Once released, the folder opens again.
-    expect(cli('accounts', 'list', '--json').code).toBe(0);
   }, 300_000);
 });

@@ -1,45 +1,43 @@
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { openEmbedded, openServer, type Database, type Mode } from '../../src/platform/db/engine.ts';
-
-export type TestEngine = 'pglite' | 'postgres';
-export const testEngine = (): TestEngine => (process.env.PINKAS_TEST_ENGINE === 'postgres' ? 'postgres' : 'pglite');
+import { openPool, type Database, type Mode } from '../../src/platform/db/engine.ts';
 
 let counter = 0;
 
-/** A fresh, migrated database of the engine under test; `drop()` removes it. */
-export async function freshDatabase(mode: Mode, poolSize = 10): Promise<{ database: Database; url: string | null; drop(): Promise<void> }> {
-  if (testEngine() === 'pglite') {
-    const tar = readFileSync(inject('pgliteTemplate'));
-    const database = await openEmbedded(mode, { loadDataDir: new Blob([tar]) });
-    return { database, url: null, drop: () => database.close() };
-  }
-  const base = process.env.TEST_DATABASE_URL!;
+/** The administrative connection string of the PostgreSQL under test. */
+export const adminUrl = (): string => inject('adminUrl');
+
+/** A connection string to another database of the PostgreSQL under test. */
+export function databaseUrl(name: string): string {
+  const u = new URL(adminUrl());
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/** A fresh, migrated database cloned from the run's template; `drop()` removes it. */
+export async function freshDatabase(mode: Mode, poolSize = 10, kind: Database['kind'] = 'embedded'): Promise<{ database: Database; url: string; drop(): Promise<void> }> {
   const name = `pinkas_t_${process.pid}_${Date.now()}_${counter++}`;
-  const admin = new pg.Client({ connectionString: base });
+  const admin = new pg.Client({ connectionString: adminUrl() });
   await admin.connect();
   for (let attempt = 0; ; attempt++) {
     try {
-      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplate')}`);
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('template')}`);
       break;
     } catch (err) {
-      // Two files copying the template at the same instant: wait and retry.
-      if (attempt > 20) throw err;
-      await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+      // Two files copying the template at the same instant ("source database is being accessed"): retry.
+      if (attempt > 50) throw err;
+      await new Promise((r) => setTimeout(r, 50 + Math.random() * 150));
     }
   }
   await admin.end();
-  const u = new URL(base);
-  u.pathname = `/${name}`;
-  const url = u.toString();
-  const database = await openServer(mode, url, poolSize);
+  const url = databaseUrl(name);
+  const database = await openPool(mode, url, { poolSize, kind });
   return {
     database,
     url,
     drop: async () => {
       await database.close();
-      const a = new pg.Client({ connectionString: base });
+      const a = new pg.Client({ connectionString: adminUrl() });
       await a.connect();
       await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await a.end();

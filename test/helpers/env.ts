@@ -10,7 +10,7 @@ import { createServices } from '../../src/services.ts';
 import { buildApp } from '../../src/app.ts';
 import { createAccount, setAccountLimits } from '../../src/accounts/accounts.ts';
 import { mintKey } from '../../src/accounts/keys.ts';
-import { freshDatabase, testEngine, type TestEngine } from './databases.ts';
+import { freshDatabase } from './databases.ts';
 
 /** Valid Israeli tax ids for fixtures. */
 export const TAX_IDS = {
@@ -50,13 +50,12 @@ export interface TestAccount {
 }
 
 export interface TestEnv {
-  engine: TestEngine;
   s: Services;
   app: FastifyInstance;
   clock: ManualClock;
   db: Record<Mode, Database>;
-  /** Database URLs on the PostgreSQL engine (null on PGlite), for tests that start other processes. */
-  urls: Record<Mode, string | null>;
+  /** Connection strings of the test's databases, for tests that open other pools or start other processes. */
+  urls: Record<Mode, string>;
   call(method: string, url: string, opts?: CallOptions): Promise<CallResult>;
   account(opts?: { name?: string; ocr?: boolean }): Promise<TestAccount>;
   /** Creates a business with the key and answers its JSON. */
@@ -79,7 +78,6 @@ export async function createTestEnv(opts: { env?: Record<string, string>; clock?
   await app.ready();
 
   const env: TestEnv = {
-    engine: testEngine(),
     s,
     app,
     clock,

@@ -1,56 +1,58 @@
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { openEmbedded, openServer } from '../../src/platform/db/engine.ts';
+import { openPool } from '../../src/platform/db/engine.ts';
+import { EmbeddedCluster } from '../../src/platform/db/embedded-cluster.ts';
 import { migrate } from '../../src/platform/db/migrate.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    pgliteTemplate: string;
-    postgresTemplate: string;
+    /** An administrative connection string of the PostgreSQL under test (databases are created through it). */
+    adminUrl: string;
+    /** The migrated database that each test file's databases are cloned from. */
+    template: string;
   }
 }
 
 /**
- * Migrates one template per engine, once per run: each test file then starts from a copy
- * (PGlite: loadDataDir of a dump; PostgreSQL: CREATE DATABASE … TEMPLATE), so files never share state.
+ * One PostgreSQL for the whole run: TEST_DATABASE_URL when given (CI gives the machine's server),
+ * otherwise an embedded cluster started here once, so `npm test` needs only Node. One migrated
+ * template; each test file clones its databases from it (CREATE DATABASE … TEMPLATE).
  */
 export default async function setup(project: TestProject) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'pinkas-test-'));
-  const lite = await openEmbedded('live');
-  await migrate(lite);
-  if (lite.raw.kind !== 'pglite') throw new Error('unreachable');
-  const dump = await lite.raw.client.dumpDataDir('none');
-  const file = path.join(dir, 'template.tar');
-  writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
-  await lite.close();
-  project.provide('pgliteTemplate', file);
-
-  const url = process.env.TEST_DATABASE_URL;
-  let template = '';
-  if (url) {
-    template = `pinkas_tpl_${process.pid}_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${template}`);
-    await admin.end();
-    const u = new URL(url);
-    u.pathname = `/${template}`;
-    const db = await openServer('live', u.toString(), 1);
-    await migrate(db);
-    await db.close();
+  let adminUrl = process.env.TEST_DATABASE_URL;
+  let cluster: EmbeddedCluster | null = null;
+  let dir: string | null = null;
+  if (!adminUrl) {
+    // Readable by the unprivileged user PostgreSQL runs as under root.
+    dir = mkdtempSync(path.join(tmpdir(), 'pinkas-test-pg-'));
+    chmodSync(dir, 0o755);
+    cluster = new EmbeddedCluster(dir);
+    await cluster.initialise();
+    const port = await cluster.start();
+    adminUrl = cluster.url('postgres', port);
   }
-  project.provide('postgresTemplate', template);
+  const template = `pinkas_tpl_${process.pid}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${template}`);
+  await admin.end();
+  const u = new URL(adminUrl);
+  u.pathname = `/${template}`;
+  const db = await openPool('live', u.toString(), { poolSize: 1 });
+  await migrate(db);
+  await db.close();
+  project.provide('adminUrl', adminUrl);
+  project.provide('template', template);
 
   return async () => {
-    rmSync(dir, { recursive: true, force: true });
-    if (url && template) {
-      const admin = new pg.Client({ connectionString: url });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${template}`);
-      await admin.end();
-    }
+    const a = new pg.Client({ connectionString: adminUrl });
+    await a.connect();
+    await a.query(`DROP DATABASE IF EXISTS ${template}`);
+    await a.end();
+    if (cluster) await cluster.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   };
 }

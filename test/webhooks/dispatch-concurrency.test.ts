@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestAccount, type TestEnv } from '../helpers/env.ts';
-import { openServer, type Database } from '../../src/platform/db/engine.ts';
+import { openPool, type Database } from '../../src/platform/db/engine.ts';
 import { recordEvent } from '../../src/platform/outbox.ts';
 import { createServices } from '../../src/services.ts';
 import type { Services } from '../../src/platform/http/services.ts';
@@ -11,7 +11,7 @@ import { Receiver } from './receiver.ts';
 let env: TestEnv;
 let receiver: Receiver;
 let acct: TestAccount;
-/** A second "process": its own services and, on PostgreSQL, its own connection pool to the same database. */
+/** A second "process": its own services and its own connection pool to the same database. */
 let second: Services;
 let secondDb: Database | null = null;
 const resolver = async () => ['127.0.0.1'];
@@ -21,7 +21,7 @@ beforeAll(async () => {
   await receiver.start();
   env = await createTestEnv({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_TIMEOUT_MS: '10000' } });
   setWebhookResolver(env.s, resolver);
-  if (env.urls.sandbox) secondDb = await openServer('sandbox', env.urls.sandbox, 4);
+  secondDb = await openPool('sandbox', env.urls.sandbox, { poolSize: 4 });
   second = createServices(env.s.config, env.clock, env.s.logger, { live: env.db.live, sandbox: secondDb ?? env.db.sandbox });
   setWebhookResolver(second, resolver);
 });
@@ -70,13 +70,13 @@ describe('dispatchers sharing one database', () => {
     expect(rows[0].n).toBe(40);
   });
 
-  it.runIf(process.env.PINKAS_TEST_ENGINE === 'postgres')('claims skip rows another process holds locked instead of waiting (PostgreSQL)', async () => {
+  it('claims skip rows another process holds locked instead of waiting (PostgreSQL)', async () => {
     await endpoint('/two/locked');
     await emitMany(6);
     const a = new WebhookDispatcher(env.s, { batch: 100 });
     expect(await a.fanOut(env.db.sandbox)).toBe(6);
     await emitMany(2);
-    const pool = (secondDb!.raw as { kind: 'postgres'; pool: import('pg').Pool }).pool;
+    const pool = secondDb!.pool;
     const other = await pool.connect();
     try {
       await other.query('BEGIN');
@@ -107,7 +107,9 @@ describe('dispatchers sharing one database', () => {
   it('retries are also claimed once each', async () => {
     receiver.on('/two/fail', { status: 500 });
     await endpoint('/two/fail');
-    await emitMany(12);
+    // 9 events × 2 attempts stay under the 20 consecutive failures that disable an endpoint; with
+    // more, whether the last claims come before or after the switch-off depends on timing.
+    await emitMany(9);
     const a = new WebhookDispatcher(env.s, { batch: 3, concurrency: 2 });
     const b = new WebhookDispatcher(second, { batch: 3, concurrency: 2 });
     await Promise.all([a.runOnce('sandbox'), b.runOnce('sandbox')]);
@@ -115,10 +117,10 @@ describe('dispatchers sharing one database', () => {
     await Promise.all([a.runOnce('sandbox'), b.runOnce('sandbox')]);
     const counts = countsById('/two/fail');
     const errors = await env.sql('sandbox', `SELECT a.delivery_id, a.n, a.error, a.response_status FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.url LIKE '%/two/fail' ORDER BY 1, 2`);
-    expect(counts.size).toBe(12);
-    expect([...counts.values()], JSON.stringify(errors)).toEqual(Array(12).fill(2));
+    expect(counts.size).toBe(9);
+    expect([...counts.values()], JSON.stringify(errors)).toEqual(Array(9).fill(2));
     const attempts = await env.sql<{ n: number }>('sandbox', `SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.url LIKE '%/two/fail'`);
-    expect(attempts[0].n).toBe(24);
+    expect(attempts[0].n).toBe(18);
   });
 });
 

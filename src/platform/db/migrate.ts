@@ -25,19 +25,7 @@ export async function migrate(database: Database, dir = MIGRATIONS_DIR): Promise
   const files = migrationFiles(dir);
   const applied: string[] = [];
   const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
-  const raw = database.raw;
-  if (raw.kind === 'pglite') {
-    // One session per process (and the data-folder lock keeps it one process).
-    await raw.client.exec(LEDGER);
-    const done = new Set((await raw.client.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name));
-    for (const f of files) {
-      if (done.has(f.name)) continue;
-      await raw.client.exec(`BEGIN;\n${f.sql}\n;INSERT INTO schema_migrations(name) VALUES (${quote(f.name)});\nCOMMIT;`);
-      applied.push(f.name);
-    }
-    return applied;
-  }
-  const client = await raw.pool.connect();
+  const client = await database.pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await client.query(LEDGER);
