@@ -1,7 +1,7 @@
 /**
  * Allocation numbers: how fast pending documents get their number.
  *  1. the simulator's decision alone (pure, per call);
- *  2. the `document.allocation` job on the embedded engine (in memory) with the simulator: N issued
+ *  2. the `document.allocation` job on embedded PostgreSQL with the simulator: N issued
  *     pending documents → JobRunner.runDue, documents per second (each: read, ask, one transaction
  *     with the update, audit row and event);
  *  3. the same job through the real ITA client against the local fake authority over HTTP.
@@ -10,8 +10,7 @@ import { sql } from 'drizzle-orm';
 import { loadConfig } from '../src/platform/config.ts';
 import { ManualClock } from '../src/platform/clock.ts';
 import { createLogger } from '../src/platform/logger.ts';
-import { openEmbedded, type Database, type Mode } from '../src/platform/db/engine.ts';
-import { migrate } from '../src/platform/db/migrate.ts';
+import type { Database, Mode } from '../src/platform/db/engine.ts';
 import { createServices } from '../src/services.ts';
 import { JobRunner, enqueueJob } from '../src/platform/jobs.ts';
 import { newId } from '../src/platform/ids.ts';
@@ -19,6 +18,7 @@ import { AllocationSimulator } from '../src/allocation/simulator.ts';
 import { ALLOCATION_JOB, allocationJobHandler } from '../src/allocation/lifecycle.ts';
 import { saveGrant } from '../src/allocation/connections.ts';
 import { FakeIta } from '../test/allocation/fake-ita.ts';
+import { embeddedDatabases, type BenchDatabases } from './databases.ts';
 
 const N = Number(process.env.BENCH_ALLOCATIONS ?? 500);
 const clock = new ManualClock('2026-07-01T08:00:00.000Z');
@@ -53,11 +53,8 @@ async function seed(db: Database, count: number): Promise<string> {
   return bid;
 }
 
-async function timeJobs(env: Record<string, string>, mode: Mode, before?: (db: Database, bid: string) => Promise<void>): Promise<void> {
-  const live = await openEmbedded('live');
-  const sandbox = await openEmbedded('sandbox');
-  await migrate(live);
-  await migrate(sandbox);
+/** One run on a fresh pair of databases (each run gets its own set). */
+async function timeJobs({ live, sandbox }: BenchDatabases, env: Record<string, string>, mode: Mode, before?: (db: Database, bid: string) => Promise<void>): Promise<void> {
   const config = loadConfig({ PINKAS_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent', ...env });
   const s = createServices(config, clock, createLogger('silent'), { live, sandbox });
   const db = s.databases[mode];
@@ -69,8 +66,6 @@ async function timeJobs(env: Record<string, string>, mode: Mode, before?: (db: D
   const ms = performance.now() - t0;
   const granted = (await db.db.execute(sql`SELECT count(*)::int AS n FROM documents WHERE allocation_number IS NOT NULL`)) as unknown as { rows: { n: number }[] };
   console.log(`  ${ran} jobs, ${granted.rows[0].n} granted in ${ms.toFixed(0)} ms → ${((ran / ms) * 1000).toFixed(0)} documents/s (${(ms / ran).toFixed(2)} ms each)`);
-  await live.close();
-  await sandbox.close();
 }
 
 async function main() {
@@ -86,13 +81,26 @@ async function main() {
   const ms = performance.now() - t0;
   console.log(`simulator decision: ${((K / ms) * 1000).toFixed(0)} per second (${((ms * 1000) / K).toFixed(1)} µs each)`);
 
-  console.log(`document.allocation job, simulator, PGlite in memory, ${N} pending documents:`);
-  await timeJobs({}, 'sandbox');
+  // Both runs' databases on the one embedded cluster of this process, stopped in the finally.
+  const sets: BenchDatabases[] = [];
+  try {
+    sets.push(await embeddedDatabases());
+    sets.push(await embeddedDatabases());
+    await allocationJobs(sets[0], sets[1]);
+  } finally {
+    for (const set of sets.reverse()) await set.close();
+  }
+}
+
+async function allocationJobs(first: BenchDatabases, second: BenchDatabases) {
+  console.log(`document.allocation job, simulator, embedded PostgreSQL, ${N} pending documents:`);
+  await timeJobs(first, {}, 'sandbox');
 
   const fake = await new FakeIta({ now: () => clock.now(), clientId: 'bench', clientSecret: 'secret', redirectUri: 'http://localhost/ita/callback' }).start();
   try {
-    console.log(`document.allocation job, real ITA client → local fake authority over HTTP, PGlite in memory, ${N} pending documents:`);
+    console.log(`document.allocation job, real ITA client → local fake authority over HTTP, embedded PostgreSQL, ${N} pending documents:`);
     await timeJobs(
+      second,
       { ITA_CLIENT_ID: 'bench', ITA_CLIENT_SECRET: 'secret', ITA_OAUTH_BASE_URL: fake.url, ITA_API_BASE_URL: fake.url, ITA_REDIRECT_URI: 'http://localhost/ita/callback' },
       'live',
       async (db, bid) => {

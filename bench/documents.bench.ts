@@ -1,21 +1,22 @@
 /**
  * Issue throughput over HTTP: a real listening server on 127.0.0.1 (rate limit lifted), drafts
  * prepared first, then POST …/issue with CONCURRENCY requests in flight. Prints documents per
- * second and p50/p99 latency on PGlite (in memory) and on PostgreSQL (a scratch database of
- * TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test; skipped when unreachable),
- * and, as the floor, a bare transaction loop on the same database (counter upsert + one insert).
+ * second and p50/p99 latency on embedded PostgreSQL (the cluster pinkas manages itself, in-memory
+ * rate limiter) and on server PostgreSQL (scratch databases of TEST_DATABASE_URL, default
+ * postgres://postgres@127.0.0.1:5432/test; skipped when unreachable), and, as the floor, a bare
+ * transaction loop on the same database (counter upsert + one insert). Both engines get the same
+ * pools: 4 connections for live, CONCURRENCY for sandbox.
  */
-import pg from 'pg';
 import { sql } from 'drizzle-orm';
 import { loadConfig } from '../src/platform/config.ts';
 import { systemClock } from '../src/platform/clock.ts';
 import { createLogger } from '../src/platform/logger.ts';
-import { openEmbedded, openServer, type Database } from '../src/platform/db/engine.ts';
-import { migrate } from '../src/platform/db/migrate.ts';
+import type { Database } from '../src/platform/db/engine.ts';
 import { createServices } from '../src/services.ts';
 import { buildApp } from '../src/app.ts';
 import { createAccount } from '../src/accounts/accounts.ts';
 import { mintKey } from '../src/accounts/keys.ts';
+import { embeddedDatabases, serverDatabases } from './databases.ts';
 
 const BUSINESSES = 4;
 const PER_BUSINESS = 200; // under the daily backstop of 300 per business
@@ -102,47 +103,26 @@ async function benchEngine(name: string, live: Database, sandbox: Database) {
   report(`${name}: floor (bare counter+insert transaction)`, items.length, performance.now() - f0, flat);
 }
 
-// PGlite, in memory.
+const POOLS = { live: 4, sandbox: CONCURRENCY };
+
+// Embedded PostgreSQL: this process's own cluster, stopped at the end.
 {
-  const live = await openEmbedded('live');
-  const sandbox = await openEmbedded('sandbox');
-  await migrate(live);
-  await migrate(sandbox);
-  await benchEngine('PGlite', live, sandbox);
-  await live.close();
-  await sandbox.close();
+  const { live, sandbox, close } = await embeddedDatabases(POOLS);
+  try {
+    await benchEngine('embedded PostgreSQL', live, sandbox);
+  } finally {
+    await close();
+  }
 }
 
-// PostgreSQL: scratch databases on the server, dropped afterwards.
+// Server PostgreSQL: scratch databases on the server, dropped afterwards.
 {
-  const baseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const admin = new pg.Client({ connectionString: baseUrl });
-  let reachable = true;
-  try {
-    await admin.connect();
-  } catch {
-    reachable = false;
-    console.log(`PostgreSQL: skipped (${baseUrl} unreachable)`);
-  }
-  if (reachable) {
-    const names = [`pinkas_bench_live_${process.pid}`, `pinkas_bench_sandbox_${process.pid}`];
-    for (const n of names) await admin.query(`CREATE DATABASE ${n}`);
-    const urlOf = (n: string) => {
-      const u = new URL(baseUrl);
-      u.pathname = `/${n}`;
-      return u.toString();
-    };
+  const server = await serverDatabases(POOLS);
+  if (server) {
     try {
-      const live = await openServer('live', urlOf(names[0]), 4);
-      const sandbox = await openServer('sandbox', urlOf(names[1]), CONCURRENCY);
-      await migrate(live);
-      await migrate(sandbox);
-      await benchEngine('PostgreSQL', live, sandbox);
-      await live.close();
-      await sandbox.close();
+      await benchEngine('PostgreSQL', server.live, server.sandbox);
     } finally {
-      for (const n of names) await admin.query(`DROP DATABASE IF EXISTS ${n} WITH (FORCE)`);
-      await admin.end();
+      await server.close();
     }
   }
 }

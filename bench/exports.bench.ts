@@ -2,14 +2,14 @@
  * OPENFRMT export figures: 10k and 100k issued documents (seeded in bulk), exported and verified
  * end to end (stream → zip → read back → DB totals → store). Prints the time, the peak RSS during
  * the run above the RSS before it, and the longest pause between chunks (how long one chunk holds
- * the database: on the embedded engine every other request waits at most that long).
- * BENCH_DATABASE_URL=postgres://… runs it on a server PostgreSQL too.
+ * the database). Runs on embedded PostgreSQL (this process's own cluster); BENCH_DATABASE_URL=postgres://…
+ * runs it on a server PostgreSQL too, in scratch databases created through that URL and dropped
+ * afterwards.
  */
 import { loadConfig } from '../src/platform/config.ts';
 import { systemClock } from '../src/platform/clock.ts';
 import { createLogger } from '../src/platform/logger.ts';
-import { openEmbedded, openServer, type Database } from '../src/platform/db/engine.ts';
-import { migrate } from '../src/platform/db/migrate.ts';
+import type { Database } from '../src/platform/db/engine.ts';
 import { createServices } from '../src/services.ts';
 import { createAccount } from '../src/accounts/accounts.ts';
 import { sql } from 'drizzle-orm';
@@ -19,6 +19,7 @@ import { newId } from '../src/platform/ids.ts';
 import { toBusinessRecord } from '../src/businesses/service.ts';
 import { runOpenfrmtExport } from '../src/exports/run.ts';
 import { seedIssuedInvoices } from '../test/exports/seed.ts';
+import { embeddedDatabases, serverDatabases } from './databases.ts';
 
 const config = loadConfig({ PINKAS_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent' });
 async function createBusinessRow(ex: Executor, accountId: string, name: string) {
@@ -68,32 +69,20 @@ async function bench(label: string, sandbox: Database, live: Database, sizes: nu
 }
 
 {
-  const live = await openEmbedded('live');
-  const sandbox = await openEmbedded('sandbox');
-  await migrate(live);
-  await migrate(sandbox);
-  await bench('PGlite', sandbox, live, [10_000, 100_000]);
-  await live.close();
-  await sandbox.close();
+  const { live, sandbox, close } = await embeddedDatabases();
+  try {
+    await bench('embedded PostgreSQL', sandbox, live, [10_000, 100_000]);
+  } finally {
+    await close();
+  }
 }
 if (process.env.BENCH_DATABASE_URL) {
-  // A database of its own, dropped afterwards: the URL only serves to create it.
-  const admin = new URL(process.env.BENCH_DATABASE_URL);
-  const name = `pinkas_bench_exports_${process.pid}`;
-  const adminDb = await openServer('live', admin.toString(), 1);
-  await adminDb.db.execute(sql.raw(`CREATE DATABASE ${name}`));
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  const live = await openEmbedded('live');
-  await migrate(live);
-  const sandbox = await openServer('sandbox', url.toString());
-  try {
-    await migrate(sandbox);
-    await bench('PostgreSQL', sandbox, live, [10_000, 100_000]);
-  } finally {
-    await live.close();
-    await sandbox.close();
-    await adminDb.db.execute(sql.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-    await adminDb.close();
+  const server = await serverDatabases(undefined, process.env.BENCH_DATABASE_URL);
+  if (server) {
+    try {
+      await bench('PostgreSQL', server.sandbox, server.live, [10_000, 100_000]);
+    } finally {
+      await server.close();
+    }
   }
 }

@@ -3,11 +3,9 @@
  * function call on PostgreSQL) and authenticated GET throughput through the whole HTTP stack.
  */
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
 import { request } from 'undici';
 import { MemoryRateLimiter, PostgresRateLimiter } from '../src/platform/rate-limit.ts';
-import { openEmbedded, openServer, type Database } from '../src/platform/db/engine.ts';
-import { migrate } from '../src/platform/db/migrate.ts';
+import type { Database } from '../src/platform/db/engine.ts';
 import { loadConfig } from '../src/platform/config.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { systemClock } from '../src/platform/clock.ts';
@@ -15,35 +13,7 @@ import { createServices } from '../src/services.ts';
 import { buildApp } from '../src/app.ts';
 import { createAccount } from '../src/accounts/accounts.ts';
 import { mintKey } from '../src/accounts/keys.ts';
-
-const PG = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function scratchPostgres(): Promise<{ live: Database; sandbox: Database; drop(): Promise<void> } | null> {
-  const admin = new pg.Client({ connectionString: PG });
-  try {
-    await admin.connect();
-  } catch {
-    console.log('PostgreSQL unreachable: skipping its figures');
-    return null;
-  }
-  const names = [`pinkas_bench_l_${process.pid}`, `pinkas_bench_s_${process.pid}`];
-  for (const n of names) await admin.query(`CREATE DATABASE ${n}`);
-  const url = (n: string) => Object.assign(new URL(PG), { pathname: `/${n}` }).toString();
-  const live = await openServer('live', url(names[0]));
-  const sandbox = await openServer('sandbox', url(names[1]));
-  await migrate(live);
-  await migrate(sandbox);
-  return {
-    live,
-    sandbox,
-    drop: async () => {
-      await live.close();
-      await sandbox.close();
-      for (const n of names) await admin.query(`DROP DATABASE ${n}`);
-      await admin.end();
-    },
-  };
-}
+import { embeddedDatabases, serverDatabases } from './databases.ts';
 
 async function limiterCost(name: string, hit: (i: number) => Promise<unknown>, n: number) {
   const t = performance.now();
@@ -85,18 +55,21 @@ async function httpThroughput(label: string, live: Database, sandbox: Database) 
 
 const memory = new MemoryRateLimiter(60);
 await limiterCost('in memory (embedded engine), limit 60', (i) => memory.hit('k', i * 1000), 20_000);
-const lite = { live: await openEmbedded('live'), sandbox: await openEmbedded('sandbox') };
-await migrate(lite.live);
-await migrate(lite.sandbox);
-await httpThroughput('PGlite (in-memory limiter)', lite.live, lite.sandbox);
-await lite.live.close();
-await lite.sandbox.close();
+const embedded = await embeddedDatabases();
+try {
+  await httpThroughput('embedded PostgreSQL (in-memory limiter)', embedded.live, embedded.sandbox);
+} finally {
+  await embedded.close();
+}
 
-const server = await scratchPostgres();
+const server = await serverDatabases();
 if (server) {
-  const limiter = new PostgresRateLimiter(server.live, 60);
-  await limiterCost('PostgreSQL function, limit 60', (i) => limiter.hit('k', i * 1000), 2_000);
-  await httpThroughput('PostgreSQL (limiter in the database)', server.live, server.sandbox);
-  await server.drop();
+  try {
+    const limiter = new PostgresRateLimiter(server.live, 60);
+    await limiterCost('PostgreSQL function, limit 60', (i) => limiter.hit('k', i * 1000), 2_000);
+    await httpThroughput('PostgreSQL (limiter in the database)', server.live, server.sandbox);
+  } finally {
+    await server.close();
+  }
 }
 process.exit(0);

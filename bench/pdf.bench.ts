@@ -1,19 +1,17 @@
 /**
  * PDF figures: (1) renders per second of the pure module — an unsigned render, a render + signature,
  * and the signature alone — on one core, sequentially; (2) time from an issue answer to
- * `document.pdf_ready` through the real path (HTTP issue on PGlite in memory → the durable
+ * `document.pdf_ready` through the real path (HTTP issue on embedded PostgreSQL → the durable
  * `document.render` job in the server's job runner → pdf_files set), with the runner polling every
  * second as `npm start` does, and with an immediate poll (the processing time alone).
  */
 import { sql } from 'drizzle-orm';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/platform/config.ts';
 import { systemClock } from '../src/platform/clock.ts';
 import { createLogger } from '../src/platform/logger.ts';
-import { openEmbedded } from '../src/platform/db/engine.ts';
-import { migrate } from '../src/platform/db/migrate.ts';
 import { queryOne } from '../src/platform/db/sql.ts';
 import { JobRunner } from '../src/platform/jobs.ts';
 import { createServices } from '../src/services.ts';
@@ -25,6 +23,7 @@ import { renderDocumentPdf } from '../src/pdf/render.ts';
 import { sampleModel } from '../src/pdf/samples.ts';
 import { generateSelfSignedP12, parseP12 } from '../src/pdf/certificate.ts';
 import { IdentitySigner, pdfSigner } from '../src/pdf/sign.ts';
+import { embeddedDatabases, type BenchDatabases } from './databases.ts';
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const line = (label: string, value: string) => console.log(`${label.padEnd(52)} ${value}`);
@@ -56,11 +55,8 @@ async function pureFigures() {
   line('signature alone (CMS, RSA-2048, key parsed once)', `${((N * 1000) / sigMs).toFixed(1)}/s   ${(sigMs / N).toFixed(1)} ms each`);
 }
 
-async function issueToReady(pollMs: number, count: number) {
-  const live = await openEmbedded('live');
-  const sandbox = await openEmbedded('sandbox');
-  await migrate(live);
-  await migrate(sandbox);
+/** One run on a fresh pair of databases (each run gets its own set). */
+async function issueToReady({ live, sandbox }: BenchDatabases, pollMs: number, count: number) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'pinkas-bench-pdf-'));
   const config = loadConfig({ PINKAS_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '10000000', DATA_DIR: dataDir });
   const logger = createLogger('silent');
@@ -89,12 +85,19 @@ async function issueToReady(pollMs: number, count: number) {
   }
   await runner.stop();
   await app.close();
-  await live.close();
-  await sandbox.close();
+  rmSync(dataDir, { recursive: true, force: true });
   latencies.sort((a, b) => a - b);
-  line(`issue → pdf_ready, job runner polling every ${pollMs} ms`, `p50 ${pct(latencies, 50).toFixed(0)} ms   p99 ${pct(latencies, 99).toFixed(0)} ms   max ${latencies[latencies.length - 1].toFixed(0)} ms   (${count} documents, PGlite)`);
+  line(`issue → pdf_ready, job runner polling every ${pollMs} ms`, `p50 ${pct(latencies, 50).toFixed(0)} ms   p99 ${pct(latencies, 99).toFixed(0)} ms   max ${latencies[latencies.length - 1].toFixed(0)} ms   (${count} documents, embedded PostgreSQL)`);
 }
 
 await pureFigures();
-await issueToReady(1_000, 10);
-await issueToReady(10, 20);
+// Both runs' databases on the one embedded cluster of this process, stopped in the finally.
+const sets: BenchDatabases[] = [];
+try {
+  sets.push(await embeddedDatabases());
+  sets.push(await embeddedDatabases());
+  await issueToReady(sets[0], 1_000, 10);
+  await issueToReady(sets[1], 10, 20);
+} finally {
+  for (const set of sets.reverse()) await set.close();
+}

@@ -1,14 +1,14 @@
 /**
- * Webhook figures on the embedded engine: fan-out of outbox events into deliveries, and delivery
+ * Webhook figures on embedded PostgreSQL: fan-out of outbox events into deliveries, and delivery
  * throughput to a local HTTPS receiver (keep-alive, signed, recorded), plus signature checks/s.
- * BENCH_DATABASE_URL=postgres://… (a scratch database) runs the database part on a server too.
+ * BENCH_DATABASE_URL=postgres://… runs the database part on a server too, in scratch databases
+ * created through that URL and dropped afterwards.
  */
 import { sql } from 'drizzle-orm';
 import { loadConfig } from '../src/platform/config.ts';
 import { systemClock } from '../src/platform/clock.ts';
 import { createLogger } from '../src/platform/logger.ts';
-import { openEmbedded, openServer, type Database } from '../src/platform/db/engine.ts';
-import { migrate } from '../src/platform/db/migrate.ts';
+import type { Database } from '../src/platform/db/engine.ts';
 import { createServices } from '../src/services.ts';
 import { createAccount } from '../src/accounts/accounts.ts';
 import { recordEvent } from '../src/platform/outbox.ts';
@@ -17,6 +17,7 @@ import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
 import { closeWebhookSender, setWebhookResolver } from '../src/webhooks/runtime.ts';
 import { signWebhook, verifyWebhook } from '../src/webhooks/verify.ts';
 import { Receiver } from '../test/webhooks/receiver.ts';
+import { embeddedDatabases, serverDatabases } from './databases.ts';
 
 const EVENTS = 2_000;
 const ENDPOINTS = 3;
@@ -57,20 +58,27 @@ async function bench(label: string, sandbox: Database, live: Database, receiver:
 async function main() {
   const receiver = new Receiver();
   await receiver.start();
-  const lite = { sandbox: await openEmbedded('sandbox'), live: await openEmbedded('live') };
-  await migrate(lite.sandbox);
-  await migrate(lite.live);
-  await bench('PGlite', lite.sandbox, lite.live, receiver);
-  await lite.sandbox.close();
-  await lite.live.close();
-  const url = process.env.BENCH_DATABASE_URL;
-  if (url) {
-    const server = await openServer('sandbox', url);
-    await migrate(server);
-    await bench('PostgreSQL', server, server, receiver);
-    await server.close();
+  try {
+    const embedded = await embeddedDatabases();
+    try {
+      await bench('embedded PostgreSQL', embedded.sandbox, embedded.live, receiver);
+    } finally {
+      await embedded.close();
+    }
+    const url = process.env.BENCH_DATABASE_URL;
+    if (url) {
+      const server = await serverDatabases(undefined, url);
+      if (server) {
+        try {
+          await bench('PostgreSQL', server.sandbox, server.live, receiver);
+        } finally {
+          await server.close();
+        }
+      }
+    }
+  } finally {
+    await receiver.stop();
   }
-  await receiver.stop();
 
   const body = Buffer.from(JSON.stringify({ id: 'del_x', event: 'document.issued', data: { documentId: 'doc_x', total: 11800 } }));
   const header = signWebhook('whsec_bench', body, Math.floor(Date.now() / 1000));
