@@ -29,8 +29,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   if (server) {
-    killServer(server);
-    await server.exited;
+    await killServer(server);
   }
   const pm = postmasterPid(dataDir);
   if (pm && alive(pm)) process.kill(pm, 'SIGKILL');
@@ -85,11 +84,12 @@ describe('crash: SIGKILL of the server and its PostgreSQL mid-burst', () => {
     let answeredCount = 0;
     const killAt = Math.floor((CLIENTS * PER_CLIENT) / 3);
     let killed = false;
+    let killing: Promise<void> = Promise.resolve();
     const kill = () => {
       if (killed) return;
       killed = true;
       const pm = postmasterPid(dataDir)!;
-      killServer(server!);
+      killing = killServer(server!);
       process.kill(pm, 'SIGKILL');
     };
     const types = [305, 320, 400];
@@ -111,7 +111,7 @@ describe('crash: SIGKILL of the server and its PostgreSQL mid-burst', () => {
       }),
     );
     expect(killed).toBe(true);
-    await server!.exited;
+    await killing;
     const answered = outcomes.filter((o) => o.answered);
     expect(answered.length).toBeGreaterThanOrEqual(killAt);
     expect(answered.length).toBeLessThan(outcomes.length);

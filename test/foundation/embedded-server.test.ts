@@ -10,8 +10,7 @@ let server: ServerProcess | null = null;
 
 afterAll(async () => {
   if (server) {
-    killServer(server);
-    await server.exited;
+    await killServer(server);
   }
   const pm = postmasterPid(dataDir);
   if (pm && alive(pm)) process.kill(pm, 'SIGKILL');
@@ -103,8 +102,7 @@ describe('embedded PostgreSQL', () => {
   it('after kill -9 of the server (PostgreSQL orphaned), the next start adopts the orphan; the data is there', async () => {
     server = await startServer(dataDir, { via: 'node' });
     const pm = postmasterPid(dataDir)!;
-    killServer(server);
-    await server.exited;
+    await killServer(server);
     expect(alive(pm)).toBe(true); // orphaned
     server = await startServer(dataDir, { via: 'node' });
     expect(server.firstKey()).toBeNull(); // not a first start
@@ -115,9 +113,8 @@ describe('embedded PostgreSQL', () => {
 
   it('after kill -9 of the server and of PostgreSQL (postmaster.pid left behind), the next start recovers', async () => {
     const pm = postmasterPid(dataDir)!;
-    killServer(server!);
     process.kill(pm, 'SIGKILL');
-    await server!.exited;
+    await killServer(server!);
     expect(existsSync(path.join(dataDir, 'postgres', 'data', 'postmaster.pid'))).toBe(true);
     server = await startServer(dataDir, { via: 'npm' });
     expect(postmasterPid(dataDir)).not.toBe(pm);

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { freePort } from '../../src/platform/db/embedded-cluster.ts';
+import { processAlive } from '../../src/platform/db/process-alive.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -20,6 +21,7 @@ export function tempDataDir(prefix: string): string {
 
 export interface ServerProcess {
   child: ChildProcess;
+  dataDir: string;
   port: number;
   base: string;
   /** Everything the process wrote so far. */
@@ -69,6 +71,7 @@ export async function startServer(dataDir: string, opts: { env?: Record<string, 
   }
   return {
     child,
+    dataDir,
     port,
     base,
     stdout: () => out,
@@ -78,13 +81,21 @@ export async function startServer(dataDir: string, opts: { env?: Record<string, 
   };
 }
 
-/** SIGKILL of the server's whole process group (npm, tsx, node). */
-export function killServer(server: ServerProcess): void {
+/** SIGKILL of the server's whole process group (npm, node); resolves once the server process is dead. */
+export async function killServer(server: ServerProcess): Promise<void> {
+  let holder: number | null = null;
+  try {
+    holder = Number(JSON.parse(readFileSync(path.join(server.dataDir, 'pinkas.lock'), 'utf8')).pid);
+  } catch {
+    /* no lock: the server never got that far */
+  }
   try {
     process.kill(-server.child.pid!, 'SIGKILL');
   } catch {
     /* already gone */
   }
+  await server.exited;
+  for (let i = 0; holder && processAlive(holder) && i < 200; i++) await new Promise((r) => setTimeout(r, 25));
 }
 
 /** The postmaster pid of the embedded cluster under `dataDir`, from its postmaster.pid. */
@@ -96,14 +107,8 @@ export function postmasterPid(dataDir: string): number | null {
   }
 }
 
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** Alive and not a zombie (a killed process lingers as one until init reaps it). */
+export const alive = processAlive;
 
 /** A client of one database of the embedded cluster under `dataDir` (it must be running). */
 export async function clusterClient(dataDir: string, database: string): Promise<pg.Client> {

@@ -1,5 +1,6 @@
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { processAlive as alive } from './process-alive.ts';
 
 /** Who owns the embedded cluster: the server, or a CLI command that started it because no server ran. */
 export type LockRole = 'server' | 'cli';
@@ -21,14 +22,6 @@ export class DataDirLockedError extends Error {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 const lockFile = (dataDir: string) => path.join(dataDir, 'pinkas.lock');
 

@@ -19,6 +19,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { processAlive } from './process-alive.ts';
 
 export const SUPERUSER = 'pinkas';
 /** The unprivileged system user PostgreSQL runs as when we are root (it refuses to run as root). */
@@ -146,14 +147,6 @@ async function portTaken(port: number): Promise<boolean> {
   });
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 export interface PostmasterStatus {
   pid: number;
@@ -255,7 +248,7 @@ export class EmbeddedCluster {
     }
     const pid = Number(lines[0]);
     const port = Number(lines[3]);
-    if (!Number.isInteger(pid) || pid <= 0 || !pidAlive(pid)) return null;
+    if (!Number.isInteger(pid) || pid <= 0 || !processAlive(pid)) return null;
     return { pid, port };
   }
 
