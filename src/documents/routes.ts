@@ -20,7 +20,7 @@ import {
 import { createDraft, deleteDraft, patchDraft } from './drafts.ts';
 import { issueDocument } from './issue.ts';
 import { issueCreditNote } from './credit-note.ts';
-import { continuityReport, listDocuments } from './list.ts';
+import { continuityReport, listDocuments, MAX_LISTED } from './list.ts';
 
 const tags = ['documents'];
 /** An empty body on an endpoint whose body is optional means "no options". */
@@ -32,11 +32,17 @@ const config = { scope: 'documents' as const };
 const Counts = Type.Object({ total: Type.Integer(), byStatus: Type.Object({ draft: Type.Integer(), issued: Type.Integer() }) });
 const ContinuityEntry = Type.Object({
   docType: Type.Integer(),
-  first: Type.Union([Type.Integer(), Type.Null()]),
-  last: Type.Union([Type.Integer(), Type.Null()]),
-  count: Type.Integer(),
-  gaps: Type.Array(Type.Integer()),
-  duplicates: Type.Array(Type.Integer()),
+  first: Type.Union([Type.Integer(), Type.Null()], { description: 'Smallest stored issued number; null when none.' }),
+  last: Type.Union([Type.Integer(), Type.Null()], { description: 'Largest stored issued number; null when none.' }),
+  count: Type.Integer({ description: 'Stored issued documents of the type.' }),
+  expectedFirst: Type.Integer({ description: 'The first number of the series: 1, or the start number the business chose.' }),
+  counter: Type.Union([Type.Integer(), Type.Null()], { description: 'The last number the series handed out; null before its first issue.' }),
+  gaps: Type.Array(Type.Integer(), {
+    description: `Numbers from expectedFirst through counter with no stored document (a missing first number, holes, numbers after the last stored one), ascending, at most ${MAX_LISTED}.`,
+  }),
+  gapCount: Type.Integer({ description: 'How many numbers are missing in all.' }),
+  duplicates: Type.Array(Type.Integer(), { description: 'Numbers stored more than once.' }),
+  outOfSeries: Type.Array(Type.Integer(), { description: 'Stored numbers the series never handed out: below expectedFirst or above counter.' }),
 });
 
 export function registerDocumentRoutes(api: FastifyInstance, s: Services): void {
@@ -162,13 +168,21 @@ export function registerDocumentRoutes(api: FastifyInstance, s: Services): void 
       config: { scope: 'export' as const },
       schema: {
         tags: ['reports'],
-        summary: 'Numbering continuity per document type, from the stored documents',
+        summary: 'Numbering continuity per document type: the stored issued documents against the series start number and counter',
         params: BidParams,
         querystring: Type.Object(
           { docType: Type.Optional(Type.Union([Type.Literal(305), Type.Literal(320), Type.Literal(330), Type.Literal(400)])) },
           { additionalProperties: false },
         ),
-        response: { 200: Ok({ report: Type.Object({ byDocType: Type.Array(ContinuityEntry), ok: Type.Boolean() }) }), ...errors(...AUTH_ERRORS) },
+        response: {
+          200: Ok({
+            report: Type.Object({
+              byDocType: Type.Array(ContinuityEntry),
+              ok: Type.Boolean({ description: 'True when no series has a gap, a duplicate or a number out of series.' }),
+            }),
+          }),
+          ...errors(...AUTH_ERRORS),
+        },
       },
     },
     async (req) => {

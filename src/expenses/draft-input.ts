@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
 import { queryOne } from '../platform/db/sql.ts';
 import { validation } from '../platform/errors.ts';
+import { checkedDate } from '../platform/http/formats.ts';
 import { normalizeTaxId } from '../businesses/tax-id.ts';
 import { categoryOf } from './categories.ts';
 import { completeAmounts } from './amounts.ts';
@@ -45,13 +46,6 @@ export function checkedTaxId(raw: string | null | undefined, field: string): str
   return r.value;
 }
 
-function realDate(d: string, field: string): string {
-  const [y, m, day] = d.split('-').map(Number);
-  const t = new Date(Date.UTC(y, m - 1, day));
-  if (t.getUTCFullYear() !== y || t.getUTCMonth() !== m - 1 || t.getUTCDate() !== day) throw validation(field, 'is not a calendar date');
-  return d;
-}
-
 const AMOUNT_KEYS = ['amountExVat', 'vatAmount', 'amountIncVat'] as const;
 
 /**
@@ -84,7 +78,7 @@ export async function applyDraftInput(ex: Executor, businessId: string, current:
     if (body[k] !== undefined) next[k] = typeof body[k] === 'string' ? (body[k] as string).trim() || null : null;
   }
   if (body.supplierDocDate !== undefined) {
-    next.supplierDocDate = body.supplierDocDate === null ? null : realDate(body.supplierDocDate, 'body.supplierDocDate');
+    next.supplierDocDate = body.supplierDocDate === null ? null : checkedDate(body.supplierDocDate, 'body.supplierDocDate');
   }
   if (AMOUNT_KEYS.some((k) => body[k] !== undefined)) {
     const given = completeAmounts({
@@ -101,5 +95,6 @@ export async function applyDraftInput(ex: Executor, businessId: string, current:
 export function requireRecordable(d: DraftFields): void {
   if (!d.supplierName) throw validation('expense.supplierName', 'is required to record (set supplier.name or supplier.partyId)');
   if (!d.supplierDocDate) throw validation('expense.supplierDocDate', 'is required to record');
+  checkedDate(d.supplierDocDate, 'expense.supplierDocDate');
   if (!d.categoryKey) throw validation('expense.categoryKey', 'is required to record');
 }

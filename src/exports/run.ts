@@ -17,7 +17,7 @@ import { query } from '../platform/db/sql.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { recordEvent } from '../platform/outbox.ts';
 import { storeFile, type FileMeta } from '../platform/files.ts';
-import { validation } from '../platform/errors.ts';
+import { checkDateRange } from '../platform/http/formats.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { BusinessRecord } from '../businesses/service.ts';
 import type { DocumentSnapshot } from '../documents/snapshot.ts';
@@ -64,7 +64,7 @@ export async function runOpenfrmtExport(
   opts: { chunkSize?: number; afterChunk?: (chunkNo: number) => Promise<void> } = {},
 ): Promise<ExportResult> {
   const chunkSize = opts.chunkSize ?? EXPORT_CHUNK;
-  if (range.to < range.from) throw validation('body.to', 'must not be before body.from');
+  checkDateRange(range, 'body');
   const db = database.db;
   const cutOff = s.clock.now();
   const vatId = business.taxId.padStart(9, '0');

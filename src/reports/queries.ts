@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
 import { query, queryOne } from '../platform/db/sql.ts';
-import { validation } from '../platform/errors.ts';
+import { checkDateRange } from '../platform/http/formats.ts';
 import { categoryOf } from '../expenses/categories.ts';
 import type { BusinessRecord } from '../businesses/service.ts';
 
@@ -16,7 +16,7 @@ export interface Range {
 }
 
 export function checkRange(r: Range): void {
-  if (r.to < r.from) throw validation('querystring.to', 'must not be before querystring.from');
+  checkDateRange(r, 'querystring');
 }
 
 /** Exempt dealers (patur, ngo) issue only receipts: their receipts are their income. */

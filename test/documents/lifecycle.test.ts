@@ -345,9 +345,9 @@ describe('list and continuity', () => {
     const r = await env.call('GET', `/v1/businesses/${b.id}/reports/continuity`, { key: a.test });
     expect(r.status).toBe(200);
     expect(r.body.report.ok).toBe(true);
-    expect(r.body.report.byDocType.find((e: any) => e.docType === 305)).toEqual({ docType: 305, first: 1, last: 3, count: 3, gaps: [], duplicates: [] });
+    expect(r.body.report.byDocType.find((e: any) => e.docType === 305)).toEqual({ docType: 305, first: 1, last: 3, count: 3, expectedFirst: 1, counter: 3, gaps: [], gapCount: 0, duplicates: [], outOfSeries: [] });
     const only = await env.call('GET', `/v1/businesses/${b.id}/reports/continuity?docType=330`, { key: a.test });
-    expect(only.body.report.byDocType).toEqual([{ docType: 330, first: null, last: null, count: 0, gaps: [], duplicates: [] }]);
+    expect(only.body.report.byDocType).toEqual([{ docType: 330, first: null, last: null, count: 0, expectedFirst: 1, counter: null, gaps: [], gapCount: 0, duplicates: [], outOfSeries: [] }]);
   });
 
   it('needs the documents scope for documents and export for continuity', async () => {

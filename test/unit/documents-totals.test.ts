@@ -10,7 +10,7 @@ import {
   vatRateProblem,
   type TotalsInput,
 } from '../../src/documents/totals.ts';
-import { continuityOf } from '../../src/documents/list.ts';
+import { continuityOf, continuityOk, MAX_LISTED } from '../../src/documents/list.ts';
 import { checkDraft, paymentMethodCode, realDay, type DraftFields } from '../../src/documents/draft-input.ts';
 
 const base = (over: Partial<TotalsInput>): TotalsInput => ({
@@ -185,6 +185,12 @@ describe('rules', () => {
     expect(() => checkDraft(draft({ lines: [] }), 'company')).toThrow(/body\.lines/);
     expect(() => checkDraft(draft({ discountAmount: 101 }), 'company')).toThrow(/body\.discountAmount/);
     expect(() => checkDraft(draft({ documentDate: '2026-02-30' }), 'company')).toThrow(/body\.documentDate/);
+    expect(() => checkDraft(draft({ valueDate: '2023-02-29' }), 'company')).toThrow(/body\.valueDate/);
+    expect(() => checkDraft(draft({ documentDate: '1999-12-31' }), 'company')).toThrow(/body\.documentDate: must be between 2000-01-01 and 2099-12-31/);
+    const cheque = (dueDate: string | null) => ({ method: 2, amount: 100, dueDate, bankCode: null, branchCode: null, accountNumber: null, checkNumber: null, cardCompany: null, cardName: null, cardTxType: null }) as never;
+    expect(() => checkDraft(draft({ docType: 400, lines: [], payments: [cheque('2026-04-01'), cheque(null)] }), 'company')).not.toThrow();
+    expect(() => checkDraft(draft({ docType: 400, lines: [], payments: [cheque('2026-04-01'), cheque('2026-04-31')] }), 'company')).toThrow(/body\.payments\[1\]\.dueDate/);
+    expect(() => checkDraft(draft({ docType: 400, lines: [], payments: [cheque('2100-01-01')] }), 'company')).toThrow(/body\.payments\[0\]\.dueDate/);
     expect(() => checkDraft(draft({ docType: 400, lines: [], discountAmount: 5 }), 'company')).toThrow(/body\.discountAmount/);
     expect(() => checkDraft(draft({}), 'patur')).toThrow(/400/);
     expect(() => checkDraft(draft({ payments: [{ method: 1, amount: 1 } as never] }), 'company')).toThrow(/body\.payments/);
@@ -192,12 +198,113 @@ describe('rules', () => {
 });
 
 describe('continuity of a series', () => {
+  const series = (startNumber: number, lastNumber: number | null) => ({ startNumber, lastNumber });
+  const clean = { gaps: [], gapCount: 0, duplicates: [], outOfSeries: [] };
+
   it('finds gaps and duplicates', () => {
-    expect(continuityOf(305, [1, 2, 3])).toEqual({ docType: 305, first: 1, last: 3, count: 3, gaps: [], duplicates: [] });
-    expect(continuityOf(305, [3, 1, 5, 5, 6])).toEqual({ docType: 305, first: 1, last: 6, count: 5, gaps: [2, 4], duplicates: [5] });
-    expect(continuityOf(400, [])).toEqual({ docType: 400, first: null, last: null, count: 0, gaps: [], duplicates: [] });
-    expect(continuityOf(330, [1001, 1002])).toMatchObject({ first: 1001, last: 1002, gaps: [] });
-    expect(continuityOf(330, [7, 7, 7])).toMatchObject({ count: 3, duplicates: [7] });
+    expect(continuityOf(305, [1, 2, 3], series(1, 3))).toEqual({ docType: 305, first: 1, last: 3, count: 3, expectedFirst: 1, counter: 3, gaps: [], gapCount: 0, duplicates: [], outOfSeries: [] });
+    expect(continuityOf(305, [3, 1, 5, 5, 6], series(1, 6))).toEqual({
+      docType: 305, first: 1, last: 6, count: 5, expectedFirst: 1, counter: 6, gaps: [2, 4], gapCount: 2, duplicates: [5], outOfSeries: [],
+    });
+    expect(continuityOf(400, [], series(1, null))).toEqual({ docType: 400, first: null, last: null, count: 0, expectedFirst: 1, counter: null, gaps: [], gapCount: 0, duplicates: [], outOfSeries: [] });
+    expect(continuityOf(330, [1001, 1002], series(1001, 1002))).toMatchObject({ first: 1001, last: 1002, gaps: [] });
+    expect(continuityOf(330, [7, 7, 7], series(7, 7))).toMatchObject({ count: 3, duplicates: [7] });
+  });
+
+  it('a missing first number is a gap: the series starts at 1, the first stored is 3', () => {
+    expect(continuityOf(305, [3, 4, 5], series(1, 5))).toMatchObject({ first: 3, last: 5, count: 3, expectedFirst: 1, counter: 5, gaps: [1, 2], gapCount: 2, outOfSeries: [] });
+    expect(continuityOf(305, [2], series(1, 2))).toMatchObject({ gaps: [1], gapCount: 1 });
+  });
+
+  it('a missing first number of a series started at a chosen number is a gap', () => {
+    expect(continuityOf(305, [1003, 1004], series(1001, 1004))).toMatchObject({ expectedFirst: 1001, gaps: [1001, 1002], gapCount: 2 });
+    expect(continuityOf(305, [1001, 1002], series(1001, 1002))).toMatchObject({ first: 1001, ...clean });
+  });
+
+  it('numbers handed out after the last stored one are gaps: the counter says 10, the last stored is 8', () => {
+    expect(continuityOf(320, [1, 2, 3, 4, 5, 6, 7, 8], series(1, 10))).toMatchObject({ last: 8, counter: 10, gaps: [9, 10], gapCount: 2, duplicates: [], outOfSeries: [] });
+  });
+
+  it('a counter that ran ahead of an untouched series shows every number it skipped', () => {
+    expect(continuityOf(400, [1, 2, 3], series(1, 3))).toMatchObject(clean);
+    expect(continuityOf(400, [1, 2, 3], series(1, 7))).toMatchObject({ gaps: [4, 5, 6, 7], gapCount: 4 });
+  });
+
+  it('a series that handed out numbers but stored none is all gaps', () => {
+    expect(continuityOf(330, [], series(1, 3))).toEqual({ docType: 330, first: null, last: null, count: 0, expectedFirst: 1, counter: 3, gaps: [1, 2, 3], gapCount: 3, duplicates: [], outOfSeries: [] });
+    expect(continuityOf(330, [], series(500, 501))).toMatchObject({ expectedFirst: 500, gaps: [500, 501], gapCount: 2 });
+  });
+
+  it('a series that has not issued yet is clean, whatever its start number', () => {
+    expect(continuityOf(305, [], series(1, null))).toMatchObject({ counter: null, ...clean });
+    expect(continuityOf(305, [], series(1001, null))).toMatchObject({ expectedFirst: 1001, counter: null, ...clean });
+  });
+
+  it('gaps at the start, in the middle and at the end together, ascending', () => {
+    expect(continuityOf(305, [9, 4, 3, 7], series(1, 12))).toMatchObject({ first: 3, last: 9, count: 4, gaps: [1, 2, 5, 6, 8, 10, 11, 12], gapCount: 8 });
+  });
+
+  it('stored numbers the series never handed out are out of series: below the start, or past the counter', () => {
+    expect(continuityOf(305, [1000, 1001, 1002], series(1001, 1002))).toMatchObject({ first: 1000, gaps: [], gapCount: 0, outOfSeries: [1000] });
+    expect(continuityOf(305, [1, 2, 3, 4], series(1, 2))).toMatchObject({ last: 4, gaps: [], gapCount: 0, outOfSeries: [3, 4] });
+    // Stored numbers with no counter row at all: the series handed out nothing.
+    expect(continuityOf(305, [1, 2], series(1, null))).toMatchObject({ counter: null, gaps: [], outOfSeries: [1, 2] });
+    // Out of series and a gap together: 3 was handed out but not stored; 6 was never handed out.
+    expect(continuityOf(305, [1, 2, 4, 5, 6], series(1, 5))).toMatchObject({ gaps: [3], gapCount: 1, outOfSeries: [6] });
+  });
+
+  it('a duplicate is listed once, and does not hide or fill a gap', () => {
+    expect(continuityOf(305, [1, 1, 3, 3, 3], series(1, 4))).toMatchObject({ count: 5, gaps: [2, 4], gapCount: 2, duplicates: [1, 3] });
+    expect(continuityOf(305, [2, 2], series(1, 2))).toMatchObject({ gaps: [1], gapCount: 1, duplicates: [2] });
+  });
+
+  it('the input order does not matter', () => {
+    const a = continuityOf(305, [5, 2, 9, 1, 2], series(1, 10));
+    const b = continuityOf(305, [1, 2, 2, 5, 9], series(1, 10));
+    expect(a).toEqual(b);
+    expect(a.gaps).toEqual([3, 4, 6, 7, 8, 10]);
+  });
+
+  it('does not mutate its input', () => {
+    const numbers = [3, 1, 2];
+    continuityOf(305, numbers, series(1, 3));
+    expect(numbers).toEqual([3, 1, 2]);
+  });
+
+  it(`lists at most ${MAX_LISTED} gaps but counts them all, without walking a runaway counter`, () => {
+    const runaway = continuityOf(305, [1, 2], series(1, 1_000_000_000_000));
+    expect(runaway.gaps).toHaveLength(MAX_LISTED);
+    expect(runaway.gaps[0]).toBe(3);
+    expect(runaway.gaps[MAX_LISTED - 1]).toBe(MAX_LISTED + 2);
+    expect(runaway.gapCount).toBe(1_000_000_000_000 - 2);
+    const missingStart = continuityOf(305, [5000], series(1, 5000));
+    expect(missingStart.gaps).toEqual(Array.from({ length: MAX_LISTED }, (_, i) => i + 1));
+    expect(missingStart.gapCount).toBe(4999);
+  });
+
+  it('agrees with a brute-force count on random series', () => {
+    let seed = 42;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let round = 0; round < 300; round++) {
+      const start = 1 + rand(20);
+      const counter = rand(4) === 0 ? null : start - 1 + rand(40);
+      const numbers = Array.from({ length: rand(40) }, () => 1 + rand(70));
+      const e = continuityOf(305, numbers, series(start, counter));
+      const stored = new Set(numbers);
+      const expected = counter === null ? [] : Array.from({ length: Math.max(0, counter - start + 1) }, (_, i) => start + i);
+      const gaps = expected.filter((n) => !stored.has(n));
+      const outside = [...stored].filter((n) => n < start || counter === null || n > counter).sort((x, y) => x - y);
+      const dups = [...stored].filter((n) => numbers.filter((m) => m === n).length > 1).sort((x, y) => x - y);
+      expect(e.gaps).toEqual(gaps);
+      expect(e.gapCount).toBe(gaps.length);
+      expect(e.outOfSeries).toEqual(outside);
+      expect(e.duplicates).toEqual(dups);
+      expect(e.count).toBe(numbers.length);
+      expect(continuityOk(e)).toBe(gaps.length === 0 && outside.length === 0 && dups.length === 0);
+    }
   });
 });
 

@@ -2,6 +2,7 @@
  * What the OCR model is asked for (a JSON schema for `response_format`) and how its answer is
  * turned into draft fields. Pure: no I/O.
  */
+import { isAcceptedDate } from '../../platform/http/formats.ts';
 
 export const SUPPLIER_DOC_TYPES = ['tax_invoice', 'tax_invoice_receipt', 'credit_invoice', 'receipt', 'import_entry', 'other'] as const;
 export type SupplierDocType = (typeof SUPPLIER_DOC_TYPES)[number];
@@ -91,9 +92,9 @@ function isoDate(v: unknown): string | null {
     if (!m) return null;
     [d, mo, y] = [Number(m[1]), Number(m[2]), Number(m[3].length === 2 ? `20${m[3]}` : m[3])];
   }
-  const date = new Date(Date.UTC(y, mo - 1, d));
-  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) return null;
-  return date.toISOString().slice(0, 10);
+  const iso = `${String(y).padStart(4, '0')}-${String(mo).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+  // The date rule of the whole API: a misread day (31.02) or year (2205) prefills nothing.
+  return isAcceptedDate(iso) ? iso : null;
 }
 
 function digits(v: unknown, min: number, max: number): string | null {

@@ -1,4 +1,5 @@
 import { Type, type TSchema, type TProperties } from 'typebox';
+import { DATE_MAX, DATE_MIN } from './formats.ts';
 
 /** Every failure body. */
 export const ErrorBody = Type.Object(
@@ -21,7 +22,17 @@ export function errors(...statuses: number[]): Record<number, TSchema> {
 /** The statuses any authenticated route may answer. */
 export const AUTH_ERRORS = [400, 401, 403, 404, 429] as const;
 
-export const IsoDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD' });
+/**
+ * Every date the API accepts (see formats.ts): `format: 'date'` is ajv-formats' full-mode check of
+ * the calendar (days in month, leap years) and the min/max keywords the range, so a 2025-02-30 or a
+ * 1999-12-31 is a 400 `validation` naming the field, like every other schema failure.
+ */
+export const IsoDate = Type.String({
+  format: 'date',
+  formatMinimum: DATE_MIN,
+  formatMaximum: DATE_MAX,
+  description: `YYYY-MM-DD, a real calendar date from ${DATE_MIN} through ${DATE_MAX}`,
+});
 export const IsoDateTime = Type.String({ format: 'date-time' });
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
