@@ -33,7 +33,11 @@ export const IsoDate = Type.String({
   formatMaximum: DATE_MAX,
   description: `YYYY-MM-DD, a real calendar date from ${DATE_MIN} through ${DATE_MAX}`,
 });
-export const IsoDateTime = Type.String({ format: 'date-time' });
+/**
+ * An instant, RFC 3339, from 1900 through 9999: PostgreSQL refuses year 0 (it reached the database
+ * and failed there as a 500). Not 1970 as the minimum: ajv-formats skips a bound whose epoch value is 0.
+ */
+export const IsoDateTime = Type.String({ format: 'date-time', formatMinimum: '1900-01-01T00:00:00Z', formatMaximum: '9999-12-31T23:59:59Z' });
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
 export const BidParams = Type.Object({ bid: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
