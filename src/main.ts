@@ -53,6 +53,13 @@ async function main(): Promise<void> {
   }
 
   const app = await buildApp(s);
+  let stopping = false;
+  // While draining, a request in flight gets its answer and then its connection closes, so that an
+  // idle keep-alive connection of a client does not hold the shutdown open.
+  app.addHook('onSend', async (_req, reply, payload) => {
+    if (stopping) reply.header('connection', 'close');
+    return payload;
+  });
   await app.listen({ port: config.port, host: config.host });
   logger.info({ ms: Math.round(performance.now() - startedAt), database: opened.databases.live.kind }, 'ready');
   const workers: Worker[] = domains.flatMap((d) => (d.worker ? [d.worker(s)] : []));
@@ -62,7 +69,6 @@ async function main(): Promise<void> {
   }, 5_000);
   flushTimer.unref();
 
-  let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { alive, cli, clusterClient, killServer, postmasterPid, startServer, tempDataDir, type ServerProcess } from '../helpers/server-process.ts';
 
@@ -81,9 +82,30 @@ describe('embedded PostgreSQL', () => {
     expect((await api('/v1/businesses', key)).status).toBe(200);
   }, 120_000);
 
-  it('SIGTERM drains, stops PostgreSQL and exits 0', async () => {
+  it('SIGTERM drains (a request in flight is answered), stops PostgreSQL and exits 0', async () => {
     const pm = postmasterPid(dataDir)!;
-    process.kill(server!.child.pid!, 'SIGTERM');
+    const businesses = (await api('/v1/businesses', key)).body.businesses;
+    // A request whose body is still arriving when the signal comes: it must be answered, not cut.
+    const body = JSON.stringify({ docType: 400, payments: [{ method: 'cash', amount: 1234 }] });
+    const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = http.request(
+        `${server!.base}/v1/businesses/${businesses[0].id}/documents`,
+        { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode!, text }));
+        },
+      );
+      req.on('error', reject);
+      req.write(body.slice(0, 10));
+      setTimeout(() => {
+        process.kill(server!.child.pid!, 'SIGTERM');
+        setTimeout(() => req.end(body.slice(10)), 500);
+      }, 300);
+    });
+    const r = await answered;
+    expect(r.status, r.text).toBe(201);
     expect(await server!.exited).toEqual({ code: 0, signal: null });
     server = null;
     for (let i = 0; i < 100 && alive(pm); i++) await new Promise((r) => setTimeout(r, 100));
