@@ -8,7 +8,17 @@
  * - Credit notes (330) are written with positive amounts (the type carries the meaning); a negative
  *   receipt keeps its negative amounts (spec: a negative document has the opposite effect).
  * - A receipt (400): 1219 = 1221 = 1223 = the amount received, 1220 = 1222 = 0, 1224 = withholding
- *   (clarification 4). D110 for 305/320/330, D120 for 320/400.
+ *   (clarification 4). D110 for 305/320/330, D120 for 320/400. A negative receipt's amounts, payments
+ *   and withholding are all negative: the writer gives 1224 the document's sign (records.ts
+ *   c100Amounts). 1224 is for receipts only: 0 on 305 and 330.
+ * - Customer key (1225, mandatory for types 100–710): a saved party's key, else its tax id. A customer
+ *   with neither (an anonymous receipt, an inline party without a tax id) has no account at the seller;
+ *   the spec says nothing about occasional customers, so each such document gets its own key
+ *   `<type>-<number>` (a reversal takes the key of the document it reverses): one shared key would
+ *   make every walk-in customer one customer for anyone grouping by 1225. It cannot collide with a
+ *   saved key (C/S + digits) or a tax id (digits only).
+ * - No M100: the service keeps no inventory, and item records invented from invoice lines (opening 0,
+ *   no cost, quantities summed from lines) would state stock movements that never were.
  * - `gross` documents: D110 prices and C100 1219/1220 are brought to ex-VAT (rounded half away from
  *   zero); 1221–1223 are the document's stored totals, never recomputed.
  */
@@ -17,7 +27,11 @@ import type { DocumentSnapshot, DocumentPayment } from '../documents/snapshot.ts
 import type { ExportDocument } from '../openfrmt/assemble.ts';
 
 const WALK_IN_NAME = 'לקוח מזדמן';
-const WALK_IN_KEY = '0';
+
+/** The customer key of an occasional customer (see the header comment): `<doc type>-<doc number>`. */
+export function occasionalCustomerKey(docType: number, docNumber: number | string): string {
+  return `${docType}-${docNumber}`;
+}
 
 const jerusalem = new Intl.DateTimeFormat('en-GB', {
   timeZone: 'Asia/Jerusalem', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
@@ -106,8 +120,11 @@ export function exportDocument(snap: DocumentSnapshot): ExportDocument {
       amountAfterDiscountExVat: sign(isReceipt ? t.totalIncVat : t.totalExVat),
       vatAmount: sign(isReceipt ? 0 : t.vatAmount),
       totalIncVat: sign(t.totalIncVat),
-      withholding: Math.abs(t.withholdingAmount),
-      partyKey: party?.key || party?.taxId || WALK_IN_KEY,
+      withholding: withPayments ? Math.abs(t.withholdingAmount) : 0,
+      partyKey:
+        party?.key ||
+        party?.taxId ||
+        (base ? occasionalCustomerKey(base.docType, base.docNumber) : occasionalCustomerKey(snap.docType, snap.docNumber)),
       cancelled: false,
     },
     lines: withLines
@@ -126,28 +143,4 @@ export function exportDocument(snap: DocumentSnapshot): ExportDocument {
       : [],
     payments: withPayments ? snap.payments.map(payment) : [],
   };
-}
-
-/** M100 from the SKUs the exported lines used: sold quantities out, credited quantities back in. */
-export class SkuTally {
-  private items = new Map<string, { name: string; unit: string; qtyIn: number; qtyOut: number }>();
-
-  add(doc: ExportDocument): void {
-    for (const l of doc.lines) {
-      if (!l.sku) continue;
-      let it = this.items.get(l.sku);
-      if (!it) {
-        it = { name: l.description, unit: l.unit, qtyIn: 0, qtyOut: 0 };
-        this.items.set(l.sku, it);
-      }
-      if (doc.docType === 330) it.qtyIn += Math.abs(l.quantity);
-      else it.qtyOut += l.quantity;
-    }
-  }
-
-  records() {
-    return [...this.items.entries()]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([sku, it]) => ({ internalCode: sku, name: it.name, unit: it.unit, openingQty: 0, qtyIn: it.qtyIn, qtyOut: it.qtyOut }));
-  }
 }

@@ -56,7 +56,7 @@ export function registerExportRoutes(api: FastifyInstance, s: Services): void {
         summary: 'Produce the OPENFRMT v1.31 files (INI.TXT, BKMVDATA.TXT) as a zip, verified by reading them back',
         params: BidParams,
         body: ExportBody,
-        response: { 201: Ok({ exportRun: ExportRunSchema, file: FileMetaSchema }), ...errors(...AUTH_ERRORS) },
+        response: { 201: Ok({ exportRun: ExportRunSchema, file: FileMetaSchema }), ...errors(...AUTH_ERRORS, 409, 503) },
       },
     },
     async (req, reply) => {

@@ -18,11 +18,12 @@ import { appendAudit, type Actor } from '../platform/audit.ts';
 import { recordEvent } from '../platform/outbox.ts';
 import { storeFile, type FileMeta } from '../platform/files.ts';
 import { checkDateRange } from '../platform/http/formats.ts';
+import { unconfigured } from '../platform/errors.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { BusinessRecord } from '../businesses/service.ts';
 import type { DocumentSnapshot } from '../documents/snapshot.ts';
 import { BkmvAssembler, iniFile, newPrimaryId, productionDirectory } from '../openfrmt/assemble.ts';
-import { exportDocument, SkuTally } from './map-document.ts';
+import { exportDocument } from './map-document.ts';
 import { databaseTotals, SourceDigest, verifyZip } from './verify.ts';
 import { runReport } from './report.ts';
 import { finishRun, startRun, type ExportRunView } from './store.ts';
@@ -37,10 +38,20 @@ async function write(out: WriteStream, bytes: Buffer): Promise<void> {
   if (bytes.length && !out.write(bytes)) await once(out, 'drain');
 }
 
-function zipTree(dir: string, ini: Buffer, bkmvPath: string): Promise<Buffer> {
+/**
+ * Zip entry times are DOS local times without a zone, which yazl takes from the Date's local fields:
+ * a Date whose local fields are the production's Israel wall clock (`YYYY-MM-DD`, `HH:MM`).
+ */
+export function zipTime(production: { date: string; time: string }): Date {
+  const [y, m, d] = production.date.split('-').map(Number);
+  const [hh, mm] = production.time.split(':').map(Number);
+  return new Date(y, m - 1, d, hh, mm);
+}
+
+function zipTree(dir: string, ini: Buffer, bkmvPath: string, mtime: Date): Promise<Buffer> {
   const zip = new yazl.ZipFile();
-  zip.addBuffer(ini, `${dir}/INI.TXT`, { compress: true, mtime: new Date(0) });
-  zip.addFile(bkmvPath, `${dir}/BKMVDATA.TXT`, { compress: true, mtime: new Date(0) });
+  zip.addBuffer(ini, `${dir}/INI.TXT`, { compress: true, mtime });
+  zip.addFile(bkmvPath, `${dir}/BKMVDATA.TXT`, { compress: true, mtime });
   zip.end();
   const chunks: Buffer[] = [];
   return new Promise((resolve, reject) => {
@@ -65,6 +76,10 @@ export async function runOpenfrmtExport(
 ): Promise<ExportResult> {
   const chunkSize = opts.chunkSize ?? EXPORT_CHUNK;
   checkDateRange(range, 'body');
+  // A000/1009 is mandatory: without the maker's VAT number there is no valid INI.TXT (never zeros).
+  if (!s.config.exports.makerTaxId) {
+    throw unconfigured('OPENFRMT_MAKER_TAX_ID is not set: the OPENFRMT export needs the software maker\'s VAT number (A000 field 1009)');
+  }
   const db = database.db;
   const cutOff = s.clock.now();
   const vatId = business.taxId.padStart(9, '0');
@@ -84,7 +99,6 @@ export async function runOpenfrmtExport(
     out.on('error', (e) => (writeError = e));
     const asm = new BkmvAssembler(vatId, run.primaryId);
     const source = new SourceDigest();
-    const skus = new SkuTally();
     await write(out, asm.open());
     let after: { date: string; type: number; num: number } | null = null;
     let chunkNo = 0;
@@ -102,7 +116,6 @@ export async function runOpenfrmtExport(
         const snap = (typeof r.snapshot === 'string' ? JSON.parse(r.snapshot) : r.snapshot) as DocumentSnapshot;
         const doc = exportDocument(snap);
         source.add(doc);
-        skus.add(doc);
         await write(out, asm.document(doc));
       }
       await opts.afterChunk?.(++chunkNo);
@@ -110,7 +123,7 @@ export async function runOpenfrmtExport(
       const last = rows[rows.length - 1];
       after = { date: last.day.slice(0, 10), type: Number(last.doc_type), num: Number(last.doc_number) };
     }
-    await write(out, asm.items(skus.records()));
+    // No M100: the service keeps no inventory (see map-document.ts); source.items stays 0.
     const closing = asm.close();
     await write(out, closing.bytes);
     out.end();
@@ -129,7 +142,7 @@ export async function runOpenfrmtExport(
       },
       asm.counts,
     );
-    const zip = await zipTree(production.dir, ini, bkmvPath);
+    const zip = await zipTree(production.dir, ini, bkmvPath, zipTime(production));
     const totals = await databaseTotals(db, business.id, range.from, range.to, cutOff);
     const verification = verifyZip(zip, production.dir, source, totals);
     const recordCounts = { A100: 1, ...Object.fromEntries(Object.entries(asm.counts).filter(([, n]) => n > 0)), Z900: 1, total: closing.totalRecords };

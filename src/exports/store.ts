@@ -4,6 +4,7 @@ import type { Executor } from '../platform/db/engine.ts';
 import { iso, isoOrNull, pgErrorCode, query, queryOne } from '../platform/db/sql.ts';
 import { fileMeta, type FileMeta } from '../platform/files.ts';
 import { newId } from '../platform/ids.ts';
+import { AppError } from '../platform/errors.ts';
 import { isoDay } from '../documents/snapshot.ts';
 import type { Verification } from './verify.ts';
 import type { RunReport } from './report.ts';
@@ -56,9 +57,13 @@ const MINUTE = 60_000;
 const STALE_MS = 60 * MINUTE;
 
 /**
- * Inserts a running run. Its production minute is the start minute, or the minute after the
- * business's latest production when that one is not earlier (spec §2.2: a second production in
- * the same minute takes the next minute); the unique directory settles races between processes.
+ * Inserts a running run. Its production minute is the Israel wall-clock minute of its start — never a
+ * minute that has not begun yet. Spec §2.2 gives every production its own `MMDDhhmm` directory, the
+ * second production of a minute taking the next one; a run that would need a later minute than its
+ * own (another run of the business already holds this minute, or — in the hour repeated when
+ * daylight saving time ends — the same wall-clock minute one hour earlier) is refused with 409
+ * `conflict` and a Retry-After up to the first free minute, instead of writing a production time in
+ * the future. The unique (business_id, directory) settles races between processes the same way.
  */
 export async function startRun(
   ex: Executor,
@@ -67,24 +72,44 @@ export async function startRun(
   // A run still "running" an hour after it started was cut off (process stopped): say so.
   await ex.execute(sql`UPDATE export_runs SET status = 'failed', error = 'interrupted before it finished', completed_at = ${a.cutOff.toISOString()}
     WHERE business_id = ${a.businessId} AND status = 'running' AND created_at < ${new Date(a.cutOff.getTime() - STALE_MS).toISOString()}`);
-  const last = await queryOne<{ p: unknown }>(ex, sql`SELECT max(production_at) AS p FROM export_runs WHERE business_id = ${a.businessId}`);
-  let production = new Date(Math.floor(a.cutOff.getTime() / MINUTE) * MINUTE);
-  if (last?.p) {
-    const lastMs = new Date(iso(last.p)).getTime();
-    if (lastMs >= production.getTime()) production = new Date(lastMs + MINUTE);
-  }
+  const production = new Date(Math.floor(a.cutOff.getTime() / MINUTE) * MINUTE);
+  // This minute and the 61 after it (a repeated hour plus one): which directories are taken.
+  const minutes = Array.from({ length: 62 }, (_, i) => new Date(production.getTime() + i * MINUTE));
+  const names = minutes.map((m) => a.directoryOf(m));
+  const taken = new Set(
+    (
+      await query<{ directory: string }>(
+        ex,
+        sql`SELECT directory FROM export_runs WHERE business_id = ${a.businessId} AND directory IN (${sql.join(names.map((n) => sql`${n}`), sql`, `)})`,
+      )
+    ).map((r) => r.directory),
+  );
+  const refuse = () => {
+    const free = minutes[names.findIndex((n, i) => i > 0 && !taken.has(n))] ?? minutes[minutes.length - 1];
+    const seconds = Math.max(1, Math.ceil((free.getTime() - a.cutOff.getTime()) / 1000));
+    return new AppError(
+      409,
+      'conflict',
+      `another OPENFRMT production of this business already has the directory ${names[0]} (spec §2.2: one production per minute); ` +
+        `the production time is the run's real start minute, never a later one: retry in ${seconds} s`,
+      { 'Retry-After': String(seconds) },
+    );
+  };
+  if (taken.has(names[0])) throw refuse();
   const id = newId('exr', a.cutOff.getTime());
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await ex.execute(sql`INSERT INTO export_runs(id, business_id, from_date, to_date, status, cut_off_at, production_at, directory, primary_id, created_by_key_id, created_at)
-        VALUES (${id}, ${a.businessId}, ${a.from}, ${a.to}, 'running', ${a.cutOff.toISOString()}, ${production.toISOString()},
-                ${a.directoryOf(production)}, ${a.primaryId}, ${a.keyId}, ${a.cutOff.toISOString()})`);
-      return { id, primaryId: a.primaryId, production };
-    } catch (err) {
-      if (pgErrorCode(err) !== '23505' || attempt >= 5) throw err;
-      production = new Date(production.getTime() + MINUTE);
+  try {
+    await ex.execute(sql`INSERT INTO export_runs(id, business_id, from_date, to_date, status, cut_off_at, production_at, directory, primary_id, created_by_key_id, created_at)
+      VALUES (${id}, ${a.businessId}, ${a.from}, ${a.to}, 'running', ${a.cutOff.toISOString()}, ${production.toISOString()},
+              ${names[0]}, ${a.primaryId}, ${a.keyId}, ${a.cutOff.toISOString()})`);
+  } catch (err) {
+    // Another process took the minute between the read and the insert.
+    if (pgErrorCode(err) === '23505') {
+      taken.add(names[0]);
+      throw refuse();
     }
+    throw err;
   }
+  return { id, primaryId: a.primaryId, production };
 }
 
 export async function finishRun(

@@ -10,7 +10,8 @@ import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
 import { query } from '../platform/db/sql.ts';
 import { BkmvReader, CrlfSplitter, readIni, signedValue, type BkmvSummary, type Fields, type Issue } from '../openfrmt/reader.ts';
-import { paymentMethodCode } from '../openfrmt/records.ts';
+import { alpha } from '../openfrmt/fields.ts';
+import { c100Amounts, lineDiscountAmount, paymentMethodCode } from '../openfrmt/records.ts';
 import type { ExportDocument } from '../openfrmt/assemble.ts';
 
 /** Hashes documents one line each: header values, then its lines and payments, in file order. */
@@ -18,7 +19,7 @@ class DocumentDigest {
   private hash: Hash = createHash('sha256');
   private current: string | null = null;
   count = 0;
-  header(type: number, num: string, date: string, amounts: number[]): void {
+  header(type: number, num: string, date: string, amounts: (number | string)[]): void {
     this.flush();
     this.current = `${type}|${num}|${date}|${amounts.join(',')}`;
     this.count++;
@@ -42,12 +43,12 @@ class DocumentDigest {
 /** The exporter's side: the source values of every document it wrote. */
 export class SourceDigest {
   private d = new DocumentDigest();
+  /** M100 records the exporter wrote: none (the service keeps no inventory; none are made up from lines). */
+  items = 0;
   add(doc: ExportDocument): void {
     const h = doc.header;
-    this.d.header(doc.docType, doc.docNumber, doc.docDate.replace(/-/g, ''), [
-      h.amountBeforeDiscount, -Math.abs(h.discount), h.amountAfterDiscountExVat, h.vatAmount, h.totalIncVat, Math.abs(h.withholding),
-    ]);
-    for (const l of doc.lines) this.d.line([Math.round(Math.abs(l.quantity) * 10000) * Math.sign(l.quantity || 1), l.unitPriceExVat, -Math.abs(l.lineDiscount), l.lineTotal]);
+    this.d.header(doc.docType, doc.docNumber, doc.docDate.replace(/-/g, ''), [...c100Amounts(h), alpha(h.partyKey, 15).trimEnd()]);
+    for (const l of doc.lines) this.d.line([Math.round(Math.abs(l.quantity) * 10000) * Math.sign(l.quantity || 1), l.unitPriceExVat, lineDiscountAmount(l), l.lineTotal]);
     for (const p of doc.payments) this.d.payment([paymentMethodCode(p.method), p.amount]);
   }
   get count(): number {
@@ -64,7 +65,7 @@ function fileDigest(): { onRecord: (code: string, f: Fields) => void; result: ()
   return {
     onRecord(code, f) {
       if (code === 'C100') {
-        d.header(Number(f[1203]), f[1204].trimEnd(), f[1230], [1219, 1220, 1221, 1222, 1223, 1224].map((id) => signedValue(f[id])));
+        d.header(Number(f[1203]), f[1204].trimEnd(), f[1230], [...[1219, 1220, 1221, 1222, 1223, 1224].map((id) => signedValue(f[id])), f[1225].trimEnd()]);
       } else if (code === 'D110') d.line([signedValue(f[1264]), signedValue(f[1265]), signedValue(f[1266]), signedValue(f[1267])]);
       else if (code === 'D120') d.payment([Number(f[1306]), signedValue(f[1312])]);
     },
@@ -103,7 +104,7 @@ export async function databaseTotals(ex: Executor, businessId: string, from: str
           sum(CASE WHEN d.doc_type = 400 THEN d.total_inc_vat WHEN d.doc_type = 330 THEN abs(d.total_ex_vat) ELSE d.total_ex_vat END) AS ex_vat,
           sum(CASE WHEN d.doc_type = 400 THEN 0 WHEN d.doc_type = 330 THEN abs(d.vat_amount) ELSE d.vat_amount END) AS vat,
           sum(CASE WHEN d.doc_type = 330 THEN abs(d.total_inc_vat) ELSE d.total_inc_vat END) AS inc_vat,
-          sum(abs(d.withholding_amount)) AS withholding,
+          sum(CASE WHEN d.doc_type IN (320, 400) THEN d.withholding_amount ELSE 0 END) AS withholding,
           sum(CASE WHEN d.doc_type IN (305, 320, 330) THEN jsonb_array_length(d.snapshot->'lines') ELSE 0 END) AS lines,
           sum(CASE WHEN d.doc_type IN (320, 400) THEN jsonb_array_length(d.snapshot->'payments') ELSE 0 END) AS payments,
           sum(CASE WHEN d.doc_type IN (320, 400)
@@ -158,6 +159,8 @@ export function verifyZip(zip: Uint8Array, expectedDir: string, source: SourceDi
   const zipProblems: Issue[] = [];
   if (!sawBkmv) zipProblems.push({ file: 'BKMVDATA.TXT', line: 0, problem: `${expectedDir}/BKMVDATA.TXT is missing from the zip` });
   if (!entries.includes(`${expectedDir}/INI.TXT`)) zipProblems.push({ file: 'INI.TXT', line: 0, problem: `${expectedDir}/INI.TXT is missing from the zip` });
+  const m100 = summary.recordCounts.M100 ?? 0;
+  if (m100 !== source.items) zipProblems.push({ file: 'BKMVDATA.TXT', line: 0, problem: `${m100} M100 records, the exporter wrote ${source.items} items` });
   const read = digest.result();
   const types = new Set([...database.keys(), ...summary.byDocType.map((t) => t.docType)]);
   const byDocType = [...types].sort((a, b) => a - b).map((docType) => {

@@ -153,6 +153,7 @@ export class BkmvReader {
   private headers = new Map<number, number>();
   private issues: Issue[] = [];
   private issueCount = 0;
+  private itemCodes = new Set<string>();
 
   /** `onRecord` sees every well-formed record's fields (callers build their own cross-checks). */
   constructor(private readonly onRecord?: (code: string, fields: Fields) => void) {}
@@ -226,8 +227,7 @@ export class BkmvReader {
         t.vat += signedValue(f[1222]);
         t.incVat += signedValue(f[1223]);
         t.withholding += signedValue(f[1224]);
-        if (signedValue(f[1220]) > 0) this.issue(n, 'a document discount is written negative', 1220);
-        if (signedValue(f[1224]) < 0) this.issue(n, 'withholding is written positive', 1224);
+        this.checkSigns(n, type, f);
         const link = Number(f[1234]);
         if (link > 0) {
           if (this.headers.has(link)) this.issue(n, `link ${link} is used by two headers`, 1234);
@@ -246,7 +246,9 @@ export class BkmvReader {
         if (isD110) {
           t.lines++;
           t.linesTotal += signedValue(f[1267]);
-          if (signedValue(f[1266]) > 0) this.issue(n, 'a line discount is written negative', 1266);
+          // A line discount reduces the line: the sign opposite to the line total's (clarification 5).
+          const lineDiscount = signedValue(f[1266]);
+          if (lineDiscount !== 0 && Math.sign(lineDiscount) === (signedValue(f[1267]) < 0 ? -1 : 1)) this.issue(n, 'a line discount takes the sign opposite to the line total (negative on a standard line)', 1266);
         } else {
           t.payments++;
           t.paymentsTotal += signedValue(f[1312]);
@@ -258,9 +260,33 @@ export class BkmvReader {
         }
         break;
       }
+      case 'M100':
+        if (this.itemCodes.has(f[1455])) this.issue(n, `internal item code "${f[1455].trimEnd()}" appears twice`, 1455);
+        this.itemCodes.add(f[1455]);
+        break;
       case 'B100':
         if (f[1366] !== '1' && f[1366] !== '2') this.issue(n, 'debit/credit indicator must be 1 or 2', 1366);
         break;
+    }
+  }
+
+  /**
+   * Signs of C100 amounts (spec §2.4(יב), Appendix 1 note, clarifications 1, 4, 5): a standard document
+   * is written positive, a negative document (a reversing receipt) negative; the document discount
+   * takes the sign opposite to the document's, withholding the document's own sign; a credit note
+   * (330) is written positive; a receipt has 1219 = 1221 = 1223 and 1220 = 1222 = 0; 1224 is for
+   * receipts only.
+   */
+  private checkSigns(n: number, type: number, f: Fields): void {
+    const [before, discount, after, vat, total, withholding] = [1219, 1220, 1221, 1222, 1223, 1224].map((id) => signedValue(f[id]));
+    const sign = (total !== 0 ? total : before) < 0 ? -1 : 1;
+    if (discount !== 0 && Math.sign(discount) === sign) this.issue(n, 'a document discount takes the sign opposite to the document (negative in a standard document)', 1220);
+    if (withholding !== 0 && Math.sign(withholding) !== sign) this.issue(n, "withholding takes the document's own sign (positive in a standard document)", 1224);
+    if (type === 330 && [before, after, vat, total].some((v) => v < 0)) this.issue(n, 'a credit note (330) is written with positive amounts', 1223);
+    if (withholding !== 0 && ![320, 400, 405].includes(type)) this.issue(n, 'withholding (1224) belongs to receipts only', 1224);
+    if (type === 400) {
+      if (before !== total || after !== total) this.issue(n, 'a receipt has 1219 = 1221 = 1223 (clarification 4)', 1219);
+      if (discount !== 0 || vat !== 0) this.issue(n, 'a receipt has 1220 = 1222 = 0 (clarification 4)', 1222);
     }
   }
 
@@ -277,6 +303,17 @@ export class BkmvReader {
       issueCount: this.issueCount,
     };
   }
+}
+
+/** Israeli tax-id check digit (weights 1,2,1,2… from the left; digit sums; total a multiple of 10), not all zeros. */
+function validTaxId(v: string): boolean {
+  if (!/^\d{9}$/.test(v) || /^0+$/.test(v)) return false;
+  let sum = 0;
+  for (let i = 0; i < 9; i++) {
+    const d = Number(v[i]) * (i % 2 ? 2 : 1);
+    sum += d > 9 ? d - 9 : d;
+  }
+  return sum % 10 === 0;
 }
 
 /** FNV-1a of "type|number": a compact key for the header map. */
@@ -336,6 +373,7 @@ export function readIni(bytes: Buffer, bkmv: BkmvSummary): IniSummary {
     if (head[1011] === '2' && (head[1024] === '00000000' || head[1025] === '00000000')) add(1, 'data range is mandatory for multi-year software', 1024);
     if (!['0', '1', '2'].includes(head[1028])) add(1, 'language code must be 0, 1 or 2', 1028);
     if (head[1029] !== '1' && head[1029] !== '2') add(1, 'character set must be 1 or 2', 1029);
+    if (!validTaxId(head[1009])) add(1, "the software maker's VAT number must be a valid 9-digit tax id (not zeros)", 1009);
   } else if (lines.length === 0) add(0, 'INI.TXT is empty');
   for (const code of DATA_CODES) {
     const inData = bkmv.recordCounts[code] ?? 0;

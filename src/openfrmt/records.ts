@@ -3,7 +3,7 @@
  * returns the exact fixed-width record WITHOUT its CRLF. Amounts are integers of the smallest unit
  * (agorot); cancelled fields (X(0)) take no bytes and are simply absent here.
  */
-import { alpha, amount12, amount15, date8, num, quantity17, record, time4, unsignedScaled } from './fields.ts';
+import { alpha, amount12, amount15, date8, FieldError, num, quantity17, record, time4, unsignedScaled } from './fields.ts';
 
 export { b100, b110, type B100Input, type B110Input } from './ledger-records.ts';
 
@@ -65,6 +65,8 @@ export interface A000Input {
 }
 
 export function a000(i: A000Input): string {
+  // 1009 is mandatory (ח): a missing maker VAT number must never be written as zeros.
+  if (!i.makerVatId || /^0+$/.test(i.makerVatId)) throw new FieldError('1009: the software maker\'s VAT number is missing (OPENFRMT_MAKER_TAX_ID)');
   return record('A000', RECORD_LENGTHS.A000, [
     'A000', // 1000
     alpha('', 5), // 1001 reserved
@@ -159,12 +161,12 @@ export interface C100Input extends RecordHead {
   foreignTotal?: number | null;
   foreignCurrency?: string | null;
   amountBeforeDiscount: number;
-  /** The document discount as a positive agorot figure; written negative (clarification 5). */
+  /** The document discount as a magnitude (agorot); written with the sign opposite to the document's (see documentSign). */
   discount: number;
   amountAfterDiscountExVat: number;
   vatAmount: number;
   totalIncVat: number;
-  /** Positive (clarification 4). */
+  /** Withholding as a magnitude (agorot); written with the document's own sign (see documentSign). */
   withholding: number;
   partyKey: string | null;
   matchingField?: string | null;
@@ -175,7 +177,35 @@ export interface C100Input extends RecordHead {
   linkNo: number;
 }
 
+/**
+ * The sign of a document for the fields whose sign is relative to it (spec §2.4(יב), Appendix 1 note,
+ * clarifications 1, 4, 5): amounts are positive in a standard document (a 330 too: the type carries the
+ * meaning); a negative document (a reversing receipt) has the opposite effect. Taken from 1223, or 1219
+ * when 1223 is 0.
+ */
+export function documentSign(i: Pick<C100Input, 'totalIncVat' | 'amountBeforeDiscount'>): 1 | -1 {
+  const v = i.totalIncVat !== 0 ? i.totalIncVat : i.amountBeforeDiscount;
+  return v < 0 ? -1 : 1;
+}
+
+/**
+ * C100 1219–1224 as written: the amounts as given; the document discount 1220 reduces the document,
+ * so it takes the sign opposite to the document's (negative in a standard document, clarification 5);
+ * withholding 1224 does not reduce it, so it takes the document's own sign (positive in a standard
+ * document, clarification 4; negative in a negative receipt, whose whole effect is reversed).
+ */
+export function c100Amounts(i: Pick<C100Input, 'amountBeforeDiscount' | 'discount' | 'amountAfterDiscountExVat' | 'vatAmount' | 'totalIncVat' | 'withholding'>): number[] {
+  const sign = documentSign(i);
+  return [i.amountBeforeDiscount, -sign * Math.abs(i.discount), i.amountAfterDiscountExVat, i.vatAmount, i.totalIncVat, sign * Math.abs(i.withholding)];
+}
+
+/** D110/1266 as written: a line discount reduces the line, so its sign is opposite to the line total's (clarification 5). */
+export function lineDiscountAmount(i: Pick<D110Input, 'lineDiscount' | 'lineTotal'>): number {
+  return (i.lineTotal < 0 ? 1 : -1) * Math.abs(i.lineDiscount);
+}
+
 export function c100(i: C100Input): string {
+  const [before, discount, after, vat, total, withholding] = c100Amounts(i);
   return record('C100', RECORD_LENGTHS.C100, [
     'C100',
     num(i.recordNo, 9, '1201'),
@@ -196,12 +226,12 @@ export function c100(i: C100Input): string {
     date8(i.valueDate, '1216'),
     i.foreignTotal === null || i.foreignTotal === undefined ? alpha('', 15) : amount15(i.foreignTotal, '1217'),
     alpha(i.foreignCurrency, 3), // 1218
-    amount15(i.amountBeforeDiscount, '1219'),
-    amount15(-Math.abs(i.discount), '1220'),
-    amount15(i.amountAfterDiscountExVat, '1221'),
-    amount15(i.vatAmount, '1222'),
-    amount15(i.totalIncVat, '1223'),
-    amount12(Math.abs(i.withholding), '1224'),
+    amount15(before, '1219'),
+    amount15(discount, '1220'),
+    amount15(after, '1221'),
+    amount15(vat, '1222'),
+    amount15(total, '1223'),
+    amount12(withholding, '1224'),
     alpha(i.partyKey, 15), // 1225
     alpha(i.matchingField, 10), // 1226 (1227 cancelled)
     i.cancelled ? '1' : ' ', // 1228 (1229 cancelled)
@@ -228,7 +258,7 @@ export interface D110Input extends RecordHead {
   unit: string;
   quantity: number;
   unitPriceExVat: number;
-  /** Positive agorot; written negative (clarification 5). */
+  /** A magnitude (agorot); written negative on a positive line (clarification 5), see lineDiscountAmount. */
   lineDiscount: number;
   lineTotal: number;
   /** Basis points: 1800 = 18% (`9(2)v99`). */
@@ -257,7 +287,7 @@ export function d110(i: D110Input): string {
     alpha(i.unit, 20), // 1263
     quantity17(i.quantity, '1264'),
     amount15(i.unitPriceExVat, '1265'),
-    amount15(-Math.abs(i.lineDiscount), '1266'),
+    amount15(lineDiscountAmount(i), '1266'),
     amount15(i.lineTotal, '1267'),
     unsignedScaled(i.vatRateBp, 2, 2, '1268'), // (1269 cancelled)
     alpha(i.branchId, 7), // 1270 (1271 cancelled)

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { existsSync } from 'node:fs';
+import { normalizeTaxId } from './tax-id.ts';
 
 export type Environment = 'development' | 'test' | 'production';
 
@@ -37,11 +38,23 @@ export interface Config {
 export interface ExportsConfig {
   /** OPENFRMT_SOFTWARE_REG_NO: the Tax Authority software registration number (A000/1006), up to 8 digits; default empty (written as zeros until registered). */
   softwareRegNo: string;
-  /** OPENFRMT_MAKER_TAX_ID: the software maker's VAT number (A000/1009), up to 9 digits; default empty. */
+  /**
+   * OPENFRMT_MAKER_TAX_ID: the software maker's VAT number (A000/1009, mandatory), checksum-validated and
+   * normalized to 9 digits. Empty when unset: an export is then refused (503 `unconfigured`), never written
+   * with zeros. With PINKAS_ENV=test only, it defaults to TEST_MAKER_TAX_ID.
+   */
   makerTaxId: string;
   /** OPENFRMT_MAKER_NAME: the software maker's name (A000/1010); default "pinkas". */
   makerName: string;
 }
+
+/**
+ * The maker VAT number the test environment uses when OPENFRMT_MAKER_TAX_ID is unset: the textbook
+ * sample id of the check-digit rule (valid, obviously not a real maker). Test runs produce no files
+ * for the Tax Authority, and a fixed value keeps the golden export files stable; development and
+ * production get no default.
+ */
+export const TEST_MAKER_TAX_ID = '123456782';
 
 function exportsConfig(env: Env): ExportsConfig {
   const digits = (name: string, max: number): string => {
@@ -49,7 +62,15 @@ function exportsConfig(env: Env): ExportsConfig {
     if (v !== '' && !new RegExp(`^\\d{1,${max}}$`).test(v)) throw new ConfigError(name, `must be up to ${max} digits, got "${v}"`);
     return v;
   };
-  return { softwareRegNo: digits('OPENFRMT_SOFTWARE_REG_NO', 8), makerTaxId: digits('OPENFRMT_MAKER_TAX_ID', 9), makerName: env.OPENFRMT_MAKER_NAME || 'pinkas' };
+  const mode = env.PINKAS_ENV ?? env.NODE_ENV ?? 'development';
+  const rawMaker = (env.OPENFRMT_MAKER_TAX_ID ?? '').trim();
+  let makerTaxId = '';
+  if (rawMaker !== '') {
+    const checked = normalizeTaxId(rawMaker);
+    if (!checked.ok) throw new ConfigError('OPENFRMT_MAKER_TAX_ID', `is not a valid Israeli tax id (${checked.problem}), got "${rawMaker}"`);
+    makerTaxId = checked.value;
+  } else if (mode === 'test') makerTaxId = TEST_MAKER_TAX_ID;
+  return { softwareRegNo: digits('OPENFRMT_SOFTWARE_REG_NO', 8), makerTaxId, makerName: env.OPENFRMT_MAKER_NAME || 'pinkas' };
 }
 
 export interface ExpensesConfig {

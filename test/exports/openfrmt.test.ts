@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { unzipSync } from 'fflate';
 import iconv from 'iconv-lite';
 import { createTestEnv, TAX_IDS, type TestAccount, type TestEnv } from '../helpers/env.ts';
+import { TEST_MAKER_TAX_ID } from '../../src/platform/config.ts';
 import { getOwnedBusiness } from '../../src/businesses/service.ts';
 import { runOpenfrmtExport } from '../../src/exports/run.ts';
 import { issueDoc, issueFixture } from './fixture.ts';
@@ -60,10 +61,10 @@ describe('OPENFRMT export of the fixed data set', () => {
     expect(dir).toBe('OPENFRMT/51617915.26/03011001');
     expect(Object.keys(files).sort()).toEqual([`${dir}/BKMVDATA.TXT`, `${dir}/INI.TXT`]);
     expect(run.exportRun).toMatchObject({ status: 'completed', from: '2026-03-01', to: '2026-03-31', fileId: run.file.id });
-    expect(run.exportRun.recordCounts).toEqual({ A100: 1, C100: 5, D110: 5, D120: 4, M100: 1, Z900: 1, total: 17 });
+    expect(run.exportRun.recordCounts).toEqual({ A100: 1, C100: 5, D110: 5, D120: 4, Z900: 1, total: 16 });
     expect(run.file).toMatchObject({ mime: 'application/zip', size: expect.any(Number), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     const v = run.exportRun.verification;
-    expect(v).toMatchObject({ ok: true, issueCount: 0, records: 17, documentsRead: 5, documentsWritten: 5, documentsMatchSource: true });
+    expect(v).toMatchObject({ ok: true, issueCount: 0, records: 16, documentsRead: 5, documentsWritten: 5, documentsMatchSource: true });
     expect(v.byDocType.map((t: any) => [t.docType, t.match, t.file.count, t.file.incVat])).toEqual([
       [305, true, 1, 57_230],
       [320, true, 1, 118_000],
@@ -88,7 +89,7 @@ describe('OPENFRMT export of the fixed data set', () => {
 
   it('writes the hand-computed figures into their columns', () => {
     const recs = records(files[`${dir}/BKMVDATA.TXT`]);
-    expect(recs.map((r) => r.slice(0, 4))).toEqual(['A100', 'C100', 'D110', 'D110', 'C100', 'D110', 'D120', 'C100', 'D110', 'D110', 'C100', 'D120', 'D120', 'C100', 'D120', 'M100', 'Z900']);
+    expect(recs.map((r) => r.slice(0, 4))).toEqual(['A100', 'C100', 'D110', 'D110', 'C100', 'D110', 'D120', 'C100', 'D110', 'D110', 'C100', 'D120', 'D120', 'C100', 'D120', 'Z900']);
     recs.forEach((r, i) => expect(col(r, 5, 13)).toBe(String(i + 1).padStart(9, '0')));
     const [inv, invReceipt, credit, receipt, cash] = recs.filter((r) => r.startsWith('C100'));
     // 305: 490.00 before the document discount, −5.00, 485.00, VAT 87.30, 572.30; Hebrew name folded (״ → ").
@@ -108,6 +109,9 @@ describe('OPENFRMT export of the fixed data set', () => {
     // 400: received 500.00 in 1219/1221/1223, VAT 0, withholding 25.00 (clarification 4).
     expect(col(receipt, 288, 374)).toBe('+00000000050000+00000000000000+00000000050000+00000000000000+00000000050000+00000002500');
     expect(col(cash, 58, 107).trimEnd()).toBe('לקוח מזדמן');
+    // An occasional customer: the document's own key (no shared key), 1225.
+    expect(col(cash, 375, 389).trimEnd()).toBe('400-2');
+    expect(col(receipt, 375, 389).trimEnd()).toBe(TAX_IDS.person3);
     // D120: the cheque, the bit payment written as 9, the card (max → 6, installments → 2).
     const payments = recs.filter((r) => r.startsWith('D120'));
     const cheque = payments.find((r) => col(r, 50, 50) === '2')!;
@@ -115,19 +119,19 @@ describe('OPENFRMT export of the fixed data set', () => {
     expect(payments.filter((r) => col(r, 50, 50) === '9').map((r) => col(r, 104, 118))).toEqual(['+00000000020000']);
     const card = payments.find((r) => col(r, 50, 50) === '3')!;
     expect(col(card, 96, 140)).toBe('20260401+00000000113000' + '6' + 'ויזה'.padEnd(20) + '2');
-    // M100 from the SKU used: out 2 + 1, back in 2 by the credit note.
-    const m100 = recs.find((r) => r.startsWith('M100'))!;
-    expect(col(m100, 63, 82).trimEnd()).toBe('SKU-1');
-    expect(col(m100, 193, 228)).toBe('+00000000000+00000000200+00000000300');
+    // No M100: no inventory is kept, and none is made up from the lines' SKUs.
+    expect(recs.some((r) => r.startsWith('M100'))).toBe(false);
   });
 
   it('INI.TXT: A000 with the totals, the shared primary id and the summary lines', () => {
     const ini = records(files[`${dir}/INI.TXT`]);
     const bk = records(files[`${dir}/BKMVDATA.TXT`]);
-    expect(ini.slice(1)).toEqual(['C100000000000000005', 'D110000000000000005', 'D120000000000000004', 'M100000000000000001']);
+    expect(ini.slice(1)).toEqual(['C100000000000000005', 'D110000000000000005', 'D120000000000000004']);
     const a000 = ini[0];
     expect(a000).toHaveLength(466);
-    expect(col(a000, 10, 24)).toBe('000000000000017');
+    expect(col(a000, 10, 24)).toBe('000000000000016');
+    // 1009: the maker's VAT number from OPENFRMT_MAKER_TAX_ID (the test environment's default), never zeros.
+    expect(col(a000, 105, 113)).toBe(TEST_MAKER_TAX_ID);
     expect(col(a000, 34, 48)).toBe(col(bk[0], 23, 37));
     expect(col(bk[bk.length - 1], 23, 37)).toBe(col(bk[0], 23, 37));
     expect(col(a000, 367, 394)).toBe('20260301' + '20260331' + '20260301' + '1001');
@@ -138,7 +142,7 @@ describe('OPENFRMT export of the fixed data set', () => {
     const report = run.exportRun.report;
     expect(report.path).toBe('X:\\OPENFRMT\\51617915.26\\03011001');
     expect(report.range).toEqual({ from: '01032026', to: '31032026' });
-    expect(report.recordTypes.map((t: any) => [t.code, t.count])).toEqual([['A100', 1], ['C100', 5], ['D110', 5], ['D120', 4], ['M100', 1], ['Z900', 1]]);
+    expect(report.recordTypes.map((t: any) => [t.code, t.count])).toEqual([['A100', 1], ['C100', 5], ['D110', 5], ['D120', 4], ['Z900', 1]]);
     expect(report.documentTypes).toHaveLength(27);
     expect(report.documentTypes.find((t: any) => t.docType === 300)).toMatchObject({ count: 0, total: 0 });
     expect(report.documentTypes.find((t: any) => t.docType === 400)).toMatchObject({ count: 2, total: 55_000 });
@@ -152,13 +156,20 @@ describe('OPENFRMT export of the fixed data set', () => {
     expect(one.body.exportRun.verification.ok).toBe(true);
     const events = await env.sql('sandbox', `SELECT data FROM outbox_events WHERE event = 'export.completed' AND business_id = '${bid}'`);
     expect(events.map((e: any) => (typeof e.data === 'string' ? JSON.parse(e.data) : e.data))).toEqual([
-      { exportRunId: run.exportRun.id, fileId: run.file.id, recordCount: 17 },
+      { exportRunId: run.exportRun.id, fileId: run.file.id, recordCount: 16 },
     ]);
     const audit = await env.sql('sandbox', `SELECT action FROM audit_log WHERE entity_id = '${run.exportRun.id}'`);
     expect(audit).toEqual([{ action: 'export.openfrmt' }]);
   });
 
-  it('a second run in the same minute takes the next minute and a new primary id', async () => {
+  it('a second run in the same minute is refused (never a future production minute); the next minute gets it with a new primary id', async () => {
+    // 08:01:00Z is taken by the first run: the production time is the real start minute, so no 10:02 is claimed at 10:01.
+    env.clock.advance(20_000);
+    const busy = await exportRun(bid, { from: '2026-03-01', to: '2026-03-31' });
+    expect(busy.status, JSON.stringify(busy.body)).toBe(409);
+    expect(busy.body.reason).toBe('conflict');
+    expect(busy.headers['retry-after']).toBe('40');
+    env.clock.advance(40_000);
     const r = await exportRun(bid, { from: '2026-03-01', to: '2026-03-31' });
     expect(r.status).toBe(201);
     expect(r.body.exportRun.directory).toBe('OPENFRMT/51617915.26/03011002');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { acquirerCode, dealTypeCode, exportDocument, israelDateTime, SkuTally } from '../../src/exports/map-document.ts';
+import { acquirerCode, dealTypeCode, exportDocument, israelDateTime } from '../../src/exports/map-document.ts';
+import { c100 } from '../../src/openfrmt/records.ts';
 import type { DocumentSnapshot } from '../../src/documents/snapshot.ts';
 
 const base: DocumentSnapshot = {
@@ -39,12 +40,15 @@ describe('snapshot → OPENFRMT inputs', () => {
       totals: { totalExVat: 5_000, vatAmount: 0, totalIncVat: 5_000, discountAmount: 0, withholdingAmount: 700 },
     };
     const d = exportDocument(r);
-    expect(d.header).toMatchObject({ amountBeforeDiscount: 5_000, amountAfterDiscountExVat: 5_000, vatAmount: 0, totalIncVat: 5_000, withholding: 700, partyName: 'לקוח מזדמן', partyKey: '0' });
+    expect(d.header).toMatchObject({ amountBeforeDiscount: 5_000, amountAfterDiscountExVat: 5_000, vatAmount: 0, totalIncVat: 5_000, withholding: 700, partyName: 'לקוח מזדמן', partyKey: '400-12' });
     expect(d.lines).toEqual([]);
     expect(d.payments).toEqual([expect.objectContaining({ method: 92, amount: 5_000, bankNo: null, acquirer: null })]);
     const neg = exportDocument({ ...r, payments: [{ ...r.payments[0], amount: -5_000 }], totals: { ...r.totals, totalExVat: -5_000, totalIncVat: -5_000, withholdingAmount: -700 } });
     expect(neg.header).toMatchObject({ totalIncVat: -5_000, withholding: 700 });
     expect(neg.payments[0].amount).toBe(-5_000);
+    // As written: the whole negative receipt is negative, withholding included (it follows the document's sign).
+    const rec = c100({ ...neg.header, recordNo: 2, vatId: '516179157', docType: 400, docNumber: '13', docDate: '2026-01-31', linkNo: 1 });
+    expect(rec.slice(287, 374)).toBe('-00000000005000+00000000000000-00000000005000+00000000000000-00000000005000-00000000700');
   });
   it('bank fields only on cheques, card fields only on cards', () => {
     const p = { amount: 1, dueDate: '2026-03-01', bankCode: '12', branchCode: '3', accountNumber: '4', checkNumber: '5', cardCompany: 'Isracard', cardName: 'Visa', cardTxType: 'regular' };
@@ -57,14 +61,19 @@ describe('snapshot → OPENFRMT inputs', () => {
     ['max', 6], ['Leumi Card', 6], ['לאומי קארד', 6], ['isracard', 1], ['Cal', 2], ['ויזה כאל', 2], ['Diners', 3], ['AMEX', 4], ['4', 4], ['visa', null], [null, null],
   ])('card company %s → %s', (text, code) => expect(acquirerCode(text)).toBe(code));
   it.each([['installments', 2], ['תשלומים', 2], ['credit', 3], ['deferred', 4], ['5', 5], ['weird', null]])('deal type %s → %s', (t, c) => expect(dealTypeCode(t)).toBe(c));
-  it('M100 tally: sold out, credited back in, sorted by SKU', () => {
-    const t = new SkuTally();
-    t.add(exportDocument({ ...base, priceMode: 'net' }));
-    t.add(exportDocument({ ...base, priceMode: 'net', lines: [{ ...base.lines[0], sku: 'B', quantity: 1.5 }, { ...base.lines[0], sku: null }] }));
-    t.add(exportDocument({ ...base, docType: 330, priceMode: 'net' }));
-    expect(t.records()).toEqual([
-      { internalCode: 'A', name: 'x', unit: 'יחידה', openingQty: 0, qtyIn: 2, qtyOut: 2 },
-      { internalCode: 'B', name: 'x', unit: 'יחידה', openingQty: 0, qtyIn: 0, qtyOut: 1.5 },
-    ]);
+  it('occasional customers: every document its own key, a reversal the key of what it reverses; saved keys and tax ids kept', () => {
+    const anon: DocumentSnapshot = { ...base, docType: 400, priceMode: 'net', lines: [], party: null, totals: { ...base.totals, withholdingAmount: 0 } };
+    expect(exportDocument({ ...anon, docNumber: 5 }).header.partyKey).toBe('400-5');
+    expect(exportDocument({ ...anon, docNumber: 6 }).header.partyKey).toBe('400-6');
+    expect(exportDocument({ ...anon, docNumber: 7, linkedDocument: { id: 'doc_5', docType: 400, docNumber: 5 } }).header.partyKey).toBe('400-5');
+    const inline = { ...base.party!, partyId: null, key: null, taxId: null };
+    expect(exportDocument({ ...base, party: inline }).header).toMatchObject({ partyName: 'לקוח', partyKey: '305-12' });
+    expect(exportDocument({ ...base, party: { ...inline, taxId: '512200502' } }).header.partyKey).toBe('512200502');
+    expect(exportDocument(base).header.partyKey).toBe('C00007');
+  });
+  it('1224 is for receipts: 0 on 305 and 330 whatever the snapshot says', () => {
+    expect(exportDocument({ ...base, totals: { ...base.totals, withholdingAmount: 500 } }).header.withholding).toBe(0);
+    expect(exportDocument({ ...base, docType: 330, totals: { ...base.totals, withholdingAmount: 500 } }).header.withholding).toBe(0);
+    expect(exportDocument({ ...base, docType: 320, totals: { ...base.totals, withholdingAmount: 500 } }).header.withholding).toBe(500);
   });
 });

@@ -36,7 +36,7 @@ const receipt: ExportDocument = {
 
 function a000For(totalRecords: number, primaryId: string): A000Input {
   return {
-    totalRecords, vatId: VAT, primaryId, softwareRegNo: '', softwareName: 'pinkas', softwareVersion: '0.1', makerVatId: '', makerName: 'pinkas',
+    totalRecords, vatId: VAT, primaryId, softwareRegNo: '', softwareName: 'pinkas', softwareVersion: '0.1', makerVatId: '123456782', makerName: 'pinkas',
     softwareType: 2, savePath: 'OPENFRMT/12345678.25/01151030', bookkeepingType: 0, balanceLevel: 0, businessName: 'עסק',
     rangeFrom: '2025-01-01', rangeTo: '2025-01-31', processDate: '2025-01-15', processTime: '10:30', languageCode: 0, charset: 1,
     compressor: 'zip', currency: 'ILS', hasBranches: 0,
