@@ -1,11 +1,11 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifySchemaValidationError } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Services } from './platform/http/services.ts';
-import { installErrorHandler } from './platform/http/error-handler.ts';
-import { ErrorBody } from './platform/http/schemas.ts';
+import { answerClientError, answerFrameworkError, ErrorSchema, installErrorHandler, newRequestId } from './platform/http/error-handler.ts';
+import { checkRequestText, parseJsonBody, unsafeNumber } from './platform/http/input.ts';
 import { installApiAuth } from './accounts/auth.ts';
 import { installBusinessGuard } from './businesses/guard.ts';
 import { domains } from './domains.ts';
@@ -16,6 +16,8 @@ declare module 'fastify' {
   }
 }
 
+type FastifySchemaValidator = ((data: unknown) => boolean) & { errors?: FastifySchemaValidationError[] | null };
+
 function ajv(coerce: boolean) {
   // Bodies are strict (a string is never silently turned into a number); queries and params are coerced.
   const instance = new Ajv({
@@ -23,6 +25,8 @@ function ajv(coerce: boolean) {
     useDefaults: true,
     coerceTypes: coerce ? 'array' : false,
     allErrors: false,
+    // Errors carry the schema that failed, so messages can say what is allowed (error-handler.ts).
+    verbose: true,
     strict: false,
   });
   (addFormats as unknown as (a: Ajv) => void)(instance);
@@ -37,12 +41,38 @@ function modeFromHeader(h: unknown): 'live' | 'sandbox' {
 export async function buildApp(s: Services): Promise<FastifyInstance> {
   const bodyAjv = ajv(false);
   const queryAjv = ajv(true);
-  const validatorCompiler = ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
-    (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema);
+  const validatorCompiler = ({ schema, httpPart }: { schema: object; httpPart?: string }): FastifySchemaValidator => {
+    if (httpPart === 'body') return bodyAjv.compile(schema) as FastifySchemaValidator;
+    // Query strings and params are coerced: "1e309" becomes Infinity and "1e20" a number past 2^53,
+    // which `type: integer` lets through; each coerced number must be finite and exact as well.
+    const validate = queryAjv.compile(schema);
+    const checked = (data: unknown, ctx?: unknown) => {
+      const ok = (validate as (d: unknown, c?: unknown) => boolean)(data, ctx);
+      checked.errors = validate.errors as FastifySchemaValidationError[] | null | undefined;
+      if (!ok) return false;
+      const bad = unsafeNumber(data);
+      if (bad) checked.errors = [bad as FastifySchemaValidationError];
+      return !bad;
+    };
+    checked.errors = undefined as FastifySchemaValidationError[] | null | undefined;
+    checked.schemaEnv = (validate as unknown as { schemaEnv: unknown }).schemaEnv;
+    return checked as FastifySchemaValidator;
+  };
   const app = Fastify({
     loggerInstance: s.logger as FastifyBaseLogger,
     bodyLimit: s.config.bodyLimitBytes,
     trustProxy: false,
+    // Request ids unique across processes and runs (not Fastify's per-process counter `req-1`): in
+    // every error body, the X-Request-Id header and every log line of the request (`reqId`).
+    genReqId: newRequestId,
+    // Long path segments reach the route schema, which names the parameter (maxLength 64 …).
+    routerOptions: { maxParamLength: 1000 },
+    // A URL that cannot be decoded or routed, and a request that is not valid HTTP: the same error shape.
+    frameworkErrors: (err, req, reply) => {
+      reply.header('X-Service-Mode', modeFromHeader(req.headers['x-api-key']));
+      return answerFrameworkError(err, req, reply);
+    },
+    clientErrorHandler: answerClientError as never,
     // Also as the factory: a plugin context that calls addSchema gets a fresh schema controller
     // built from the factory, which would otherwise fall back to Fastify's default Ajv
     // (removeAdditional: true — unknown body fields silently dropped instead of refused).
@@ -50,16 +80,18 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(validatorCompiler);
 
-  // An empty body on a JSON POST (e.g. `/issue` with no options) means "no options", not an error.
+  // JSON is the one body type of the API (the expense intake adds multipart in its own scope, the
+  // console form bodies in its own): anything else is 415. An empty body on a JSON POST (e.g.
+  // `/issue` with no options) means "no options", not an error. See platform/http/input.ts for what
+  // the parser refuses (invalid UTF-8, NUL, lone surrogates, duplicate keys, depth, huge arrays,
+  // numbers beyond 2^53).
+  app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = String(body);
-    if (text.trim() === '') return done(null, undefined);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => {
     try {
-      done(null, JSON.parse(text));
-    } catch {
-      const err = Object.assign(new Error('body: malformed JSON'), { code: 'FST_ERR_CTP_INVALID_JSON_BODY', statusCode: 400 });
-      done(err, undefined);
+      done(null, parseJsonBody(body as Buffer));
+    } catch (err) {
+      done(err as Error, undefined);
     }
   });
 
@@ -74,9 +106,18 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   });
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Service-Mode', modeFromHeader(req.headers['x-api-key']));
+    reply.header('X-Request-Id', req.id);
+  });
+  // Text PostgreSQL cannot store (NUL, lone surrogates) in a query string, a path parameter or a
+  // form body (the console's): refused for every route before its guard or handler reads it. JSON
+  // bodies were checked by their parser above, multipart file names by the intake.
+  app.addHook('preValidation', async (req) => {
+    checkRequestText(req.query, 'querystring');
+    checkRequestText(req.params, 'params');
+    if (String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) checkRequestText(req.body, 'body');
   });
 
-  app.addSchema(ErrorBody);
+  app.addSchema(ErrorSchema);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -84,7 +125,11 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
         title: 'pinkas',
         version: '1.0.0',
         description:
-          'Israeli tax documents and bookkeeping over JSON. Every request carries `X-Api-Key`; every failure is `{error, reason}`.',
+          'Israeli tax documents and bookkeeping over JSON. Every request carries `X-Api-Key`; every failure is ' +
+          '`{error, reason, requestId}` (`requestId` is also the `X-Request-Id` header of every response). JSON bodies are ' +
+          'UTF-8; text may not hold NUL or unpaired surrogates; a field name appears once per object; nesting is at most ' +
+          '32 levels and an array at most 10000 items; numbers are within ±(2^53−1), and -0 reads as 0. A body of another ' +
+          'type answers 415.',
       },
       servers: [{ url: '/' }],
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } } },

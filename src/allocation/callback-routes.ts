@@ -33,8 +33,8 @@ function finish(reply: FastifyReply, returnUrl: string | null, outcome: 'connect
     return reply.redirect(url.toString(), 302);
   }
   if (outcome === 'connected') return reply.send({ ok: true, businessId, status: 'connected' });
-  const status = outcome === 'denied' ? 403 : 502;
-  return reply.status(status).send({ error: message ?? outcome, reason: outcome === 'denied' ? 'forbidden' : 'provider' });
+  // Through the error handler, like every failure: the one error shape, with the request id.
+  throw new AppError(outcome === 'denied' ? 403 : 502, outcome === 'denied' ? 'forbidden' : 'provider', message ?? outcome);
 }
 
 export function registerAllocationRootRoutes(app: FastifyInstance, s: Services): void {

@@ -9,6 +9,7 @@ import type { DealerType } from '../businesses/schemas.ts';
 import type { DocumentLine, DocumentParty, DocumentPayment, DocumentRow, PaymentMethodCode } from './snapshot.ts';
 import type { LineInputBody, PaymentInputBody } from './schemas.ts';
 import { docTypeAllowed, lineAmount, vatRateProblem } from './totals.ts';
+import { decimalsProblemOf, digitsProblemOf, maxValue, textProblemOf, type CarriedField } from '../openfrmt/limits.ts';
 
 /** The Hebrew word for "unit", the default line unit. */
 export const DEFAULT_UNIT = 'יחידה';
@@ -110,7 +111,8 @@ export function checkDraft(d: DraftFields, dealerType: DealerType): void {
     throw validation('body.discountAmount', 'a 400 receipt has no document discount: its total is the sum of the payments');
   }
   const rateProblem = vatRateProblem(d.vatRateBp, d.vatExemptionReason);
-  if (rateProblem) throw validation(d.vatRateBp === 0 ? 'body.vatExemptionReason' : 'body.vatRateBp', rateProblem);
+  if (rateProblem) throw validation(d.vatRateBp === 0 || d.vatRateBp === null ? 'body.vatExemptionReason' : 'body.vatRateBp', rateProblem);
+  checkExportable(d);
   d.lines.forEach((l, i) => {
     if (l.amount < 0) throw validation(`body.lines[${i}].lineDiscount`, 'is larger than the line amount');
   });
@@ -125,6 +127,50 @@ export function checkDraft(d: DraftFields, dealerType: DealerType): void {
   d.payments.forEach((p, i) => {
     if (p.dueDate !== null) checkedDate(p.dueDate, `body.payments[${i}].dueDate`);
   });
+}
+
+/** Refuses a text whose folded form would not fit its OPENFRMT field (it would be cut). */
+function fitText(value: string | null | undefined, carried: CarriedField, field: string): void {
+  if (!value) return;
+  const problem = textProblemOf(value, carried);
+  if (problem) throw validation(field, problem);
+}
+
+/**
+ * What the schema cannot say about a draft's values and the export needs (src/openfrmt/limits.ts):
+ * quantities of at most 4 decimals (D110/1264 — so the line total is quantity × price exactly as
+ * written), texts within their fields as written in
+ * ISO-8859-8, bank fields within their digits. The totals are checked where they are computed
+ * (totalsOfDraft). A saved party (`{partyId}`) is checked as it is copied into the draft.
+ */
+export function checkExportable(d: Pick<DraftFields, 'lines' | 'payments' | 'party'>): void {
+  d.lines.forEach((l, i) => {
+    const at = `body.lines[${i}]`;
+    const decimals = decimalsProblemOf(l.quantity, 'quantity');
+    if (decimals) throw validation(`${at}.quantity`, decimals);
+    fitText(l.description, 'lineDescription', `${at}.description`);
+    fitText(l.sku, 'lineSku', `${at}.sku`);
+    fitText(l.unit, 'lineUnit', `${at}.unit`);
+  });
+  d.payments.forEach((p, i) => {
+    const at = `body.payments[${i}]`;
+    const digits: [string | null, CarriedField, string][] = [
+      [p.bankCode, 'bankNo', 'bankCode'],
+      [p.branchCode, 'bankBranch', 'branchCode'],
+      [p.accountNumber, 'bankAccount', 'accountNumber'],
+      [p.checkNumber, 'chequeNo', 'checkNumber'],
+    ];
+    for (const [value, carried, name] of digits) {
+      const problem = value ? digitsProblemOf(value, carried) : null;
+      if (problem) throw validation(`${at}.${name}`, problem);
+    }
+    fitText(p.cardName, 'cardName', `${at}.cardName`);
+  });
+  if (d.party) {
+    fitText(d.party.name, 'partyName', 'body.party.name');
+    fitText(d.party.address, 'partyAddress', 'body.party.address');
+    fitText(d.party.phone, 'partyPhone', 'body.party.phone');
+  }
 }
 
 /** True for a YYYY-MM-DD that exists on the calendar (no 2026-02-30), whatever the year. */

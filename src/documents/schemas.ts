@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { IsoDate, IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { BrandingInput } from '../businesses/schemas.ts';
+import { carrier, maxAgorot, maxLength, maxScaled, maxValue } from '../openfrmt/limits.ts';
 
 export const NOTE_MAX = 500;
 
@@ -12,14 +13,42 @@ const PAYMENT_CODES = [1, 2, 3, 4, 5, 8, 9, 91, 92, 93] as const;
 
 const str = (max: number) => Type.String({ maxLength: max });
 
+/**
+ * Limits of the values a draft takes, each the capacity of the OPENFRMT field that will carry it
+ * (src/openfrmt/limits.ts): a value the export could not write is refused at the door.
+ */
+export const LIMITS = {
+  descriptionChars: maxLength('lineDescription'),
+  skuChars: maxLength('lineSku'),
+  unitChars: maxLength('lineUnit'),
+  quantity: maxValue('quantity'),
+  unitPriceAgorot: maxAgorot('unitPrice'),
+  lineDiscountAgorot: maxAgorot('lineDiscount'),
+  paymentAgorot: maxAgorot('paymentAmount'),
+  discountAgorot: maxAgorot('discount'),
+  withholdingAgorot: maxAgorot('withholding'),
+  vatRateBp: maxScaled('vatRate'),
+  partyNameChars: maxLength('partyName'),
+  partyAddressChars: maxLength('partyAddress'),
+  partyPhoneChars: maxLength('partyPhone'),
+  cardNameChars: maxLength('cardName'),
+} as const;
+
+const agorot = (max: number, field: Parameters<typeof carrier>[0], description: string, minimum = 0) =>
+  Type.Integer({ minimum, maximum: max, description: `${description} At most ${max} (${carrier(field)}).` });
+
 export const LineInput = Type.Object(
   {
-    description: Type.String({ minLength: 1, maxLength: 500 }),
-    quantity: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000, description: 'May be fractional.' }),
-    unitPriceExVat: Type.Integer({ minimum: 0, maximum: 100_000_000_000, description: 'Agorot; VAT-inclusive in gross mode.' }),
-    sku: Type.Optional(Nullable(str(100))),
-    unit: Type.Optional(Nullable(str(40))),
-    lineDiscount: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 100_000_000_000 }))),
+    description: Type.String({ minLength: 1, maxLength: LIMITS.descriptionChars, description: `${carrier('lineDescription')}.` }),
+    quantity: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: LIMITS.quantity,
+      description: `May be fractional, at most 4 decimals (${carrier('quantity')}).`,
+    }),
+    unitPriceExVat: agorot(LIMITS.unitPriceAgorot, 'unitPrice', 'Agorot; VAT-inclusive in gross mode.'),
+    sku: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.skuChars, description: `${carrier('lineSku')}.` }))),
+    unit: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.unitChars, description: `${carrier('lineUnit')}.` }))),
+    lineDiscount: Type.Optional(Nullable(agorot(LIMITS.lineDiscountAgorot, 'lineDiscount', 'Agorot.'))),
   },
   { additionalProperties: false },
 );
@@ -31,14 +60,14 @@ export const PaymentInput = Type.Object(
       Type.Union(PAYMENT_CODES.map((c) => Type.Literal(c))),
       Type.Union(PAYMENT_ALIASES.map((a) => Type.Literal(a))),
     ], { description: 'Integer code 1, 2, 3, 4, 5, 8, 9, 91, 92, 93 or a string alias; stored as the integer code.' }),
-    amount: Type.Integer({ minimum: 1, maximum: 100_000_000_000, description: 'Agorot.' }),
+    amount: agorot(LIMITS.paymentAgorot, 'paymentAmount', 'Agorot.', 1),
     dueDate: Type.Optional(Nullable(IsoDate)),
     bankCode: Type.Optional(Nullable(str(20))),
     branchCode: Type.Optional(Nullable(str(20))),
     accountNumber: Type.Optional(Nullable(str(40))),
     checkNumber: Type.Optional(Nullable(str(40))),
     cardCompany: Type.Optional(Nullable(str(40))),
-    cardName: Type.Optional(Nullable(str(100))),
+    cardName: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.cardNameChars, description: `${carrier('cardName')}.` }))),
     cardTxType: Type.Optional(Nullable(str(40))),
   },
   { additionalProperties: false },
@@ -48,11 +77,11 @@ export type PaymentInputBody = Static<typeof PaymentInput>;
 const PartyRef = Type.Object({ partyId: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
 const PartyInline = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
+    name: Type.String({ minLength: 1, maxLength: LIMITS.partyNameChars, description: `${carrier('partyName')}.` }),
     taxId: Type.Optional(Nullable(str(20))),
-    phone: Type.Optional(Nullable(str(40))),
+    phone: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.partyPhoneChars, description: `${carrier('partyPhone')}.` }))),
     email: Type.Optional(Nullable(str(200))),
-    address: Type.Optional(Nullable(str(300))),
+    address: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.partyAddressChars, description: `${carrier('partyAddress')}.` }))),
   },
   { additionalProperties: false },
 );
@@ -73,9 +102,13 @@ const draftFields = {
   note: Type.Optional(Nullable(Type.String({ maxLength: NOTE_MAX }))),
   documentDate: Type.Optional(IsoDate),
   valueDate: Type.Optional(IsoDate),
-  discountAmount: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000_000 })),
-  withholdingAmount: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000_000 })),
-  vatRateBp: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 10000, description: 'Only 0, with a vatExemptionReason; null follows the default.' }))),
+  discountAmount: Type.Optional(agorot(LIMITS.discountAgorot, 'discount', 'Agorot.')),
+  withholdingAmount: Type.Optional(agorot(LIMITS.withholdingAgorot, 'withholding', 'Agorot.')),
+  vatRateBp: Type.Optional(Nullable(Type.Integer({
+    minimum: 0,
+    maximum: LIMITS.vatRateBp,
+    description: 'null follows the rate in force (the business default, else the statutory rate on documentDate); otherwise that same rate, or 0 with a vatExemptionReason.',
+  }))),
   vatExemptionReason: Type.Optional(Nullable(Type.Union([Type.Literal('eilat'), Type.Literal('export'), Type.Literal('exempt')]))),
   allocationNumber: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 40 }))),
 };

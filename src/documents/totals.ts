@@ -3,6 +3,8 @@
  * All amounts are integer agorot; rounding is half away from zero, to the agora.
  */
 import { roundHalfAwayFromZero } from '../platform/money.ts';
+import { validation } from '../platform/errors.ts';
+import { carrier, maxAgorot, maxScaled, type CarriedField } from '../openfrmt/limits.ts';
 import type { DealerType } from '../businesses/schemas.ts';
 import type { DocType, PriceMode, VatExemptionReason } from './snapshot.ts';
 
@@ -34,9 +36,22 @@ export interface ComputedTotals {
   withholdingAmount: number;
 }
 
-/** round(quantity × unitPriceExVat) − lineDiscount. */
+/**
+ * round(quantity × unitPriceExVat) − lineDiscount, exactly: a quantity of at most 4 decimals (what
+ * OPENFRMT D110/1264 carries; the draft check refuses more) is taken as ten-thousandths and the
+ * product is made in integers, so the line total is quantity × price as printed, rounded once
+ * (half away from zero), never off by binary noise. A stored quantity with more decimals (drafts
+ * from before the rule) falls back to the floating product.
+ */
 export function lineAmount(l: LineAmountInput): number {
-  return roundHalfAwayFromZero(l.quantity * l.unitPriceExVat) - (l.lineDiscount ?? 0);
+  const discount = l.lineDiscount ?? 0;
+  const scaledQty = Math.round(l.quantity * 10000);
+  const exact = Number.isSafeInteger(scaledQty) && Number.isSafeInteger(l.unitPriceExVat) && Math.abs(scaledQty / 10000 - l.quantity) <= Math.abs(l.quantity) * 1e-15;
+  if (!exact) return roundHalfAwayFromZero(l.quantity * l.unitPriceExVat) - discount;
+  const product = BigInt(scaledQty) * BigInt(l.unitPriceExVat);
+  const negative = product < 0n;
+  const rounded = ((negative ? -product : product) + 5000n) / 10000n;
+  return Number(negative ? -rounded : rounded) - discount;
 }
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
@@ -104,7 +119,68 @@ export interface DraftFigures {
   withholdingAmount: number;
 }
 
-/** The rate and totals a draft has if issued now (issue, previews and allocation requests agree by construction). */
+/**
+ * The rates a draft may name (decisions.md "Money and tax"): the rate in force on its date — the
+ * business default when set, else the statutory rate —, the statutory rate of its date, or 0 (with
+ * an exemption reason, checked by vatRateProblem). Null when `draftRateBp` is one of them.
+ */
+export function vatRateChoiceProblem(draftRateBp: number | null, documentDate: string, businessDefaultBp: number | null): string | null {
+  if (draftRateBp === null || draftRateBp === 0) return null;
+  const allowed = [...new Set([statutoryVatRateBp(documentDate), ...(businessDefaultBp !== null ? [businessDefaultBp] : [])])];
+  if (allowed.includes(draftRateBp)) return null;
+  const named = allowed.map((r) => `${r}`).join(' or ');
+  return `must be the rate in force on ${documentDate} (${named}), 0 with a vatExemptionReason, or null to follow it; got ${draftRateBp}`;
+}
+
+/** A figure of a document and the request field that decides it, for the error. */
+interface FigureCheck {
+  figure: string;
+  value: number;
+  carried: CarriedField;
+  field: string;
+}
+
+/**
+ * Every figure of a draft's totals must fit the OPENFRMT field that will carry it — a sum of lines
+ * that each fit can still overflow the document's total — and its rate must be one a document may
+ * carry. Null when it would export, else the field to name and the problem.
+ */
+export function figuresProblem(
+  d: DraftFigures,
+  business: { defaultVatRateBp: number | null },
+  t: ComputedTotals & { vatRateBp: number },
+): { field: string; problem: string } | null {
+  const rateProblem = vatRateChoiceProblem(d.vatRateBp, d.documentDate, business.defaultVatRateBp);
+  if (rateProblem) return { field: 'body.vatRateBp', problem: rateProblem };
+  const maxRate = maxScaled('vatRate');
+  if (t.vatRateBp > maxRate) {
+    return { field: 'business.defaultVatRateBp', problem: `${t.vatRateBp} is more than the ${maxRate} basis points ${carrier('vatRate')} carries` };
+  }
+  const source = d.docType === 400 ? 'body.payments' : 'body.lines';
+  const checks: FigureCheck[] = [
+    ...t.lineAmounts.map((value, i) => ({ figure: 'the line total (quantity × unitPriceExVat − lineDiscount)', value, carried: 'lineTotal' as const, field: `body.lines[${i}]` })),
+    { figure: 'the sum of the lines', value: t.linesTotal, carried: 'amountBeforeDiscount', field: 'body.lines' },
+    { figure: 'the sum of the payments', value: t.paymentsTotal, carried: 'totalIncVat', field: 'body.payments' },
+    { figure: 'totalExVat', value: t.totalExVat, carried: 'totalExVat', field: source },
+    { figure: 'vatAmount', value: t.vatAmount, carried: 'vatAmount', field: source },
+    { figure: 'totalIncVat', value: t.totalIncVat, carried: 'totalIncVat', field: source },
+    { figure: 'withholdingAmount', value: t.withholdingAmount, carried: 'withholding', field: 'body.withholdingAmount' },
+  ];
+  for (const c of checks) {
+    const max = maxAgorot(c.carried);
+    if (!Number.isSafeInteger(c.value) || Math.abs(c.value) > max) {
+      return { field: c.field, problem: `${c.figure} comes to ${c.value} agorot, more than the ${max} ${carrier(c.carried)} carries` };
+    }
+  }
+  return null;
+}
+
+/**
+ * The rate and totals a draft has if issued now (issue, previews and allocation requests agree by
+ * construction). Refuses (400 validation naming the field) a rate a document may not carry and
+ * totals the OPENFRMT export could not write, so a draft that is stored can always be issued and
+ * exported.
+ */
 export function totalsOfDraft(
   d: DraftFigures,
   business: { dealerType: DealerType; defaultVatRateBp: number | null },
@@ -125,13 +201,17 @@ export function totalsOfDraft(
     discountAmount: d.discountAmount,
     withholdingAmount: d.withholdingAmount,
   });
-  return { ...t, vatRateBp };
+  const out = { ...t, vatRateBp };
+  const problem = figuresProblem(d, business, out);
+  if (problem) throw validation(problem.field, problem.problem);
+  return out;
 }
 
 /** Problem text when the rate and exemption reason do not go together, else null. */
 export function vatRateProblem(rateBp: number | null | undefined, reason: VatExemptionReason | null | undefined): string | null {
   if (rateBp === 0 && !reason) return 'vatRateBp 0 needs a vatExemptionReason (eilat, export or exempt)';
-  if (rateBp !== undefined && rateBp !== null && rateBp !== 0 && reason) return 'vatExemptionReason goes only with vatRateBp 0';
+  // A reason with no rate (following the default, never 0 for a dealer) is a reason with a non-zero rate.
+  if (reason && rateBp !== 0) return 'vatExemptionReason goes only with vatRateBp 0';
   return null;
 }
 

@@ -6,7 +6,8 @@ import { checkedDate } from '../platform/http/formats.ts';
 import { normalizeTaxId } from '../businesses/tax-id.ts';
 import { categoryOf } from './categories.ts';
 import { completeAmounts } from './amounts.ts';
-import type { ExpensePatchBody } from './schemas.ts';
+import { EXPENSE_LIMITS, type ExpensePatchBody } from './schemas.ts';
+import { carrier, textProblemOf } from '../openfrmt/limits.ts';
 
 /** The writable columns of a draft, in domain names. */
 export interface DraftFields {
@@ -72,6 +73,8 @@ export async function applyDraftInput(ex: Executor, businessId: string, current:
       next.partyId = sup.partyId;
     } else next.partyId = null;
     next.supplierName = sup.name?.trim() || party?.name || null;
+    const nameProblem = next.supplierName ? textProblemOf(next.supplierName, 'supplierName') : null;
+    if (nameProblem) throw validation(sup.name?.trim() ? 'body.supplier.name' : 'body.supplier.partyId', `the supplier name ${nameProblem}`);
     next.supplierTaxId = sup.taxId !== undefined ? checkedTaxId(sup.taxId, 'body.supplier.taxId') : (party?.tax_id ?? null);
   }
   for (const k of ['supplierDocType', 'supplierDocNumber', 'allocationNumber', 'note'] as const) {
@@ -86,6 +89,13 @@ export async function applyDraftInput(ex: Executor, businessId: string, current:
       vatAmount: body.vatAmount ?? null,
       amountIncVat: body.amountIncVat ?? null,
     });
+    // Each given amount fits (schema); a derived one (ex + vat) may not: refused, never stored.
+    for (const k of AMOUNT_KEYS) {
+      const v = given[k];
+      if (v !== null && (!Number.isSafeInteger(v) || Math.abs(v) > EXPENSE_LIMITS.amountAgorot)) {
+        throw validation(`body.${k}`, `comes to ${v} agorot, more than the ${EXPENSE_LIMITS.amountAgorot} ${carrier('expenseAmount')} carries`);
+      }
+    }
     Object.assign(next, given);
   }
   return next;

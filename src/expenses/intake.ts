@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../platform/db/engine.ts';
 import { queryOne } from '../platform/db/sql.ts';
 import { AppError, unconfigured, validation } from '../platform/errors.ts';
+import { textProblem } from '../platform/http/input.ts';
 import type { Actor } from '../platform/audit.ts';
 import { sha256Hex, storeFile } from '../platform/files.ts';
 import type { Services } from '../platform/http/services.ts';
@@ -54,6 +55,9 @@ export async function readReceipt(req: FastifyRequest, maxBytes: number): Promis
     }
     declared = normalizeMime(part.mimetype);
     name = part.filename;
+    // Like every text the API stores (platform/http/input.ts): refused, not silently rewritten.
+    const nameProblem = name ? textProblem(name) : null;
+    if (nameProblem) throw validation('file.filename', nameProblem);
   } else {
     const body = req.body as Record<string, unknown> | undefined;
     if (!body || typeof body !== 'object' || Array.isArray(body)) {

@@ -1,8 +1,25 @@
 import { Type, type Static } from 'typebox';
 import { IsoDate, IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { SUPPLIER_DOC_TYPES } from './ocr/extraction.ts';
+import { carrier, maxAgorot, maxLength } from '../openfrmt/limits.ts';
 
-const Agorot = (description: string) => Type.Integer({ minimum: -1e13, maximum: 1e13, description });
+/**
+ * Limits of an expense's values: the OPENFRMT ledger fields that will carry it (src/openfrmt/limits.ts):
+ * amounts a journal line B100/1368 (X9(12)v99), the supplier's account name B110/1404, the
+ * supplier's document number the reference B100/1357.
+ */
+export const EXPENSE_LIMITS = {
+  amountAgorot: maxAgorot('expenseAmount'),
+  supplierNameChars: maxLength('supplierName'),
+  docNumberChars: maxLength('expenseDocNumber'),
+} as const;
+
+const Agorot = (description: string) =>
+  Type.Integer({
+    minimum: -EXPENSE_LIMITS.amountAgorot,
+    maximum: EXPENSE_LIMITS.amountAgorot,
+    description: `${description} Magnitude at most ${EXPENSE_LIMITS.amountAgorot} (${carrier('expenseAmount')}).`,
+  });
 const Text = (max: number, description?: string) => Type.String({ maxLength: max, ...(description ? { description } : {}) });
 
 export const SupplierDocType = Type.Union(
@@ -51,7 +68,7 @@ const draftFields = {
       Type.Object(
         {
           partyId: Type.Optional(Type.String({ maxLength: 64 })),
-          name: Type.Optional(Text(200)),
+          name: Type.Optional(Text(EXPENSE_LIMITS.supplierNameChars, `${carrier('supplierName')}.`)),
           taxId: Type.Optional(Nullable(Text(20))),
         },
         { additionalProperties: false, description: 'A saved party (`partyId`) or inline `name`/`taxId`; inline values win over the party.' },
@@ -59,7 +76,7 @@ const draftFields = {
     ),
   ),
   supplierDocType: Type.Optional(Nullable(SupplierDocType)),
-  supplierDocNumber: Type.Optional(Nullable(Text(60))),
+  supplierDocNumber: Type.Optional(Nullable(Text(EXPENSE_LIMITS.docNumberChars, `${carrier('expenseDocNumber')}.`))),
   supplierDocDate: Type.Optional(Nullable(IsoDate)),
   allocationNumber: Type.Optional(Nullable(Type.String({ pattern: '^\\d{9}$' }))),
   amountExVat: Type.Optional(Nullable(Agorot('Agorot before VAT.'))),

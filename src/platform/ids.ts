@@ -5,7 +5,9 @@ const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
 export type IdPrefix =
   | 'acct' | 'key' | 'biz' | 'pty' | 'doc' | 'exp' | 'file' | 'we' | 'del' | 'exr' | 'bak'
-  | 'evt' | 'aud' | 'job' | 'prn' | 'ses' | 'otp';
+  | 'evt' | 'aud' | 'job' | 'prn' | 'ses' | 'otp'
+  /** An HTTP request (Fastify's req.id: error bodies, X-Request-Id, log lines). */
+  | 'req';
 
 function encodeTime(ms: number): string {
   let out = '';

@@ -105,7 +105,7 @@ describe('ranges: from after to is refused the same way for the export and both 
   ])('%s', async (_name, send, message) => {
     const r = await send();
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ error: message, reason: 'validation' });
+    expect(r.body).toEqual({ error: message, reason: 'validation', requestId: expect.stringMatching(/^req_/) });
   });
   it('a one-day range is fine', async () => {
     expect((await get(`/v1/businesses/${bid}/reports/vat?from=2024-02-29&to=2024-02-29`)).status).toBe(200);

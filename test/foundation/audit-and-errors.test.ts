@@ -61,7 +61,7 @@ describe('one error model', () => {
   it('malformed JSON is 400 validation', async () => {
     const r = await env.call('POST', '/v1/businesses', { key: a.test, headers: { 'content-type': 'application/json' }, payload: '{"name": ' });
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ error: 'body: malformed JSON', reason: 'validation' });
+    expect(r.body).toEqual({ error: 'body: malformed JSON', reason: 'validation', requestId: expect.stringMatching(/^req_/) });
   });
 
   it('an oversize body is 413 too_large', async () => {
@@ -92,7 +92,7 @@ describe('one error model', () => {
     });
     const r = await app.inject({ method: 'GET', url: '/boom' });
     expect(r.statusCode).toBe(500);
-    expect(r.json()).toEqual({ error: 'internal error; it was logged', reason: 'internal' });
+    expect(r.json()).toEqual({ error: 'internal error; it was logged', reason: 'internal', requestId: expect.any(String) });
     expect(r.body).not.toContain('SELECT');
     expect(r.body).not.toContain('src/');
     await app.close();

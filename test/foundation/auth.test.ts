@@ -16,7 +16,7 @@ describe('API keys and authentication', () => {
     const a = await env.account();
     const missing = await env.call('GET', '/v1/keys');
     expect(missing.status).toBe(401);
-    expect(missing.body).toEqual({ error: expect.stringContaining('X-Api-Key'), reason: 'unauthorized' });
+    expect(missing.body).toEqual({ error: expect.stringContaining('X-Api-Key'), reason: 'unauthorized', requestId: expect.stringMatching(/^req_/) });
     expect(missing.headers['x-service-mode']).toBe('live');
 
     for (const key of ['nonsense', 'bk_test_short', `bk_test_${'A'.repeat(32)}`]) {
@@ -86,7 +86,7 @@ describe('API keys and authentication', () => {
     const narrow = await a.mint({ mode: 'test', scopes: ['documents'] });
     const r = await env.call('GET', '/v1/businesses', { key: narrow.secret });
     expect(r.status).toBe(403);
-    expect(r.body).toEqual({ error: expect.stringContaining('businesses'), reason: 'forbidden' });
+    expect(r.body).toEqual({ error: expect.stringContaining('businesses'), reason: 'forbidden', requestId: expect.stringMatching(/^req_/) });
     const files = await env.call('GET', '/v1/files/file_x', { key: narrow.secret });
     expect(files.status).toBe(403);
   });

@@ -116,7 +116,7 @@ describe('businesses', () => {
     await env.sql('sandbox', `UPDATE document_counters SET last_number = 50 WHERE business_id = '${b.id}' AND doc_type = 400`);
     const locked = await env.call('PATCH', `/v1/businesses/${b.id}`, { key: a.test, body: { taxId: TAX_IDS.person3 } });
     expect(locked.status).toBe(409);
-    expect(locked.body).toEqual({ error: expect.stringContaining('taxId'), reason: 'conflict' });
+    expect(locked.body).toEqual({ error: expect.stringContaining('taxId'), reason: 'conflict', requestId: expect.stringMatching(/^req_/) });
     expect((await env.call('PATCH', `/v1/businesses/${b.id}`, { key: a.test, body: { dealerType: 'murshe' } })).status).toBe(409);
     expect((await env.call('PATCH', `/v1/businesses/${b.id}`, { key: a.test, body: { numbering: { '400': 7 } } })).status).toBe(409);
     const other = await env.call('PATCH', `/v1/businesses/${b.id}`, { key: a.test, body: { numbering: { '305': 9000 }, taxId: TAX_IDS.person2 } });

@@ -293,7 +293,7 @@ describe('share and the public link', () => {
     expect(pub.headers['x-service-mode']).toBe('sandbox');
     const unknown = await env.call('GET', `/api/docs/${'A'.repeat(32)}/d.pdf`);
     expect(unknown.status).toBe(404);
-    expect(unknown.body).toEqual({ error: expect.any(String), reason: 'not_found' });
+    expect(unknown.body).toEqual({ error: expect.any(String), reason: 'not_found', requestId: expect.stringMatching(/^req_/) });
     expect((await env.call('GET', '/api/docs/short/d.pdf')).status).toBe(404);
   });
 

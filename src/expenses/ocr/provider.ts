@@ -1,5 +1,6 @@
 import { AppError } from '../../platform/errors.ts';
 import type { Config } from '../../platform/config.ts';
+import { storableCopy } from '../../platform/http/input.ts';
 import { OCR_INSTRUCTIONS, RECEIPT_JSON_SCHEMA } from './extraction.ts';
 
 /** Reads a receipt and answers the model's structured extraction. */
@@ -70,7 +71,9 @@ export class ChatCompletionsOcr implements OcrProvider {
       throw providerError('the model did not answer JSON');
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw providerError('the model did not answer a JSON object');
-    return parsed as Record<string, unknown>;
+    // The raw extraction is stored as jsonb, which refuses NUL (and a lone surrogate has no UTF-8):
+    // a model that echoes such bytes from a receipt must not turn the scan into a 500.
+    return storableCopy(parsed) as Record<string, unknown>;
   }
 }
 
