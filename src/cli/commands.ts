@@ -3,7 +3,7 @@ import { createAccount, listAccounts, setAccountLimits, setAccountStatus } from 
 import { listKeys, mintKey, revokeKey } from '../accounts/keys.ts';
 import { getPlan, listPlans, upsertPlan } from '../accounts/plans.ts';
 import { setApprovalStatus, setBusinessPlan } from '../businesses/service.ts';
-import { verifyAuditChains } from '../platform/audit.ts';
+import { verifyBooks } from '../documents/audit-check.ts';
 import { migrate } from '../platform/db/migrate.ts';
 import { flag, modeFlag, optionalLimit, UsageError, type ParsedArgs } from './args.ts';
 import { restoreCommand } from '../backups/cli.ts';
@@ -165,8 +165,15 @@ export const commands: Record<string, Command> = {
   'audit verify': {
     usage: 'audit verify --mode live|test',
     async run(s, args) {
-      const r = await verifyAuditChains(s.databases[modeFlag(args)].db);
-      return { json: { ...r }, text: r.ok ? `audit trail intact: ${r.chains} chains, ${r.rows} rows` : `AUDIT TRAIL BROKEN:\n${r.problems.map((p) => `${p.chain} #${p.seq}: ${p.problem}`).join('\n')}` };
+      const r = await verifyBooks(s.databases[modeFlag(args)].db);
+      // Chains, protecting triggers, issued documents against their issue audit rows (src/platform/audit.ts).
+      const line = (p: (typeof r.problems)[number]) => (p.chain === 'triggers' || p.chain === 'documents' ? p.problem : `${p.chain} #${p.seq ?? '-'}: ${p.problem}`);
+      return {
+        json: { ...r },
+        text: r.ok
+          ? `audit trail intact: ${r.chains} chains, ${r.rows} rows, ${r.triggers} protecting triggers enabled, ${r.documents} issued documents match their issue record`
+          : `AUDIT TRAIL BROKEN:\n${r.problems.map(line).join('\n')}`,
+      };
     },
   },
   'backups restore': restoreCommand,

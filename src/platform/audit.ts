@@ -46,7 +46,7 @@ function chainOf(actor: Actor, entry: AuditEntry): string {
 }
 
 /** A JSON round trip, so what is hashed equals what jsonb gives back (no undefined, no Dates). */
-function plain(v: unknown): unknown {
+export function plain(v: unknown): unknown {
   return v === undefined ? null : JSON.parse(JSON.stringify(v));
 }
 
@@ -86,21 +86,96 @@ export async function appendAudit(tx: Executor, at: Date, actor: Actor, entry: A
   await tx.execute(sql`UPDATE audit_chain_heads SET last_seq = ${inserted!.seq}, last_hash = ${hash} WHERE chain = ${chain}`);
 }
 
+export interface AuditProblem {
+  /** The audit chain, or 'triggers' / 'documents' for the checks of the books themselves. */
+  chain: string;
+  seq: number | null;
+  problem: string;
+  /** Set on a problem with one issued document. */
+  documentId?: string;
+  /** Set on a problem with one protecting trigger. */
+  trigger?: string;
+}
+
 export interface ChainCheck {
   ok: boolean;
   chains: number;
   rows: number;
-  problems: { chain: string; seq: number | null; problem: string }[];
+  /** Protecting triggers checked (all of PROTECTING_TRIGGERS). */
+  triggers: number;
+  /** Issued documents compared with their issue audit row. */
+  documents: number;
+  problems: AuditProblem[];
 }
 
 /**
- * Walks every chain (or one): each row must link to the previous hash and re-hash to its own, and
- * the last row must be the chain's head. One read-only snapshot, so that rows appended while the
- * walk runs (a live server) are neither mistaken for tampering nor half seen.
+ * The triggers that protect the books (migrations 0001–0009), by table. PostgreSQL lets the
+ * table owner or a superuser switch them off (ALTER TABLE … DISABLE TRIGGER, DROP TRIGGER); the
+ * walk reports any that is not firing now. (session_replication_role = replica is per session and
+ * leaves no trace here: the document check below catches what such a session changed.)
  */
-export async function verifyAuditChains(ex: Executor, onlyChain?: string): Promise<ChainCheck> {
+export const PROTECTING_TRIGGERS: Record<string, string[]> = {
+  audit_log: ['audit_log_no_update', 'audit_log_no_truncate'],
+  audit_chain_heads: ['audit_chain_heads_forward', 'audit_chain_heads_no_truncate'],
+  documents: ['documents_frozen_after_issue', 'documents_never_delete_issued', 'documents_no_truncate'],
+  document_counters: ['document_counters_forward', 'document_counters_no_delete', 'document_counters_no_truncate'],
+  expenses: ['expenses_immutable', 'expenses_no_truncate'],
+  files: ['files_immutable', 'files_keep_issued', 'files_no_truncate'],
+  document_prints: ['document_prints_no_update', 'document_prints_no_truncate'],
+  pdf_links: ['pdf_links_no_update', 'pdf_links_no_truncate'],
+  export_runs: ['export_runs_frozen', 'export_runs_no_truncate'],
+  backups: ['backups_immutable', 'backups_no_truncate'],
+};
+
+/**
+ * A check of the books run in the walk's snapshot (a domain's: platform knows none). `businessId`
+ * is the business of the one chain walked, undefined when every chain is, null when the chain
+ * walked is no business's.
+ */
+export type BooksCheck = (ex: Executor, result: ChainCheck, businessId: string | null | undefined) => Promise<void>;
+
+/**
+ * Walks every chain (or one): each row must link to the previous hash and re-hash to its own, and
+ * the last row must be the chain's head; every protecting trigger must fire; then the domains'
+ * checks run. One read-only snapshot, so that rows appended while the walk runs (a live server)
+ * are neither mistaken for tampering nor half seen.
+ */
+export async function verifyAuditChains(ex: Executor, onlyChain?: string, checks: BooksCheck[] = []): Promise<ChainCheck> {
   // Inside a caller's transaction this is a savepoint of it (and its snapshot).
-  return (ex as Db).transaction((tx) => walkChains(tx, onlyChain), { isolationLevel: 'repeatable read', accessMode: 'read only' });
+  return (ex as Db).transaction(
+    async (tx) => {
+      const result = await walkChains(tx, onlyChain);
+      await checkTriggers(tx, result);
+      const businessId = onlyChain === undefined ? undefined : onlyChain.startsWith('biz:') ? onlyChain.slice(4) : null;
+      for (const check of checks) await check(tx, result, businessId);
+      result.ok = result.problems.length === 0;
+      return result;
+    },
+    { isolationLevel: 'repeatable read', accessMode: 'read only' },
+  );
+}
+
+/** Every protecting trigger must exist and fire in ordinary sessions (tgenabled 'O' or 'A'). */
+async function checkTriggers(ex: Executor, result: ChainCheck): Promise<void> {
+  const rows = await query<{ table_name: string; tgname: string; tgenabled: string }>(
+    ex,
+    sql`SELECT c.relname AS table_name, t.tgname, t.tgenabled::text AS tgenabled
+          FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+         WHERE NOT t.tgisinternal AND c.relnamespace = to_regnamespace(current_schema())`,
+  );
+  const found = new Map(rows.map((r) => [`${r.table_name}.${r.tgname}`, r.tgenabled]));
+  for (const [table, names] of Object.entries(PROTECTING_TRIGGERS)) {
+    for (const name of names) {
+      result.triggers++;
+      const state = found.get(`${table}.${name}`);
+      if (state === undefined) {
+        result.problems.push({ chain: 'triggers', seq: null, trigger: name, problem: `trigger ${name} on ${table} is missing (dropped?)` });
+      } else if (state !== 'O' && state !== 'A') {
+        const how = state === 'D' ? 'disabled' : 'enabled for replica sessions only';
+        result.problems.push({ chain: 'triggers', seq: null, trigger: name, problem: `trigger ${name} on ${table} is ${how}: the rule it enforces is off` });
+      }
+    }
+  }
 }
 
 async function walkChains(ex: Executor, onlyChain?: string): Promise<ChainCheck> {
@@ -110,7 +185,7 @@ async function walkChains(ex: Executor, onlyChain?: string): Promise<ChainCheck>
       ? sql`SELECT chain, last_seq, last_hash FROM audit_chain_heads WHERE chain = ${onlyChain}`
       : sql`SELECT chain, last_seq, last_hash FROM audit_chain_heads ORDER BY chain`,
   );
-  const result: ChainCheck = { ok: true, chains: heads.length, rows: 0, problems: [] };
+  const result: ChainCheck = { ok: true, chains: heads.length, rows: 0, triggers: 0, documents: 0, problems: [] };
   for (const head of heads) {
     let prev = GENESIS;
     let lastSeq = 0;
@@ -147,6 +222,14 @@ async function walkChains(ex: Executor, onlyChain?: string): Promise<ChainCheck>
     if (prev !== head.last_hash || lastSeq !== Number(head.last_seq)) {
       result.problems.push({ chain: head.chain, seq: null, problem: 'chain head does not match the last row (rows missing?)' });
     }
+  }
+  if (!onlyChain) {
+    // A chain whose head was removed would otherwise be skipped.
+    const orphans = await query<{ chain: string }>(
+      ex,
+      sql`SELECT DISTINCT l.chain FROM audit_log l WHERE NOT EXISTS (SELECT 1 FROM audit_chain_heads h WHERE h.chain = l.chain) ORDER BY 1`,
+    );
+    for (const o of orphans) result.problems.push({ chain: o.chain, seq: null, problem: 'audit rows without a chain head (head deleted?)' });
   }
   result.ok = result.problems.length === 0;
   return result;
