@@ -9,11 +9,12 @@ import { query } from '../platform/db/sql.ts';
 
 /**
  * Delivery machinery and counters that are not records of the business (queued jobs, the event
- * outbox, webhook endpoints/deliveries of the account, usage and rate windows), and earlier backups
- * (a backup never contains backups: they would nest and grow without end).
+ * outbox, webhook deliveries and attempts, usage and rate windows), and earlier backups (a backup
+ * never contains backups: they would nest and grow without end). The webhook endpoints narrowed to
+ * the business (business_id set) are backed up, secret included; account-wide ones are not the business's.
  */
 export const NOT_BACKED_UP = new Set([
-  'jobs', 'outbox_events', 'webhook_endpoints', 'webhook_deliveries', 'webhook_attempts', 'usage_daily', 'rate_limit_windows', 'backups',
+  'jobs', 'outbox_events', 'webhook_deliveries', 'webhook_attempts', 'usage_daily', 'rate_limit_windows', 'backups',
   'schema_migrations',
 ]);
 

@@ -1,16 +1,49 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from '../cli/commands.ts';
-import { flag, modeFlag } from '../cli/args.ts';
+import { flag, modeFlag, UsageError } from '../cli/args.ts';
 import { restoreBackup } from './restore.ts';
+import { sealKeyForReading } from './seal.ts';
 
-/** `pinkas backups restore --file PATH --mode live|test [--json]`: loads a backup zip into a database that lacks the business. */
+/**
+ * `pinkas backups restore --file PATH --mode live|test [--seal-key K | --seal-key-file F] [--account ID] [--allow-unsealed] [--json]`:
+ * checks the backup's seal and entries, then loads it into a database that lacks the business.
+ * The seal key: --seal-key / --seal-key-file, else BACKUP_SEAL_KEY, else DATA_DIR/backups/seal.key.
+ */
 export const restoreCommand: Command = {
-  usage: 'backups restore --file BACKUP.zip --mode live|test [--json]',
+  usage: 'backups restore --file BACKUP.zip --mode live|test [--seal-key KEY | --seal-key-file PATH] [--account ACCOUNT_ID] [--allow-unsealed] [--json]',
   async run(s, args) {
     const path = flag(args, 'file', true);
     const mode = modeFlag(args);
-    const result = await restoreBackup(s.databases[mode], await readFile(path));
+    const keyFile = flag(args, 'seal-key-file');
+    let given = flag(args, 'seal-key');
+    if (keyFile !== undefined) {
+      if (given !== undefined) throw new UsageError('pass --seal-key or --seal-key-file, not both');
+      try {
+        given = await readFile(keyFile, 'utf8');
+      } catch (err) {
+        throw new UsageError(`--seal-key-file: ${(err as Error).message}`);
+      }
+    }
+    const allowUnsealed = args.flags['allow-unsealed'] === true;
+    if (args.flags['allow-unsealed'] !== undefined && !allowUnsealed) throw new UsageError('--allow-unsealed takes no value');
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(path);
+    } catch (err) {
+      throw new UsageError(`--file: ${(err as Error).message}`);
+    }
+    const result = await restoreBackup(s.databases[mode], bytes, {
+      sealKey: sealKeyForReading(s.config, given),
+      allowUnsealed,
+      accounts: s.databases.live,
+      accountId: flag(args, 'account'),
+    });
     const rows = Object.values(result.tables).reduce((a, b) => a + b, 0);
-    return { json: { ...result }, text: `business ${result.businessId} restored into ${mode}: ${rows} rows in ${Object.keys(result.tables).length} tables, ${result.files} files` };
+    return {
+      json: { ...result },
+      text:
+        `business ${result.businessId} restored into ${mode} for account ${result.accountId}: ${rows} rows in ${Object.keys(result.tables).length} tables, ${result.files} files` +
+        (result.sealed ? ' (seal checked)' : ' (UNSEALED backup, allowed by --allow-unsealed)'),
+    };
   },
 };

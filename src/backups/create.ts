@@ -14,13 +14,16 @@ import { fileContent, storeFile, type FileMeta } from '../platform/files.ts';
 import { newId } from '../platform/ids.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { BusinessRecord } from '../businesses/service.ts';
+import { seal, SEAL_ENTRY, sealKeyForWriting } from './seal.ts';
 import { businessTables, foreignKeys, loadOrder, ownership, primaryKeyColumns } from './catalog.ts';
 
-export const BACKUP_FORMAT = 'pinkas-backup/1';
+/** Sealed backups (manifest.seal.json); `pinkas-backup/1` was the unsealed format before it. */
+export const BACKUP_FORMAT = 'pinkas-backup/2';
+export const UNSEALED_FORMAT = 'pinkas-backup/1';
 const PAGE = 1000;
 
 export interface Manifest {
-  format: typeof BACKUP_FORMAT;
+  format: typeof BACKUP_FORMAT | typeof UNSEALED_FORMAT;
   businessId: string;
   createdAt: string;
   /** Load order; each table's rows are in tables/<name>.jsonl. */
@@ -33,7 +36,7 @@ export interface BackupView {
   id: string;
   fileId: string;
   createdAt: string;
-  summary: { format: string; tables: Record<string, number>; files: number; manifestSha256: string };
+  summary: { format: string; tables: Record<string, number>; files: number; manifestSha256: string; sealKeyId?: string };
 }
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -56,6 +59,8 @@ async function tableRows(ex: Executor, table: string, businessId: string): Promi
 
 export async function createBackup(s: Services, database: Database, business: BusinessRecord, actor: Actor): Promise<{ backup: BackupView; file: FileMeta }> {
   const db = database.db;
+  // Before any work: production without BACKUP_SEAL_KEY refuses (503 unconfigured).
+  const sealKey = sealKeyForWriting(s.config);
   const at = s.clock.now();
   const { order, dropped } = loadOrder(await businessTables(db), await foreignKeys(db));
   const zip = new yazl.ZipFile();
@@ -82,6 +87,8 @@ export async function createBackup(s: Services, database: Database, business: Bu
   }
   const manifestBytes = Buffer.from(JSON.stringify(manifest, null, 2), 'utf8');
   zip.addBuffer(manifestBytes, 'manifest.json', { mtime: at });
+  const theSeal = seal(manifestBytes, sealKey);
+  zip.addBuffer(Buffer.from(JSON.stringify(theSeal, null, 2), 'utf8'), SEAL_ENTRY, { mtime: at });
   zip.end();
   const chunks: Buffer[] = [];
   for await (const c of zip.outputStream) chunks.push(c as Buffer);
@@ -91,6 +98,7 @@ export async function createBackup(s: Services, database: Database, business: Bu
     tables: Object.fromEntries(manifest.tables.map((t) => [t.name, t.rows])),
     files: manifest.files.length,
     manifestSha256: sha256(manifestBytes),
+    sealKeyId: theSeal.keyId,
   };
   const id = newId('bak', at.getTime());
   return db.transaction(async (tx) => {

@@ -1,7 +1,7 @@
 /**
  * Restores a backup zip into a database that does not hold the business yet (operator CLI:
- * `pinkas backups restore --file PATH --mode live|test`). Every entry is checked against the
- * manifest's sha256 first; then, in one transaction, tables load in foreign-key order with
+ * `pinkas backups restore --file PATH --mode live|test`). The seal of the manifest and every entry's
+ * sha256 are checked first (readBackup), before any database is touched; then, in one transaction, tables load in foreign-key order with
  * triggers and FK checks paused (`session_replication_role = replica`, as pg_dump --disable-triggers
  * does: the frozen-document triggers would otherwise refuse nothing here, but a document and its
  * credit note reference each other), and serial sequences are moved past the restored values.
@@ -13,7 +13,8 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../platform/db/engine.ts';
 import { query, queryOne } from '../platform/db/sql.ts';
 import { AppError, conflict, validation } from '../platform/errors.ts';
-import { BACKUP_FORMAT, type Manifest } from './create.ts';
+import { BACKUP_FORMAT, UNSEALED_FORMAT, type Manifest } from './create.ts';
+import { checkSeal, SEAL_ENTRY } from './seal.ts';
 import { businessTables, foreignKeys, loadOrder } from './catalog.ts';
 
 const BATCH = 500;
@@ -21,22 +22,57 @@ const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 export interface RestoreResult {
   businessId: string;
+  /** The account that owns the business here (the backup's, or the one given with --account). */
+  accountId: string;
+  sealed: boolean;
   tables: Record<string, number>;
   files: number;
 }
 
-/** Opens and checks a backup zip: the manifest, the sha256 of every entry, nothing unlisted. */
-export function readBackup(zipBytes: Uint8Array): { manifest: Manifest; entries: Record<string, Uint8Array> } {
+export interface ReadOptions {
+  /** The key to check the seal with (null: none available; a sealed backup is then refused). */
+  sealKey: { key: string; source: string } | null;
+  /** Accept a `pinkas-backup/1` backup, written before backups were sealed (its sha256 list is still checked). */
+  allowUnsealed?: boolean;
+}
+
+/**
+ * Opens and checks a backup zip, before anything touches a database: a whole zip, the seal of
+ * manifest.json (or an explicitly allowed old unsealed format), the sha256 of every entry, nothing
+ * listed missing, nothing unlisted.
+ */
+export function readBackup(zipBytes: Uint8Array, opts: ReadOptions): { manifest: Manifest; entries: Record<string, Uint8Array>; sealed: boolean } {
   let entries: Record<string, Uint8Array>;
   try {
     entries = unzipSync(zipBytes);
-  } catch {
-    throw validation('file', 'is not a zip archive');
+  } catch (err) {
+    throw validation('file', `is not a whole zip archive (truncated or damaged: ${(err as Error).message})`);
   }
-  if (!entries['manifest.json']) throw validation('file', 'has no manifest.json');
-  const manifest = JSON.parse(Buffer.from(entries['manifest.json']).toString('utf8')) as Manifest;
-  if (manifest.format !== BACKUP_FORMAT) throw validation('file', `format "${manifest.format}" is not ${BACKUP_FORMAT}`);
+  const manifestBytes = entries['manifest.json'];
+  if (!manifestBytes) throw validation('file', 'has no manifest.json');
+  let manifest: Manifest;
+  try {
+    manifest = JSON.parse(Buffer.from(manifestBytes).toString('utf8')) as Manifest;
+  } catch {
+    throw validation('file', 'manifest.json is not JSON');
+  }
   const listed = new Set(['manifest.json']);
+  let sealed = false;
+  if (manifest?.format === BACKUP_FORMAT) {
+    checkSeal(manifestBytes, entries[SEAL_ENTRY], opts.sealKey);
+    listed.add(SEAL_ENTRY);
+    sealed = true;
+  } else if (manifest?.format === UNSEALED_FORMAT) {
+    if (!opts.allowUnsealed) {
+      throw validation(
+        'file',
+        `is an unsealed backup (format ${UNSEALED_FORMAT}, written before backups were sealed): nothing proves it is whole or where it came from; restore it with --allow-unsealed if you trust its source`,
+      );
+    }
+  } else {
+    throw validation('file', `format "${String(manifest?.format)}" is not ${BACKUP_FORMAT}`);
+  }
+  if (!Array.isArray(manifest.tables) || !Array.isArray(manifest.files) || typeof manifest.businessId !== 'string') throw validation('file', 'manifest.json lacks tables, files or businessId');
   for (const e of [...manifest.tables, ...manifest.files]) {
     const bytes = entries[e.path];
     if (!bytes) throw validation('file', `${e.path} is listed in the manifest but missing`);
@@ -45,7 +81,7 @@ export function readBackup(zipBytes: Uint8Array): { manifest: Manifest; entries:
   }
   const extra = Object.keys(entries).find((n) => !listed.has(n));
   if (extra) throw validation('file', `${extra} is not listed in the manifest`);
-  return { manifest, entries };
+  return { manifest, entries, sealed };
 }
 
 function rowsOf(bytes: Uint8Array): Record<string, unknown>[] {
@@ -56,11 +92,35 @@ function rowsOf(bytes: Uint8Array): Record<string, unknown>[] {
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
-export async function restoreBackup(database: Database, zipBytes: Uint8Array): Promise<RestoreResult> {
-  const { manifest, entries } = readBackup(zipBytes);
+export interface RestoreOptions extends ReadOptions {
+  /** The live database, where accounts are. */
+  accounts: Database;
+  /** Give the business to this account of the target (a new install has not got the backup's account). */
+  accountId?: string;
+}
+
+/** Tables whose account_id is history, not ownership: left as written (audit rows are hashed). */
+const ACCOUNT_HISTORY = new Set(['audit_log']);
+
+export async function restoreBackup(database: Database, zipBytes: Uint8Array, opts: RestoreOptions): Promise<RestoreResult> {
+  const { manifest, entries, sealed } = readBackup(zipBytes, opts);
   const db = database.db;
   const exists = await queryOne(db, sql`SELECT 1 FROM businesses WHERE id = ${manifest.businessId}`);
   if (exists) throw conflict(`business ${manifest.businessId} already exists in the target database`);
+  const businessEntry = manifest.tables.find((t) => t.name === 'businesses');
+  const businessRow = businessEntry ? rowsOf(entries[businessEntry.path]).find((r) => r.id === manifest.businessId) : undefined;
+  if (!businessRow) throw validation('file', `holds no row of business ${manifest.businessId}`);
+  const ownerInBackup = String(businessRow.account_id);
+  const owner = opts.accountId ?? ownerInBackup;
+  const account = await queryOne(opts.accounts.db, sql`SELECT 1 FROM accounts WHERE id = ${owner}`);
+  if (!account) {
+    throw opts.accountId
+      ? validation('account', `no account ${owner} here (pinkas accounts list)`)
+      : validation(
+          'account',
+          `the business belongs to account ${ownerInBackup}, which does not exist here: create one (pinkas accounts create --name N) and pass --account ID to give it the business`,
+        );
+  }
   const known = new Set(await businessTables(db));
   const missing = manifest.tables.find((t) => !known.has(t.name));
   if (missing) throw new AppError(400, 'validation', `table ${missing.name} of the backup does not exist here: migrate the target first`);
@@ -72,6 +132,9 @@ export async function restoreBackup(database: Database, zipBytes: Uint8Array): P
     for (const table of order) {
       const entry = manifest.tables.find((t) => t.name === table)!;
       let rows = rowsOf(entries[entry.path]);
+      if (owner !== ownerInBackup && !ACCOUNT_HISTORY.has(table)) {
+        rows = rows.map((r) => (r.account_id === ownerInBackup ? { ...r, account_id: owner } : r));
+      }
       if (table === 'files') {
         rows = rows.map((r) => {
           const bytes = fileBytes.get(String(r.id));
@@ -98,5 +161,5 @@ export async function restoreBackup(database: Database, zipBytes: Uint8Array): P
       }
     }
   });
-  return { businessId: manifest.businessId, tables: counts, files: manifest.files.length };
+  return { businessId: manifest.businessId, accountId: owner, sealed, tables: counts, files: manifest.files.length };
 }

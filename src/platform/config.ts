@@ -169,6 +169,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
   }
+  // Read again where backups are sealed; checked here so that a bad value stops the start (exit 2).
+  backupSealKey(env);
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = env.HOST ?? '127.0.0.1';
   const publicBaseUrl = (env.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
@@ -332,4 +334,17 @@ function printsConfig(env: Env): PrintsConfig {
     emailPerMinute: integer(env, 'EMAIL_PER_MINUTE', 10, 1, 10_000),
     smtp,
   };
+}
+
+/**
+ * BACKUPS. BACKUP_SEAL_KEY: the secret that seals backups (HMAC-SHA256 of their manifest.json), at least 32
+ * characters (e.g. `openssl rand -hex 32`). Null when unset: production then refuses to write backups (503
+ * `unconfigured`); elsewhere a key is generated once into DATA_DIR/backups/seal.key. Read where a backup is
+ * written or restored (src/backups/seal.ts), not at start.
+ */
+export function backupSealKey(env: Env = process.env): string | null {
+  const raw = (env.BACKUP_SEAL_KEY ?? '').trim();
+  if (raw === '') return null;
+  if (raw.length < 32) throw new ConfigError('BACKUP_SEAL_KEY', `must be at least 32 characters (e.g. openssl rand -hex 32), got ${raw.length}`);
+  return raw;
 }
