@@ -5,28 +5,99 @@ import { modeOfKey } from '../platform/http/context.ts';
 import type { Services } from '../platform/http/services.ts';
 import { errorSummary } from '../platform/logger.ts';
 import { sql } from 'drizzle-orm';
-import { findKeyBySecret, KEY_PATTERN } from './keys.ts';
+import { MemoryRateLimiter, PostgresRateLimiter, type PeekableRateLimiter, type RateDecision } from '../platform/rate-limit.ts';
+import { findKeyBySecret, hashKey, KEY_PATTERN } from './keys.ts';
+
+/**
+ * Issue 16: more than this many failed authentications (missing, malformed, unknown, revoked or
+ * expired key) from one address within a sliding minute, and that address's further attempts
+ * answer 429 `rate_limited` with Retry-After, except with keys it used successfully before.
+ */
+export const AUTH_FAILURES_PER_MINUTE = 20;
+/** How long a successful (address, key) pair stays exempt from its address's block. */
+const TRUSTED_FOR_MS = 24 * 60 * 60_000;
+const TRUSTED_KEYS_PER_ADDRESS = 64;
+const TRUSTED_ADDRESSES = 50_000;
+
+/**
+ * Per process, in memory: digests of keys that authenticated from an address, with when. Bounded
+ * (keys per address, addresses overall; the oldest go first); a key revoked or expired is forgotten
+ * at its next failure, and the DB check still runs for every trusted key.
+ */
+class TrustedKeys {
+  private byIp = new Map<string, Map<string, number>>();
+
+  has(ip: string, digest: string, nowMs: number): boolean {
+    const at = digest ? this.byIp.get(ip)?.get(digest) : undefined;
+    return at !== undefined && nowMs - at < TRUSTED_FOR_MS;
+  }
+
+  remember(ip: string, digest: string, nowMs: number): void {
+    let keys = this.byIp.get(ip);
+    if (keys) this.byIp.delete(ip);
+    else keys = new Map();
+    this.byIp.set(ip, keys); // most recent last
+    if (this.byIp.size > TRUSTED_ADDRESSES) this.byIp.delete(this.byIp.keys().next().value!);
+    keys.delete(digest);
+    keys.set(digest, nowMs);
+    if (keys.size > TRUSTED_KEYS_PER_ADDRESS) keys.delete(keys.keys().next().value!);
+  }
+
+  forget(ip: string, digest: string): void {
+    this.byIp.get(ip)?.delete(digest);
+  }
+}
 
 // lastUsedAt is written at most once a minute per key: a read-heavy client costs no write per request.
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
  * Authenticates every request of the API scope: key → account, mode (database), rate limit, scope.
- * Order matters: an unknown key is 401 before anything else; a known key is counted by the limiter
+ * Order matters: an address over AUTH_FAILURES_PER_MINUTE is 429 first (unless the key worked from it
+ * before); an unknown key is 401 (and counted); a known key is counted by the limiter
  * before its scope is checked, so probing scopes is rate limited too.
  */
 export function installApiAuth(api: FastifyInstance, s: Services): void {
   const lastUsedWritten = new Map<string, number>();
   const control = s.databases.live;
+  // Failed authentications per client address: the same store as the per-key limiter (in memory on
+  // the embedded cluster, the shared rate_limit_hit window when several processes share PostgreSQL).
+  const failures: PeekableRateLimiter =
+    control.kind === 'embedded' ? new MemoryRateLimiter(AUTH_FAILURES_PER_MINUTE) : new PostgresRateLimiter(control, AUTH_FAILURES_PER_MINUTE);
+  const trusted = new TrustedKeys();
+
+  const throttled = (decision: RateDecision) => {
+    const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+    return new AppError(429, 'rate_limited', `too many failed authentications from this address; retry in ${seconds} s`, { 'Retry-After': String(seconds) });
+  };
+  /** Counts a failed attempt; the one past the limit already answers 429 instead of 401. */
+  const refuse = async (ip: string, nowMs: number, err: AppError): Promise<never> => {
+    const decision = await failures.hit(`authfail:${ip}`, nowMs);
+    throw decision.allowed ? err : throttled(decision);
+  };
 
   api.addHook('onRequest', async (req, reply) => {
     const header = req.headers['x-api-key'];
     const secret = typeof header === 'string' ? header.trim() : '';
-    if (!secret) throw unauthorized('missing X-Api-Key header');
-    if (!KEY_PATTERN.test(secret)) throw unauthorized();
+    const ip = req.ip;
+    const nowMs = s.clock.now().getTime();
+    // A blocked address gets 429 for every key except one that authenticated from it before the
+    // block (another tenant behind the same NAT keeps working); nothing is looked up, so guesses
+    // made while blocked learn nothing, not even a lucky hit.
+    const digest = secret ? hashKey(secret) : '';
+    if (!trusted.has(ip, digest, nowMs)) {
+      const state = await failures.peek(`authfail:${ip}`, nowMs);
+      if (!state.allowed) throw throttled(state);
+    }
+    if (!secret) return refuse(ip, nowMs, unauthorized('missing X-Api-Key header'));
+    if (!KEY_PATTERN.test(secret)) return refuse(ip, nowMs, unauthorized());
     const key = await findKeyBySecret(control.db, secret);
     const now = s.clock.now();
-    if (!key || key.revokedAt || (key.expiresAt && new Date(key.expiresAt).getTime() <= now.getTime())) throw unauthorized();
+    if (!key || key.revokedAt || (key.expiresAt && new Date(key.expiresAt).getTime() <= now.getTime())) {
+      trusted.forget(ip, digest);
+      return refuse(ip, nowMs, unauthorized());
+    }
+    trusted.remember(ip, digest, now.getTime());
     const mode = modeOfKey(key.mode);
     reply.header('X-Service-Mode', mode);
 

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Db, Executor } from '../platform/db/engine.ts';
 import { iso, isoOrNull, query, queryOne } from '../platform/db/sql.ts';
@@ -142,7 +142,20 @@ export async function listKeys(ex: Executor, accountId: string): Promise<KeyReco
   return rows.map(toKeyRecord);
 }
 
+/** Compared against when no row matches, so a miss does the same work as a hit. */
+const MISS_DIGEST = Buffer.alloc(32);
+
+/**
+ * The lookup is by the SHA-256 digest of the whole secret (unique index), never by a prefix the
+ * caller controls: the index walk's timing depends on a digest the caller cannot steer. The stored
+ * digest is then compared in constant time (`timingSafeEqual`), and an unknown key is compared
+ * against a fixed digest, so a hit and a miss do the same work after the query.
+ */
 export async function findKeyBySecret(ex: Executor, secret: string): Promise<KeyRecord | undefined> {
-  const row = await queryOne<Record<string, unknown>>(ex, sql`SELECT * FROM api_keys WHERE key_hash = ${hashKey(secret)}`);
-  return row ? toKeyRecord(row) : undefined;
+  const digest = hashKey(secret);
+  const row = await queryOne<Record<string, unknown>>(ex, sql`SELECT * FROM api_keys WHERE key_hash = ${digest}`);
+  const given = Buffer.from(digest, 'hex');
+  const stored = row && typeof row.key_hash === 'string' && row.key_hash.length === 64 ? Buffer.from(row.key_hash, 'hex') : MISS_DIGEST;
+  const equal = timingSafeEqual(given, stored);
+  return row && equal ? toKeyRecord(row) : undefined;
 }

@@ -14,19 +14,39 @@ export interface RateLimiter {
   hit(key: string, nowMs: number): Promise<RateDecision>;
 }
 
+/** A limiter that can also tell, without recording anything, whether the next hit would be refused. */
+export interface PeekableRateLimiter extends RateLimiter {
+  peek(key: string, nowMs: number): Promise<RateDecision>;
+}
+
 /**
  * True sliding window, kept as the log of the last `limit` accepted request times:
  * a request is allowed when fewer than `limit` were accepted in the last `windowMs`.
  */
-export class MemoryRateLimiter implements RateLimiter {
+export class MemoryRateLimiter implements PeekableRateLimiter {
   private logs = new Map<string, number[]>();
-  constructor(private readonly limit: number, private readonly windowMs = 60_000) {}
+  private lastSweepMs = 0;
+  constructor(private readonly limit: number, private readonly windowMs = 60_000, private readonly sweepAbove = 10_000) {}
 
   async hit(key: string, nowMs: number): Promise<RateDecision> {
     return this.hitSync(key, nowMs);
   }
 
+  async peek(key: string, nowMs: number): Promise<RateDecision> {
+    const log = (this.logs.get(key) ?? []).filter((t) => t > nowMs - this.windowMs);
+    if (log.length < this.limit) return { allowed: true, limit: this.limit, remaining: this.limit - log.length, retryAfterMs: 0 };
+    return { allowed: false, limit: this.limit, remaining: 0, retryAfterMs: log[log.length - this.limit] + this.windowMs - nowMs };
+  }
+
+  /** Keys seen once (an address, a key id) would otherwise stay forever: idle ones are dropped now and then. */
+  private sweep(nowMs: number): void {
+    if (this.logs.size <= this.sweepAbove || nowMs - this.lastSweepMs < this.windowMs) return;
+    this.lastSweepMs = nowMs;
+    for (const [k, log] of this.logs) if (log.length === 0 || log[log.length - 1] <= nowMs - this.windowMs) this.logs.delete(k);
+  }
+
   hitSync(key: string, nowMs: number): RateDecision {
+    this.sweep(nowMs);
     const log = (this.logs.get(key) ?? []).filter((t) => t > nowMs - this.windowMs);
     if (log.length < this.limit) {
       log.push(nowMs);
@@ -39,7 +59,7 @@ export class MemoryRateLimiter implements RateLimiter {
 }
 
 /** The same algorithm in one SQL function call, for several processes sharing a PostgreSQL server. */
-export class PostgresRateLimiter implements RateLimiter {
+export class PostgresRateLimiter implements PeekableRateLimiter {
   constructor(private readonly database: Database, private readonly limit: number, private readonly windowMs = 60_000) {}
 
   async hit(key: string, nowMs: number): Promise<RateDecision> {
@@ -48,5 +68,18 @@ export class PostgresRateLimiter implements RateLimiter {
       sql`SELECT * FROM rate_limit_hit(${key}, ${nowMs}, ${this.windowMs}, ${this.limit})`,
     );
     return { allowed: r!.allowed, limit: this.limit, remaining: r!.remaining, retryAfterMs: Number(r!.retry_after_ms) };
+  }
+
+  /** Reads the window rate_limit_hit keeps (same table, same arithmetic) without recording a hit. */
+  async peek(key: string, nowMs: number): Promise<RateDecision> {
+    const r = await queryOne<{ n: number; oldest: string | null }>(
+      this.database.db,
+      sql`SELECT count(*)::int AS n, (array_agg(h ORDER BY h DESC))[${this.limit}::int] AS oldest
+            FROM rate_limit_windows w, unnest(w.hits) AS h
+           WHERE w.key_id = ${key} AND h > ${nowMs - this.windowMs}`,
+    );
+    const n = r?.n ?? 0;
+    if (n < this.limit) return { allowed: true, limit: this.limit, remaining: this.limit - n, retryAfterMs: 0 };
+    return { allowed: false, limit: this.limit, remaining: 0, retryAfterMs: Number(r!.oldest) + this.windowMs - nowMs };
   }
 }

@@ -1,13 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { queryOne } from '../platform/db/sql.ts';
-import { AppError, unconfigured } from '../platform/errors.ts';
+import { AppError, notFound, unconfigured } from '../platform/errors.ts';
 import { appendAudit } from '../platform/audit.ts';
 import { israelDate } from '../platform/clock.ts';
 import { bumpCounter, subject } from '../platform/usage.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { RequestContext } from '../platform/http/context.ts';
 import type { BusinessRecord } from '../businesses/service.ts';
-import type { DocumentSnapshot } from '../documents/snapshot.ts';
+import { findDocumentRow, type DocumentSnapshot } from '../documents/snapshot.ts';
 import { errorSummary } from '../platform/logger.ts';
 import { consentWarnings, handOut, renderedDocument, type PrintVariant } from './handout.ts';
 import { documentEmail, mailerFor } from './email.ts';
@@ -39,6 +39,9 @@ async function takeEmailAllowance(s: Services, ctx: RequestContext): Promise<voi
  * address. The variant is decided before sending, so every recipient gets the same link.
  */
 export async function emailDocument(s: Services, ctx: RequestContext, business: BusinessRecord, documentId: string, to: string[]): Promise<EmailResult> {
+  // Ownership before configuration: another business's (or no) document is 404 whatever the mode
+  // and SMTP setup, so a 503 never tells that the id exists (issue 16).
+  if (!(await findDocumentRow(ctx.database.db, business.id, documentId))) throw notFound('document');
   if (ctx.mode === 'sandbox') throw unconfigured('email is not available in the sandbox: use a live key (share links work in the sandbox)');
   const smtp = s.config.prints.smtp;
   if (!smtp) throw unconfigured('email is not configured on this server (SMTP_HOST, SMTP_FROM)');
