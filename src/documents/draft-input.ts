@@ -165,6 +165,10 @@ export function checkExportable(d: Pick<DraftFields, 'lines' | 'payments' | 'par
       if (problem) throw validation(`${at}.${name}`, problem);
     }
     fitText(p.cardName, 'cardName', `${at}.cardName`);
+    // OPENFRMT D120/1310 must carry a cheque's number (the export's verifier refuses a cheque without one).
+    if (p.method === 2 && !/[1-9]/.test(p.checkNumber ?? '')) {
+      throw validation(`${at}.checkNumber`, 'is required for a cheque (its number, with at least one non-zero digit)');
+    }
   });
   if (d.party) {
     fitText(d.party.name, 'partyName', 'body.party.name');

@@ -251,11 +251,16 @@ describe('backup and restore', () => {
     it('refuses another key, and no key at all, naming --seal-key', async () => {
       await refused(zipPath, /sealed with another key \(key id [0-9a-f]{16}; the key from --seal-key has id [0-9a-f]{16}\).*--seal-key/, '--seal-key', 'x'.repeat(40));
       const saved = process.env.BACKUP_SEAL_KEY;
+      const savedDir = t.e.s.config.dataDir;
       delete process.env.BACKUP_SEAL_KEY;
+      // A DATA_DIR with no key file of its own (other test files may have generated one in the shared test DATA_DIR).
+      (t.e.s.config as { dataDir: string }).dataDir = mkdtempSync(path.join(tmpdir(), 'pinkas-nokey-'));
       try {
         await expect(t.run(zipPath)).rejects.toMatchObject({ status: 503, reason: 'unconfigured', message: expect.stringMatching(/no seal key.*--seal-key/) });
       } finally {
         process.env.BACKUP_SEAL_KEY = saved;
+        rmSync(t.e.s.config.dataDir, { recursive: true, force: true });
+        (t.e.s.config as { dataDir: string }).dataDir = savedDir;
       }
       expect(await t.e.sql('sandbox', `SELECT id FROM businesses`)).toEqual([]);
     });

@@ -187,7 +187,7 @@ describe('rules', () => {
     expect(() => checkDraft(draft({ documentDate: '2026-02-30' }), 'company')).toThrow(/body\.documentDate/);
     expect(() => checkDraft(draft({ valueDate: '2023-02-29' }), 'company')).toThrow(/body\.valueDate/);
     expect(() => checkDraft(draft({ documentDate: '1999-12-31' }), 'company')).toThrow(/body\.documentDate: must be between 2000-01-01 and 2099-12-31/);
-    const cheque = (dueDate: string | null) => ({ method: 2, amount: 100, dueDate, bankCode: null, branchCode: null, accountNumber: null, checkNumber: null, cardCompany: null, cardName: null, cardTxType: null }) as never;
+    const cheque = (dueDate: string | null) => ({ method: 2, amount: 100, dueDate, bankCode: null, branchCode: null, accountNumber: null, checkNumber: '1001', cardCompany: null, cardName: null, cardTxType: null }) as never;
     expect(() => checkDraft(draft({ docType: 400, lines: [], payments: [cheque('2026-04-01'), cheque(null)] }), 'company')).not.toThrow();
     expect(() => checkDraft(draft({ docType: 400, lines: [], payments: [cheque('2026-04-01'), cheque('2026-04-31')] }), 'company')).toThrow(/body\.payments\[1\]\.dueDate/);
     expect(() => checkDraft(draft({ docType: 400, lines: [], payments: [cheque('2100-01-01')] }), 'company')).toThrow(/body\.payments\[0\]\.dueDate/);
