@@ -3,7 +3,7 @@
 --
 -- What PostgreSQL cannot refuse (the table owner or a superuser switching triggers off, or
 -- session_replication_role = replica) is detected afterwards by `pinkas audit verify`
--- (src/platform/audit.ts): disabled triggers, and issued documents that differ from their issue
+-- (src/platform/audit.ts, src/documents/audit-check.ts): disabled triggers, and issued documents that differ from their issue
 -- audit row. The restore of a backup runs with session_replication_role = replica on purpose, so
 -- these triggers stay ENABLE (origin), not ENABLE ALWAYS.
 
