@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
+import { carrier, maxScaled } from '../openfrmt/limits.ts';
 
 export const DEALER_TYPES = ['patur', 'murshe', 'company', 'ngo'] as const;
 export type DealerType = (typeof DEALER_TYPES)[number];
@@ -51,7 +52,7 @@ const writable = {
   address: Nullable(Type.String({ maxLength: 300 })),
   phone: Nullable(Type.String({ maxLength: 40 })),
   email: Nullable(Type.String({ maxLength: 200, format: 'email' })),
-  defaultVatRateBp: Nullable(Type.Integer({ minimum: 0, maximum: 10000, description: 'Basis points; null follows the statutory rate.' })),
+  defaultVatRateBp: Nullable(Type.Integer({ minimum: 0, maximum: maxScaled('vatRate'), description: `Basis points; null follows the statutory rate. At most ${maxScaled('vatRate')} (${carrier('vatRate')}).` })),
   requireAllocation: Type.Boolean(),
   branding: BrandingInput,
   numbering: Numbering,

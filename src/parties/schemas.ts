@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
+import { carrier, maxLength } from '../openfrmt/limits.ts';
 
 export const PARTY_KINDS = ['customer', 'supplier', 'both'] as const;
 export type PartyKind = (typeof PARTY_KINDS)[number];
@@ -17,11 +18,11 @@ export const AddressObject = Type.Object(
 );
 
 const fields = {
-  name: Type.String({ minLength: 1, maxLength: 200 }),
+  name: Type.String({ minLength: 1, maxLength: maxLength('partyName'), description: `Printed and exported as the customer's name (${carrier('partyName')}).` }),
   taxId: Nullable(Type.String({ maxLength: 20, description: 'Israeli tax id, checksum-validated when given.' })),
   phone: Nullable(Type.String({ maxLength: 40 })),
   email: Nullable(Type.String({ maxLength: 200, format: 'email' })),
-  address: Nullable(Type.String({ maxLength: 300 })),
+  address: Nullable(Type.String({ maxLength: maxLength('partyAddress'), description: `One printed line (${carrier('partyAddress')}).` })),
   digitalDocConsentAt: Nullable(IsoDateTime),
 };
 
@@ -46,7 +47,7 @@ export const PartyFindOrCreate = Type.Object(
     taxId: Type.Optional(fields.taxId),
     phone: Type.Optional(fields.phone),
     email: Type.Optional(fields.email),
-    address: Type.Optional(Type.Union([Type.String({ maxLength: 300 }), AddressObject, Type.Null()])),
+    address: Type.Optional(Type.Union([Type.String({ maxLength: maxLength('partyAddress') }), AddressObject, Type.Null()])),
   },
   { additionalProperties: false },
 );
