@@ -14,7 +14,7 @@
  * A customer VAT number whose check digit is wrong is refused with 432, as the authority does.
  */
 import { createHash } from 'node:crypto';
-import { checkDigitSum } from '../businesses/tax-id.ts';
+import { checkDigitSum } from '../platform/tax-id.ts';
 import {
   AllocationTransportError,
   type AllocationProvider,

@@ -11,7 +11,7 @@ import { subject, takeDailyAllowance } from '../platform/usage.ts';
 import type { Services } from '../platform/http/services.ts';
 import { getAccount } from '../accounts/accounts.ts';
 import { listPlans } from '../accounts/plans.ts';
-import { normalizeTaxId } from './tax-id.ts';
+import { normalizeTaxId } from '../platform/tax-id.ts';
 import { decodeLogo } from './logo.ts';
 import type { BusinessCreateBody, BusinessPatchBody, BusinessView, DealerType } from './schemas.ts';
 

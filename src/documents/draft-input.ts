@@ -3,8 +3,8 @@
  * names the field. Pure: the saved party (if any) is looked up by the caller and passed in.
  */
 import { validation, AppError } from '../platform/errors.ts';
-import { checkedDate, isCalendarDate } from '../platform/http/formats.ts';
-import { normalizeTaxId } from '../businesses/tax-id.ts';
+import { checkedDate } from '../platform/http/formats.ts';
+import { normalizeTaxId } from '../platform/tax-id.ts';
 import type { DealerType } from '../businesses/schemas.ts';
 import type { DocumentLine, DocumentParty, DocumentPayment, DocumentRow, PaymentMethodCode } from './snapshot.ts';
 import type { LineInputBody, PaymentInputBody } from './schemas.ts';
@@ -177,6 +177,4 @@ export function checkExportable(d: Pick<DraftFields, 'lines' | 'payments' | 'par
   }
 }
 
-/** True for a YYYY-MM-DD that exists on the calendar (no 2026-02-30), whatever the year. */
-export const realDay = isCalendarDate;
 

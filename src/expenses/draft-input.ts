@@ -3,7 +3,7 @@ import type { Executor } from '../platform/db/engine.ts';
 import { queryOne } from '../platform/db/sql.ts';
 import { validation } from '../platform/errors.ts';
 import { checkedDate } from '../platform/http/formats.ts';
-import { normalizeTaxId } from '../businesses/tax-id.ts';
+import { normalizeTaxId } from '../platform/tax-id.ts';
 import { categoryOf } from './categories.ts';
 import { completeAmounts } from './amounts.ts';
 import { EXPENSE_LIMITS, type ExpensePatchBody } from './schemas.ts';

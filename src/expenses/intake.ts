@@ -8,7 +8,7 @@ import type { Actor } from '../platform/audit.ts';
 import { sha256Hex, storeFile } from '../platform/files.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { BusinessRecord } from '../businesses/service.ts';
-import { normalizeTaxId } from '../businesses/tax-id.ts';
+import { normalizeTaxId } from '../platform/tax-id.ts';
 import { checkReceiptBytes, EXTENSION, normalizeMime, parseDataUri, tooLarge, type ReceiptMime } from './receipt-bytes.ts';
 import { decodeCheck } from './receipt-image.ts';
 import { checkExpenseRowsAvailable, expenseCeiling, openExpenseRows, requireApproved, takeScan } from './limits.ts';

@@ -4,7 +4,7 @@ import { iso, isoOrNull, query, queryOne } from '../platform/db/sql.ts';
 import { notFound, validation } from '../platform/errors.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { newId } from '../platform/ids.ts';
-import { normalizeTaxId } from '../businesses/tax-id.ts';
+import { normalizeTaxId } from '../platform/tax-id.ts';
 import type { PartyCreateBody, PartyFindOrCreateBody, PartyKind, PartyPatchBody, PartyView } from './schemas.ts';
 
 export function toParty(r: Record<string, unknown>): PartyView {

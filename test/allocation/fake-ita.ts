@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { checkDigitSum } from '../../src/businesses/tax-id.ts';
+import { checkDigitSum } from '../../src/platform/tax-id.ts';
 
 interface Grant {
   vatNumbers: Set<number>;

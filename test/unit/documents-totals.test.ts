@@ -11,7 +11,8 @@ import {
   type TotalsInput,
 } from '../../src/documents/totals.ts';
 import { continuityOf, continuityOk, MAX_LISTED } from '../../src/documents/list.ts';
-import { checkDraft, paymentMethodCode, realDay, type DraftFields } from '../../src/documents/draft-input.ts';
+import { checkDraft, paymentMethodCode, type DraftFields } from '../../src/documents/draft-input.ts';
+import { isCalendarDate as realDay } from '../../src/platform/http/formats.ts';
 
 const base = (over: Partial<TotalsInput>): TotalsInput => ({
   docType: 305,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { completeTaxId, normalizeTaxId } from '../../src/businesses/tax-id.ts';
+import { completeTaxId, normalizeTaxId } from '../../src/platform/tax-id.ts';
 
 describe('Israeli tax id check digit (israel-tax.md §1.3)', () => {
   it.each([

@@ -1,18 +1,12 @@
 import { Type, type TSchema, type TProperties } from 'typebox';
 import { DATE_MAX, DATE_MIN } from './formats.ts';
 
-/** Every failure body. */
-export const ErrorBody = Type.Object(
-  { error: Type.String({ description: 'Human-readable, safe to log.' }), reason: Type.String({ description: 'Stable machine code.' }) },
-  { $id: 'Error', description: 'Every failure: `{error, reason}`.' },
-);
-
 /** A success body: `ok: true` next to the payload fields. */
 export function Ok<P extends TProperties>(props: P) {
   return Type.Object({ ok: Type.Literal(true), ...props });
 }
 
-/** Response schemas for the given error statuses, for the OpenAPI document. */
+/** Response schemas for the given error statuses, for the OpenAPI document (`Error`: ErrorSchema in error-handler.ts). */
 export function errors(...statuses: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
   for (const s of statuses) out[s] = Type.Ref('Error');
