@@ -6,7 +6,7 @@ import type { Services } from '../platform/http/services.ts';
 import { errorSummary } from '../platform/logger.ts';
 import { sql } from 'drizzle-orm';
 import { MemoryRateLimiter, PostgresRateLimiter, type PeekableRateLimiter, type RateDecision } from '../platform/rate-limit.ts';
-import { findKeyBySecret, hashKey, KEY_PATTERN } from './keys.ts';
+import { findKeyByDigest, hashKey, KEY_PATTERN } from './keys.ts';
 
 /**
  * Issue 16: more than this many failed authentications (missing, malformed, unknown, revoked or
@@ -91,7 +91,7 @@ export function installApiAuth(api: FastifyInstance, s: Services): void {
     }
     if (!secret) return refuse(ip, nowMs, unauthorized('missing X-Api-Key header'));
     if (!KEY_PATTERN.test(secret)) return refuse(ip, nowMs, unauthorized());
-    const key = await findKeyBySecret(control.db, secret);
+    const key = await findKeyByDigest(control.db, digest);
     const now = s.clock.now();
     if (!key || key.revokedAt || (key.expiresAt && new Date(key.expiresAt).getTime() <= now.getTime())) {
       trusted.forget(ip, digest);

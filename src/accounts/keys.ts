@@ -146,13 +146,12 @@ export async function listKeys(ex: Executor, accountId: string): Promise<KeyReco
 const MISS_DIGEST = Buffer.alloc(32);
 
 /**
- * The lookup is by the SHA-256 digest of the whole secret (unique index), never by a prefix the
+ * The lookup is by the SHA-256 digest (`hashKey`) of the whole secret (unique index), never by a prefix the
  * caller controls: the index walk's timing depends on a digest the caller cannot steer. The stored
  * digest is then compared in constant time (`timingSafeEqual`), and an unknown key is compared
  * against a fixed digest, so a hit and a miss do the same work after the query.
  */
-export async function findKeyBySecret(ex: Executor, secret: string): Promise<KeyRecord | undefined> {
-  const digest = hashKey(secret);
+export async function findKeyByDigest(ex: Executor, digest: string): Promise<KeyRecord | undefined> {
   const row = await queryOne<Record<string, unknown>>(ex, sql`SELECT * FROM api_keys WHERE key_hash = ${digest}`);
   const given = Buffer.from(digest, 'hex');
   const stored = row && typeof row.key_hash === 'string' && row.key_hash.length === 64 ? Buffer.from(row.key_hash, 'hex') : MISS_DIGEST;
