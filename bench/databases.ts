@@ -206,22 +206,10 @@ export async function embeddedDatabases(poolSize?: PoolSize): Promise<BenchDatab
     await release();
     throw err;
   }
-  let closed = false;
-  return {
-    live: set.live,
-    sandbox: set.sandbox,
-    close: async () => {
-      if (closed) return;
-      closed = true;
-      try {
-        await set.closePools();
-        // The last set takes the whole cluster with it; dropping its databases first would be wasted work.
-        if (holders > 1) await set.dropDatabases();
-      } finally {
-        await release();
-      }
-    },
-  };
+  return closingOnce(set, async () => {
+    // The last set takes the whole cluster with it; dropping its databases first would be wasted work.
+    if (holders > 1) await set.dropDatabases();
+  }, release);
 }
 
 /**
@@ -237,6 +225,11 @@ export async function serverDatabases(poolSize?: PoolSize, baseUrl = process.env
     return null;
   }
   const set = await createMigratedSet(baseUrl, 'server', poolSize);
+  return closingOnce(set, () => set.dropDatabases());
+}
+
+/** The set as the benches see it: `close()` ends the pools, then `cleanUp`, then `finally` even if that failed; twice is once. */
+function closingOnce(set: MigratedSet, cleanUp: () => Promise<void>, finallyDo: () => Promise<void> = async () => {}): BenchDatabases {
   let closed = false;
   return {
     live: set.live,
@@ -246,8 +239,9 @@ export async function serverDatabases(poolSize?: PoolSize, baseUrl = process.env
       closed = true;
       try {
         await set.closePools();
+        await cleanUp();
       } finally {
-        await set.dropDatabases();
+        await finallyDo();
       }
     },
   };
