@@ -1,14 +1,68 @@
-import { loadConfig, ConfigError } from './platform/config.ts';
-import { createLogger, errorSummary } from './platform/logger.ts';
+import cluster from 'node:cluster';
+import os from 'node:os';
+import { loadConfig, ConfigError, type Config } from './platform/config.ts';
+import { createLogger, errorSummary, type Logger } from './platform/logger.ts';
 import { systemClock } from './platform/clock.ts';
 import { DataDirLockedError } from './platform/db/datadir-lock.ts';
 import { EmbeddedClusterError } from './platform/db/embedded-cluster.ts';
-import { openDatabases } from './platform/db/open.ts';
+import { attachDatabases, openDatabases, type OpenDatabases } from './platform/db/open.ts';
 import { createServices } from './services.ts';
-import { buildApp } from './app.ts';
 import { bootstrapLocalAccount } from './bootstrap.ts';
-import { allJobHandlers, domains, type Worker } from './domains.ts';
-import { JobRunner, releaseJobLeases } from './platform/jobs.ts';
+import { domains } from './domains.ts';
+import { releaseJobLeases } from './platform/jobs.ts';
+import { startBackground, startWeb, type Running } from './runtime/roles.ts';
+import { ROLE_VARIABLE, supervise, type Role } from './runtime/supervisor.ts';
+
+/** SIGTERM/SIGINT (and, in a worker, the supervisor's end) run `stop` once, then exit 0. */
+function onStopSignals(logger: Logger, stop: () => Promise<void>, opts: { whenOrphaned?: boolean } = {}): void {
+  let stopping = false;
+  const run = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal, pid: process.pid }, 'stopping');
+    try {
+      await stop();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.on('SIGINT', () => void run('SIGINT'));
+  process.on('SIGTERM', () => void run('SIGTERM'));
+  // The supervisor died without stopping its workers (killed): a worker stops too.
+  if (opts.whenOrphaned) process.on('disconnect', () => void run('supervisor gone'));
+}
+
+/** A forked worker of a supervised server: attaches to the supervisor's databases and plays its role. */
+async function runWorker(config: Config, logger: Logger, role: Role): Promise<void> {
+  if (role === 'background') {
+    try {
+      os.setPriority(config.processes.backgroundNice);
+    } catch (err) {
+      logger.warn({ err: errorSummary(err) }, 'could not lower the priority of the background worker');
+    }
+  }
+  const opened = await attachDatabases(config);
+  const s = createServices(config, systemClock, logger, opened.databases);
+  const running: Running = role === 'web' ? await startWeb(s) : startBackground(s);
+  onStopSignals(
+    logger,
+    async () => {
+      await running.stop();
+      await opened.close();
+    },
+    { whenOrphaned: true },
+  );
+}
+
+async function openOrExit(config: Config): Promise<OpenDatabases> {
+  try {
+    return await openDatabases(config, 'server');
+  } catch (err) {
+    if (err instanceof DataDirLockedError || err instanceof EmbeddedClusterError) process.stderr.write(`pinkas: ${err.message}\n`);
+    else process.stderr.write(`pinkas: cannot open the databases: ${errorSummary(err).message}\n`);
+    process.exit(3);
+  }
+}
 
 async function main(): Promise<void> {
   let config;
@@ -22,18 +76,11 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.logLevel);
+  const role = process.env[ROLE_VARIABLE];
+  if (cluster.isWorker && (role === 'web' || role === 'background')) return runWorker(config, logger, role);
+
   const startedAt = performance.now();
-  let opened;
-  try {
-    opened = await openDatabases(config, 'server');
-  } catch (err) {
-    if (err instanceof DataDirLockedError || err instanceof EmbeddedClusterError) {
-      process.stderr.write(`pinkas: ${err.message}\n`);
-      process.exit(3);
-    }
-    process.stderr.write(`pinkas: cannot open the databases: ${errorSummary(err).message}\n`);
-    process.exit(3);
-  }
+  const opened = await openOrExit(config);
   const s = createServices(config, systemClock, logger, opened.databases);
   if (opened.databases.live.kind === 'embedded') {
     // One server per embedded cluster (the data-folder lock): any lease left is a killed predecessor's.
@@ -52,36 +99,33 @@ async function main(): Promise<void> {
     );
   }
 
-  const app = await buildApp(s);
-  let stopping = false;
-  // While draining, a request in flight gets its answer and then its connection closes, so that an
-  // idle keep-alive connection of a client does not hold the shutdown open.
-  app.addHook('onSend', async (_req, reply, payload) => {
-    if (stopping) reply.header('connection', 'close');
-    return payload;
-  });
-  await app.listen({ port: config.port, host: config.host });
-  logger.info({ ms: Math.round(performance.now() - startedAt), database: opened.databases.live.kind }, 'ready');
-  const workers: Worker[] = domains.flatMap((d) => (d.worker ? [d.worker(s)] : []));
-  workers.push(new JobRunner(s.databases, s.clock, logger, allJobHandlers(s)).start());
-  const flushTimer = setInterval(() => {
-    s.requestCounter.flush().catch((err) => logger.warn({ err: errorSummary(err) }, 'usage flush failed'));
-  }, 5_000);
-  flushTimer.unref();
-
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'stopping');
-    clearInterval(flushTimer);
-    await app.close();
-    await Promise.allSettled(workers.map((w) => w.stop()));
-    await s.requestCounter.flush().catch(() => {});
+  const workers = config.processes.webWorkers;
+  if (workers === 0) {
+    const web = await startWeb(s);
+    logger.info({ ms: Math.round(performance.now() - startedAt), database: opened.databases.live.kind }, 'ready');
+    const background = startBackground(s);
+    onStopSignals(logger, async () => {
+      await web.stop();
+      await background.stop();
+      await opened.close();
+    });
+    return;
+  }
+  const supervisor = supervise(workers, logger);
+  // Until the workers are up, a signal stops them and the cluster the same way.
+  onStopSignals(logger, async () => {
+    await supervisor.stop();
     await opened.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  });
+  try {
+    await supervisor.ready;
+  } catch (err) {
+    process.stderr.write(`pinkas: failed to start: ${errorSummary(err).message}\n`);
+    await supervisor.stop();
+    await opened.close();
+    process.exit(1);
+  }
+  logger.info({ ms: Math.round(performance.now() - startedAt), database: opened.databases.live.kind, webWorkers: workers }, 'ready');
 }
 
 main().catch((err) => {

@@ -2,19 +2,18 @@ import type { Config } from './platform/config.ts';
 import type { Clock } from './platform/clock.ts';
 import type { Logger } from './platform/logger.ts';
 import type { Database, Mode } from './platform/db/engine.ts';
-import type { Services } from './platform/http/services.ts';
+import { soleProcess, type Services } from './platform/http/services.ts';
 import { MemoryRateLimiter, PostgresRateLimiter } from './platform/rate-limit.ts';
 import { RequestCounter } from './platform/usage.ts';
 
 /**
- * The composition root. The rate limiter follows the deployment: in memory on the embedded
- * cluster (one server process, guaranteed by the data-folder lock, so no round trip per request),
- * in the live database when several processes may share a PostgreSQL server.
+ * The composition root. The rate limiter follows the deployment: in memory for a sole process
+ * (no round trip per request), in the live database when several processes share the databases
+ * (a supervised server's workers, or servers sharing a PostgreSQL server).
  */
 export function createServices(config: Config, clock: Clock, logger: Logger, databases: Record<Mode, Database>): Services {
-  const rateLimiter =
-    databases.live.kind === 'embedded'
-      ? new MemoryRateLimiter(config.rateLimitPerMinute)
-      : new PostgresRateLimiter(databases.live, config.rateLimitPerMinute);
+  const rateLimiter = soleProcess({ config, databases })
+    ? new MemoryRateLimiter(config.rateLimitPerMinute)
+    : new PostgresRateLimiter(databases.live, config.rateLimitPerMinute);
   return { config, clock, logger, databases, rateLimiter, requestCounter: new RequestCounter(databases) };
 }

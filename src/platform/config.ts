@@ -12,11 +12,15 @@ export interface Config {
   /** Server PostgreSQL for live; null means the embedded engine under dataDir. */
   databaseUrl: string | null;
   sandboxDatabaseUrl: string | null;
-  /** DATABASE_POOL_SIZE: connections per database (live and sandbox each), default 10. */
+  /** DATABASE_POOL_SIZE: connections per database (live and sandbox each) per process, default 10. */
   databasePoolSize: number;
+  /** Processes (src/runtime): WEB_CONCURRENCY web workers (0: one process serves and works) and the background worker's niceness. */
+  processes: ProcessesConfig;
   logLevel: string;
   /** Requests per minute per key (sliding window). */
   rateLimitPerMinute: number;
+  /** Throttle of failed API authentications per client address (src/accounts/auth.ts). */
+  authThrottle: AuthThrottleConfig;
   /** Largest JSON body accepted, bytes. */
   bodyLimitBytes: number;
   /** Public base address used in links (emails, share paths), without a trailing slash. */
@@ -33,6 +37,37 @@ export interface Config {
   exports: ExportsConfig;
   /** Signed PDFs, prints, share links and email (src/pdf, src/prints). */
   prints: PrintsConfig;
+}
+
+export interface ProcessesConfig {
+  /** WEB_CONCURRENCY: HTTP worker processes under a supervisor; 0 (default) runs everything in one process. */
+  webWorkers: number;
+  /** BACKGROUND_NICE: the niceness (0–19) of the background worker process, so rendering yields the CPU to requests. */
+  backgroundNice: number;
+}
+
+export interface AuthThrottleConfig {
+  /**
+   * AUTH_FAILURES_PER_MINUTE: failed authentications (missing, malformed, unknown, revoked or expired
+   * key) one address may make within a sliding minute; past it the address answers 429 `rate_limited`
+   * with Retry-After. Default 20 (1 to 100000).
+   */
+  failuresPerMinute: number;
+  /**
+   * AUTH_TRUSTED_KEY_HOURS: how long a key that authenticated from an address stays exempt from that
+   * address's block (another tenant behind the same NAT keeps working). Default 24 (1 to 8760).
+   */
+  trustedForMs: number;
+}
+
+/** Defaults of the auth-failure throttle (issue 16), overridable by the variables above. */
+export const AUTH_THROTTLE_DEFAULTS = { failuresPerMinute: 20, trustedKeyHours: 24 } as const;
+
+function authThrottleConfig(env: Env): AuthThrottleConfig {
+  return {
+    failuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', AUTH_THROTTLE_DEFAULTS.failuresPerMinute, 1, 100_000),
+    trustedForMs: integer(env, 'AUTH_TRUSTED_KEY_HOURS', AUTH_THROTTLE_DEFAULTS.trustedKeyHours, 1, 8760) * 3_600_000,
+  };
 }
 
 export interface ExportsConfig {
@@ -187,8 +222,10 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     sandboxDatabaseUrl,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    processes: { webWorkers: integer(env, 'WEB_CONCURRENCY', 0, 0, 64), backgroundNice: integer(env, 'BACKGROUND_NICE', 10, 0, 19) },
     logLevel,
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 60, 1, 10_000_000),
+    authThrottle: authThrottleConfig(env),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576),
     publicBaseUrl,
     console: consoleConfig(env, rawEnv),

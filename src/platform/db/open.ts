@@ -146,3 +146,32 @@ export async function openDatabases(config: Config, role: LockRole = 'server'): 
     },
   };
 }
+
+/**
+ * A worker process of a supervised server (src/runtime): connects to the databases its supervisor
+ * opened and migrated — the supervisor's embedded cluster, or the DATABASE_URL servers — without
+ * taking the data-folder lock, starting anything or migrating. Closing ends its pools only.
+ */
+export async function attachDatabases(config: Config): Promise<OpenDatabases> {
+  const urls: Record<Mode, string> =
+    config.databaseUrl && config.sandboxDatabaseUrl
+      ? { live: config.databaseUrl, sandbox: config.sandboxDatabaseUrl }
+      : await (async () => {
+          const cluster = new EmbeddedCluster(config.dataDir);
+          const up = cluster.initialised ? cluster.running() : null;
+          if (!up || !(await cluster.answers(up.port))) throw new EmbeddedClusterError(`the embedded PostgreSQL of ${config.dataDir} is not running`);
+          return { live: cluster.url(EMBEDDED_DATABASES.live, up.port), sandbox: cluster.url(EMBEDDED_DATABASES.sandbox, up.port) };
+        })();
+  const kind = config.databaseUrl ? 'server' : 'embedded';
+  const live = await openPool('live', urls.live, { poolSize: config.databasePoolSize, kind });
+  const sandbox = await openPool('sandbox', urls.sandbox, { poolSize: config.databasePoolSize, kind }).catch(async (err) => {
+    await live.close();
+    throw err;
+  });
+  return {
+    databases: { live, sandbox },
+    close: async () => {
+      await Promise.allSettled([live.close(), sandbox.close()]);
+    },
+  };
+}

@@ -15,3 +15,13 @@ export interface Services {
   rateLimiter: RateLimiter;
   requestCounter: RequestCounter;
 }
+
+/**
+ * True when this process is the only one answering requests on its databases: the embedded cluster
+ * (one server per data folder, by its lock) with one process (WEB_CONCURRENCY=0) or one web worker
+ * beside the background worker (WEB_CONCURRENCY=1). State that the request-serving processes must
+ * share (rate limits, the key-guessing throttle) may then stay in memory.
+ */
+export function soleProcess(s: Pick<Services, 'config' | 'databases'>): boolean {
+  return s.databases.live.kind === 'embedded' && s.config.processes.webWorkers <= 1;
+}

@@ -1,0 +1,53 @@
+/**
+ * What a server process does, by role: `web` answers HTTP, `background` runs the durable jobs and
+ * the domains' workers (webhook delivery, allocation, console pruning). One process may do both
+ * (WEB_CONCURRENCY=0, the default) or the supervisor forks them (src/runtime/supervisor.ts).
+ */
+import type { FastifyInstance } from 'fastify';
+import { errorSummary } from '../platform/logger.ts';
+import { JobRunner } from '../platform/jobs.ts';
+import type { Services } from '../platform/http/services.ts';
+import { buildApp } from '../app.ts';
+import { allJobHandlers, domains, type Worker } from '../domains.ts';
+
+export interface Running {
+  /** Stops gracefully: requests in flight get their answers, work in hand finishes. */
+  stop(): Promise<void>;
+}
+
+/** Serves the API on config.port (shared by every web worker of a supervisor). */
+export async function startWeb(s: Services): Promise<Running & { app: FastifyInstance }> {
+  const app = await buildApp(s);
+  let stopping = false;
+  // While draining, a request in flight gets its answer and then its connection closes, so that an
+  // idle keep-alive connection of a client does not hold the shutdown open.
+  app.addHook('onSend', async (_req, reply, payload) => {
+    if (stopping) reply.header('connection', 'close');
+    return payload;
+  });
+  await app.listen({ port: s.config.port, host: s.config.host });
+  const flushTimer = setInterval(() => {
+    s.requestCounter.flush().catch((err) => s.logger.warn({ err: errorSummary(err) }, 'usage flush failed'));
+  }, 5_000);
+  flushTimer.unref();
+  return {
+    app,
+    stop: async () => {
+      stopping = true;
+      clearInterval(flushTimer);
+      await app.close();
+      await s.requestCounter.flush().catch(() => {});
+    },
+  };
+}
+
+/** Runs the job runner and every domain's worker. */
+export function startBackground(s: Services): Running {
+  const workers: Worker[] = domains.flatMap((d) => (d.worker ? [d.worker(s)] : []));
+  workers.push(new JobRunner(s.databases, s.clock, s.logger, allJobHandlers(s)).start());
+  return {
+    stop: async () => {
+      await Promise.allSettled(workers.map((w) => w.stop()));
+    },
+  };
+}
