@@ -17,6 +17,32 @@ export interface TextStyle {
 }
 
 type FontkitFont = { layout: (...args: unknown[]) => unknown; __pinkasLtr?: boolean };
+/** pdfkit's embedded font of one document: lays words out (layoutRun) and caches them (layoutCached). */
+type DocumentFont = { name: string; font?: FontkitFont; layoutRun(text: string): unknown; layoutCached(text: string): unknown; __pinkasShared?: boolean };
+
+/**
+ * Laid-out words, shared by every document of the process (per font): a word's glyph run depends on
+ * the font only (the fonts are parsed once, fonts.ts), and shaping Hebrew was most of a render once
+ * the fonts were. pdfkit keeps such a cache per document; this one outlives it, bounded.
+ */
+const LAYOUT_CACHE_WORDS = 50_000;
+const sharedLayouts = new Map<string, Map<string, unknown>>();
+
+function shareLayouts(pdfFont: DocumentFont): void {
+  let words = sharedLayouts.get(pdfFont.name);
+  if (!words) sharedLayouts.set(pdfFont.name, (words = new Map()));
+  const cache = words;
+  pdfFont.layoutCached = (text: string) => {
+    let run = cache.get(text);
+    if (run === undefined) {
+      if (cache.size >= LAYOUT_CACHE_WORDS) cache.clear();
+      run = pdfFont.layoutRun(text);
+      cache.set(text, run);
+    }
+    return run;
+  };
+  pdfFont.__pinkasShared = true;
+}
 
 /**
  * A thin layer over pdfkit that draws logical text (as stored) right-to-left correctly:
@@ -37,20 +63,23 @@ export class PdfWriter {
       lang: 'he-IL',
     } as PDFKit.PDFDocumentOptions);
     const fonts = hebrewFonts();
-    this.doc.registerFont('he', fonts.regular);
-    this.doc.registerFont('he-bold', fonts.bold);
+    // pdfkit accepts a parsed fontkit font (its typings only list files and bytes).
+    this.doc.registerFont('he', fonts.regular as unknown as Buffer);
+    this.doc.registerFont('he-bold', fonts.bold as unknown as Buffer);
     this.useFont(false, 10);
   }
 
   useFont(bold: boolean, size: number): void {
     this.doc.font(bold ? 'he-bold' : 'he').fontSize(size);
-    const font = (this.doc as unknown as { _font: { font?: FontkitFont } })._font.font;
+    const pdfFont = (this.doc as unknown as { _font: DocumentFont })._font;
+    const font = pdfFont.font;
     if (font && !font.__pinkasLtr) {
       const layout = font.layout.bind(font);
       // Force left-to-right glyph order: the string is already in visual order.
       font.layout = (text: unknown, features: unknown, script: unknown, language: unknown) => layout(text, features, script, language, 'ltr');
       font.__pinkasLtr = true;
     }
+    if (font && !pdfFont.__pinkasShared) shareLayouts(pdfFont);
   }
 
   width(text: string, style: TextStyle = {}): number {
