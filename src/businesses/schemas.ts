@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
-import { carrier, maxScaled } from '../openfrmt/limits.ts';
+import { carrier, maxLength, maxScaled } from '../openfrmt/limits.ts';
 
 export const DEALER_TYPES = ['patur', 'murshe', 'company', 'ngo'] as const;
 export type DealerType = (typeof DEALER_TYPES)[number];
@@ -46,11 +46,13 @@ const Numbering = Type.Object(
 );
 
 const writable = {
-  name: Type.String({ minLength: 1, maxLength: 200 }),
+  name: Type.String({ minLength: 1, maxLength: maxLength('businessName'), description: `At most ${maxLength('businessName')} characters as written to the export (${carrier('businessName')}).` }),
   taxId: Type.String({ minLength: 1, maxLength: 20, description: 'Checksum-validated; locked once the business has issued a document.' }),
   dealerType: Type.Union([Type.Literal('patur'), Type.Literal('murshe'), Type.Literal('company'), Type.Literal('ngo')], { description: 'Locked once the business has issued a document.' }),
-  address: Nullable(Type.String({ maxLength: 300 })),
-  phone: Nullable(Type.String({ maxLength: 40 })),
+  address: Nullable(Type.String({ maxLength: maxLength('businessStreet'), description: `At most ${maxLength('businessStreet')} characters as written to the export (${carrier('businessStreet')}).` })),
+  // Printed on every document beside the customer's phone: held to the same capacity as a party's
+  // phone (OPENFRMT C100/1214), so one phone rule holds wherever a phone ends up on a document.
+  phone: Nullable(Type.String({ maxLength: maxLength('partyPhone'), description: `At most ${maxLength('partyPhone')} characters, like a customer's phone on a document (${carrier('partyPhone')}).` })),
   email: Nullable(Type.String({ maxLength: 200, format: 'email' })),
   defaultVatRateBp: Nullable(Type.Integer({ minimum: 0, maximum: maxScaled('vatRate'), description: `Basis points; null follows the statutory rate. At most ${maxScaled('vatRate')} (${carrier('vatRate')}).` })),
   requireAllocation: Type.Boolean(),

@@ -12,6 +12,7 @@ import type { Services } from '../platform/http/services.ts';
 import { getAccount } from '../accounts/accounts.ts';
 import { listPlans } from '../accounts/plans.ts';
 import { normalizeTaxId } from '../platform/tax-id.ts';
+import { textProblemOf } from '../openfrmt/limits.ts';
 import { decodeLogo } from './logo.ts';
 import type { BusinessCreateBody, BusinessPatchBody, BusinessView, DealerType } from './schemas.ts';
 
@@ -75,10 +76,18 @@ export interface Ceilings {
   maxExpensesPerMonth: number | null;
 }
 
-/** Monthly ceilings in force: the account's override wins over the plan; no plan means unlimited. */
-export async function ceilingsFor(s: Services, accountId: string, planKeys: (string | null)[]): Promise<Map<string | null, Ceilings>> {
+/**
+ * Monthly ceilings in force: the account's override wins over the plan; no plan means unlimited.
+ * `account`: the account's own limits when the caller has them already (a request: read with its key).
+ */
+export async function ceilingsFor(
+  s: Services,
+  accountId: string,
+  planKeys: (string | null)[],
+  account?: Pick<Ceilings, 'maxDocsPerMonth' | 'maxExpensesPerMonth'>,
+): Promise<Map<string | null, Ceilings>> {
   const control = s.databases.live.db;
-  const account = await getAccount(control, accountId);
+  account ??= await getAccount(control, accountId);
   const plans = planKeys.some((k) => k !== null) ? await listPlans(control) : [];
   const out = new Map<string | null, Ceilings>();
   for (const key of planKeys) {
@@ -91,8 +100,9 @@ export async function ceilingsFor(s: Services, accountId: string, planKeys: (str
   return out;
 }
 
-export async function businessCeilings(s: Services, b: BusinessRecord): Promise<Ceilings> {
-  return (await ceilingsFor(s, b.accountId, [b.planKey])).get(b.planKey)!;
+export async function businessCeilings(s: Services, b: BusinessRecord, account?: Pick<Ceilings, 'maxDocsPerMonth' | 'maxExpensesPerMonth'>): Promise<Ceilings> {
+  // With no plan and the account's limits at hand, nothing is read.
+  return (await ceilingsFor(s, b.accountId, [b.planKey], account)).get(b.planKey)!;
 }
 
 async function numberingOf(ex: Executor, businessIds: string[]): Promise<Map<string, Record<string, number>>> {
@@ -167,6 +177,19 @@ export async function hasIssuedDocuments(ex: Executor, businessId: string): Prom
   return r !== undefined;
 }
 
+/**
+ * The business's name and address are A000/1018 and 1019 of every export: they must fit those
+ * fields as written to the file (folded to ISO-8859-8, e.g. ₪ is three characters there); the
+ * schema bounds them as sent.
+ */
+function checkCarried(body: { name?: string | null; address?: string | null }): void {
+  for (const [field, carried] of [['name', 'businessName'], ['address', 'businessStreet']] as const) {
+    const v = body[field];
+    const problem = v ? textProblemOf(v.trim(), carried) : null;
+    if (problem) throw validation(`body.${field}`, problem);
+  }
+}
+
 function checkedTaxId(raw: string): string {
   const r = normalizeTaxId(raw);
   if (!r.ok) throw validation('body.taxId', r.problem);
@@ -215,6 +238,7 @@ async function setNumbering(tx: Executor, businessId: string, numbering: Record<
 
 export async function createBusiness(s: Services, mode: Mode, actor: Actor & { keyId: string; accountId: string }, body: BusinessCreateBody) {
   const now = s.clock.now();
+  checkCarried(body);
   const taxId = checkedTaxId(body.taxId);
   const id = newId('biz', now.getTime());
   return s.databases[mode].db.transaction(async (tx) => {
@@ -247,6 +271,7 @@ export async function patchBusiness(s: Services, mode: Mode, actor: Actor & { ac
   return s.databases[mode].db.transaction(async (tx) => {
     const current = await getOwnedBusiness(tx, actor.accountId, id, true);
     const before = await viewOf(s, tx, current);
+    checkCarried(body);
     const taxId = body.taxId === undefined ? current.taxId : checkedTaxId(body.taxId);
     const dealerType = body.dealerType ?? current.dealerType;
     if ((taxId !== current.taxId || dealerType !== current.dealerType) && (await hasIssuedDocuments(tx, id))) {

@@ -132,6 +132,9 @@ export const CARRIED_BY = {
   lineDiscount: ['D110', 1266],
   lineTotal: ['D110', 1267],
   vatRate: ['D110', 1268],
+  // A000 (INI.TXT): the business itself
+  businessName: ['A000', 1018],
+  businessStreet: ['A000', 1019],
   // C100 document header
   partyName: ['C100', 1207],
   partyAddress: ['C100', 1208],

@@ -20,7 +20,12 @@ export const AddressObject = Type.Object(
 const fields = {
   name: Type.String({ minLength: 1, maxLength: maxLength('partyName'), description: `Printed and exported as the customer's name (${carrier('partyName')}).` }),
   taxId: Nullable(Type.String({ maxLength: 20, description: 'Israeli tax id, checksum-validated when given.' })),
-  phone: Nullable(Type.String({ maxLength: 40 })),
+  phone: Nullable(
+    Type.String({
+      maxLength: maxLength('partyPhone'),
+      description: `Printed and exported as the customer's phone (${carrier('partyPhone')}, ${maxLength('partyPhone')} characters as written to the file).`,
+    }),
+  ),
   email: Nullable(Type.String({ maxLength: 200, format: 'email' })),
   address: Nullable(Type.String({ maxLength: maxLength('partyAddress'), description: `One printed line (${carrier('partyAddress')}).` })),
   digitalDocConsentAt: Nullable(IsoDateTime),
@@ -40,12 +45,25 @@ export const PartyCreate = Type.Object(
 );
 export type PartyCreateBody = Static<typeof PartyCreate>;
 
+/**
+ * find-or-create takes a longer phone as a lookup key (its last nine digits match a saved party);
+ * only a party it creates must have a phone that fits C100/1214 (checked in the service).
+ */
+export const LOOKUP_PHONE_MAX = 40;
+
 export const PartyFindOrCreate = Type.Object(
   {
     name: fields.name,
     kind: Type.Optional(Kind),
     taxId: Type.Optional(fields.taxId),
-    phone: Type.Optional(fields.phone),
+    phone: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: LOOKUP_PHONE_MAX,
+          description: `Matched by its last nine digits; a party created with it must fit ${carrier('partyPhone')} (${maxLength('partyPhone')} characters).`,
+        }),
+      ),
+    ),
     email: Type.Optional(fields.email),
     address: Type.Optional(Type.Union([Type.String({ maxLength: maxLength('partyAddress') }), AddressObject, Type.Null()])),
   },

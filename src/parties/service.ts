@@ -5,6 +5,7 @@ import { notFound, validation } from '../platform/errors.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { newId } from '../platform/ids.ts';
 import { normalizeTaxId } from '../platform/tax-id.ts';
+import { textProblemOf, type CarriedField } from '../openfrmt/limits.ts';
 import type { PartyCreateBody, PartyFindOrCreateBody, PartyKind, PartyPatchBody, PartyView } from './schemas.ts';
 
 export function toParty(r: Record<string, unknown>): PartyView {
@@ -37,6 +38,27 @@ export function formatAddress(a: PartyFindOrCreateBody['address']): string | nul
   if (typeof a === 'string') return a.trim() || null;
   const cityLine = [a.city, a.zip].filter(Boolean).join(' ');
   return [a.street, cityLine, a.country].filter((p) => p && p.trim()).join(', ') || null;
+}
+
+/**
+ * A saved party is copied into documents (C100/1207, 1208, 1214 of the export): its name, address
+ * and phone must fit those fields as written to the file (folded to ISO-8859-8, e.g. ₪ is three
+ * characters there), so that no document can inherit a value the export could not carry. The
+ * schema bounds the length as sent; this bounds it as written.
+ */
+const CARRIED: [keyof Pick<NewParty, 'name' | 'address' | 'phone'>, CarriedField][] = [
+  ['name', 'partyName'],
+  ['address', 'partyAddress'],
+  ['phone', 'partyPhone'],
+];
+
+function checkCarried(p: Partial<Pick<NewParty, 'name' | 'address' | 'phone'>>): void {
+  for (const [field, carried] of CARRIED) {
+    const v = p[field];
+    if (!v) continue;
+    const problem = textProblemOf(v, carried);
+    if (problem) throw validation(`body.${field}`, problem);
+  }
 }
 
 function checkedTaxId(raw: string | null | undefined, field = 'body.taxId'): string | null {
@@ -83,6 +105,7 @@ export async function insertParty(tx: Tx, at: Date, actor: Actor, businessId: st
 }
 
 export function newPartyFrom(body: PartyCreateBody): NewParty {
+  checkCarried(body);
   return {
     name: body.name,
     kind: body.kind ?? 'customer',
@@ -136,7 +159,7 @@ export async function findOrCreateParty(
     found = await queryOne(tx, sql`SELECT * FROM parties WHERE business_id = ${businessId} AND name = ${body.name.trim()} ORDER BY key LIMIT 1`);
   }
   if (found) return { party: toParty(found), created: false };
-  const party = await insertParty(tx, at, actor, businessId, {
+  const fresh: NewParty = {
     name: body.name,
     kind,
     taxId: checkedTaxId(body.taxId),
@@ -144,7 +167,9 @@ export async function findOrCreateParty(
     email: body.email ?? null,
     address: formatAddress(body.address),
     digitalDocConsentAt: null,
-  });
+  };
+  checkCarried(fresh);
+  const party = await insertParty(tx, at, actor, businessId, fresh);
   return { party, created: true };
 }
 
@@ -160,6 +185,7 @@ export async function patchParty(tx: Tx, at: Date, actor: Actor, businessId: str
     address: body.address === undefined ? before.address : body.address,
     digitalDocConsentAt: body.digitalDocConsentAt === undefined ? before.digitalDocConsentAt : body.digitalDocConsentAt,
   };
+  checkCarried({ name: body.name, address: body.address, phone: body.phone });
   const row = await queryOne<Record<string, unknown>>(
     tx,
     sql`UPDATE parties SET name = ${next.name}, tax_id = ${next.taxId}, phone = ${next.phone}, phone_last9 = ${phoneLast9(next.phone)},

@@ -3,6 +3,17 @@
  * turned into draft fields. Pure: no I/O.
  */
 import { isAcceptedDate } from '../../platform/http/formats.ts';
+import { maxAgorot, textProblemOf, type CarriedField } from '../../openfrmt/limits.ts';
+
+/**
+ * What a prefilled value may be: exactly what the expense API itself accepts (src/expenses/schemas.ts
+ * EXPENSE_LIMITS reads the same OPENFRMT fields). A model's value beyond them is not stored (not
+ * cut: a cut document number or name is a wrong one); the raw extraction keeps what it said.
+ */
+export const PREFILL_LIMITS = {
+  /** B100/1368: the magnitude of an amount, agorot. */
+  amountAgorot: maxAgorot('expenseAmount'),
+} as const;
 
 export const SUPPLIER_DOC_TYPES = ['tax_invoice', 'tax_invoice_receipt', 'credit_invoice', 'receipt', 'import_entry', 'other'] as const;
 export type SupplierDocType = (typeof SUPPLIER_DOC_TYPES)[number];
@@ -64,8 +75,16 @@ function str(v: unknown, max = 200): string | null {
   if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) v = String(v);
   if (typeof v !== 'string') return null;
   const t = v.trim();
-  return t === '' ? null : t.slice(0, max);
+  return t === '' || t.length > max ? null : t;
 }
+
+/** A text that fits the OPENFRMT field that will carry it, as written there (folded), or null. */
+function carriedText(v: unknown, field: CarriedField): string | null {
+  const t = str(v, 10_000);
+  return t !== null && textProblemOf(t, field) === null ? t : null;
+}
+
+const fitsAmount = (v: number | null) => v === null || (Number.isSafeInteger(v) && Math.abs(v) <= PREFILL_LIMITS.amountAgorot);
 
 /** Shekels (number or "1,234.50" / "₪118") → agorot; null when not a finite amount. */
 export function toAgorot(v: unknown): number | null {
@@ -76,8 +95,10 @@ export function toAgorot(v: unknown): number | null {
     if (!/^-?\d+(\.\d+)?$/.test(cleaned)) return null;
     n = Number(cleaned);
   } else return null;
-  if (!Number.isFinite(n) || Math.abs(n) > 1e10) return null;
-  return Math.round(n * 100);
+  if (!Number.isFinite(n)) return null;
+  const agorot = Math.round(n * 100);
+  // Beyond what the expense API accepts (B100/1368), or inexact as a JSON number: not an amount.
+  return Number.isSafeInteger(agorot) && Math.abs(agorot) <= PREFILL_LIMITS.amountAgorot ? agorot : null;
 }
 
 function isoDate(v: unknown): string | null {
@@ -126,15 +147,18 @@ export function prefillFrom(raw: Record<string, unknown>): PrefilledFields {
   const signs = [ex, vat, inc].filter((v): v is number => v !== null);
   if (signs.some((v) => v > 0) && signs.some((v) => v < 0)) ex = vat = null;
   if (vat !== null && inc !== null && Math.abs(vat) > Math.abs(inc)) ex = vat = null;
+  let total = inc ?? (ex !== null && vat !== null ? ex + vat : null);
+  // A derived amount (the total of two parts, a part from the total) within the limit too, or none.
+  if (![ex, vat, total].every(fitsAmount)) ex = vat = total = null;
   return {
-    supplierName: str(raw.supplierName),
+    supplierName: carriedText(raw.supplierName, 'supplierName'),
     supplierTaxId: digits(raw.supplierTaxId, 8, 9),
     supplierDocType: docType,
-    supplierDocNumber: str(raw.documentNumber, 60),
+    supplierDocNumber: carriedText(raw.documentNumber, 'expenseDocNumber'),
     supplierDocDate: isoDate(raw.documentDate),
     allocationNumber: digits(raw.allocationNumber, 9, 9),
     amountExVat: ex,
     vatAmount: vat,
-    amountIncVat: inc ?? (ex !== null && vat !== null ? ex + vat : null),
+    amountIncVat: total,
   };
 }
