@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { israelDate } from '../platform/clock.ts';
+import { AUTH_THROTTLE_DEFAULTS } from '../platform/config.ts';
 import { AppError, unauthorized } from '../platform/errors.ts';
 import { modeOfKey } from '../platform/http/context.ts';
-import type { Services } from '../platform/http/services.ts';
+import { soleProcess, type Services } from '../platform/http/services.ts';
 import { errorSummary } from '../platform/logger.ts';
 import { sql } from 'drizzle-orm';
 import { MemoryRateLimiter, PostgresRateLimiter, type PeekableRateLimiter, type RateDecision } from '../platform/rate-limit.ts';
@@ -12,10 +13,14 @@ import { findKeyByDigest, hashKey, KEY_PATTERN } from './keys.ts';
  * Issue 16: more than this many failed authentications (missing, malformed, unknown, revoked or
  * expired key) from one address within a sliding minute, and that address's further attempts
  * answer 429 `rate_limited` with Retry-After, except with keys it used successfully before.
+ * The default of `AUTH_FAILURES_PER_MINUTE` (config.authThrottle.failuresPerMinute).
  */
-export const AUTH_FAILURES_PER_MINUTE = 20;
-/** How long a successful (address, key) pair stays exempt from its address's block. */
-const TRUSTED_FOR_MS = 24 * 60 * 60_000;
+export const AUTH_FAILURES_PER_MINUTE = AUTH_THROTTLE_DEFAULTS.failuresPerMinute;
+/**
+ * How long a successful (address, key) pair stays exempt from its address's block: the default of
+ * `AUTH_TRUSTED_KEY_HOURS` (config.authThrottle.trustedForMs).
+ */
+export const TRUSTED_FOR_MS = AUTH_THROTTLE_DEFAULTS.trustedKeyHours * 60 * 60_000;
 const TRUSTED_KEYS_PER_ADDRESS = 64;
 const TRUSTED_ADDRESSES = 50_000;
 
@@ -27,9 +32,11 @@ const TRUSTED_ADDRESSES = 50_000;
 class TrustedKeys {
   private byIp = new Map<string, Map<string, number>>();
 
+  constructor(private readonly trustedForMs: number) {}
+
   has(ip: string, digest: string, nowMs: number): boolean {
     const at = digest ? this.byIp.get(ip)?.get(digest) : undefined;
-    return at !== undefined && nowMs - at < TRUSTED_FOR_MS;
+    return at !== undefined && nowMs - at < this.trustedForMs;
   }
 
   remember(ip: string, digest: string, nowMs: number): void {
@@ -53,18 +60,19 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
  * Authenticates every request of the API scope: key → account, mode (database), rate limit, scope.
- * Order matters: an address over AUTH_FAILURES_PER_MINUTE is 429 first (unless the key worked from it
+ * Order matters: an address over the failure limit (AUTH_FAILURES_PER_MINUTE) is 429 first (unless the key worked from it
  * before); an unknown key is 401 (and counted); a known key is counted by the limiter
  * before its scope is checked, so probing scopes is rate limited too.
  */
 export function installApiAuth(api: FastifyInstance, s: Services): void {
   const lastUsedWritten = new Map<string, number>();
   const control = s.databases.live;
-  // Failed authentications per client address: the same store as the per-key limiter (in memory on
-  // the embedded cluster, the shared rate_limit_hit window when several processes share PostgreSQL).
+  // Failed authentications per client address: the same store as the per-key limiter (in memory in a
+  // sole process, the shared rate_limit_hit window when several processes share the databases).
+  const { failuresPerMinute, trustedForMs } = s.config.authThrottle;
   const failures: PeekableRateLimiter =
-    control.kind === 'embedded' ? new MemoryRateLimiter(AUTH_FAILURES_PER_MINUTE) : new PostgresRateLimiter(control, AUTH_FAILURES_PER_MINUTE);
-  const trusted = new TrustedKeys();
+    soleProcess(s) ? new MemoryRateLimiter(failuresPerMinute) : new PostgresRateLimiter(control, failuresPerMinute);
+  const trusted = new TrustedKeys(trustedForMs);
 
   const throttled = (decision: RateDecision) => {
     const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
@@ -122,6 +130,7 @@ export function installApiAuth(api: FastifyInstance, s: Services): void {
       database: s.databases[mode],
       key: { id: key.id, accountId: key.accountId, mode: key.mode, prefix: key.prefix, scopes: key.scopes },
       actor: { accountId: key.accountId, keyId: key.id },
+      accountLimits: key.accountLimits,
     };
     s.requestCounter.count(mode, israelDate(now), key.accountId);
 

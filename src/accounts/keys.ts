@@ -4,7 +4,7 @@ import type { Db, Executor } from '../platform/db/engine.ts';
 import { iso, isoOrNull, query, queryOne } from '../platform/db/sql.ts';
 import { AppError, conflict, notFound, validation } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { DEFAULT_SCOPES, SCOPES, type KeyMode, type Scope } from '../platform/http/context.ts';
+import { DEFAULT_SCOPES, SCOPES, type AccountLimits, type KeyMode, type Scope } from '../platform/http/context.ts';
 
 /** A key: `bk_live_` or `bk_test_` and 32 base62 characters (≈190 random bits). */
 const KEY_BODY_CHARS = 32;
@@ -151,10 +151,20 @@ const MISS_DIGEST = Buffer.alloc(32);
  * digest is then compared in constant time (`timingSafeEqual`), and an unknown key is compared
  * against a fixed digest, so a hit and a miss do the same work after the query.
  */
-export async function findKeyByDigest(ex: Executor, digest: string): Promise<KeyRecord | undefined> {
-  const row = await queryOne<Record<string, unknown>>(ex, sql`SELECT * FROM api_keys WHERE key_hash = ${digest}`);
+export async function findKeyByDigest(ex: Executor, digest: string): Promise<(KeyRecord & { accountLimits: AccountLimits }) | undefined> {
+  // The account's ceilings come along (one round trip for both): issuing checks them.
+  const row = await queryOne<Record<string, unknown>>(
+    ex,
+    sql`SELECT k.*, a.max_docs_per_month AS account_max_docs_per_month, a.max_expenses_per_month AS account_max_expenses_per_month
+          FROM api_keys k LEFT JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ${digest}`,
+  );
   const given = Buffer.from(digest, 'hex');
   const stored = row && typeof row.key_hash === 'string' && row.key_hash.length === 64 ? Buffer.from(row.key_hash, 'hex') : MISS_DIGEST;
   const equal = timingSafeEqual(given, stored);
-  return row && equal ? toKeyRecord(row) : undefined;
+  if (!row || !equal) return undefined;
+  const limit = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  return {
+    ...toKeyRecord(row),
+    accountLimits: { maxDocsPerMonth: limit(row.account_max_docs_per_month), maxExpensesPerMonth: limit(row.account_max_expenses_per_month) },
+  };
 }

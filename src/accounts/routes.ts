@@ -52,8 +52,14 @@ export async function usageByDay(s: Services, mode: 'live' | 'sandbox', accountI
   const dates = lastDays(israelDate(s.clock.now()), days);
   const rows = await query<{ day: string; metric: string; count: number }>(
     s.databases[mode].db,
+    // Documents issued are counted per business (src/documents/issue.ts): summed here with the
+    // account's own rows (which also hold the counts written before that change).
     sql`SELECT day::text AS day, metric, count FROM usage_daily
-        WHERE subject = ${subject.account(accountId)} AND day >= ${dates[0]} AND day <= ${dates[dates.length - 1]}`,
+        WHERE subject = ${subject.account(accountId)} AND day >= ${dates[0]} AND day <= ${dates[dates.length - 1]}
+        UNION ALL
+        SELECT u.day::text, u.metric, u.count FROM businesses b
+          JOIN usage_daily u ON u.subject = 'biz:' || b.id AND u.metric = 'documents_issued'
+         WHERE b.account_id = ${accountId} AND u.day >= ${dates[0]} AND u.day <= ${dates[dates.length - 1]}`,
   );
   const byDay = new Map(dates.map((d) => [d, { date: d, requests: 0, documentsIssued: 0, expenseRows: 0, ocrScans: 0, emailsSent: 0 }]));
   for (const r of rows) {

@@ -14,7 +14,7 @@ import type { RequestContext } from '../platform/http/context.ts';
 import type { BusinessRecord } from '../businesses/service.ts';
 import { documentView, getDocumentRow, toDocumentRow, type AllocationState, type DocType, type DocumentRow, type DocumentSnapshot, type DocumentView } from './snapshot.ts';
 import { takeNextNumber } from './numbering.ts';
-import { afterIssue, approvalRequired } from './issue.ts';
+import { afterIssue, approvalRequired, monthCountBump } from './issue.ts';
 
 /** The content of the reversing document, from the original's frozen snapshot. Pure. */
 export function reversalOf(original: DocumentRow, reason: string | null): Omit<DocumentSnapshot, 'docNumber' | 'issuedAt' | 'documentDate' | 'valueDate'> {
@@ -103,7 +103,7 @@ export async function issueCreditNote(
         sql`UPDATE documents SET cancelled_by_document_id = ${newIdValue}, updated_at = ${now.toISOString()} WHERE id = ${original.id}`,
       );
       const credit = toDocumentRow(r!);
-      return afterIssue(tx, s, ctx, business, credit, now, 'document.credit_note');
+      return afterIssue(tx, ctx, business, credit, now, 'document.credit_note', [monthCountBump(business.id, now)]);
     });
   } catch (err) {
     // Two racing credit notes: the unique index on linked_document_id lets one win.

@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import type { Executor, Tx } from '../platform/db/engine.ts';
 import { pgErrorCode, queryOne } from '../platform/db/sql.ts';
 import { AppError, conflict, validation } from '../platform/errors.ts';
-import { appendAudit, type Actor } from '../platform/audit.ts';
+import { appendAudit, chainOf, lockedHeadHashSql, type Actor } from '../platform/audit.ts';
 import { canonicalJson } from '../platform/canonical-json.ts';
 import { israelDate } from '../platform/clock.ts';
 import { newId } from '../platform/ids.ts';
@@ -39,6 +39,7 @@ export function requestHash(body: DraftCreateBody): string {
   return createHash('sha256').update(canonicalJson(rest)).digest('hex');
 }
 
+/** Inserts the draft and, when it was inserted, locks the business's audit chain in the same statement. */
 async function insertDraft(
   tx: Tx,
   at: Date,
@@ -48,10 +49,11 @@ async function insertDraft(
   totals: { totalExVat: number; vatAmount: number; totalIncVat: number },
   externalRef: string | null,
   hash: string,
-): Promise<DocumentRow | undefined> {
-  const r = await queryOne<Record<string, unknown>>(
+  auditChain: string,
+): Promise<{ row: DocumentRow; auditPrevHash: string | null } | undefined> {
+  const r = await queryOne<Record<string, unknown> & { audit_prev_hash: string | null }>(
     tx,
-    sql`INSERT INTO documents(id, business_id, status, doc_type, party_id, party, price_mode, lines, payments, note, document_date, value_date,
+    sql`WITH inserted AS (INSERT INTO documents(id, business_id, status, doc_type, party_id, party, price_mode, lines, payments, note, document_date, value_date,
                               vat_rate_bp, vat_exemption_reason, discount_amount, withholding_amount, total_ex_vat, vat_amount, total_inc_vat,
                               external_ref, request_hash, allocation_number, created_by_key_id, created_at, updated_at)
         VALUES (${newId('doc', at.getTime())}, ${businessId}, 'draft', ${d.docType}, ${d.party?.partyId ?? null}, ${JSON.stringify(d.party)}::jsonb,
@@ -59,9 +61,10 @@ async function insertDraft(
                 ${d.vatRateBp}, ${d.vatExemptionReason}, ${d.discountAmount}, ${d.withholdingAmount}, ${totals.totalExVat}, ${totals.vatAmount},
                 ${totals.totalIncVat}, ${externalRef}, ${hash}, ${d.allocationNumber}, ${keyId}, ${at.toISOString()}, ${at.toISOString()})
         ON CONFLICT (business_id, external_ref) WHERE external_ref IS NOT NULL DO NOTHING
-        RETURNING *`,
+        RETURNING *)
+        SELECT inserted.*, ${lockedHeadHashSql(auditChain)} AS audit_prev_hash FROM inserted`,
   );
-  return r ? toDocumentRow(r) : undefined;
+  return r ? { row: toDocumentRow(r), auditPrevHash: r.audit_prev_hash } : undefined;
 }
 
 function replay(existing: DocumentRow, hash: string): { document: DocumentView; deduped: true } {
@@ -110,10 +113,14 @@ export async function createDraft(
     };
     checkDraft(fields, business.dealerType);
     const totals = totalsOfDraft(fields, business);
-    const row = await insertDraft(tx, now, business.id, ctx.key.id, fields, totals, externalRef, hash);
-    if (!row) return undefined; // a racing request with the same key won: answer its row below
-    const view = documentView(row);
-    await appendAudit(tx, now, ctx.actor, { businessId: business.id, action: 'document.create', entityType: 'document', entityId: row.id, after: view });
+    const inserted = await insertDraft(tx, now, business.id, ctx.key.id, fields, totals, externalRef, hash, chainOf(ctx.actor, { businessId: business.id }));
+    if (!inserted) return undefined; // a racing request with the same key won: answer its row below
+    const view = documentView(inserted.row);
+    await appendAudit(
+      tx, now, ctx.actor,
+      { businessId: business.id, action: 'document.create', entityType: 'document', entityId: inserted.row.id, after: view },
+      [], inserted.auditPrevHash,
+    );
     return { document: view, deduped: false };
   });
   if (result) return result;

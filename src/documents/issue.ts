@@ -2,15 +2,15 @@
  * Issue: one short transaction that checks the guards, takes the next number of the series,
  * freezes the snapshot, and writes the audit row, the event and the follow-up jobs.
  */
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Tx } from '../platform/db/engine.ts';
 import { queryOne } from '../platform/db/sql.ts';
 import { AppError, limitReached, validation } from '../platform/errors.ts';
 import { appendAudit } from '../platform/audit.ts';
-import { recordEvent } from '../platform/outbox.ts';
-import { enqueueJob } from '../platform/jobs.ts';
+import { eventInsert } from '../platform/outbox.ts';
+import { jobInsert } from '../platform/jobs.ts';
 import { israelDate, israelMonthStart } from '../platform/clock.ts';
-import { bumpCounter, subject, takeDailyAllowance } from '../platform/usage.ts';
+import { counterBump, subject } from '../platform/usage.ts';
 import { storeFile } from '../platform/files.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { RequestContext } from '../platform/http/context.ts';
@@ -32,7 +32,7 @@ import {
 } from './snapshot.ts';
 import type { IssueBodyInput } from './schemas.ts';
 import { buyerTaxIdRequired, docTypeAllowed, paymentsProblem, totalsOfDraft } from './totals.ts';
-import { takeNextNumber } from './numbering.ts';
+import { nextNumberUpsert } from './numbering.ts';
 
 /** "Documents opened per business per day" (service-api.md Limits). */
 export const DOCUMENTS_PER_BUSINESS_PER_DAY = 300;
@@ -65,26 +65,30 @@ async function currentParty(tx: Tx, businessId: string, p: DocumentParty | null)
   return { partyId: saved.id, key: saved.key, name: saved.name, taxId: saved.taxId, phone: saved.phone, email: saved.email, address: saved.address };
 }
 
-/** Exact monthly ceiling: the business row lock serializes issuers of one business while counting. */
-async function checkMonthlyCeiling(tx: Tx, business: BusinessRecord, max: number | null, now: Date): Promise<void> {
-  if (max === null) return;
-  await tx.execute(sql`SELECT 1 FROM businesses WHERE id = ${business.id} FOR NO KEY UPDATE`);
-  const r = await queryOne<{ n: number }>(
-    tx,
-    sql`SELECT count(*)::int AS n FROM documents
-        WHERE business_id = ${business.id} AND status = 'issued'
-          AND issued_at >= (${israelMonthStart(now)}::timestamp AT TIME ZONE 'Asia/Jerusalem')`,
-  );
-  if (Number(r!.n) >= max) {
-    throw limitReached(`the business reached its ceiling of ${max} issued documents this month; it resets on the 1st (Israel time)`);
-  }
+/** The upsert that counts one more document issued by the business this Israel month. */
+export function monthCountBump(businessId: string, now: Date): SQL {
+  return sql`INSERT INTO document_month_counts(business_id, month, count) VALUES (${businessId}, ${israelMonthStart(now)}, 1)
+      ON CONFLICT (business_id, month) DO UPDATE SET count = document_month_counts.count + 1`;
 }
 
-/** Writes the `document.issued` event, the audit row, usage and the render job of a just-issued row. */
-export async function afterIssue(tx: Tx, s: Services, ctx: RequestContext, business: BusinessRecord, row: DocumentRow, now: Date, action: string): Promise<DocumentView> {
+const ceilingReached = (max: number) =>
+  limitReached(`the business reached its ceiling of ${max} issued documents this month; it resets on the 1st (Israel time)`);
+
+/**
+ * Writes the audit row, the `document.issued` event, usage and the render job of a just-issued row
+ * (with `extra` writes of the caller), all in one statement after the audit chain's lock.
+ */
+export async function afterIssue(
+  tx: Tx,
+  ctx: RequestContext,
+  business: BusinessRecord,
+  row: DocumentRow,
+  now: Date,
+  action: string,
+  extra: SQL[] = [],
+): Promise<DocumentView> {
   const view = documentView(row);
-  await appendAudit(tx, now, ctx.actor, { businessId: business.id, action, entityType: 'document', entityId: row.id, after: view });
-  await recordEvent(tx, now, {
+  const event = eventInsert(now, {
     event: 'document.issued',
     accountId: business.accountId,
     businessId: business.id,
@@ -97,8 +101,14 @@ export async function afterIssue(tx: Tx, s: Services, ctx: RequestContext, busin
       externalRef: row.externalRef,
     },
   });
-  await bumpCounter(tx, israelDate(now), subject.account(business.accountId), 'documents_issued');
-  await enqueueJob(tx, now, { kind: 'document.render', refId: row.id, businessId: business.id });
+  await appendAudit(tx, now, ctx.actor, { businessId: business.id, action, entityType: 'document', entityId: row.id, after: view }, [
+    event,
+    // Per business, not per account: an account-wide row would make every business of the account
+    // wait for each other's commits; GET /usage sums the account's businesses.
+    counterBump(israelDate(now), subject.business(business.id), 'documents_issued'),
+    jobInsert(now, { kind: 'document.render', refId: row.id, businessId: business.id }),
+    ...extra,
+  ]);
   return view;
 }
 
@@ -110,12 +120,14 @@ export async function issueDocument(
   body: IssueBodyInput,
 ): Promise<{ document: DocumentView; deduped: boolean }> {
   const db = ctx.database.db;
-  const first = await getDocumentRow(db, business.id, id);
-  if (first.status === 'issued') return { document: documentView(first), deduped: true };
-  if (business.approvalStatus !== 'approved') throw approvalRequired(business);
+  if (business.approvalStatus !== 'approved') {
+    const current = await getDocumentRow(db, business.id, id);
+    if (current.status === 'issued') return { document: documentView(current), deduped: true };
+    throw approvalRequired(business);
+  }
   // The control plane is read before the transaction: on the embedded engine one database may
   // answer both, and a query outside an open transaction would wait for it.
-  const ceilings = await businessCeilings(s, business);
+  const ceilings = await businessCeilings(s, business, ctx.accountLimits);
   const now = s.clock.now();
 
   return db.transaction(async (tx) => {
@@ -168,22 +180,14 @@ export async function issueDocument(
       });
     }
 
-    await takeDailyAllowance(tx, {
-      day: israelDate(now),
-      subject: subject.business(business.id),
-      metric: 'documents_opened',
-      limit: DOCUMENTS_PER_BUSINESS_PER_DAY,
-      what: 'documents issued per business',
-    });
-    await checkMonthlyCeiling(tx, business, ceilings.maxDocsPerMonth, now);
+    const maxPerMonth = ceilings.maxDocsPerMonth;
+    if (maxPerMonth !== null && maxPerMonth <= 0) throw ceilingReached(maxPerMonth);
     const branding = await brandingFor(tx, now, business, body?.branding);
 
-    // The counter row stays locked from here to commit: keep the rest short.
-    const docNumber = await takeNextNumber(tx, business.id, d.docType);
     const lines = d.lines.map((l, i) => ({ ...l, amount: totals.lineAmounts[i] }));
     const snapshot: DocumentSnapshot = {
       docType: d.docType,
-      docNumber,
+      docNumber: 0, // set by the statement below, from the counter
       documentDate: d.documentDate,
       valueDate: d.valueDate,
       issuedAt: now.toISOString(),
@@ -206,20 +210,40 @@ export async function issueDocument(
       allocationNumber: d.allocationNumber,
       linkedDocument: null,
     };
-    const updated = await queryOne<Record<string, unknown>>(
+    // One statement: the day's allowance, the month's count, the next number of the series (its
+    // row stays locked until commit: keep the rest short) and the row itself. A refused allowance or
+    // ceiling throws below and the rollback gives the number back.
+    const updated = await queryOne<Record<string, unknown> & { allowance: number | null; month_count: number | null }>(
       tx,
-      sql`UPDATE documents SET status = 'issued', doc_number = ${docNumber}, party = ${JSON.stringify(party)}::jsonb,
-            lines = ${JSON.stringify(lines)}::jsonb, vat_rate_bp = ${vatRateBp}, discount_amount = ${totals.discountAmount},
-            total_ex_vat = ${totals.totalExVat}, vat_amount = ${totals.vatAmount}, total_inc_vat = ${totals.totalIncVat},
-            allocation = ${JSON.stringify(allocation)}::jsonb, warnings = ${JSON.stringify(warnings)}::jsonb,
-            snapshot = ${JSON.stringify(snapshot)}::jsonb, issued_at = ${now.toISOString()}, updated_at = ${now.toISOString()}
-          WHERE id = ${id} AND status = 'draft'
-          RETURNING *`,
+      sql`WITH allowance AS (
+            INSERT INTO usage_daily(day, subject, metric, count) VALUES (${israelDate(now)}, ${subject.business(business.id)}, 'documents_opened', 1)
+            ON CONFLICT (subject, metric, day) DO UPDATE SET count = usage_daily.count + 1
+              WHERE usage_daily.count < ${DOCUMENTS_PER_BUSINESS_PER_DAY}
+            RETURNING count),
+          month AS (
+            INSERT INTO document_month_counts(business_id, month, count) VALUES (${business.id}, ${israelMonthStart(now)}, 1)
+            ON CONFLICT (business_id, month) DO UPDATE SET count = document_month_counts.count + 1
+              WHERE ${maxPerMonth}::bigint IS NULL OR document_month_counts.count < ${maxPerMonth}::bigint
+            RETURNING count),
+          num AS (${nextNumberUpsert(business.id, d.docType)}),
+          issued AS (
+            UPDATE documents SET status = 'issued', doc_number = num.last_number, party = ${JSON.stringify(party)}::jsonb,
+              lines = ${JSON.stringify(lines)}::jsonb, vat_rate_bp = ${vatRateBp}, discount_amount = ${totals.discountAmount},
+              total_ex_vat = ${totals.totalExVat}, vat_amount = ${totals.vatAmount}, total_inc_vat = ${totals.totalIncVat},
+              allocation = ${JSON.stringify(allocation)}::jsonb, warnings = ${JSON.stringify(warnings)}::jsonb,
+              snapshot = jsonb_set(${JSON.stringify(snapshot)}::jsonb, '{docNumber}', to_jsonb(num.last_number)),
+              issued_at = ${now.toISOString()}, updated_at = ${now.toISOString()}
+            FROM num WHERE documents.id = ${id} AND documents.status = 'draft'
+            RETURNING documents.*)
+        SELECT issued.*, (SELECT count FROM allowance) AS allowance, (SELECT count FROM month) AS month_count FROM issued`,
     );
-    if (allocation.status === 'pending') {
-      await enqueueJob(tx, now, { kind: 'document.allocation', refId: id, businessId: business.id });
+    if (!updated) throw new Error(`document ${id}: the locked draft was not updated`);
+    if (updated.allowance === null || Number(updated.allowance) > DOCUMENTS_PER_BUSINESS_PER_DAY) {
+      throw limitReached(`documents issued per business: the daily limit of ${DOCUMENTS_PER_BUSINESS_PER_DAY} is reached; it resets at midnight Israel time`);
     }
-    const issued = toDocumentRow(updated!);
-    return { document: await afterIssue(tx, s, ctx, business, issued, now, 'document.issue'), deduped: false };
+    if (maxPerMonth !== null && (updated.month_count === null || Number(updated.month_count) > maxPerMonth)) throw ceilingReached(maxPerMonth);
+    const issued = toDocumentRow(updated);
+    const allocationJob = allocation.status === 'pending' ? [jobInsert(now, { kind: 'document.allocation', refId: id, businessId: business.id })] : [];
+    return { document: await afterIssue(tx, ctx, business, issued, now, 'document.issue', allocationJob), deduped: false };
   });
 }

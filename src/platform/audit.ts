@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Db, Executor } from './db/engine.ts';
-import { iso, query, queryOne } from './db/sql.ts';
+import { iso, query, queryOne, writeTogether } from './db/sql.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { newId } from './ids.ts';
 
@@ -40,7 +40,8 @@ export function auditHash(prevHash: string, fields: HashedFields): string {
   return createHash('sha256').update(prevHash).update(canonicalJson(fields)).digest('hex');
 }
 
-function chainOf(actor: Actor, entry: AuditEntry): string {
+/** The chain an entry is appended to. */
+export function chainOf(actor: Actor, entry: Pick<AuditEntry, 'businessId'>): string {
   if (entry.businessId) return `biz:${entry.businessId}`;
   return actor.accountId ? `acct:${actor.accountId}` : 'operator';
 }
@@ -50,16 +51,45 @@ export function plain(v: unknown): unknown {
   return v === undefined ? null : JSON.parse(JSON.stringify(v));
 }
 
-/** Appends one audit row in the caller's transaction, linked to the previous row of its chain. */
-export async function appendAudit(tx: Executor, at: Date, actor: Actor, entry: AuditEntry): Promise<void> {
+/**
+ * Locks the head of a chain until the transaction ends (creating it at the first row) and answers
+ * its last hash: one round trip once the chain exists.
+ */
+async function lockedHeadHash(tx: Executor, chain: string): Promise<string> {
+  const lock = sql`SELECT last_hash FROM audit_chain_heads WHERE chain = ${chain} FOR UPDATE`;
+  let head = await queryOne<{ last_hash: string }>(tx, lock);
+  if (!head) {
+    await tx.execute(sql`INSERT INTO audit_chain_heads(chain, last_seq, last_hash) VALUES (${chain}, 0, ${GENESIS}) ON CONFLICT (chain) DO NOTHING`);
+    head = await queryOne<{ last_hash: string }>(tx, lock);
+  }
+  return head!.last_hash;
+}
+
+/**
+ * A scalar subquery that locks the chain's head and answers its last hash (NULL while the chain has
+ * no head yet): a caller puts it in its own first statement and passes the answer to appendAudit as
+ * `lockedPrevHash`, saving the round trip of the lock.
+ */
+export function lockedHeadHashSql(chain: string): SQL {
+  return sql`(SELECT last_hash FROM audit_chain_heads WHERE chain = ${chain} FOR UPDATE)`;
+}
+
+/**
+ * Appends one audit row in the caller's transaction, linked to the previous row of its chain (the
+ * trigger audit_log_move_head moves the chain's head onto it). `alongside`: other writes of the same
+ * transaction, sent in the same statement as the row (writeTogether); none may append to the chain.
+ * `lockedPrevHash`: the head's hash, already locked in this transaction by lockedHeadHashSql.
+ */
+export async function appendAudit(
+  tx: Executor,
+  at: Date,
+  actor: Actor,
+  entry: AuditEntry,
+  alongside: SQL[] = [],
+  lockedPrevHash?: string | null,
+): Promise<void> {
   const chain = chainOf(actor, entry);
-  await tx.execute(
-    sql`INSERT INTO audit_chain_heads(chain, last_seq, last_hash) VALUES (${chain}, 0, ${GENESIS}) ON CONFLICT (chain) DO NOTHING`,
-  );
-  const head = await queryOne<{ last_hash: string }>(
-    tx,
-    sql`SELECT last_hash FROM audit_chain_heads WHERE chain = ${chain} FOR UPDATE`,
-  );
+  const prevHash = lockedPrevHash ?? (await lockedHeadHash(tx, chain));
   const fields: HashedFields = {
     id: newId('aud', at.getTime()),
     chain,
@@ -73,17 +103,12 @@ export async function appendAudit(tx: Executor, at: Date, actor: Actor, entry: A
     before: plain(entry.before),
     after: plain(entry.after),
   };
-  const prevHash = head!.last_hash;
   const hash = auditHash(prevHash, fields);
-  const inserted = await queryOne<{ seq: number }>(
-    tx,
-    sql`INSERT INTO audit_log(id, chain, at, account_id, key_id, business_id, action, entity_type, entity_id, before, after, prev_hash, hash)
-        VALUES (${fields.id}, ${chain}, ${fields.at}, ${fields.accountId}, ${fields.keyId}, ${fields.businessId}, ${fields.action},
-                ${fields.entityType}, ${fields.entityId}, ${JSON.stringify(fields.before)}::jsonb, ${JSON.stringify(fields.after)}::jsonb,
-                ${prevHash}, ${hash})
-        RETURNING seq`,
-  );
-  await tx.execute(sql`UPDATE audit_chain_heads SET last_seq = ${inserted!.seq}, last_hash = ${hash} WHERE chain = ${chain}`);
+  const row = sql`INSERT INTO audit_log(id, chain, at, account_id, key_id, business_id, action, entity_type, entity_id, before, after, prev_hash, hash)
+      VALUES (${fields.id}, ${chain}, ${fields.at}, ${fields.accountId}, ${fields.keyId}, ${fields.businessId}, ${fields.action},
+              ${fields.entityType}, ${fields.entityId}, ${JSON.stringify(fields.before)}::jsonb, ${JSON.stringify(fields.after)}::jsonb,
+              ${prevHash}, ${hash})`;
+  await writeTogether(tx, [row, ...alongside]);
 }
 
 export interface AuditProblem {
@@ -109,13 +134,13 @@ export interface ChainCheck {
 }
 
 /**
- * The triggers that protect the books (migrations 0001–0009), by table. PostgreSQL lets the
+ * The triggers that protect the books (migrations 0001–0010), by table. PostgreSQL lets the
  * table owner or a superuser switch them off (ALTER TABLE … DISABLE TRIGGER, DROP TRIGGER); the
  * walk reports any that is not firing now. (session_replication_role = replica is per session and
  * leaves no trace here: the document check below catches what such a session changed.)
  */
 export const PROTECTING_TRIGGERS: Record<string, string[]> = {
-  audit_log: ['audit_log_no_update', 'audit_log_no_truncate'],
+  audit_log: ['audit_log_no_update', 'audit_log_no_truncate', 'audit_log_move_head'],
   audit_chain_heads: ['audit_chain_heads_forward', 'audit_chain_heads_no_truncate'],
   documents: ['documents_frozen_after_issue', 'documents_never_delete_issued', 'documents_no_truncate'],
   document_counters: ['document_counters_forward', 'document_counters_no_delete', 'document_counters_no_truncate'],

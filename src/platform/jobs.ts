@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Database, Executor, Mode } from './db/engine.ts';
 import { iso, isoOrNull, query } from './db/sql.ts';
 import { newId } from './ids.ts';
@@ -35,17 +35,24 @@ const toJob = (r: Record<string, unknown>): Job => ({
 });
 
 /** Enqueues in the caller's transaction; a second enqueue of the same (kind, refId) is ignored. */
-export async function enqueueJob(
-  tx: Executor,
-  at: Date,
-  j: { kind: string; refId: string; businessId?: string | null; payload?: Record<string, unknown>; runAt?: Date },
-): Promise<void> {
-  await tx.execute(
-    sql`INSERT INTO jobs(id, kind, business_id, ref_id, payload, run_at, created_at)
-        VALUES (${newId('job', at.getTime())}, ${j.kind}, ${j.businessId ?? null}, ${j.refId}, ${JSON.stringify(j.payload ?? {})}::jsonb,
-                ${(j.runAt ?? at).toISOString()}, ${at.toISOString()})
-        ON CONFLICT (kind, ref_id) DO NOTHING`,
-  );
+export interface JobRequest {
+  kind: string;
+  refId: string;
+  businessId?: string | null;
+  payload?: Record<string, unknown>;
+  runAt?: Date;
+}
+
+/** The INSERT of one job (once per kind and ref), for a caller that writes it with other rows. */
+export function jobInsert(at: Date, j: JobRequest): SQL {
+  return sql`INSERT INTO jobs(id, kind, business_id, ref_id, payload, run_at, created_at)
+      VALUES (${newId('job', at.getTime())}, ${j.kind}, ${j.businessId ?? null}, ${j.refId}, ${JSON.stringify(j.payload ?? {})}::jsonb,
+              ${(j.runAt ?? at).toISOString()}, ${at.toISOString()})
+      ON CONFLICT (kind, ref_id) DO NOTHING`;
+}
+
+export async function enqueueJob(tx: Executor, at: Date, j: JobRequest): Promise<void> {
+  await tx.execute(jobInsert(at, j));
 }
 
 export async function getJob(ex: Executor, kind: string, refId: string): Promise<Job | undefined> {

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from './db/engine.ts';
 import { newId } from './ids.ts';
 
@@ -23,12 +23,13 @@ export interface OutboxEvent {
   data: Record<string, unknown>;
 }
 
+/** The INSERT of one event, for a caller that writes it together with other rows (writeTogether). */
+export function eventInsert(at: Date, e: OutboxEvent): SQL {
+  return sql`INSERT INTO outbox_events(id, event, account_id, business_id, data, created_at)
+      VALUES (${newId('evt', at.getTime())}, ${e.event}, ${e.accountId}, ${e.businessId}, ${JSON.stringify(e.data)}::jsonb, ${at.toISOString()})`;
+}
+
 /** Writes an event in the caller's transaction: it exists exactly when the change commits. */
-export async function recordEvent(tx: Executor, at: Date, e: OutboxEvent): Promise<string> {
-  const id = newId('evt', at.getTime());
-  await tx.execute(
-    sql`INSERT INTO outbox_events(id, event, account_id, business_id, data, created_at)
-        VALUES (${id}, ${e.event}, ${e.accountId}, ${e.businessId}, ${JSON.stringify(e.data)}::jsonb, ${at.toISOString()})`,
-  );
-  return id;
+export async function recordEvent(tx: Executor, at: Date, e: OutboxEvent): Promise<void> {
+  await tx.execute(eventInsert(at, e));
 }

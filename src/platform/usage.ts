@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Database, Executor } from './db/engine.ts';
 import { query } from './db/sql.ts';
 import { limitReached, AppError } from './errors.ts';
@@ -13,12 +13,15 @@ export const subject = {
   business: (id: string) => `biz:${id}`,
 };
 
+/** The upsert that adds `by` to a counter, for a caller that writes it with other rows. */
+export function counterBump(day: string, subj: string, metric: string, by = 1): SQL {
+  return sql`INSERT INTO usage_daily(day, subject, metric, count) VALUES (${day}, ${subj}, ${metric}, ${by})
+      ON CONFLICT (subject, metric, day) DO UPDATE SET count = usage_daily.count + ${by}`;
+}
+
 /** Adds `by` to a counter in the caller's transaction. */
 export async function bumpCounter(tx: Executor, day: string, subj: string, metric: string, by = 1): Promise<void> {
-  await tx.execute(
-    sql`INSERT INTO usage_daily(day, subject, metric, count) VALUES (${day}, ${subj}, ${metric}, ${by})
-        ON CONFLICT (subject, metric, day) DO UPDATE SET count = usage_daily.count + ${by}`,
-  );
+  await tx.execute(counterBump(day, subj, metric, by));
 }
 
 /**

@@ -152,8 +152,12 @@ describe('issue', () => {
     expect(jobs).toHaveLength(4);
     const audits = await env.sql('sandbox', `SELECT * FROM audit_log WHERE business_id = '${b.id}' AND action = 'document.issue'`);
     expect(audits).toHaveLength(4);
-    const usage = await env.sql<{ count: number }>('sandbox', `SELECT count FROM usage_daily WHERE subject = 'acct:${a.id}' AND metric = 'documents_issued'`);
-    expect(Number(usage[0].count)).toBeGreaterThanOrEqual(4);
+    // Counted per business (the business's rows are serialized by its audit chain anyway; an account-wide
+    // row would serialize every business of the account), summed per account by GET /usage.
+    const usage = await env.sql<{ count: number }>('sandbox', `SELECT count FROM usage_daily WHERE subject = 'biz:${b.id}' AND metric = 'documents_issued'`);
+    expect(Number(usage[0].count)).toBe(4);
+    const perDay = (await env.call('GET', '/v1/usage', { key: a.test })).body;
+    expect(JSON.stringify(perDay)).toMatch(/"documentsIssued":[4-9]/);
   });
 
   it('guards: payments mismatch, dealer type, approval, allocation (strict and warning)', async () => {
@@ -219,6 +223,32 @@ describe('issue', () => {
     const third = await iss(await mk());
     expect(third.status).toBe(429);
     expect(third.body.reason).toBe('limit_reached');
+  });
+
+  it('the monthly ceiling reads a counter kept in the issuing transaction: credit notes count, a refused issue does not, the draft stays a draft', async () => {
+    const acct = await env.account();
+    const { setAccountLimits } = await import('../../src/accounts/accounts.ts');
+    await setAccountLimits(env.s.databases.live.db, acct.id, { maxDocsPerMonth: 3 });
+    const b = await env.business(acct.test);
+    const mk = async () => (await env.call('POST', `/v1/businesses/${b.id}/documents`, { key: acct.test, body: { docType: 305, lines: [line()] } })).body.document.id;
+    const iss = async (id: string) => env.call('POST', `/v1/businesses/${b.id}/documents/${id}/issue`, { key: acct.test });
+    const first = await iss(await mk());
+    expect((await iss(await mk())).status).toBe(201);
+    const credit = await env.call('POST', `/v1/businesses/${b.id}/documents/${first.body.document.id}/credit-note`, { key: acct.test, body: {} });
+    expect(credit.status).toBe(201);
+    const month = async () => (await env.sql<{ count: string }>('sandbox', `SELECT count FROM document_month_counts WHERE business_id = '${b.id}'`)).map((r) => Number(r.count));
+    expect(await month()).toEqual([3]);
+    const refusedId = await mk();
+    const refused = await iss(refusedId);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatch(/ceiling of 3 issued documents this month/);
+    expect(await month()).toEqual([3]);
+    expect((await env.call('GET', `/v1/businesses/${b.id}/documents/${refusedId}`, { key: acct.test })).body.document).toMatchObject({ status: 'draft', docNumber: null });
+    // The number the refused issue took was given back: the next 305 after raising the ceiling is 3.
+    await setAccountLimits(env.s.databases.live.db, acct.id, { maxDocsPerMonth: 4 });
+    expect((await iss(refusedId)).body.document.docNumber).toBe(3);
+    const [{ n }] = await env.sql<{ n: string }>('sandbox', `SELECT count(*) AS n FROM documents WHERE business_id = '${b.id}' AND status = 'issued'`);
+    expect(await month()).toEqual([Number(n)]);
   });
 });
 

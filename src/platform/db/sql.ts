@@ -1,4 +1,4 @@
-import type { SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from './engine.ts';
 
 /** Runs a raw query and returns its rows (both drivers answer `{rows}`). */
@@ -44,4 +44,19 @@ export function pgErrorMessage(err: unknown): string {
     e = inner;
   }
   return String(e);
+}
+
+/**
+ * Runs independent writes (INSERT/UPDATE/DELETE, none touching a row another one touches) as one
+ * statement, so they cost one round trip: `WITH w0 AS (…), w1 AS (…) SELECT 1`. PostgreSQL runs every
+ * data-modifying WITH part exactly once, in one snapshot; row triggers fire as for separate statements.
+ */
+export async function writeTogether(ex: Executor, writes: SQL[]): Promise<void> {
+  if (writes.length === 0) return;
+  if (writes.length === 1) {
+    await ex.execute(writes[0]);
+    return;
+  }
+  const parts = writes.map((w, i) => sql`${sql.raw(`w${i}`)} AS (${w})`);
+  await ex.execute(sql`WITH ${sql.join(parts, sql`, `)} SELECT 1`);
 }

@@ -17,12 +17,20 @@ export interface ApiKeyInfo {
   scopes: Scope[];
 }
 
+/** The account's own monthly ceilings (overriding its plan's), read with the key. */
+export interface AccountLimits {
+  maxDocsPerMonth: number | null;
+  maxExpensesPerMonth: number | null;
+}
+
 /** What every authenticated API request carries: which database answers and who is asking. */
 export interface RequestContext {
   mode: Mode;
   database: Database;
   key: ApiKeyInfo;
   actor: Actor;
+  /** Read in the same query as the key, so that checking a ceiling costs no round trip of its own. */
+  accountLimits: AccountLimits;
 }
 
 declare module 'fastify' {
