@@ -46,10 +46,11 @@ async function tableRows(ex: Executor, table: string, businessId: string): Promi
   const orderBy = sql.join(pk.map((c) => sql`t.${sql.identifier(c)}`), sql`, `);
   const lines: string[] = [];
   for (let offset = 0; ; offset += PAGE) {
-    // File bytes travel as entries of their own, not inside the row.
+    // File bytes travel as entries of their own (files/<sha256>), not inside the row: neither a
+    // file's inline content nor its chunks' bytes (restore cuts the chunks again from the entry).
     const rows = await query<{ row: unknown }>(
       ex,
-      sql`SELECT (to_jsonb(t) - 'content')::text AS row FROM ${sql.identifier(table)} t
+      sql`SELECT (to_jsonb(t) - 'content' - 'bytes')::text AS row FROM ${sql.identifier(table)} t
           WHERE ${ownership(table, businessId)} ORDER BY ${orderBy} LIMIT ${PAGE} OFFSET ${offset}`,
     );
     for (const r of rows) lines.push(String(r.row));
@@ -70,6 +71,7 @@ export async function createBackup(s: Services, database: Database, business: Bu
   for (const table of order) {
     let lines = await tableRows(db, table, business.id);
     if (table === 'files') lines = lines.filter((l) => !backupFiles.has(String(JSON.parse(l).id)));
+    if (table === 'file_chunks') lines = lines.filter((l) => !backupFiles.has(String(JSON.parse(l).file_id)));
     const bytes = Buffer.from(lines.map((l) => l + '\n').join(''), 'utf8');
     const path = `tables/${table}.jsonl`;
     zip.addBuffer(bytes, path, { mtime: at });

@@ -127,6 +127,7 @@ export async function restoreBackup(database: Database, zipBytes: Uint8Array, op
   const { order } = loadOrder(manifest.tables.map((t) => t.name), await foreignKeys(db));
   const fileBytes = new Map(manifest.files.map((f) => [f.id, entries[f.path]]));
   const counts: Record<string, number> = {};
+  const chunkSizes = new Map<string, number>();
   await db.transaction(async (tx) => {
     await tx.execute(sql`SET LOCAL session_replication_role = replica`);
     for (const table of order) {
@@ -139,12 +140,28 @@ export async function restoreBackup(database: Database, zipBytes: Uint8Array, op
         rows = rows.map((r) => {
           const bytes = fileBytes.get(String(r.id));
           if (!bytes) throw validation('file', `the content of file ${String(r.id)} is missing`);
+          // A chunked file (migration 0012) keeps content NULL: its bytes go back into file_chunks.
+          if (r.chunk_size != null) {
+            chunkSizes.set(String(r.id), Number(r.chunk_size));
+            return r;
+          }
           return { ...r, content: '\\x' + Buffer.from(bytes).toString('hex') };
         });
       }
-      for (let i = 0; i < rows.length; i += BATCH) {
+      if (table === 'file_chunks') {
+        rows = rows.map((r) => {
+          const bytes = fileBytes.get(String(r.file_id));
+          const size = chunkSizes.get(String(r.file_id));
+          if (!bytes || size === undefined) throw validation('file', `the content of file ${String(r.file_id)} is missing`);
+          const n = Number(r.n);
+          return { ...r, bytes: '\\x' + Buffer.from(bytes.subarray(n * size, (n + 1) * size)).toString('hex') };
+        });
+      }
+      // Chunk rows are up to a MiB each (twice that as hex): a few per statement.
+      const batch = table === 'file_chunks' ? 4 : BATCH;
+      for (let i = 0; i < rows.length; i += batch) {
         await tx.execute(
-          sql`INSERT INTO ${sql.identifier(table)} SELECT * FROM jsonb_populate_recordset(NULL::${sql.identifier(table)}, ${JSON.stringify(rows.slice(i, i + BATCH))}::jsonb)`,
+          sql`INSERT INTO ${sql.identifier(table)} SELECT * FROM jsonb_populate_recordset(NULL::${sql.identifier(table)}, ${JSON.stringify(rows.slice(i, i + batch))}::jsonb)`,
         );
       }
       counts[table] = rows.length;

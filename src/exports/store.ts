@@ -5,6 +5,7 @@ import { iso, isoOrNull, pgErrorCode, query, queryOne } from '../platform/db/sql
 import { fileMeta, type FileMeta } from '../platform/files.ts';
 import { newId } from '../platform/ids.ts';
 import { AppError } from '../platform/errors.ts';
+import { appendAudit } from '../platform/audit.ts';
 import { isoDay } from '../documents/snapshot.ts';
 import type { Verification } from './verify.ts';
 import type { RunReport } from './report.ts';
@@ -55,6 +56,7 @@ export interface StartedRun {
 
 const MINUTE = 60_000;
 const STALE_MS = 60 * MINUTE;
+const INTERRUPTED = 'interrupted before it finished';
 
 /**
  * Inserts a running run. Its production minute is the Israel wall-clock minute of its start — never a
@@ -70,8 +72,19 @@ export async function startRun(
   a: { businessId: string; from: string; to: string; cutOff: Date; primaryId: string; keyId: string | null; directoryOf: (at: Date) => string },
 ): Promise<StartedRun> {
   // A run still "running" an hour after it started was cut off (process stopped): say so.
-  await ex.execute(sql`UPDATE export_runs SET status = 'failed', error = 'interrupted before it finished', completed_at = ${a.cutOff.toISOString()}
-    WHERE business_id = ${a.businessId} AND status = 'running' AND created_at < ${new Date(a.cutOff.getTime() - STALE_MS).toISOString()}`);
+  // Audited too (by no key: the service found it), so no failure is silent.
+  const interrupted = await query<{ id: string; period_from: string; period_to: string }>(
+    ex,
+    sql`UPDATE export_runs SET status = 'failed', error = ${INTERRUPTED}, completed_at = ${a.cutOff.toISOString()}
+        WHERE business_id = ${a.businessId} AND status = 'running' AND created_at < ${new Date(a.cutOff.getTime() - STALE_MS).toISOString()}
+        RETURNING id, from_date::text AS period_from, to_date::text AS period_to`,
+  );
+  for (const r of interrupted) {
+    await appendAudit(ex, a.cutOff, { accountId: null, keyId: null }, {
+      businessId: a.businessId, action: 'export.openfrmt', entityType: 'export_run', entityId: r.id,
+      after: { from: r.period_from, to: r.period_to, status: 'failed', fileId: null, error: INTERRUPTED },
+    });
+  }
   const production = new Date(Math.floor(a.cutOff.getTime() / MINUTE) * MINUTE);
   // This minute and the 61 after it (a repeated hour plus one): which directories are taken.
   const minutes = Array.from({ length: 62 }, (_, i) => new Date(production.getTime() + i * MINUTE));

@@ -1,10 +1,11 @@
 /**
- * Verification of a run: the zip that will be handed out is unzipped (streaming), both files go
+ * Verification of a run: the zip that will be handed out is unzipped (streaming, from its file), both files go
  * through the independent reader, every document's values as read back are hashed in file order
  * and compared with the hash of the values the exporter wrote, and counts and totals per doc type
  * are compared with an SQL aggregate over the same fixed set of documents.
  */
 import { createHash, type Hash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { Unzip, UnzipInflate } from 'fflate';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
@@ -128,8 +129,12 @@ export async function databaseTotals(ex: Executor, businessId: string, from: str
 
 const ZERO = { count: 0, exVat: 0, vat: 0, incVat: 0, withholding: 0, lines: 0, payments: 0, paymentsTotal: 0 };
 
-/** Unzips `zip`, reads INI.TXT and BKMVDATA.TXT back and compares them with the source and the database. */
-export function verifyZip(zip: Uint8Array, expectedDir: string, source: SourceDigest, database: Map<number, DocTypeCheck['database']>): Verification {
+/**
+ * Unzips the zip at `zipPath` as it is read from disk (a MiB at a time: neither the zip nor its
+ * BKMVDATA.TXT is ever whole in memory), reads INI.TXT and BKMVDATA.TXT back and compares them with
+ * the source and the database.
+ */
+export async function verifyZip(zipPath: string, expectedDir: string, source: SourceDigest, database: Map<number, DocTypeCheck['database']>): Promise<Verification> {
   const digest = fileDigest();
   const reader = new BkmvReader(digest.onRecord);
   const splitter = new CrlfSplitter();
@@ -143,14 +148,14 @@ export function verifyZip(zip: Uint8Array, expectedDir: string, source: SourceDi
     if (isBkmv) sawBkmv = true;
     file.ondata = (err, chunk) => {
       if (err) throw err;
-      if (isBkmv) for (const line of splitter.push(Buffer.from(chunk))) reader.pushLine(line);
+      if (isBkmv) for (const line of splitter.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))) reader.pushLine(line);
       else if (isIni) iniChunks.push(Buffer.from(chunk));
     };
     file.start();
   });
   unzip.register(UnzipInflate);
-  const STEP = 1 << 20;
-  for (let i = 0; i < zip.length; i += STEP) unzip.push(zip.subarray(i, i + STEP), i + STEP >= zip.length);
+  for await (const piece of createReadStream(zipPath, { highWaterMark: 1 << 20 })) unzip.push(piece as Buffer, false);
+  unzip.push(new Uint8Array(0), true);
   const rest = splitter.end();
   if (rest.length) reader.pushLine(rest);
   const summary: BkmvSummary = reader.finish();

@@ -8,7 +8,8 @@ import { MAX_THUMB_IDS, thumbnails } from './thumbs.ts';
 import type { Services } from '../platform/http/services.ts';
 import { queryOne } from '../platform/db/sql.ts';
 import { notFound } from '../platform/errors.ts';
-import { fileContent } from '../platform/files.ts';
+import { Readable } from 'node:stream';
+import { fileContent, fileStream, storedFile } from '../platform/files.ts';
 
 export function registerFileRoutes(api: FastifyInstance, _s: Services): void {
   api.get(
@@ -25,7 +26,7 @@ export function registerFileRoutes(api: FastifyInstance, _s: Services): void {
     async (req, reply) => {
       const ctx = ctxOf(req);
       const { id } = req.params as { id: string };
-      const file = await fileContent(ctx.database.db, id);
+      const file = await storedFile(ctx.database.db, id);
       if (!file) throw notFound('file');
       const owner = await queryOne(ctx.database.db, sql`SELECT 1 FROM businesses WHERE id = ${file.businessId} AND account_id = ${ctx.key.accountId}`);
       if (!owner) throw notFound('file');
@@ -35,7 +36,8 @@ export function registerFileRoutes(api: FastifyInstance, _s: Services): void {
         .header('Content-Length', String(file.size))
         .header('Content-Disposition', `inline; filename="${safeName}"`)
         .header('X-Content-Sha256', file.sha256)
-        .send(file.content);
+        // A chunked (large) file is streamed a chunk at a time, never loaded whole.
+        .send(file.chunkSize === null ? (await fileContent(ctx.database.db, id))!.content : Readable.from(fileStream(ctx.database.db, id)));
     },
   );
   api.post(

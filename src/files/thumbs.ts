@@ -1,7 +1,8 @@
 import sharp from 'sharp';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
-import { query, queryOne } from '../platform/db/sql.ts';
+import { query } from '../platform/db/sql.ts';
+import { fileContent } from '../platform/files.ts';
 
 /** Longest side of a thumbnail, pixels. */
 export const THUMB_SIZE = 160;
@@ -39,8 +40,9 @@ export async function thumbnails(ex: Executor, businessId: string, ids: string[]
   // One file in memory at a time (60 receipts of 10 MB must not all be loaded at once), and one
   // decode at a time: each is CPU-bound and must not starve other requests.
   for (const { id } of images) {
-    const row = await queryOne<{ content: Uint8Array }>(ex, sql`SELECT content FROM files WHERE id = ${id}`);
-    const uri = row ? await thumbnailDataUri(row.content) : null;
+    // Inline or chunked (a receipt over one chunk), assembled.
+    const file = await fileContent(ex, id);
+    const uri = file ? await thumbnailDataUri(file.content) : null;
     if (uri) out[id] = uri;
   }
   return out;

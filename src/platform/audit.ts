@@ -134,7 +134,7 @@ export interface ChainCheck {
 }
 
 /**
- * The triggers that protect the books (migrations 0001–0010), by table. PostgreSQL lets the
+ * The triggers that protect the books (migrations 0001–0012), by table. PostgreSQL lets the
  * table owner or a superuser switch them off (ALTER TABLE … DISABLE TRIGGER, DROP TRIGGER); the
  * walk reports any that is not firing now. (session_replication_role = replica is per session and
  * leaves no trace here: the document check below catches what such a session changed.)
@@ -146,6 +146,7 @@ export const PROTECTING_TRIGGERS: Record<string, string[]> = {
   document_counters: ['document_counters_forward', 'document_counters_no_delete', 'document_counters_no_truncate'],
   expenses: ['expenses_immutable', 'expenses_no_truncate'],
   files: ['files_immutable', 'files_keep_issued', 'files_no_truncate'],
+  file_chunks: ['file_chunks_complete', 'file_chunks_immutable', 'file_chunks_no_truncate'],
   document_prints: ['document_prints_no_update', 'document_prints_no_truncate'],
   pdf_links: ['pdf_links_no_update', 'pdf_links_no_truncate'],
   export_runs: ['export_runs_frozen', 'export_runs_no_truncate'],

@@ -235,6 +235,53 @@ describe('cut and fixed set', () => {
   });
 });
 
+describe('a run that fails', () => {
+  async function failRun(bid: string, failure: Error) {
+    const business = await getOwnedBusiness(env.s.databases.sandbox.db, a.id, bid);
+    const attempt = runOpenfrmtExport(env.s, env.s.databases.sandbox, business, { from: '2026-01-01', to: '2026-12-31' }, { accountId: a.id, keyId: a.testKeyId }, {
+      chunkSize: 1,
+      afterChunk: async (n) => {
+        if (n === 2) throw failure;
+      },
+    });
+    await expect(attempt).rejects.toBe(failure);
+    const runs = await env.sql('sandbox', `SELECT id, status, error, file_id FROM export_runs WHERE business_id = '${bid}' ORDER BY created_at DESC LIMIT 1`);
+    const audit = await env.sql('sandbox', `SELECT action, entity_id, after FROM audit_log WHERE business_id = '${bid}' AND action = 'export.openfrmt' ORDER BY seq DESC LIMIT 1`);
+    return { run: runs[0] as any, audit: audit[0] as any };
+  }
+
+  it('is recorded as failed with a reason and audited, never left running or silent', async () => {
+    const b = await env.business(a.test);
+    for (let i = 0; i < 3; i++) await issueDoc(env, a.test, b.id, { docType: 400, payments: [{ method: 'cash', amount: 100 + i }] });
+    env.clock.advance(1_000);
+    const disk = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    const { run, audit } = await failRun(b.id, disk);
+    expect(run.status).toBe('failed');
+    expect(run.file_id).toBeNull();
+    expect(run.error).toBe('the export could not be produced: its temporary file could not be written or read (ENOSPC)');
+    expect(audit.entity_id).toBe(run.id);
+    expect(audit.after).toMatchObject({ status: 'failed', fileId: null, error: run.error, from: '2026-01-01', to: '2026-12-31' });
+    // The run as the API answers it says why.
+    const read = await env.call('GET', `/v1/businesses/${b.id}/exports/${run.id}`, { key: a.test });
+    expect(read.status).toBe(200);
+    expect(read.body.exportRun).toMatchObject({ status: 'failed', error: run.error, fileId: null });
+    expect(read.body.file).toBeNull();
+  });
+
+  it('names a database failure by its SQLSTATE and hides anything else behind a generic reason', async () => {
+    const b = await env.business(a.test);
+    for (let i = 0; i < 3; i++) await issueDoc(env, a.test, b.id, { docType: 400, payments: [{ method: 'cash', amount: 100 + i }] });
+    env.clock.advance(1_000);
+    const db = await failRun(b.id, Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }));
+    expect(db.run.error).toBe('the export could not be produced: the database failed while it was read (SQLSTATE 57014)');
+    env.clock.advance(60_000);
+    const other = await failRun(b.id, new Error('secret internals at /srv/pinkas/src/x.ts:12'));
+    expect(other.run.error).not.toContain('secret');
+    expect(other.run.error).toMatch(/^the export could not be produced: an internal error/);
+    expect(other.audit.after.error).toBe(other.run.error);
+  });
+});
+
 describe('verification', () => {
   it('fails the run when the database disagrees with what the files say', async () => {
     const b = await env.business(a.test);
@@ -277,6 +324,8 @@ describe('verification', () => {
     expect(r.body.exportRun.status).toBe('completed');
     const list = await env.call('GET', `/v1/businesses/${b.id}/exports`, { key: a.test });
     expect(list.body.exportRuns.map((x: any) => [x.status, x.error])).toEqual([['completed', null], ['failed', 'interrupted before it finished']]);
+    const audit = await env.sql('sandbox', `SELECT key_id, after FROM audit_log WHERE entity_id = 'exr_0000000000stale1'`);
+    expect(audit).toEqual([{ key_id: null, after: { from: '2026-01-01', to: '2026-01-31', status: 'failed', fileId: null, error: 'interrupted before it finished' } }]);
   });
 
   it('gross prices and a 0% export invoice read back verified, lines ex VAT', async () => {
