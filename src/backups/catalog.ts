@@ -14,7 +14,7 @@ import { query } from '../platform/db/sql.ts';
  * the business (business_id set) are backed up, secret included; account-wide ones are not the business's.
  */
 export const NOT_BACKED_UP = new Set([
-  'jobs', 'outbox_events', 'webhook_deliveries', 'webhook_attempts', 'usage_daily', 'rate_limit_windows', 'backups',
+  'jobs', 'outbox_events', 'webhook_deliveries', 'webhook_attempts', 'usage_daily', 'rate_limit_windows', 'rate_limit_seconds', 'backups',
   'schema_migrations',
 ]);
 

@@ -59,19 +59,40 @@ export class MemoryRateLimiter implements PeekableRateLimiter {
 }
 
 /** The same algorithm in one SQL function call, for several processes sharing a PostgreSQL server. */
+/**
+ * Limits up to this many a window keep the exact log of accepted times (rate_limit_hit); larger
+ * ones count per second (rate_limit_hit_seconds, migration 0013), whose cost does not grow with the
+ * limit. A hit then counts for one window plus at most a second: never more than the limit pass.
+ */
+export const EXACT_LOG_LIMIT = 1000;
+
 export class PostgresRateLimiter implements PeekableRateLimiter {
-  constructor(private readonly database: Database, private readonly limit: number, private readonly windowMs = 60_000) {}
+  private readonly perSecond: boolean;
+  constructor(private readonly database: Database, private readonly limit: number, private readonly windowMs = 60_000) {
+    this.perSecond = limit > EXACT_LOG_LIMIT;
+  }
 
   async hit(key: string, nowMs: number): Promise<RateDecision> {
     const r = await queryOne<{ allowed: boolean; remaining: number; retry_after_ms: number }>(
       this.database.db,
-      sql`SELECT * FROM rate_limit_hit(${key}, ${nowMs}, ${this.windowMs}, ${this.limit})`,
+      this.perSecond
+        ? sql`SELECT * FROM rate_limit_hit_seconds(${key}, ${nowMs}, ${this.windowMs}, ${this.limit})`
+        : sql`SELECT * FROM rate_limit_hit(${key}, ${nowMs}, ${this.windowMs}, ${this.limit})`,
     );
     return { allowed: r!.allowed, limit: this.limit, remaining: r!.remaining, retryAfterMs: Number(r!.retry_after_ms) };
   }
 
-  /** Reads the window rate_limit_hit keeps (same table, same arithmetic) without recording a hit. */
+  /** Reads the window the hit function keeps (same table, same arithmetic) without recording a hit. */
   async peek(key: string, nowMs: number): Promise<RateDecision> {
+    if (this.perSecond) {
+      const r = await queryOne<{ used: number; retry_after_ms: number }>(
+        this.database.db,
+        sql`SELECT used, retry_after_ms FROM rate_limit_seconds_state(${key}, ${nowMs}, ${this.windowMs}, ${this.limit})`,
+      );
+      const used = Number(r!.used);
+      if (used < this.limit) return { allowed: true, limit: this.limit, remaining: this.limit - used, retryAfterMs: 0 };
+      return { allowed: false, limit: this.limit, remaining: 0, retryAfterMs: Number(r!.retry_after_ms) };
+    }
     const r = await queryOne<{ n: number; oldest: string | null }>(
       this.database.db,
       sql`SELECT count(*)::int AS n, (array_agg(h ORDER BY h DESC))[${this.limit}::int] AS oldest

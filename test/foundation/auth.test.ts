@@ -181,4 +181,38 @@ describe('rate limit across processes sharing one PostgreSQL database', () => {
       await other.close();
     }
   });
+
+  it('a limit above EXACT_LOG_LIMIT counts per second: never more than the limit, freed a second late at most', async () => {
+    const { PostgresRateLimiter, EXACT_LOG_LIMIT } = await import('../../src/platform/rate-limit.ts');
+    const { openPool } = await import('../../src/platform/db/engine.ts');
+    const other = await openPool('live', env.urls.live, { poolSize: 4 });
+    try {
+      const limit = EXACT_LOG_LIMIT + 1;
+      const p1 = new PostgresRateLimiter(env.db.live, limit);
+      const p2 = new PostgresRateLimiter(other, limit);
+      const t0 = 7_000_400; // 400 ms into second 7000
+      // 1,000 hits in second 7000, the rest of the limit 30 s later.
+      for (let i = 0; i < 1000; i++) expect((await (i % 2 ? p1 : p2).hit('key_sec', t0)).allowed).toBe(true);
+      expect(await p1.peek('key_sec', t0 + 30_000)).toMatchObject({ allowed: true, remaining: 1 });
+      expect(await p2.hit('key_sec', t0 + 30_000)).toMatchObject({ allowed: true, remaining: 0 });
+      // Full: the next fits when the last millisecond of second 7000 has left the window.
+      const refused = await p1.hit('key_sec', t0 + 30_001);
+      expect(refused).toMatchObject({ allowed: false, remaining: 0, retryAfterMs: 7_000_999 + 60_000 - (t0 + 30_001) });
+      expect(await p2.peek('key_sec', t0 + 30_001)).toMatchObject({ allowed: false, retryAfterMs: refused.retryAfterMs });
+      // Exactly one window after t0 second 7000 still counts (a hit counts up to a second longer) ...
+      expect((await p1.hit('key_sec', t0 + 60_000)).allowed).toBe(false);
+      // ... and once it has left, its 1,000 free up together.
+      expect((await p2.hit('key_sec', 7_000_998 + 60_000)).allowed).toBe(false);
+      expect(await p2.hit('key_sec', 7_000_999 + 60_000)).toMatchObject({ allowed: true, remaining: 999 });
+      // A concurrent burst from both processes: exactly the limit passes.
+      const burst = await Promise.all(Array.from({ length: limit + 40 }, (_, i) => (i % 2 ? p1 : p2).hit('key_sec_burst', t0)));
+      expect(burst.filter((r) => r.allowed)).toHaveLength(limit);
+      // Seconds that left the window are deleted when a key's new second begins.
+      await p1.hit('key_sec', 7_100_000);
+      const rows = await env.sql('live', `SELECT second FROM rate_limit_seconds WHERE key_id = 'key_sec' ORDER BY second`);
+      expect(rows.map((r: any) => Number(r.second))).toEqual([7060, 7100]);
+    } finally {
+      await other.close();
+    }
+  });
 });
