@@ -7,7 +7,9 @@
  * On embedded PostgreSQL (this process's own cluster) and on server PostgreSQL (scratch databases of
  * TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test; skipped when unreachable).
  * BENCH_ENGINES=embedded or =server runs one; BENCH_LIST_RUNS (default 200) requests per filter;
- * BENCH_EXPORT=0 skips the export. BENCH_SEEDED='{"live":URL,"sandbox":URL,"key":KEY,"business":ID}' measures books
+ * BENCH_EXPORT=0 skips the export. Flatness of issuing: before seeding and again with the books seeded, the load
+ * generator of bench/issue.bench.ts (its own process) issues BENCH_ISSUE_DOCS (default 3,000; 0 skips) documents
+ * (draft + issue, 32 in flight) in the same 32 new businesses of the same database (twice ~110 each: under the daily backstop), and the ratio of the two rates is printed. BENCH_SEEDED='{"live":URL,"sandbox":URL,"key":KEY,"business":ID}' measures books
  * seeded before (bench/seed/main.ts) on those two databases instead (server engine; nothing is seeded or dropped).
  */
 import { loadConfig } from '../src/platform/config.ts';
@@ -21,6 +23,30 @@ import { mintKey } from '../src/accounts/keys.ts';
 import { runOpenfrmtExport } from '../src/exports/run.ts';
 import { embeddedDatabases, serverDatabases } from './databases.ts';
 import { readBusiness, seedDocuments } from './seed/documents.ts';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ISSUE_DOCS = Number(process.env.BENCH_ISSUE_DOCS ?? 3000);
+const LOAD = fileURLToPath(new URL('./issue/load.ts', import.meta.url));
+
+/** One job of bench/issue/load.ts in its own process (what it prints last is the answer). */
+function load(job: Record<string, unknown>): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', LOAD, JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`load generator exited ${code}`))));
+  });
+}
+
+/** Draft + issue over HTTP, 32 in flight, in 32 businesses (made on the first call): documents per second and p99. */
+let issueBusinesses: string[] | null = null;
+async function issueRate(base: string, key: string): Promise<{ perSecond: number; p99: number }> {
+  issueBusinesses ??= (await load({ kind: 'setup', base, key, businesses: 32 })).businessIds as string[];
+  const businessIds = issueBusinesses;
+  const r = await load({ kind: 'issue', base, key, businessIds, docs: ISSUE_DOCS, concurrency: 32, warmup: Math.round(ISSUE_DOCS / 10) });
+  return r.documents;
+}
 
 const SIZE = Number(process.env.BENCH_BOOK_SIZE ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_LIST_RUNS ?? 200);
@@ -68,6 +94,9 @@ async function benchEngine(name: string, live: Database, sandbox: Database) {
       ? reuse.business
       : ((await call('POST', '/v1/businesses', { name: 'ספרים גדולים בע"מ', taxId: '516179157', dealerType: 'company' })).business.id as string);
 
+    const emptyRate = ISSUE_DOCS && !reuse ? await issueRate(base, key) : null;
+    if (emptyRate) console.log(`${name}: issue on empty books ${emptyRate.perSecond} docs/s, p99 ${emptyRate.p99} ms`);
+
     // Seed.
     let lastPrint = 0;
     const seeded = reuse ? await alreadySeeded(sandbox, bid) : await seedDocuments(sandbox, {
@@ -88,6 +117,14 @@ async function benchEngine(name: string, live: Database, sandbox: Database) {
     const v0 = performance.now();
     if (!reuse) await sandbox.pool.query('VACUUM (ANALYZE) documents');
     console.log(`${name}: VACUUM (ANALYZE) documents ${((performance.now() - v0) / 1000).toFixed(0)} s`);
+
+    if (ISSUE_DOCS) {
+      const full = await issueRate(base, key);
+      console.log(
+        `${name}: issue with ${seeded.documents.toLocaleString('en')} documents in the books ${full.perSecond} docs/s, p99 ${full.p99} ms` +
+          (emptyRate ? ` (${((full.perSecond / emptyRate.perSecond) * 100).toFixed(0)}% of the empty books' rate)` : ''),
+      );
+    }
 
     // List.
     const party = seeded.partyIds[7];
