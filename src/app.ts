@@ -9,6 +9,8 @@ import { checkRequestText, parseJsonBody, unsafeNumber } from './platform/http/i
 import { installApiAuth } from './accounts/auth.ts';
 import { installBusinessGuard } from './businesses/guard.ts';
 import { domains } from './domains.ts';
+import { installIdempotency } from './platform/http/idempotency.ts';
+import { IDEMPOTENT_CREATES } from './idempotent-creates.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -144,6 +146,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     async (api) => {
       installApiAuth(api, s);
       installBusinessGuard(api);
+      installIdempotency(api, s, IDEMPOTENT_CREATES);
       for (const d of domains) d.api?.(api, s);
     },
     { prefix: '/v1' },

@@ -67,6 +67,8 @@ export function registerDocumentRoutes(api: FastifyInstance, s: Services): void 
     async (req, reply) => {
       const header = req.headers['idempotency-key'];
       const result = await createDraft(s, ctxOf(req), businessOf(req), req.body as DraftCreateBody, typeof header === 'string' ? header : undefined);
+      // The contract's header of a repeat, as on every idempotent create (platform/http/idempotency.ts).
+      if (result.deduped) reply.header('Idempotent-Replayed', 'true');
       return reply.status(201).send({ ok: true, document: result.document, ...(result.deduped ? { deduped: true } : {}) });
     },
   );

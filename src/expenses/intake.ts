@@ -77,6 +77,11 @@ export async function readReceipt(req: FastifyRequest, maxBytes: number): Promis
   return { bytes, mime, name: safeName(name, mime) };
 }
 
+/** What an Idempotency-Key retry must repeat: the file and its name, however it was sent (multipart or JSON). */
+export function receiptFingerprint(r: Receipt): string {
+  return JSON.stringify([sha256Hex(r.bytes), r.mime, r.name]);
+}
+
 function multipartError(err: unknown, maxBytes: number): AppError {
   const code = (err as { code?: string }).code;
   if (code === 'FST_REQ_FILE_TOO_LARGE' || code === 'FST_ERR_CTP_BODY_TOO_LARGE') return tooLarge(maxBytes);

@@ -19,7 +19,8 @@ import {
 } from './schemas.ts';
 import { getExpense, listExpenses } from './rows.ts';
 import { correctExpense, createDraft, deleteDraft, patchDraft, recordDraft } from './service.ts';
-import { readReceipt, scanReceipt, uploadReceipt } from './intake.ts';
+import { readReceipt, receiptFingerprint, scanReceipt, uploadReceipt } from './intake.ts';
+import { claimIdempotencyKey } from '../platform/http/idempotency.ts';
 
 const tags = ['expenses'];
 const config = { scope: 'expenses' as const };
@@ -86,6 +87,7 @@ export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
       const ctx = ctxOf(req);
       const key = req.headers['idempotency-key'];
       const result = await createDraft(s, ctx.database, ctx.actor, businessOf(req), (req.body ?? {}) as ExpenseCreateBody, typeof key === 'string' ? key : undefined);
+      if (result.deduped) reply.header('Idempotent-Replayed', 'true');
       return reply.status(201).send({ ok: true, ...result });
     },
   );
@@ -178,6 +180,7 @@ export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
       async (req, reply) => {
         const ctx = ctxOf(req);
         const receipt = await readReceipt(req, maxBytes);
+        if (await claimIdempotencyKey(s, req, reply, receiptFingerprint(receipt))) return reply;
         return reply.status(201).send({ ok: true, ...(await uploadReceipt(s, ctx.database, ctx.actor, businessOf(req), receipt)) });
       },
     );
@@ -194,6 +197,7 @@ export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
       async (req, reply) => {
         const ctx = ctxOf(req);
         const receipt = await readReceipt(req, maxBytes);
+        if (await claimIdempotencyKey(s, req, reply, receiptFingerprint(receipt))) return reply;
         const actor = { accountId: ctx.key.accountId, keyId: ctx.key.id };
         return reply.status(201).send({ ok: true, ...(await scanReceipt(s, ctx.database, actor, businessOf(req), receipt)) });
       },
