@@ -16,6 +16,7 @@ import { registerReportRoutes } from './reports/routes.ts';
 import { registerBackupRoutes } from './backups/routes.ts';
 import { registerDocumentRoutes } from './documents/routes.ts';
 import { printsDomain } from './prints/domain.ts';
+import { registerLedgerRoutes } from './ledger/routes.ts';
 
 export interface Worker {
   stop(): Promise<void>;
@@ -52,6 +53,7 @@ export const domains: Domain[] = [
   { name: 'reports', api: registerReportRoutes },
   { name: 'backups', api: registerBackupRoutes },
   { name: 'documents', api: registerDocumentRoutes },
+  { name: 'ledger', api: registerLedgerRoutes },
   printsDomain,
 ];
 

@@ -8,6 +8,7 @@ import { queryOne } from '../platform/db/sql.ts';
 import { AppError, limitReached, validation } from '../platform/errors.ts';
 import { appendAudit } from '../platform/audit.ts';
 import { eventInsert } from '../platform/outbox.ts';
+import { postDocumentEntry } from '../ledger/post.ts';
 import { jobInsert } from '../platform/jobs.ts';
 import { israelDate, israelMonthStart } from '../platform/clock.ts';
 import { counterBump, subject } from '../platform/usage.ts';
@@ -88,6 +89,8 @@ export async function afterIssue(
   extra: SQL[] = [],
 ): Promise<DocumentView> {
   const view = documentView(row);
+  // The books: the document's journal entry, in the same transaction (src/ledger).
+  await postDocumentEntry(tx, now, { businessId: business.id, dealerType: business.dealerType, documentId: row.id, snapshot: row.snapshot!, keyId: ctx.actor.keyId });
   const event = eventInsert(now, {
     event: 'document.issued',
     accountId: business.accountId,

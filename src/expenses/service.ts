@@ -4,6 +4,7 @@ import type { Database, Tx } from '../platform/db/engine.ts';
 import { queryOne } from '../platform/db/sql.ts';
 import { AppError, conflict, notFound, validation } from '../platform/errors.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
+import { postExpenseEntry } from '../ledger/post.ts';
 import { recordEvent } from '../platform/outbox.ts';
 import { canonicalJson } from '../platform/canonical-json.ts';
 import { newId } from '../platform/ids.ts';
@@ -156,7 +157,17 @@ export async function deleteDraft(s: Services, database: Database, actor: Actor,
   });
 }
 
-async function announceRecorded(tx: Tx, at: Date, b: BusinessRecord, e: ExpenseView): Promise<void> {
+/** What a recorded row (a recorded expense or its storno) writes beside it: its journal entry and its event. */
+async function announceRecorded(tx: Tx, at: Date, b: BusinessRecord, e: ExpenseView, keyId: string | null): Promise<void> {
+  const party = e.partyId
+    ? await queryOne<{ key: string; name: string }>(tx, sql`SELECT key, name FROM parties WHERE id = ${e.partyId} AND business_id = ${b.id}`)
+    : undefined;
+  await postExpenseEntry(tx, at, {
+    businessId: b.id, dealerType: b.dealerType, expenseId: e.id, date: e.supplierDocDate!, supplierName: e.supplierName ?? '',
+    supplierDocNumber: e.supplierDocNumber, storno: e.reversesExpenseId !== null, keyId,
+    categoryKey: e.categoryKey!, amountExVat: e.amountExVat!, vatAmount: e.vatAmount!, amountIncVat: e.amountIncVat!, deductibleVat: e.deductibleVat!,
+    supplier: party ? { partyId: e.partyId!, key: party.key, name: party.name } : null,
+  });
   await recordEvent(tx, at, {
     event: 'expense.recorded',
     accountId: b.accountId,
@@ -189,7 +200,7 @@ export async function recordDraft(s: Services, database: Database, actor: Actor,
     );
     const after = toExpense(row!);
     await appendAudit(tx, now, actor, { businessId: b.id, action: 'expense.record', entityType: 'expense', entityId: id, before, after });
-    await announceRecorded(tx, now, b, after);
+    await announceRecorded(tx, now, b, after, actor.keyId);
     return { expense: after, deduped: false };
   });
 }
@@ -241,7 +252,7 @@ export async function correctExpense(
       before: { reversedByExpenseId: null },
       after: { reversedByExpenseId: reversal.id },
     });
-    await announceRecorded(tx, now, b, reversal);
+    await announceRecorded(tx, now, b, reversal, actor.keyId);
     return { reversal, original };
   });
   if (!redraft) return { expense: reversal };

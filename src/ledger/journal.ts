@@ -1,0 +1,146 @@
+/**
+ * The journal entry of each fact (pure): what an issued document or a recorded expense writes to the
+ * books, in agorot. Every entry balances by construction; `balanced` checks it again before writing.
+ *
+ * - 305 tax invoice: Dr customer (total incl. VAT) / Cr revenue (excl. VAT) / Cr output VAT.
+ * - 320 tax invoice-receipt: the invoice, and in the same entry the receipt: Dr each means of payment
+ *   and the tax withheld / Cr customer. The customer nets to zero.
+ * - 330 credit note: the invoice's lines mirrored (Dr revenue, Dr output VAT / Cr customer).
+ * - 400 receipt: Dr each means of payment and the tax withheld / Cr customer. A negative receipt (the
+ *   credit of a 400) carries negative amounts: each line changes side. A patur or ngo dealer keeps no
+ *   customer accounts for receipts: its receipt is its revenue (Cr revenue).
+ * - Recorded expense: Dr the category's account (excl. VAT, plus the VAT that may not be deducted) and
+ *   Dr input VAT (the deductible share; fixed assets apart) / Cr supplier. Its storno row carries
+ *   negative amounts: the same lines on the other side.
+ */
+import type { DealerType } from '../businesses/schemas.ts';
+import type { DocumentSnapshot } from '../documents/snapshot.ts';
+import {
+  CUSTOMERS, FIXED_ASSET_CATEGORIES, INPUT_VAT, INPUT_VAT_FIXED_ASSETS, OCCASIONAL_CUSTOMERS, OCCASIONAL_SUPPLIERS, OUTPUT_VAT,
+  SUPPLIERS, WITHHOLDING_RECEIVABLE, expenseAccount, partyAccountCode, paymentAccount, revenueAccount,
+} from './chart.ts';
+
+export type Side = 1 | 2;
+export const DEBIT: Side = 1;
+export const CREDIT: Side = 2;
+
+export interface JournalLine {
+  account: string;
+  side: Side;
+  /** Agorot, > 0. */
+  amount: number;
+}
+
+/** A party sub-account the entry needs (created on first use). */
+export interface PartyAccount {
+  code: string;
+  control: typeof CUSTOMERS | typeof SUPPLIERS;
+  partyId: string;
+  name: string;
+}
+
+export interface JournalDraft {
+  lines: JournalLine[];
+  partyAccounts: PartyAccount[];
+}
+
+/** Adds a signed amount on a side: a negative amount goes to the other side; zero writes nothing. */
+function post(lines: JournalLine[], account: string, side: Side, signed: number): void {
+  if (signed === 0) return;
+  const flipped: Side = side === DEBIT ? CREDIT : DEBIT;
+  lines.push({ account, side: signed > 0 ? side : flipped, amount: Math.abs(signed) });
+}
+
+/** Lines on the same account and side are one line (a receipt paid twice in cash: one cash line). */
+function merged(lines: JournalLine[]): JournalLine[] {
+  const out = new Map<string, JournalLine>();
+  for (const l of lines) {
+    const k = `${l.account}\u0000${l.side}`;
+    const held = out.get(k);
+    if (held) held.amount += l.amount;
+    else out.set(k, { ...l });
+  }
+  return [...out.values()];
+}
+
+export function balanced(lines: JournalLine[]): boolean {
+  let debit = 0;
+  let credit = 0;
+  for (const l of lines) {
+    if (!Number.isSafeInteger(l.amount) || l.amount <= 0) return false;
+    if (l.side === DEBIT) debit += l.amount;
+    else credit += l.amount;
+  }
+  return lines.length >= 2 && debit === credit;
+}
+
+export function journalOfDocument(snap: DocumentSnapshot, dealerType: DealerType): JournalDraft {
+  const vatDealer = dealerType === 'murshe' || dealerType === 'company';
+  const partyAccounts: PartyAccount[] = [];
+  let customer = OCCASIONAL_CUSTOMERS;
+  if (snap.party?.partyId && snap.party.key) {
+    customer = partyAccountCode(CUSTOMERS, snap.party.key);
+    partyAccounts.push({ code: customer, control: CUSTOMERS, partyId: snap.party.partyId, name: snap.party.name.slice(0, 50) });
+  }
+  const t = snap.totals;
+  const revenue = revenueAccount(vatDealer, snap.vatExemptionReason);
+  const lines: JournalLine[] = [];
+  const invoice = (sign: 1 | -1) => {
+    post(lines, customer, DEBIT, sign * t.totalIncVat);
+    post(lines, revenue, CREDIT, sign * t.totalExVat);
+    post(lines, OUTPUT_VAT, CREDIT, sign * t.vatAmount);
+  };
+  const receipt = (against: string) => {
+    for (const p of snap.payments) post(lines, paymentAccount(p.method), DEBIT, p.amount);
+    post(lines, WITHHOLDING_RECEIVABLE, DEBIT, t.withholdingAmount);
+    const received = snap.payments.reduce((a, p) => a + p.amount, 0) + t.withholdingAmount;
+    post(lines, against, CREDIT, received);
+  };
+  switch (snap.docType) {
+    case 305:
+      invoice(1);
+      break;
+    case 320:
+      invoice(1);
+      receipt(customer);
+      break;
+    case 330:
+      invoice(-1);
+      break;
+    case 400:
+      receipt(vatDealer ? customer : revenue);
+      break;
+  }
+  // A patur/ngo receipt books no customer: drop a sub-account it does not use.
+  const used = merged(lines);
+  return { lines: used, partyAccounts: partyAccounts.filter((a) => used.some((l) => l.account === a.code)) };
+}
+
+export interface ExpenseFacts {
+  categoryKey: string;
+  amountExVat: number;
+  vatAmount: number;
+  amountIncVat: number;
+  deductibleVat: number;
+  supplier: { partyId: string; key: string; name: string } | null;
+}
+
+export function journalOfExpense(e: ExpenseFacts): JournalDraft {
+  const partyAccounts: PartyAccount[] = [];
+  let supplier = OCCASIONAL_SUPPLIERS;
+  if (e.supplier) {
+    supplier = partyAccountCode(SUPPLIERS, e.supplier.key);
+    partyAccounts.push({ code: supplier, control: SUPPLIERS, partyId: e.supplier.partyId, name: e.supplier.name.slice(0, 50) });
+  }
+  const lines: JournalLine[] = [];
+  post(lines, expenseAccount(e.categoryKey), DEBIT, e.amountExVat + (e.vatAmount - e.deductibleVat));
+  post(lines, FIXED_ASSET_CATEGORIES.has(e.categoryKey) ? INPUT_VAT_FIXED_ASSETS : INPUT_VAT, DEBIT, e.deductibleVat);
+  post(lines, supplier, CREDIT, e.amountIncVat);
+  const used = merged(lines);
+  return { lines: used, partyAccounts: partyAccounts.filter((a) => used.some((l) => l.account === a.code)) };
+}
+
+/** The same entry the other way round (a reversing entry). */
+export function reversed(lines: JournalLine[]): JournalLine[] {
+  return lines.map((l) => ({ ...l, side: l.side === DEBIT ? CREDIT : DEBIT }));
+}

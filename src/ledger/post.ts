@@ -1,0 +1,41 @@
+/**
+ * The journal entries of facts, written in the fact's own transaction: an issued document (and its
+ * credit), a recorded expense (and its storno row). See journal.ts for the lines of each.
+ */
+import type { Executor } from '../platform/db/engine.ts';
+import type { DealerType } from '../businesses/schemas.ts';
+import type { DocumentSnapshot } from '../documents/snapshot.ts';
+import { journalOfDocument, journalOfExpense, type ExpenseFacts } from './journal.ts';
+import { postEntry } from './store.ts';
+
+const TITLES: Record<number, string> = { 305: 'חשבונית מס', 320: 'חשבונית מס קבלה', 330: 'חשבונית מס זיכוי', 400: 'קבלה' };
+
+export async function postDocumentEntry(
+  tx: Executor,
+  at: Date,
+  d: { businessId: string; dealerType: DealerType; documentId: string; snapshot: DocumentSnapshot; keyId: string | null },
+): Promise<void> {
+  const snap = d.snapshot;
+  const { lines, partyAccounts } = journalOfDocument(snap, d.dealerType);
+  const credit = snap.docType === 400 && snap.totals.totalIncVat < 0 ? ' (זיכוי)' : '';
+  await postEntry(tx, at, {
+    businessId: d.businessId, dealerType: d.dealerType, date: snap.documentDate, source: 'document', documentId: d.documentId,
+    reference: String(snap.docNumber), referenceDocType: snap.docType,
+    description: `${TITLES[snap.docType]}${credit} ${snap.docNumber}${snap.party ? ` — ${snap.party.name}` : ''}`.slice(0, 50),
+    keyId: d.keyId, lines, partyAccounts,
+  });
+}
+
+export async function postExpenseEntry(
+  tx: Executor,
+  at: Date,
+  e: ExpenseFacts & { businessId: string; dealerType: DealerType; expenseId: string; date: string; supplierName: string; supplierDocNumber: string | null; storno: boolean; keyId: string | null },
+): Promise<void> {
+  const { lines, partyAccounts } = journalOfExpense(e);
+  await postEntry(tx, at, {
+    businessId: e.businessId, dealerType: e.dealerType, date: e.date, source: 'expense', expenseId: e.expenseId,
+    reference: e.supplierDocNumber?.slice(0, 20) ?? null, referenceDocType: null,
+    description: `${e.storno ? 'ביטול הוצאה' : 'הוצאה'} — ${e.supplierName}`.slice(0, 50),
+    keyId: e.keyId, lines, partyAccounts,
+  });
+}

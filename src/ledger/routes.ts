@@ -1,0 +1,188 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { ctxOf } from '../platform/http/context.ts';
+import { AUTH_ERRORS, BidParams, errors, IsoDate, Nullable, Ok } from '../platform/http/schemas.ts';
+import type { Services } from '../platform/http/services.ts';
+import { notFound, validation } from '../platform/errors.ts';
+import { businessOf } from '../businesses/guard.ts';
+import { israelDate } from '../platform/clock.ts';
+import { accountLedger, ensureChart, getAccount, listAccounts, listEntries, trialBalance } from './store.ts';
+import { createAccount, createManualEntry, getEntry, reverseEntry, updateAccount, type ManualEntryInput, type NewAccountInput } from './service.ts';
+
+const tags = ['ledger'];
+const read = { scope: 'export' as const };
+const write = { scope: 'businesses' as const };
+const Int = Type.Integer();
+const Code = Type.String({ pattern: '^[0-9A-Za-z-]{1,15}$', description: 'Account code (B110 1402): up to 15 letters, digits or hyphens' });
+const Kind = Type.Union(['asset', 'liability', 'equity', 'revenue', 'expense'].map((k) => Type.Literal(k)));
+const Amount = Type.Integer({ minimum: 1, maximum: 99_999_999_999_99, description: 'Agorot, greater than zero' });
+
+const AccountSchema = Type.Object({
+  code: Type.String(),
+  name: Type.String(),
+  kind: Type.String(),
+  trialBalanceCode: Type.String(),
+  trialBalanceName: Type.String(),
+  partyId: Nullable(Type.String()),
+  closed: Type.Boolean(),
+  createdAt: Type.String(),
+});
+const EntrySchema = Type.Object({
+  id: Type.String(),
+  entryNo: Int,
+  date: IsoDate,
+  source: Type.Union(['document', 'expense', 'manual', 'reversal'].map((k) => Type.Literal(k))),
+  documentId: Nullable(Type.String()),
+  expenseId: Nullable(Type.String()),
+  reference: Nullable(Type.String()),
+  referenceDocType: Nullable(Int),
+  description: Type.String(),
+  reversesEntryId: Nullable(Type.String()),
+  createdAt: Type.String(),
+  lines: Type.Array(Type.Object({ account: Type.String(), debit: Int, credit: Int })),
+});
+const CodeParams = Type.Object({ bid: Type.String({ minLength: 1, maxLength: 64 }), code: Code }, { additionalProperties: false });
+const IdParams = Type.Object({ bid: Type.String({ minLength: 1, maxLength: 64 }), id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+const ENTRY_ERRORS = errors(...AUTH_ERRORS, 409, 422);
+
+export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
+  api.get('/businesses/:bid/ledger/accounts', {
+    config: read,
+    schema: { tags, operationId: 'listLedgerAccounts', summary: 'The chart of accounts (the default chart of the dealer type, and accounts added)', params: BidParams, response: { 200: Ok({ accounts: Type.Array(AccountSchema) }), ...errors(...AUTH_ERRORS) } },
+  }, async (req) => {
+    const b = businessOf(req);
+    const db = ctxOf(req).database.db;
+    await ensureChart(db, b.id, b.dealerType, s.clock.now());
+    return { ok: true as const, accounts: await listAccounts(db, b.id) };
+  });
+
+  api.post('/businesses/:bid/ledger/accounts', {
+    config: write,
+    schema: {
+      tags, operationId: 'createLedgerAccount', summary: 'Add an account to the chart', params: BidParams,
+      body: Type.Object({
+        code: Code, name: Type.String({ minLength: 1, maxLength: 50 }), kind: Kind,
+        trialBalanceCode: Code, trialBalanceName: Type.Optional(Type.String({ minLength: 1, maxLength: 30 })),
+      }, { additionalProperties: false }),
+      response: { 201: Ok({ account: AccountSchema }), ...errors(...AUTH_ERRORS, 409) },
+    },
+  }, async (req, reply) => {
+    const ctx = ctxOf(req);
+    const account = await createAccount(ctx.database, s.clock.now(), ctx.actor, businessOf(req), req.body as NewAccountInput);
+    return reply.status(201).send({ ok: true, account });
+  });
+
+  api.get('/businesses/:bid/ledger/accounts/:code', {
+    config: read,
+    schema: {
+      tags, operationId: 'getLedgerAccount', summary: "One account and its lines with the running balance (debit − credit) over a range",
+      params: CodeParams,
+      querystring: Type.Object({ from: Type.Optional(IsoDate), to: Type.Optional(IsoDate) }, { additionalProperties: false }),
+      response: {
+        200: Ok({
+          account: AccountSchema,
+          from: IsoDate, to: IsoDate, opening: Int, closing: Int,
+          lines: Type.Array(Type.Object({ entryNo: Int, date: IsoDate, description: Type.String(), reference: Nullable(Type.String()), debit: Int, credit: Int, balance: Int })),
+        }),
+        ...errors(...AUTH_ERRORS),
+      },
+    },
+  }, async (req) => {
+    const b = businessOf(req);
+    const db = ctxOf(req).database.db;
+    const { code } = req.params as { code: string };
+    const q = req.query as { from?: string; to?: string };
+    const to = q.to ?? israelDate(s.clock.now());
+    const from = q.from ?? `${to.slice(0, 4)}-01-01`;
+    if (from > to) throw validation('querystring.from', `must not be after to (${to})`);
+    await ensureChart(db, b.id, b.dealerType, s.clock.now());
+    const account = await getAccount(db, b.id, code);
+    if (!account) throw notFound('account');
+    return { ok: true as const, account, from, to, ...(await accountLedger(db, b.id, code, { from, to })) };
+  });
+
+  api.patch('/businesses/:bid/ledger/accounts/:code', {
+    config: write,
+    schema: {
+      tags, operationId: 'updateLedgerAccount', summary: 'Rename, close or reopen an account (accounts are never deleted)', params: CodeParams,
+      body: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })), closed: Type.Optional(Type.Boolean()) }, { additionalProperties: false, minProperties: 1 }),
+      response: { 200: Ok({ account: AccountSchema }), ...errors(...AUTH_ERRORS) },
+    },
+  }, async (req) => {
+    const ctx = ctxOf(req);
+    const { code } = req.params as { code: string };
+    return { ok: true as const, account: await updateAccount(ctx.database, s.clock.now(), ctx.actor, businessOf(req), code, req.body as { name?: string; closed?: boolean }) };
+  });
+
+  api.get('/businesses/:bid/ledger/entries', {
+    config: read,
+    schema: {
+      tags, operationId: 'listLedgerEntries', summary: 'Journal entries in the order they were written, with their lines', params: BidParams,
+      querystring: Type.Object({
+        from: Type.Optional(IsoDate), to: Type.Optional(IsoDate), account: Type.Optional(Code),
+        after: Type.Optional(Type.Integer({ minimum: 0, description: 'Cursor: the entryNo of the last entry of the previous page' })),
+        take: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+      }, { additionalProperties: false }),
+      response: { 200: Ok({ entries: Type.Array(EntrySchema), nextAfter: Nullable(Int) }), ...errors(...AUTH_ERRORS) },
+    },
+  }, async (req) => {
+    const q = req.query as { from?: string; to?: string; account?: string; after?: number; take?: number };
+    const take = q.take ?? 100;
+    const entries = await listEntries(ctxOf(req).database.db, businessOf(req).id, { ...q, afterEntryNo: q.after, take });
+    return { ok: true as const, entries, nextAfter: entries.length === take ? entries[entries.length - 1].entryNo : null };
+  });
+
+  api.post('/businesses/:bid/ledger/entries', {
+    config: write,
+    schema: {
+      tags, operationId: 'createLedgerEntry', summary: 'A manual journal entry (adjustment, opening balances): balanced, or 422 unbalanced', params: BidParams,
+      body: Type.Object({
+        date: IsoDate,
+        description: Type.String({ minLength: 1, maxLength: 50 }),
+        lines: Type.Array(Type.Object({ account: Code, debit: Type.Optional(Amount), credit: Type.Optional(Amount) }, { additionalProperties: false }), { minItems: 2, maxItems: 500 }),
+      }, { additionalProperties: false }),
+      response: { 201: Ok({ entry: EntrySchema }), ...ENTRY_ERRORS },
+    },
+  }, async (req, reply) => {
+    const ctx = ctxOf(req);
+    const entry = await createManualEntry(ctx.database, s.clock.now(), ctx.actor, businessOf(req), req.body as ManualEntryInput);
+    return reply.status(201).send({ ok: true, entry });
+  });
+
+  api.get('/businesses/:bid/ledger/entries/:id', {
+    config: read,
+    schema: { tags, operationId: 'getLedgerEntry', summary: 'One journal entry with its lines', params: IdParams, response: { 200: Ok({ entry: EntrySchema }), ...errors(...AUTH_ERRORS) } },
+  }, async (req) => ({ ok: true as const, entry: await getEntry(ctxOf(req).database, businessOf(req).id, (req.params as { id: string }).id) }));
+
+  api.post('/businesses/:bid/ledger/entries/:id/reverse', {
+    config: write,
+    schema: {
+      tags, operationId: 'reverseLedgerEntry', summary: 'Reverse a manual entry (the only correction of an entry)', params: IdParams,
+      body: Type.Object({ date: IsoDate }, { additionalProperties: false }),
+      response: { 201: Ok({ entry: EntrySchema }), ...ENTRY_ERRORS },
+    },
+  }, async (req, reply) => {
+    const ctx = ctxOf(req);
+    const entry = await reverseEntry(ctx.database, s.clock.now(), ctx.actor, businessOf(req), (req.params as { id: string }).id, (req.body as { date: string }).date);
+    return reply.status(201).send({ ok: true, entry });
+  });
+
+  api.get('/businesses/:bid/ledger/trial-balance', {
+    config: read,
+    schema: {
+      tags, operationId: 'getTrialBalance', summary: "Every account's debits, credits and balance up to a date; the totals tie", params: BidParams,
+      querystring: Type.Object({ at: Type.Optional(IsoDate) }, { additionalProperties: false }),
+      response: {
+        200: Ok({
+          at: IsoDate,
+          accounts: Type.Array(Type.Object({ code: Type.String(), name: Type.String(), trialBalanceCode: Type.String(), debit: Int, credit: Int, balance: Int })),
+          totals: Type.Object({ debit: Int, credit: Int }),
+        }),
+        ...errors(...AUTH_ERRORS),
+      },
+    },
+  }, async (req) => {
+    const at = (req.query as { at?: string }).at ?? israelDate(s.clock.now());
+    return { ok: true as const, at, ...(await trialBalance(ctxOf(req).database.db, businessOf(req).id, at)) };
+  });
+}

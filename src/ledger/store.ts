@@ -1,0 +1,259 @@
+/**
+ * The ledger's reads and writes. A posting is two statements inside the caller's transaction: the
+ * accounts it needs (from the default chart, written on first use), the next entry number and the
+ * entry; then its lines. The database checks the rest (migration 0015): balanced at commit, lines
+ * only while the entry is written, no closed account, nothing ever updated or deleted.
+ */
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../platform/db/engine.ts';
+import { iso, query, queryOne } from '../platform/db/sql.ts';
+import { newId } from '../platform/ids.ts';
+import { AppError } from '../platform/errors.ts';
+import type { DealerType } from '../businesses/schemas.ts';
+import { EXPENSE_CATEGORIES } from '../expenses/categories.ts';
+import { defaultChart, TRIAL_BALANCE_GROUPS, type ChartAccount } from './chart.ts';
+import { balanced, type JournalLine, type PartyAccount } from './journal.ts';
+
+const categoryNames = Object.fromEntries(EXPENSE_CATEGORIES.map((c) => [c.key, c.nameHe]));
+const charts = new Map<DealerType, Map<string, ChartAccount>>();
+
+/** The default chart of a dealer type, by code. */
+export function chartOf(dealerType: DealerType): Map<string, ChartAccount> {
+  let chart = charts.get(dealerType);
+  if (!chart) {
+    chart = new Map(defaultChart(dealerType, categoryNames).map((a) => [a.code, a]));
+    charts.set(dealerType, chart);
+  }
+  return chart;
+}
+
+interface AccountRow {
+  code: string;
+  name: string;
+  kind: string;
+  trial_balance_code: string;
+  trial_balance_name: string;
+  party_id: string | null;
+}
+
+function accountRows(dealerType: DealerType, codes: Iterable<string>, parties: PartyAccount[]): AccountRow[] {
+  const chart = chartOf(dealerType);
+  const rows: AccountRow[] = [];
+  for (const code of new Set(codes)) {
+    const party = parties.find((p) => p.code === code);
+    if (party) {
+      const control = chart.get(party.control)!;
+      rows.push({ code, name: party.name, kind: control.kind, trial_balance_code: control.trialBalanceCode, trial_balance_name: control.trialBalanceName, party_id: party.partyId });
+      continue;
+    }
+    const a = chart.get(code);
+    // A code outside the default chart must already exist (added through the API): the lines' foreign key says so.
+    if (a) rows.push({ code, name: a.name, kind: a.kind, trial_balance_code: a.trialBalanceCode, trial_balance_name: a.trialBalanceName, party_id: null });
+  }
+  return rows;
+}
+
+function insertAccounts(businessId: string, at: Date, rows: AccountRow[]) {
+  return sql`INSERT INTO ledger_accounts(business_id, code, name, kind, trial_balance_code, trial_balance_name, party_id, created_at, updated_at)
+    SELECT ${businessId}, a.code, a.name, a.kind, a.trial_balance_code, a.trial_balance_name, a.party_id, ${at.toISOString()}, ${at.toISOString()}
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS a(code text, name text, kind text, trial_balance_code text, trial_balance_name text, party_id text)
+    ON CONFLICT (business_id, code) DO NOTHING`;
+}
+
+/** Writes the whole default chart of the business (what is there already stays as it is). */
+export async function ensureChart(ex: Executor, businessId: string, dealerType: DealerType, at: Date): Promise<void> {
+  await ex.execute(insertAccounts(businessId, at, accountRows(dealerType, chartOf(dealerType).keys(), [])));
+}
+
+export interface NewEntry {
+  businessId: string;
+  dealerType: DealerType;
+  date: string;
+  source: 'document' | 'expense' | 'manual' | 'reversal';
+  documentId?: string;
+  expenseId?: string;
+  reference?: string | null;
+  referenceDocType?: number | null;
+  description: string;
+  reversesEntryId?: string;
+  keyId: string | null;
+  lines: JournalLine[];
+  partyAccounts?: PartyAccount[];
+}
+
+/** Writes one balanced entry; answers its id and number. An entry without lines (a zero document) is not written. */
+export async function postEntry(tx: Executor, at: Date, e: NewEntry): Promise<{ id: string; entryNo: number } | null> {
+  if (e.lines.length === 0) return null;
+  if (!balanced(e.lines)) throw new AppError(422, 'unbalanced', 'the entry is not balanced: debits must equal credits, with two lines or more');
+  const id = newId('je', at.getTime());
+  const accounts = accountRows(e.dealerType, e.lines.map((l) => l.account), e.partyAccounts ?? []);
+  const entry = await queryOne<{ entry_no: string }>(
+    tx,
+    sql`WITH acc AS (${insertAccounts(e.businessId, at, accounts)}),
+      n AS (INSERT INTO ledger_counters AS c(business_id, last_entry_no) VALUES (${e.businessId}, 1)
+            ON CONFLICT (business_id) DO UPDATE SET last_entry_no = c.last_entry_no + 1 RETURNING last_entry_no)
+    INSERT INTO journal_entries(id, business_id, entry_no, entry_date, source, document_id, expense_id, reference, reference_doc_type,
+                                description, reverses_entry_id, created_by_key_id, created_at)
+    SELECT ${id}, ${e.businessId}, n.last_entry_no, ${e.date}::date, ${e.source}, ${e.documentId ?? null}, ${e.expenseId ?? null},
+           ${e.reference ?? null}, ${e.referenceDocType ?? null}, ${e.description}, ${e.reversesEntryId ?? null}, ${e.keyId}, ${at.toISOString()}
+      FROM n
+    RETURNING entry_no`,
+  );
+  const lines = e.lines.map((l, i) => ({ n: i + 1, account: l.account, side: l.side, amount: l.amount }));
+  await tx.execute(
+    sql`INSERT INTO journal_lines(entry_id, line_no, business_id, account_code, side, amount)
+        SELECT ${id}, l.n, ${e.businessId}, l.account, l.side, l.amount
+          FROM jsonb_to_recordset(${JSON.stringify(lines)}::jsonb) AS l(n integer, account text, side smallint, amount bigint)`,
+  );
+  return { id, entryNo: Number(entry!.entry_no) };
+}
+
+export interface AccountView {
+  code: string;
+  name: string;
+  kind: string;
+  trialBalanceCode: string;
+  trialBalanceName: string;
+  partyId: string | null;
+  closed: boolean;
+  createdAt: string;
+}
+
+export const toAccountView = (r: Record<string, unknown>): AccountView => ({
+  code: String(r.code),
+  name: String(r.name),
+  kind: String(r.kind),
+  trialBalanceCode: String(r.trial_balance_code),
+  trialBalanceName: String(r.trial_balance_name),
+  partyId: (r.party_id as string | null) ?? null,
+  closed: r.closed_at != null,
+  createdAt: iso(r.created_at),
+});
+
+export async function listAccounts(ex: Executor, businessId: string): Promise<AccountView[]> {
+  const rows = await query<Record<string, unknown>>(ex, sql`SELECT * FROM ledger_accounts WHERE business_id = ${businessId} ORDER BY code`);
+  return rows.map(toAccountView);
+}
+
+export async function getAccount(ex: Executor, businessId: string, code: string): Promise<AccountView | undefined> {
+  const r = await queryOne<Record<string, unknown>>(ex, sql`SELECT * FROM ledger_accounts WHERE business_id = ${businessId} AND code = ${code}`);
+  return r ? toAccountView(r) : undefined;
+}
+
+export interface EntryView {
+  id: string;
+  entryNo: number;
+  date: string;
+  source: string;
+  documentId: string | null;
+  expenseId: string | null;
+  reference: string | null;
+  referenceDocType: number | null;
+  description: string;
+  reversesEntryId: string | null;
+  createdAt: string;
+  lines: { account: string; debit: number; credit: number }[];
+}
+
+/** Entries by number (the order they were written), with their lines; keyset paged by `afterEntryNo`. */
+export async function listEntries(
+  ex: Executor,
+  businessId: string,
+  q: { from?: string; to?: string; account?: string; afterEntryNo?: number; take: number },
+): Promise<EntryView[]> {
+  const where = [sql`e.business_id = ${businessId}`];
+  if (q.from) where.push(sql`e.entry_date >= ${q.from}::date`);
+  if (q.to) where.push(sql`e.entry_date <= ${q.to}::date`);
+  if (q.afterEntryNo !== undefined) where.push(sql`e.entry_no > ${q.afterEntryNo}`);
+  if (q.account) where.push(sql`EXISTS (SELECT 1 FROM journal_lines x WHERE x.entry_id = e.id AND x.account_code = ${q.account})`);
+  const rows = await query<Record<string, unknown>>(
+    ex,
+    sql`SELECT e.*, e.entry_date::text AS day,
+               (SELECT jsonb_agg(jsonb_build_object('account', l.account_code, 'side', l.side, 'amount', l.amount) ORDER BY l.line_no)
+                  FROM journal_lines l WHERE l.entry_id = e.id) AS lines
+          FROM journal_entries e WHERE ${sql.join(where, sql` AND `)} ORDER BY e.entry_no LIMIT ${q.take}`,
+  );
+  return rows.map((r) => ({
+    id: String(r.id),
+    entryNo: Number(r.entry_no),
+    date: String(r.day),
+    source: String(r.source),
+    documentId: (r.document_id as string | null) ?? null,
+    expenseId: (r.expense_id as string | null) ?? null,
+    reference: (r.reference as string | null) ?? null,
+    referenceDocType: r.reference_doc_type == null ? null : Number(r.reference_doc_type),
+    description: String(r.description),
+    reversesEntryId: (r.reverses_entry_id as string | null) ?? null,
+    createdAt: iso(r.created_at),
+    lines: ((r.lines as { account: string; side: number; amount: number }[] | null) ?? []).map((l) => ({
+      account: l.account,
+      debit: l.side === 1 ? Number(l.amount) : 0,
+      credit: l.side === 2 ? Number(l.amount) : 0,
+    })),
+  }));
+}
+
+export interface TrialBalanceRow {
+  code: string;
+  name: string;
+  trialBalanceCode: string;
+  debit: number;
+  credit: number;
+  /** debit − credit: positive is a debit balance. */
+  balance: number;
+}
+
+/** Every account's debits, credits and balance from the first entry up to `at` (inclusive); totals tie. */
+export async function trialBalance(ex: Executor, businessId: string, at: string): Promise<{ accounts: TrialBalanceRow[]; totals: { debit: number; credit: number } }> {
+  const rows = await query<{ code: string; name: string; trial_balance_code: string; debit: string; credit: string }>(
+    ex,
+    sql`SELECT a.code, a.name, a.trial_balance_code,
+               coalesce(sum(l.amount) FILTER (WHERE l.side = 1), 0)::bigint AS debit,
+               coalesce(sum(l.amount) FILTER (WHERE l.side = 2), 0)::bigint AS credit
+          FROM ledger_accounts a
+          JOIN journal_lines l ON l.business_id = a.business_id AND l.account_code = a.code
+          JOIN journal_entries e ON e.id = l.entry_id
+         WHERE a.business_id = ${businessId} AND e.entry_date <= ${at}::date
+         GROUP BY a.code, a.name, a.trial_balance_code ORDER BY a.code`,
+  );
+  const accounts = rows.map((r) => {
+    const debit = Number(r.debit);
+    const credit = Number(r.credit);
+    return { code: r.code, name: r.name, trialBalanceCode: r.trial_balance_code, debit, credit, balance: debit - credit };
+  });
+  const totals = accounts.reduce((t, a) => ({ debit: t.debit + a.debit, credit: t.credit + a.credit }), { debit: 0, credit: 0 });
+  return { accounts, totals };
+}
+
+/** One account's lines in date order with the running balance (debit − credit), opening balance before `from`. */
+export async function accountLedger(
+  ex: Executor,
+  businessId: string,
+  code: string,
+  range: { from: string; to: string },
+): Promise<{ opening: number; lines: { entryNo: number; date: string; description: string; reference: string | null; debit: number; credit: number; balance: number }[]; closing: number }> {
+  const opening = await queryOne<{ b: string }>(
+    ex,
+    sql`SELECT coalesce(sum(CASE WHEN l.side = 1 THEN l.amount ELSE -l.amount END), 0)::bigint AS b
+          FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id
+         WHERE l.business_id = ${businessId} AND l.account_code = ${code} AND e.entry_date < ${range.from}::date`,
+  );
+  const rows = await query<{ entry_no: string; day: string; description: string; reference: string | null; side: number; amount: string }>(
+    ex,
+    sql`SELECT e.entry_no, e.entry_date::text AS day, e.description, e.reference, l.side, l.amount
+          FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id
+         WHERE l.business_id = ${businessId} AND l.account_code = ${code}
+           AND e.entry_date BETWEEN ${range.from}::date AND ${range.to}::date
+         ORDER BY e.entry_date, e.entry_no, l.line_no`,
+  );
+  let balance = Number(opening!.b);
+  const lines = rows.map((r) => {
+    const debit = r.side === 1 ? Number(r.amount) : 0;
+    const credit = r.side === 2 ? Number(r.amount) : 0;
+    balance += debit - credit;
+    return { entryNo: Number(r.entry_no), date: r.day, description: r.description, reference: r.reference, debit, credit, balance };
+  });
+  return { opening: Number(opening!.b), lines, closing: balance };
+}
+
+export { TRIAL_BALANCE_GROUPS };
