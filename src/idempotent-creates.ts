@@ -20,4 +20,5 @@ export const IDEMPOTENT_CREATES: IdempotentRoute[] = [
   { method: 'POST', url: '/v1/businesses/:bid/ledger/accounts' },
   { method: 'POST', url: '/v1/businesses/:bid/ledger/entries' },
   { method: 'POST', url: '/v1/businesses/:bid/ledger/entries/:id/reverse' },
+  { method: 'POST', url: '/v1/businesses/:bid/ledger/periods/:period/close' },
 ];

@@ -7,7 +7,7 @@ import { notFound, validation } from '../platform/errors.ts';
 import { businessOf } from '../businesses/guard.ts';
 import { israelDate } from '../platform/clock.ts';
 import { accountLedger, ensureChart, getAccount, listAccounts, listEntries, trialBalance } from './store.ts';
-import { createAccount, createManualEntry, getEntry, reverseEntry, updateAccount, type ManualEntryInput, type NewAccountInput } from './service.ts';
+import { closePeriod, createAccount, createManualEntry, getEntry, listClosedPeriods, reverseEntry, updateAccount, type ManualEntryInput, type NewAccountInput } from './service.ts';
 
 const tags = ['ledger'];
 const read = { scope: 'export' as const };
@@ -165,6 +165,26 @@ export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
     const ctx = ctxOf(req);
     const entry = await reverseEntry(ctx.database, s.clock.now(), ctx.actor, businessOf(req), (req.params as { id: string }).id, (req.body as { date: string }).date);
     return reply.status(201).send({ ok: true, entry });
+  });
+
+  const Period = Type.Object({ period: Type.String(), closedAt: Type.String() });
+  api.get('/businesses/:bid/ledger/periods', {
+    config: read,
+    schema: { tags, operationId: 'listLedgerPeriods', summary: 'The closed months of the books', params: BidParams, response: { 200: Ok({ closed: Type.Array(Period) }), ...errors(...AUTH_ERRORS) } },
+  }, async (req) => ({ ok: true as const, closed: await listClosedPeriods(ctxOf(req).database, businessOf(req).id) }));
+
+  api.post('/businesses/:bid/ledger/periods/:period/close', {
+    config: write,
+    schema: {
+      tags, operationId: 'closeLedgerPeriod', summary: 'Close a month that has ended: no manual entry dated inside it any more (final)',
+      params: Type.Object({ bid: Type.String({ minLength: 1, maxLength: 64 }), period: Type.String({ pattern: '^20[0-9]{2}-(0[1-9]|1[0-2])$', description: 'YYYY-MM' }) }, { additionalProperties: false }),
+      response: { 201: Ok({ period: Period }), ...errors(...AUTH_ERRORS, 409) },
+    },
+  }, async (req, reply) => {
+    const ctx = ctxOf(req);
+    const now = s.clock.now();
+    const period = await closePeriod(ctx.database, now, ctx.actor, businessOf(req), (req.params as { period: string }).period, israelDate(now));
+    return reply.status(201).send({ ok: true, period });
   });
 
   api.get('/businesses/:bid/ledger/trial-balance', {

@@ -134,7 +134,7 @@ export interface ChainCheck {
 }
 
 /**
- * The triggers that protect the books (migrations 0001–0015), by table. PostgreSQL lets the
+ * The triggers that protect the books (migrations 0001–0016), by table. PostgreSQL lets the
  * table owner or a superuser switch them off (ALTER TABLE … DISABLE TRIGGER, DROP TRIGGER); the
  * walk reports any that is not firing now. (session_replication_role = replica is per session and
  * leaves no trace here: the document check below catches what such a session changed.)
@@ -153,7 +153,8 @@ export const PROTECTING_TRIGGERS: Record<string, string[]> = {
   backups: ['backups_immutable', 'backups_no_truncate'],
   ledger_accounts: ['ledger_accounts_guard', 'ledger_accounts_no_truncate'],
   ledger_counters: ['ledger_counters_guard', 'ledger_counters_no_truncate'],
-  journal_entries: ['journal_entries_immutable', 'journal_entries_no_truncate', 'journal_entries_stamp', 'journal_entries_balanced'],
+  journal_entries: ['journal_entries_immutable', 'journal_entries_no_truncate', 'journal_entries_stamp', 'journal_entries_balanced', 'journal_entries_open_period'],
+  ledger_periods: ['ledger_periods_immutable', 'ledger_periods_no_truncate'],
   journal_lines: ['journal_lines_immutable', 'journal_lines_no_truncate', 'journal_lines_guard'],
 };
 

@@ -257,3 +257,39 @@ describe('the database protects the journal', () => {
     expect(rows).toEqual([{ id: 'je_raw0000000000000002' }]);
   });
 });
+
+describe('closed periods', () => {
+  it('a closed month takes no manual entry; a late expense is dated the first open day; a close is final', async () => {
+    const bid = (await env.business(a.test)).id;
+    const base = `/v1/businesses/${bid}`;
+    // The test clock is 2026-03-01: February has ended, March has not.
+    expect((await env.call('POST', `${base}/ledger/periods/2026-03/close`, { key: a.test })).status).toBe(400);
+    const close = await env.call('POST', `${base}/ledger/periods/2026-02/close`, { key: a.test });
+    expect(close.status, JSON.stringify(close.body)).toBe(201);
+    expect(close.body.period.period).toBe('2026-02');
+    expect((await env.call('POST', `${base}/ledger/periods/2026-02/close`, { key: a.test })).status).toBe(409);
+    expect((await get(bid, 'periods')).closed.map((p: any) => p.period)).toEqual(['2026-02']);
+
+    const inFebruary = await env.call('POST', ledger(bid, 'entries'), {
+      key: a.test, body: { date: '2026-02-15', description: 'x', lines: [{ account: '6000', debit: 100 }, { account: '1200', credit: 100 }] },
+    });
+    expect(inFebruary.status).toBe(422);
+    expect(inFebruary.body.reason).toBe('period_closed');
+    const inJanuary = await env.call('POST', ledger(bid, 'entries'), {
+      key: a.test, body: { date: '2026-01-31', description: 'x', lines: [{ account: '6000', debit: 100 }, { account: '1200', credit: 100 }] },
+    });
+    expect(inJanuary.status).toBe(201); // January is not closed
+
+    const draft = await env.call('POST', `${base}/expenses`, {
+      key: a.test,
+      body: { categoryKey: 'office', supplier: { name: 'ספק' }, supplierDocType: 'tax_invoice', supplierDocNumber: 'L-1', supplierDocDate: '2026-02-20', amountExVat: 1_000, vatAmount: 180 },
+    });
+    expect((await env.call('POST', `${base}/expenses/${draft.body.expense.id}/record`, { key: a.test })).status).toBe(201);
+    const late = (await get(bid, 'entries')).entries.find((e: any) => e.expenseId === draft.body.expense.id);
+    expect(late).toMatchObject({ date: '2026-03-01', reference: 'L-1' });
+
+    await expect(env.sql('sandbox', `DELETE FROM ledger_periods WHERE business_id = '${bid}'`)).rejects.toThrow();
+    const audit = await env.sql('sandbox', `SELECT action FROM audit_log WHERE business_id = '${bid}' AND action = 'ledger.period.close'`);
+    expect(audit).toHaveLength(1);
+  });
+});
