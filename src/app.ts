@@ -4,13 +4,16 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Services } from './platform/http/services.ts';
-import { answerClientError, answerFrameworkError, ErrorSchema, installErrorHandler, newRequestId } from './platform/http/error-handler.ts';
+import { answerClientError, answerFrameworkError, ErrorSchema, installErrorHandler } from './platform/http/error-handler.ts';
+import { installRequestContext, requestIdOf } from './platform/http/request-id.ts';
+import { installMetrics } from './platform/http/metrics-route.ts';
 import { checkRequestText, parseJsonBody, unsafeNumber } from './platform/http/input.ts';
 import { installApiAuth } from './accounts/auth.ts';
 import { installBusinessGuard } from './businesses/guard.ts';
 import { domains } from './domains.ts';
 import { installIdempotency } from './platform/http/idempotency.ts';
 import { IDEMPOTENT_CREATES } from './idempotent-creates.ts';
+import { finishOpenapiDocument, openapiTransform } from './platform/http/openapi.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -65,8 +68,9 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     bodyLimit: s.config.bodyLimitBytes,
     trustProxy: false,
     // Request ids unique across processes and runs (not Fastify's per-process counter `req-1`): in
-    // every error body, the X-Request-Id header and every log line of the request (`reqId`).
-    genReqId: newRequestId,
+    // every error body, the X-Request-Id header and every log line of the request (`reqId`). A
+    // caller's own well-formed X-Request-Id is kept (platform/http/request-id.ts).
+    genReqId: requestIdOf,
     // Long path segments reach the route schema, which names the parameter (maxLength 64 …).
     routerOptions: { maxParamLength: 1000 },
     // A URL that cannot be decoded or routed, and a request that is not valid HTTP: the same error shape.
@@ -97,7 +101,9 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     }
   });
 
+  installRequestContext(app);
   installErrorHandler(app);
+  installMetrics(app, s);
   // Every route, for the OpenAPI coverage check and the cross-tenant test.
   const routes: { method: string; url: string; hidden: boolean }[] = [];
   app.decorate('routeList', routes);
@@ -134,9 +140,21 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
           'type answers 415.',
       },
       servers: [{ url: '/' }],
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } } },
+      components: {
+        securitySchemes: {
+          apiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Api-Key',
+            description: '`bk_live_…` answers from the live books, `bk_test_…` from the sandbox; each key has scopes.',
+          },
+        },
+      },
       security: [{ apiKey: [] }],
     },
+    // The errors, headers and tags every route shares are added here, not repeated per route (openapi.ts).
+    transform: openapiTransform as never,
+    transformObject: finishOpenapiDocument as never,
     refResolver: { buildLocalReference: (json, _base, _frag, i) => String(json.$id ?? `def-${i}`) },
   });
 

@@ -17,6 +17,7 @@ import { registerBackupRoutes } from './backups/routes.ts';
 import { registerDocumentRoutes } from './documents/routes.ts';
 import { printsDomain } from './prints/domain.ts';
 import { registerLedgerRoutes } from './ledger/routes.ts';
+import { registerVatRoutes } from './vat/routes.ts';
 
 export interface Worker {
   stop(): Promise<void>;
@@ -54,6 +55,7 @@ export const domains: Domain[] = [
   { name: 'backups', api: registerBackupRoutes },
   { name: 'documents', api: registerDocumentRoutes },
   { name: 'ledger', api: registerLedgerRoutes },
+  { name: 'vat', api: registerVatRoutes },
   printsDomain,
 ];
 

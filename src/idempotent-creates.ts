@@ -16,6 +16,7 @@ export const IDEMPOTENT_CREATES: IdempotentRoute[] = [
   { method: 'POST', url: '/v1/businesses/:bid/expenses/upload', fingerprint: 'in-handler' },
   { method: 'POST', url: '/v1/businesses/:bid/expenses/scan', fingerprint: 'in-handler' },
   { method: 'POST', url: '/v1/businesses/:bid/exports/openfrmt' },
+  { method: 'POST', url: '/v1/businesses/:bid/exports/pcn874' },
   { method: 'POST', url: '/v1/businesses/:bid/backups' },
   { method: 'POST', url: '/v1/businesses/:bid/ledger/accounts' },
   { method: 'POST', url: '/v1/businesses/:bid/ledger/entries' },

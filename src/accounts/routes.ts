@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import { sql } from 'drizzle-orm';
 import { israelDate } from '../platform/clock.ts';
 import { query } from '../platform/db/sql.ts';
-import { ctxOf } from '../platform/http/context.ts';
+import { ctxOf, SCOPES } from '../platform/http/context.ts';
 import { AUTH_ERRORS, errors, IsoDate, IsoDateTime, Nullable, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
 import { subject, USAGE_METRICS } from '../platform/usage.ts';
@@ -14,7 +14,7 @@ const KeyListing = Type.Object({
   prefix: Type.String({ description: 'The first characters of the key, for recognising it.' }),
   label: Nullable(Type.String()),
   mode: Type.Union([Type.Literal('live'), Type.Literal('test')]),
-  scopes: Type.Array(Type.String()),
+  scopes: Type.Array(Type.Enum([...SCOPES], { type: 'string' })),
   createdAt: IsoDateTime,
   lastUsedAt: Nullable(IsoDateTime),
   expiresAt: Nullable(IsoDateTime),
@@ -76,6 +76,7 @@ export function registerAccountRoutes(api: FastifyInstance, s: Services): void {
     {
       schema: {
         tags: ['keys'],
+        operationId: 'listKeys',
         summary: 'List every key of the account, marking the calling key',
         response: { 200: Ok({ keys: Type.Array(KeyListing) }), ...errors(...AUTH_ERRORS) },
       },
@@ -95,9 +96,10 @@ export function registerAccountRoutes(api: FastifyInstance, s: Services): void {
     {
       schema: {
         tags: ['usage'],
+        operationId: 'getUsage',
         summary: "Per-day counts for the key's account in the key's mode",
         querystring: Type.Object({ days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90, default: 30 })) }, { additionalProperties: false }),
-        response: { 200: Ok({ mode: Type.String(), days: Type.Array(UsageDay) }), ...errors(...AUTH_ERRORS) },
+        response: { 200: Ok({ mode: Type.Union([Type.Literal('live'), Type.Literal('sandbox')]), days: Type.Array(UsageDay) }), ...errors(...AUTH_ERRORS) },
       },
     },
     async (req) => {

@@ -7,6 +7,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../platform/http/services.ts';
+import { redirectResponse } from '../platform/http/openapi.ts';
+import { errors } from '../platform/http/schemas.ts';
 import { appendAudit } from '../platform/audit.ts';
 import { AppError, notFound, validation } from '../platform/errors.ts';
 import { randomToken } from '../platform/ids.ts';
@@ -40,7 +42,20 @@ function finish(reply: FastifyReply, returnUrl: string | null, outcome: 'connect
 export function registerAllocationRootRoutes(app: FastifyInstance, s: Services): void {
   app.get(
     '/ita/callback',
-    { schema: { tags: ['allocation'], summary: "The tax authority's redirect after the dealer's consent", querystring: CallbackQuery } },
+    {
+      schema: {
+        tags: ['allocation'],
+        operationId: 'completeAllocationConsent',
+        summary: "The tax authority's redirect after the dealer's consent",
+        querystring: CallbackQuery,
+        security: [],
+        response: {
+          200: Type.Object({ ok: Type.Literal(true), businessId: Type.String(), status: Type.Literal('connected') }, { description: 'Connected (no returnUrl was given).' }),
+          302: redirectResponse('Back to the returnUrl of the connect request, with `allocation=connected|denied|failed` and `businessId`.'),
+          ...errors(403, 502, 503),
+        },
+      },
+    },
     async (req, reply) => {
       const q = req.query as { state: string; code?: string; error?: string; error_description?: string };
       const mode = modeOfState(q.state);

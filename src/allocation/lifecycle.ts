@@ -12,6 +12,7 @@ import { recordEvent } from '../platform/outbox.ts';
 import type { Job, JobHandler } from '../platform/jobs.ts';
 import type { Services } from '../platform/http/services.ts';
 import { errorSummary } from '../platform/logger.ts';
+import { countAllocationOutcome } from '../platform/metrics.ts';
 import { getDocumentById, toDocumentRow, type AllocationState, type DocumentRow } from '../documents/snapshot.ts';
 import { approvalInputOfIssued } from './document-input.ts';
 import { AllocationNotConnectedError, AllocationTransportError } from './provider.ts';
@@ -131,12 +132,15 @@ export function allocationJobHandler(s: Services): JobHandler {
           : err instanceof AllocationNotConnectedError ? `not_connected: ${err.message}`
           : `error: ${errorSummary(err).message}`;
         await recordTransient(database, s.clock.now(), d.id, `attempt ${job.attempts}: ${reason}`);
+        countAllocationOutcome(database.mode, 'transport_error');
         throw err;
       }
+      countAllocationOutcome(database.mode, result.status === 'approved' ? 'granted' : 'refused');
       if (result.status === 'approved') await recordGranted(database, s.clock.now(), d.id, result.allocationNumber);
       else await recordUnsuccessful(database, s.clock.now(), d.id, { status: 'refused', code: result.code, message: result.message });
     },
     async onFailed(job: Job, database: Database, error: string) {
+      countAllocationOutcome(database.mode, 'failed');
       await recordUnsuccessful(database, s.clock.now(), job.refId, { status: 'failed', error: `${job.attempts} attempts: ${error}` });
     },
   };

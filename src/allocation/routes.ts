@@ -66,6 +66,7 @@ export function registerAllocationRoutes(api: FastifyInstance, s: Services): voi
       preValidation: emptyBodyIsEmptyObject,
       schema: {
         tags,
+        operationId: 'connectAllocation',
         summary: "Start the tax authority's consent flow for the business (send the dealer to authorizationUrl)",
         params: BidParams,
         body: ConnectBody,
@@ -96,7 +97,7 @@ export function registerAllocationRoutes(api: FastifyInstance, s: Services): voi
     '/businesses/:bid/allocation/connection',
     {
       config: { scope: 'businesses' },
-      schema: { tags, summary: "The business's grant at the tax authority: state and expiry", params: BidParams, response: { 200: Ok({ connection: ConnectionView }), ...errors(...AUTH_ERRORS) } },
+      schema: { tags, operationId: 'getAllocationConnection', summary: "The business's grant at the tax authority: state and expiry", params: BidParams, response: { 200: Ok({ connection: ConnectionView }), ...errors(...AUTH_ERRORS) } },
     },
     async (req) => {
       const ctx = ctxOf(req);
@@ -108,7 +109,7 @@ export function registerAllocationRoutes(api: FastifyInstance, s: Services): voi
     '/businesses/:bid/allocation/connection',
     {
       config: { scope: 'businesses', allowWhenDeactivated: true },
-      schema: { tags, summary: "Forget the business's grant (the dealer can also revoke it at the authority)", params: BidParams, response: { 200: Ok({ deleted: Type.Boolean() }), ...errors(...AUTH_ERRORS) } },
+      schema: { tags, operationId: 'deleteAllocationConnection', summary: "Forget the business's grant (the dealer can also revoke it at the authority)", params: BidParams, response: { 200: Ok({ deleted: Type.Boolean() }), ...errors(...AUTH_ERRORS) } },
     },
     async (req) => {
       const ctx = ctxOf(req);
@@ -129,6 +130,7 @@ export function registerAllocationRoutes(api: FastifyInstance, s: Services): voi
       config: { scope: 'documents' },
       schema: {
         tags,
+        operationId: 'requestDocumentAllocation',
         summary: "Request a draft's allocation number now (strict mode); the draft then issues with it. On an issued document whose request failed: ask again",
         description:
           'Draft: uses the final figures issue will freeze. 200 with `allocation.status` `granted` (and `allocationNumber`) or `refused` (with `allocation.error`). ' +

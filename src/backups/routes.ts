@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidParams, errors, IsoDateTime, Nullable, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
+import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { businessOf } from '../businesses/guard.ts';
 import { FileMetaSchema } from '../exports/routes.ts';
 import { createBackup, listBackups } from './create.ts';
@@ -29,6 +30,8 @@ export function registerBackupRoutes(api: FastifyInstance, s: Services): void {
       config: { scope: 'export', allowWhenDeactivated: true },
       schema: {
         tags,
+        operationId: 'createBackup',
+        headers: IdempotencyKeyHeaders,
         summary: 'Write a zip of every record of the business as JSON plus its files (restore: `pinkas backups restore`)',
         params: BidParams,
         response: { 201: Ok({ backup: BackupSchema, file: FileMetaSchema }), ...errors(...AUTH_ERRORS, 503) },
@@ -46,6 +49,7 @@ export function registerBackupRoutes(api: FastifyInstance, s: Services): void {
       config: { scope: 'export' },
       schema: {
         tags,
+        operationId: 'listBackups',
         summary: 'List backups, newest first',
         params: BidParams,
         response: { 200: Ok({ backups: Type.Array(Type.Intersect([BackupSchema, Type.Object({ file: Nullable(FileMetaSchema) })])) }), ...errors(...AUTH_ERRORS) },

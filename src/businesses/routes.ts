@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidParams, errors, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
+import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { Business, BusinessCreate, BusinessPatch, type BusinessCreateBody, type BusinessPatchBody } from './schemas.ts';
 import { createBusiness, listOwnedBusinesses, patchBusiness, setActive, viewOf, viewsOf } from './service.ts';
 import { businessOf } from './guard.ts';
@@ -17,7 +18,7 @@ export function registerBusinessRoutes(api: FastifyInstance, s: Services): void 
     '/businesses',
     {
       config,
-      schema: { tags, summary: 'Create a business (one Israeli dealer)', body: BusinessCreate, response: { 201: BusinessOk, ...errors(...AUTH_ERRORS) } },
+      schema: { tags, operationId: 'createBusiness', headers: IdempotencyKeyHeaders, summary: 'Create a business (one Israeli dealer)', body: BusinessCreate, response: { 201: BusinessOk, ...errors(...AUTH_ERRORS) } },
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
@@ -28,7 +29,7 @@ export function registerBusinessRoutes(api: FastifyInstance, s: Services): void 
 
   api.get(
     '/businesses',
-    { config, schema: { tags, summary: "List the account's businesses", response: { 200: Ok({ businesses: Type.Array(Business) }), ...errors(...AUTH_ERRORS) } } },
+    { config, schema: { tags, operationId: 'listBusinesses', summary: "List the account's businesses", response: { 200: Ok({ businesses: Type.Array(Business) }), ...errors(...AUTH_ERRORS) } } },
     async (req) => {
       const ctx = ctxOf(req);
       const rows = await listOwnedBusinesses(ctx.database.db, ctx.key.accountId);
@@ -38,7 +39,7 @@ export function registerBusinessRoutes(api: FastifyInstance, s: Services): void 
 
   api.get(
     '/businesses/:bid',
-    { config, schema: { tags, summary: 'Read a business', params: BidParams, response: { 200: BusinessOk, ...errors(...AUTH_ERRORS) } } },
+    { config, schema: { tags, operationId: 'getBusiness', summary: 'Read a business', params: BidParams, response: { 200: BusinessOk, ...errors(...AUTH_ERRORS) } } },
     async (req) => {
       const ctx = ctxOf(req);
       return { ok: true as const, business: await viewOf(s, ctx.database.db, businessOf(req)) };
@@ -49,7 +50,7 @@ export function registerBusinessRoutes(api: FastifyInstance, s: Services): void 
     '/businesses/:bid',
     {
       config,
-      schema: { tags, summary: 'Update a business', params: BidParams, body: BusinessPatch, response: { 200: BusinessOk, ...errors(...AUTH_ERRORS, 409) } },
+      schema: { tags, operationId: 'updateBusiness', summary: 'Update a business', params: BidParams, body: BusinessPatch, response: { 200: BusinessOk, ...errors(...AUTH_ERRORS, 409) } },
     },
     async (req) => {
       const ctx = ctxOf(req);
@@ -65,6 +66,7 @@ export function registerBusinessRoutes(api: FastifyInstance, s: Services): void 
         config: { ...config, allowWhenDeactivated: true },
         schema: {
           tags,
+          operationId: `${path}Business`,
           summary: active ? 'Reactivate: writes are accepted again' : 'Deactivate: every write is refused (403) and reads keep working',
           params: BidParams,
           response: { 200: BusinessOk, ...errors(...AUTH_ERRORS) },

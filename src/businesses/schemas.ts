@@ -1,10 +1,12 @@
 import { Type, type Static } from 'typebox';
 import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { carrier, maxLength, maxScaled } from '../openfrmt/limits.ts';
+import type { ApprovalStatus } from '../accounts/accounts.ts';
 
 export const DEALER_TYPES = ['patur', 'murshe', 'company', 'ngo'] as const;
 export type DealerType = (typeof DEALER_TYPES)[number];
 export const DOC_TYPES = [305, 320, 330, 400] as const;
+const APPROVAL_STATUSES = ['approved', 'pending', 'suspended'] as const satisfies readonly ApprovalStatus[];
 
 /** A logo data URI may be at most 400 KB. */
 export const LOGO_MAX_CHARS = 400 * 1024;
@@ -48,7 +50,7 @@ const Numbering = Type.Object(
 const writable = {
   name: Type.String({ minLength: 1, maxLength: maxLength('businessName'), description: `At most ${maxLength('businessName')} characters as written to the export (${carrier('businessName')}).` }),
   taxId: Type.String({ minLength: 1, maxLength: 20, description: 'Checksum-validated; locked once the business has issued a document.' }),
-  dealerType: Type.Union([Type.Literal('patur'), Type.Literal('murshe'), Type.Literal('company'), Type.Literal('ngo')], { description: 'Locked once the business has issued a document.' }),
+  dealerType: Type.Enum([...DEALER_TYPES], { type: 'string', description: 'patur (exempt dealer), murshe (licensed dealer), company or ngo. Locked once the business has issued a document.' }),
   address: Nullable(Type.String({ maxLength: maxLength('businessStreet'), description: `At most ${maxLength('businessStreet')} characters as written to the export (${carrier('businessStreet')}).` })),
   // Printed on every document beside the customer's phone: held to the same capacity as a party's
   // phone (OPENFRMT C100/1214), so one phone rule holds wherever a phone ends up on a document.
@@ -56,6 +58,9 @@ const writable = {
   email: Nullable(Type.String({ maxLength: 200, format: 'email' })),
   defaultVatRateBp: Nullable(Type.Integer({ minimum: 0, maximum: maxScaled('vatRate'), description: `Basis points; null follows the statutory rate. At most ${maxScaled('vatRate')} (${carrier('vatRate')}).` })),
   requireAllocation: Type.Boolean(),
+  bookkeeping: Type.Union([Type.Literal('single'), Type.Literal('double')], {
+    description: 'Single- or double-entry books; default double for company and ngo, single otherwise. Double exports the ledger (B100/B110) with OPENFRMT.',
+  }),
   branding: BrandingInput,
   numbering: Numbering,
 };
@@ -70,10 +75,16 @@ export const BusinessCreate = Type.Object(
     email: Type.Optional(writable.email),
     defaultVatRateBp: Type.Optional(writable.defaultVatRateBp),
     requireAllocation: Type.Optional(writable.requireAllocation),
+    bookkeeping: Type.Optional(writable.bookkeeping),
     branding: Type.Optional(writable.branding),
     numbering: Type.Optional(writable.numbering),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      { name: 'עסק לדוגמה בע"מ', taxId: '516179157', dealerType: 'company', address: 'הרצל 1, תל אביב', phone: '03-1234567', email: 'office@example.com', numbering: { '305': 1001 } },
+    ],
+  },
 );
 export type BusinessCreateBody = Static<typeof BusinessCreate>;
 
@@ -87,6 +98,7 @@ export const BusinessPatch = Type.Object(
     email: Type.Optional(writable.email),
     defaultVatRateBp: Type.Optional(writable.defaultVatRateBp),
     requireAllocation: Type.Optional(writable.requireAllocation),
+    bookkeeping: Type.Optional(writable.bookkeeping),
     branding: Type.Optional(writable.branding),
     numbering: Type.Optional(writable.numbering),
   },
@@ -98,14 +110,16 @@ export const Business = Type.Object({
   id: Type.String(),
   name: Type.String(),
   taxId: Type.String(),
-  dealerType: Type.String(),
+  dealerType: Type.Enum([...DEALER_TYPES], { type: 'string' }),
   address: Nullable(Type.String()),
   phone: Nullable(Type.String()),
   email: Nullable(Type.String()),
   defaultVatRateBp: Nullable(Type.Integer()),
   requireAllocation: Type.Boolean(),
+  bookkeeping: Type.Union([Type.Literal('single'), Type.Literal('double')]),
   branding: Branding,
-  approvalStatus: Type.String(),
+  approvalStatus: Type.Enum([...APPROVAL_STATUSES], {
+    type: 'string', description: 'The account\'s approval: live documents are issued once it is `approved`.' }),
   planKey: Nullable(Type.String()),
   maxDocsPerMonth: Nullable(Type.Integer()),
   maxExpensesPerMonth: Nullable(Type.Integer()),

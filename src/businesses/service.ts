@@ -39,6 +39,8 @@ export interface BusinessRecord {
   email: string | null;
   defaultVatRateBp: number | null;
   requireAllocation: boolean;
+  /** Effective: the stored choice, or the dealer type's default (double for company and ngo). */
+  bookkeeping: 'single' | 'double';
   branding: StoredBranding;
   approvalStatus: 'approved' | 'pending' | 'suspended';
   planKey: string | null;
@@ -48,6 +50,8 @@ export interface BusinessRecord {
 }
 
 const EMPTY_BRANDING: StoredBranding = { logoRef: null, accentColor: null, tagline: null, website: null, footerText: null, template: 'classic' };
+
+export const defaultBookkeeping = (d: DealerType): 'single' | 'double' => (d === 'company' || d === 'ngo' ? 'double' : 'single');
 
 export function toBusinessRecord(r: Record<string, unknown>): BusinessRecord {
   return {
@@ -62,6 +66,7 @@ export function toBusinessRecord(r: Record<string, unknown>): BusinessRecord {
     email: (r.email as string | null) ?? null,
     defaultVatRateBp: r.default_vat_rate_bp === null ? null : Number(r.default_vat_rate_bp),
     requireAllocation: Boolean(r.require_allocation),
+    bookkeeping: (r.bookkeeping as 'single' | 'double' | null) ?? defaultBookkeeping(r.dealer_type as DealerType),
     branding: { ...EMPTY_BRANDING, ...(r.branding as Partial<StoredBranding>) },
     approvalStatus: r.approval_status as BusinessRecord['approvalStatus'],
     planKey: (r.plan_key as string | null) ?? null,
@@ -127,6 +132,7 @@ export function businessView(b: BusinessRecord, ceilings: Ceilings, numbering: R
     email: b.email,
     defaultVatRateBp: b.defaultVatRateBp,
     requireAllocation: b.requireAllocation,
+    bookkeeping: b.bookkeeping,
     branding: b.branding,
     approvalStatus: b.approvalStatus,
     planKey: b.planKey,
@@ -251,9 +257,10 @@ export async function createBusiness(s: Services, mode: Mode, actor: Actor & { k
     });
     await tx.execute(
       sql`INSERT INTO businesses(id, account_id, created_by_key_id, name, tax_id, dealer_type, address, phone, email,
-                                 default_vat_rate_bp, require_allocation, branding, approval_status, created_at, updated_at)
+                                 default_vat_rate_bp, require_allocation, bookkeeping, branding, approval_status, created_at, updated_at)
           VALUES (${id}, ${actor.accountId}, ${actor.keyId}, ${body.name.trim()}, ${taxId}, ${body.dealerType}, ${body.address ?? null},
                   ${body.phone ?? null}, ${body.email ?? null}, ${body.defaultVatRateBp ?? null}, ${body.requireAllocation ?? false},
+                  ${body.bookkeeping ?? null},
                   ${JSON.stringify(EMPTY_BRANDING)}::jsonb, 'approved', ${now.toISOString()}, ${now.toISOString()})`,
     );
     const branding = await mergeBranding(tx, now, id, EMPTY_BRANDING, body.branding);
@@ -288,6 +295,7 @@ export async function patchBusiness(s: Services, mode: Mode, actor: Actor & { ac
             email = ${pick('email', current.email) as string | null},
             default_vat_rate_bp = ${pick('defaultVatRateBp', current.defaultVatRateBp) as number | null},
             require_allocation = ${pick('requireAllocation', current.requireAllocation) as boolean},
+            bookkeeping = ${body.bookkeeping === undefined ? sql`bookkeeping` : sql`${body.bookkeeping}`},
             branding = ${JSON.stringify(branding)}::jsonb, updated_at = ${now.toISOString()}
           WHERE id = ${id}`,
     );

@@ -8,6 +8,7 @@ import { sql } from 'drizzle-orm';
 import { pgErrorCode, queryOne } from '../platform/db/sql.ts';
 import { AppError, conflict } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
+import { countDocumentIssued } from '../platform/metrics.ts';
 import { israelDate as israelToday } from '../platform/clock.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { RequestContext } from '../platform/http/context.ts';
@@ -64,7 +65,7 @@ export async function issueCreditNote(
   if (business.approvalStatus !== 'approved') throw approvalRequired(business);
   const now = s.clock.now();
   try {
-    return await db.transaction(async (tx) => {
+    const creditNote = await db.transaction(async (tx) => {
       const original = await getDocumentRow(tx, business.id, id, true);
       if (original.cancelledByDocumentId) throw conflict(`document ${id} was already credited by ${original.cancelledByDocumentId}`);
       if (original.docType === 330 || original.linkedDocumentId) throw conflict('a credit note or negative receipt cannot itself be credited');
@@ -105,6 +106,8 @@ export async function issueCreditNote(
       const credit = toDocumentRow(r!);
       return afterIssue(tx, ctx, business, credit, now, 'document.credit_note', [monthCountBump(business.id, now)]);
     });
+    countDocumentIssued(ctx.database.mode, creditNote.docType);
+    return creditNote;
   } catch (err) {
     // Two racing credit notes: the unique index on linked_document_id lets one win.
     if (pgErrorCode(err) === '23505') throw conflict(`document ${id} was already credited`);

@@ -10,6 +10,7 @@ import { appendAudit } from '../platform/audit.ts';
 import { eventInsert } from '../platform/outbox.ts';
 import { postDocumentEntry } from '../ledger/post.ts';
 import { jobInsert } from '../platform/jobs.ts';
+import { countDocumentIssued } from '../platform/metrics.ts';
 import { israelDate, israelMonthStart } from '../platform/clock.ts';
 import { counterBump, subject } from '../platform/usage.ts';
 import { storeFile } from '../platform/files.ts';
@@ -133,7 +134,7 @@ export async function issueDocument(
   const ceilings = await businessCeilings(s, business, ctx.accountLimits);
   const now = s.clock.now();
 
-  return db.transaction(async (tx) => {
+  const result = await db.transaction(async (tx) => {
     const d = await findDocumentRow(tx, business.id, id, true);
     if (!d) throw new AppError(404, 'not_found', 'document not found');
     if (d.status === 'issued') return { document: documentView(d), deduped: true };
@@ -249,4 +250,6 @@ export async function issueDocument(
     const allocationJob = allocation.status === 'pending' ? [jobInsert(now, { kind: 'document.allocation', refId: id, businessId: business.id })] : [];
     return { document: await afterIssue(tx, ctx, business, issued, now, 'document.issue', allocationJob), deduped: false };
   });
+  if (!result.deduped) countDocumentIssued(ctx.database.mode, result.document.docType);
+  return result;
 }

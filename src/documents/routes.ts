@@ -3,10 +3,12 @@ import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidIdParams, BidParams, errors, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
+import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { businessOf } from '../businesses/guard.ts';
 import { documentView, getDocumentRow } from './snapshot.ts';
 import {
   CreditNoteBody,
+  DocType,
   Document,
   DraftCreate,
   DraftPatch,
@@ -31,7 +33,7 @@ const config = { scope: 'documents' as const };
 
 const Counts = Type.Object({ total: Type.Integer(), byStatus: Type.Object({ draft: Type.Integer(), issued: Type.Integer() }) });
 const ContinuityEntry = Type.Object({
-  docType: Type.Integer(),
+  docType: DocType,
   first: Type.Union([Type.Integer(), Type.Null()], { description: 'Smallest stored issued number; null when none.' }),
   last: Type.Union([Type.Integer(), Type.Null()], { description: 'Largest stored issued number; null when none.' }),
   count: Type.Integer({ description: 'Stored issued documents of the type.' }),
@@ -55,6 +57,8 @@ export function registerDocumentRoutes(api: FastifyInstance, s: Services): void 
       config,
       schema: {
         tags,
+        operationId: 'createDocument',
+        headers: IdempotencyKeyHeaders,
         summary: 'Create a draft (idempotent with Idempotency-Key or externalRef); consumes no number',
         description:
           'Header `Idempotency-Key` and body `externalRef` are the same key (both given and different: 400). ' +
@@ -79,6 +83,7 @@ export function registerDocumentRoutes(api: FastifyInstance, s: Services): void 
       config,
       schema: {
         tags,
+        operationId: 'listDocuments',
         summary: 'List documents, newest first',
         params: BidParams,
         querystring: ListQuery,
@@ -93,7 +98,7 @@ export function registerDocumentRoutes(api: FastifyInstance, s: Services): void 
 
   api.get(
     '/businesses/:bid/documents/:id',
-    { config, schema: { tags, summary: 'Read a document', params: BidIdParams, response: { 200: Ok({ document: DocumentRef }), ...errors(...AUTH_ERRORS) } } },
+    { config, schema: { tags, operationId: 'getDocument', summary: 'Read a document', params: BidIdParams, response: { 200: Ok({ document: DocumentRef }), ...errors(...AUTH_ERRORS) } } },
     async (req) => {
       const { id } = req.params as { id: string };
       return { ok: true as const, document: documentView(await getDocumentRow(ctxOf(req).database.db, businessOf(req).id, id)) };
@@ -104,7 +109,7 @@ export function registerDocumentRoutes(api: FastifyInstance, s: Services): void 
     '/businesses/:bid/documents/:id',
     {
       config,
-      schema: { tags, summary: 'Update a draft (issued: 409 not_draft)', params: BidIdParams, body: DraftPatch, response: { 200: Ok({ document: DocumentRef }), ...errors(...AUTH_ERRORS, 409) } },
+      schema: { tags, operationId: 'updateDocument', summary: 'Update a draft (issued: 409 not_draft)', params: BidIdParams, body: DraftPatch, response: { 200: Ok({ document: DocumentRef }), ...errors(...AUTH_ERRORS, 409) } },
     },
     async (req) => {
       const { id } = req.params as { id: string };
@@ -115,7 +120,7 @@ export function registerDocumentRoutes(api: FastifyInstance, s: Services): void 
 
   api.delete(
     '/businesses/:bid/documents/:id',
-    { config, schema: { tags, summary: 'Delete a draft (issued: 409 not_draft)', params: BidIdParams, response: { 200: Ok({}), ...errors(...AUTH_ERRORS, 409) } } },
+    { config, schema: { tags, operationId: 'deleteDocument', summary: 'Delete a draft (issued: 409 not_draft)', params: BidIdParams, response: { 200: Ok({}), ...errors(...AUTH_ERRORS, 409) } } },
     async (req) => {
       const { id } = req.params as { id: string };
       await deleteDraft(s, ctxOf(req), businessOf(req), id);
@@ -130,6 +135,7 @@ export function registerDocumentRoutes(api: FastifyInstance, s: Services): void 
       preValidation: emptyBodyIsEmptyObject,
       schema: {
         tags,
+        operationId: 'issueDocument',
         summary: 'Issue a draft: next gapless number, frozen snapshot; issuing again answers deduped',
         params: BidIdParams,
         body: IssueBody,
@@ -150,6 +156,8 @@ export function registerDocumentRoutes(api: FastifyInstance, s: Services): void 
       preValidation: emptyBodyIsEmptyObject,
       schema: {
         tags,
+        operationId: 'createCreditNote',
+        headers: IdempotencyKeyHeaders,
         summary: 'Credit an issued document: a linked 330 (305/320) or a negative receipt (400)',
         params: BidIdParams,
         body: CreditNoteBody,
@@ -170,10 +178,11 @@ export function registerDocumentRoutes(api: FastifyInstance, s: Services): void 
       config: { scope: 'export' as const },
       schema: {
         tags: ['reports'],
+        operationId: 'getContinuityReport',
         summary: 'Numbering continuity per document type: the stored issued documents against the series start number and counter',
         params: BidParams,
         querystring: Type.Object(
-          { docType: Type.Optional(Type.Union([Type.Literal(305), Type.Literal(320), Type.Literal(330), Type.Literal(400)])) },
+          { docType: Type.Optional(DocType) },
           { additionalProperties: false },
         ),
         response: {

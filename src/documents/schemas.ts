@@ -2,6 +2,8 @@ import { Type, type Static } from 'typebox';
 import { IsoDate, IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { BrandingInput } from '../businesses/schemas.ts';
 import { carrier, maxAgorot, maxLength, maxScaled, maxValue } from '../openfrmt/limits.ts';
+import { DOC_TYPES } from '../businesses/schemas.ts';
+import type { AllocationStatus } from './snapshot.ts';
 
 export const NOTE_MAX = 500;
 
@@ -90,13 +92,20 @@ export const PartyInput = Type.Union([PartyRef, PartyInline], {
 });
 export type PartyInputBody = Static<typeof PartyInput>;
 
+/** Every document type: 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt. */
+export const DocType = Type.Enum([...DOC_TYPES], {
+  // `type` too: a query string value is coerced to the type before the enum is checked.
+  type: 'integer', description: '305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt.' });
+const PRICE_MODES = ['net', 'gross'] as const;
+const VAT_EXEMPTION_REASONS = ['eilat', 'export', 'exempt'] as const;
+
 const DocTypeInput = Type.Union([Type.Literal(305), Type.Literal(320), Type.Literal(400)], {
   description: '305, 320 or 400; a 330 is created only by the credit-note endpoint.',
 });
 
 const draftFields = {
   party: Type.Optional(Nullable(PartyInput)),
-  priceMode: Type.Optional(Type.Union([Type.Literal('net'), Type.Literal('gross')])),
+  priceMode: Type.Optional(Type.Enum([...PRICE_MODES], { type: 'string' })),
   lines: Type.Optional(Type.Array(LineInput, { maxItems: 500 })),
   payments: Type.Optional(Type.Array(PaymentInput, { maxItems: 100 })),
   note: Type.Optional(Nullable(Type.String({ maxLength: NOTE_MAX }))),
@@ -109,13 +118,24 @@ const draftFields = {
     maximum: LIMITS.vatRateBp,
     description: 'null follows the rate in force (the business default, else the statutory rate on documentDate); otherwise that same rate, or 0 with a vatExemptionReason.',
   }))),
-  vatExemptionReason: Type.Optional(Nullable(Type.Union([Type.Literal('eilat'), Type.Literal('export'), Type.Literal('exempt')]))),
+  vatExemptionReason: Type.Optional(Nullable(Type.Enum([...VAT_EXEMPTION_REASONS], { type: 'string' }))),
   allocationNumber: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 40 }))),
 };
 
 export const DraftCreate = Type.Object(
   { docType: DocTypeInput, ...draftFields, externalRef: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        docType: 320,
+        party: { name: 'דנה כהן', taxId: '123456782' },
+        lines: [{ description: 'ייעוץ מקצועי', quantity: 2, unitPriceExVat: 10000 }],
+        payments: [{ method: 'transfer', amount: 23600 }],
+        externalRef: 'order-1001',
+      },
+    ],
+  },
 );
 export type DraftCreateBody = Static<typeof DraftCreate>;
 
@@ -125,7 +145,10 @@ export const DraftPatch = Type.Object(
 );
 export type DraftPatchBody = Static<typeof DraftPatch>;
 
-export const IssueBody = Type.Object({ branding: Type.Optional(BrandingInput) }, { additionalProperties: false, description: 'Optional.' });
+export const IssueBody = Type.Object(
+  { branding: Type.Optional(BrandingInput) },
+  { additionalProperties: false, description: 'Optional.', examples: [{}, { branding: { accentColor: '#1A73E8', template: 'stripe' } }] },
+);
 export type IssueBodyInput = { branding?: Static<typeof BrandingInput> } | undefined;
 
 export const CreditNoteBody = Type.Object(
@@ -136,7 +159,7 @@ export const CreditNoteBody = Type.Object(
 export const ListQuery = Type.Object(
   {
     status: Type.Optional(Type.Union([Type.Literal('draft'), Type.Literal('issued')])),
-    docType: Type.Optional(Type.Union([Type.Literal(305), Type.Literal(320), Type.Literal(330), Type.Literal(400)])),
+    docType: Type.Optional(DocType),
     from: Type.Optional(IsoDate),
     to: Type.Optional(IsoDate),
     take: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })),
@@ -170,7 +193,8 @@ const LineOut = Type.Object({
   amount: Type.Integer({ description: 'round(quantity × unitPriceExVat) − lineDiscount.' }),
 });
 const PaymentOut = Type.Object({
-  method: Type.Integer(),
+  method: Type.Enum([...PAYMENT_CODES], {
+    type: 'integer', description: 'The payment method code (aliases are stored as their code).' }),
   amount: Type.Integer(),
   dueDate: Nullable(Type.String()),
   bankCode: Nullable(Type.String()),
@@ -181,8 +205,12 @@ const PaymentOut = Type.Object({
   cardName: Nullable(Type.String()),
   cardTxType: Nullable(Type.String()),
 });
+const ALLOCATION_STATUSES = ['not_required', 'pending', 'granted', 'refused', 'failed'] as const;
+// Every AllocationStatus is listed (a new one fails to compile here).
+const _allStatuses: Exclude<AllocationStatus, (typeof ALLOCATION_STATUSES)[number]> extends never ? true : never = true;
+void _allStatuses;
 const Allocation = Type.Object({
-  status: Type.String({ description: 'not_required, pending, granted, refused or failed' }),
+  status: Type.Enum([...ALLOCATION_STATUSES], { type: 'string' }),
   number: Nullable(Type.String()),
   error: Nullable(Type.String()),
   requestedAt: Nullable(Type.String()),
@@ -193,19 +221,19 @@ export const Document = Type.Object(
   {
     id: Type.String(),
     businessId: Type.String(),
-    status: Type.String({ description: 'draft or issued' }),
-    docType: Type.Integer(),
+    status: Type.Union([Type.Literal('draft'), Type.Literal('issued')]),
+    docType: DocType,
     docNumber: Nullable(Type.Integer()),
     allocationNumber: Nullable(Type.String()),
     party: Nullable(PartyOut),
-    priceMode: Type.String(),
+    priceMode: Type.Enum([...PRICE_MODES], { type: 'string' }),
     lines: Type.Array(LineOut),
     payments: Type.Array(PaymentOut),
     note: Nullable(Type.String()),
     documentDate: Type.String(),
     valueDate: Type.String(),
     vatRateBp: Nullable(Type.Integer({ description: 'Frozen at issue; null on a draft that follows the default.' })),
-    vatExemptionReason: Nullable(Type.String()),
+    vatExemptionReason: Nullable(Type.Enum([...VAT_EXEMPTION_REASONS], { type: 'string' })),
     totalExVat: Type.Integer(),
     vatAmount: Type.Integer(),
     totalIncVat: Type.Integer(),

@@ -13,6 +13,7 @@ import {
   ExpenseCreate,
   ExpensePatch,
   ListQuery,
+  UploadJson,
   type ExpenseCreateBody,
   type ExpensePatchBody,
   type ListQueryValue,
@@ -21,11 +22,11 @@ import { getExpense, listExpenses } from './rows.ts';
 import { correctExpense, createDraft, deleteDraft, patchDraft, recordDraft } from './service.ts';
 import { readReceipt, receiptFingerprint, scanReceipt, uploadReceipt } from './intake.ts';
 import { claimIdempotencyKey } from '../platform/http/idempotency.ts';
+import { DOCUMENTED_BODY, IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 
 const tags = ['expenses'];
 const config = { scope: 'expenses' as const };
 const Counts = Type.Object({ total: Type.Integer(), byStatus: Type.Object({ draft: Type.Integer(), recorded: Type.Integer() }) });
-const IdempotencyHeaders = Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) });
 
 /** A POST with no body (or an empty one) means "no options". */
 async function emptyBodyIsEmptyObject(req: FastifyRequest): Promise<void> {
@@ -39,6 +40,7 @@ export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
       config,
       schema: {
         tags,
+        operationId: 'listExpenseCategories',
         summary: 'The published expense categories and the share of input VAT deductible on each',
         response: { 200: Ok({ categories: Type.Array(Category) }), ...errors(401, 403, 429) },
       },
@@ -52,6 +54,7 @@ export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
       config,
       schema: {
         tags,
+        operationId: 'listExpenses',
         summary: 'List expenses, newest first (filters, `before` time cursor, `q` on supplier name or document number, `counts=1`)',
         params: BidParams,
         querystring: ListQuery,
@@ -63,7 +66,7 @@ export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
 
   api.get(
     '/businesses/:bid/expenses/:id',
-    { config, schema: { tags, summary: 'Read an expense (with the raw OCR extraction when it came from a scan)', params: BidIdParams, response: { 200: Ok({ expense: Expense }), ...errors(...AUTH_ERRORS) } } },
+    { config, schema: { tags, operationId: 'getExpense', summary: 'Read an expense (with the raw OCR extraction when it came from a scan)', params: BidIdParams, response: { 200: Ok({ expense: Expense }), ...errors(...AUTH_ERRORS) } } },
     async (req) => {
       const { id } = req.params as { id: string };
       return { ok: true as const, expense: await getExpense(ctxOf(req).database.db, businessOf(req).id, id) };
@@ -76,9 +79,10 @@ export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
       config,
       schema: {
         tags,
+        operationId: 'createExpense',
         summary: 'Create a draft expense (Idempotency-Key header or body externalRef: a retry answers the same row with deduped: true)',
         params: BidParams,
-        headers: IdempotencyHeaders,
+        headers: IdempotencyKeyHeaders,
         body: ExpenseCreate,
         response: { 201: Ok({ expense: Expense, deduped: Type.Boolean() }), ...errors(...AUTH_ERRORS, 409) },
       },
@@ -96,7 +100,7 @@ export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
     '/businesses/:bid/expenses/:id',
     {
       config,
-      schema: { tags, summary: 'Edit a draft (a recorded expense answers 409 not_draft)', params: BidIdParams, body: ExpensePatch, response: { 200: Ok({ expense: Expense }), ...errors(...AUTH_ERRORS, 409) } },
+      schema: { tags, operationId: 'updateExpense', summary: 'Edit a draft (a recorded expense answers 409 not_draft)', params: BidIdParams, body: ExpensePatch, response: { 200: Ok({ expense: Expense }), ...errors(...AUTH_ERRORS, 409) } },
     },
     async (req) => {
       const ctx = ctxOf(req);
@@ -107,7 +111,7 @@ export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
 
   api.delete(
     '/businesses/:bid/expenses/:id',
-    { config, schema: { tags, summary: 'Discard a draft (a recorded expense answers 404)', params: BidIdParams, response: { 200: Ok({}), ...errors(...AUTH_ERRORS) } } },
+    { config, schema: { tags, operationId: 'deleteExpense', summary: 'Discard a draft (a recorded expense answers 404)', params: BidIdParams, response: { 200: Ok({}), ...errors(...AUTH_ERRORS) } } },
     async (req) => {
       const ctx = ctxOf(req);
       const { id } = req.params as { id: string };
@@ -122,6 +126,7 @@ export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
       config,
       schema: {
         tags,
+        operationId: 'recordExpense',
         summary: 'Record a draft: it becomes immutable; deductible VAT is computed; event expense.recorded',
         params: BidIdParams,
         response: { 201: Ok({ expense: Expense, deduped: Type.Boolean() }), ...errors(...AUTH_ERRORS) },
@@ -141,6 +146,7 @@ export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
       preValidation: emptyBodyIsEmptyObject,
       schema: {
         tags,
+        operationId: 'correctExpense',
         summary: 'Storno: write a reversing row for a recorded expense; with redraft also open a new draft cloned from it',
         params: BidIdParams,
         body: CorrectionBody,
@@ -162,21 +168,29 @@ export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
   const maxBytes = s.config.expenses.uploadMaxBytes;
   // A JSON data URI of the largest file: base64 (4/3) plus the envelope.
   const bodyLimit = Math.ceil(maxBytes / 3) * 4 + 64 * 1024;
-  const intakeSchema = (summary: string) => ({
+  const intakeSchema = (operationId: string, summary: string) => ({
     tags,
+    operationId,
     summary,
     description:
       `multipart/form-data with one part named \`file\`, or JSON \`{"file": "data:<mime>;base64,...", "name"?: string}\`. ` +
       `JPEG, PNG, WebP or PDF, at most ${maxBytes} bytes (UPLOAD_MAX_BYTES; 413 \`too_large\` beyond). The real type is read ` +
       'from the bytes and must match the declared one. The same file again answers the expense that holds it (`deduped: true`).',
     params: BidParams,
+    headers: IdempotencyKeyHeaders,
+    [DOCUMENTED_BODY]: {
+      content: {
+        'multipart/form-data': { schema: Type.Object({ file: Type.String({ format: 'binary', description: 'The receipt.' }) }) },
+        'application/json': { schema: UploadJson },
+      },
+    },
     response: { 201: Ok({ expense: Expense, deduped: Type.Boolean() }), ...errors(...AUTH_ERRORS, 413) },
   });
   api.register(async (scope) => {
     await scope.register(multipart, { limits: { fileSize: maxBytes, files: 1 } });
     scope.post(
       '/businesses/:bid/expenses/upload',
-      { config, bodyLimit, schema: intakeSchema('Upload a receipt: opens a draft holding the file') },
+      { config, bodyLimit, schema: intakeSchema('uploadExpenseReceipt', 'Upload a receipt: opens a draft holding the file') },
       async (req, reply) => {
         const ctx = ctxOf(req);
         const receipt = await readReceipt(req, maxBytes);
@@ -190,7 +204,7 @@ export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
         config: { scope: 'ocr' },
         bodyLimit,
         schema: {
-          ...intakeSchema('Scan a receipt: upload + OCR; the draft is prefilled and the raw extraction kept (scope ocr)'),
+          ...intakeSchema('scanExpenseReceipt', 'Scan a receipt: upload + OCR; the draft is prefilled and the raw extraction kept (scope ocr)'),
           response: { 201: Ok({ expense: Expense, deduped: Type.Boolean() }), ...errors(...AUTH_ERRORS, 413, 502, 503) },
         },
       },

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidIdParams, BidParams, errors, IsoDate, IsoDateTime, Nullable, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
+import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { notFound } from '../platform/errors.ts';
 import { fileMeta } from '../platform/files.ts';
 import { queryOne } from '../platform/db/sql.ts';
@@ -24,7 +25,7 @@ export const FileMetaSchema = Type.Object({
 
 export const ExportRunSchema = Type.Object({
   id: Type.String({ description: '`exr_…`' }),
-  kind: Type.Literal('openfrmt'),
+  kind: Type.Union([Type.Literal('openfrmt'), Type.Literal('pcn874')]),
   from: IsoDate,
   to: IsoDate,
   status: Type.Union([Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')]),
@@ -53,6 +54,8 @@ export function registerExportRoutes(api: FastifyInstance, s: Services): void {
       config,
       schema: {
         tags,
+        operationId: 'createOpenfrmtExport',
+        headers: IdempotencyKeyHeaders,
         summary: 'Produce the OPENFRMT v1.31 files (INI.TXT, BKMVDATA.TXT) as a zip, verified by reading them back',
         params: BidParams,
         body: ExportBody,
@@ -73,6 +76,7 @@ export function registerExportRoutes(api: FastifyInstance, s: Services): void {
       config: { scope: 'export' },
       schema: {
         tags,
+        operationId: 'listExports',
         summary: 'List export runs, newest first',
         params: BidParams,
         querystring: Type.Object(
@@ -94,6 +98,7 @@ export function registerExportRoutes(api: FastifyInstance, s: Services): void {
       config: { scope: 'export' },
       schema: {
         tags,
+        operationId: 'getExport',
         summary: 'Read one export run with its file metadata',
         params: BidIdParams,
         response: { 200: Ok({ exportRun: ExportRunSchema, file: Nullable(FileMetaSchema) }), ...errors(...AUTH_ERRORS) },

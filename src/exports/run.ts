@@ -30,6 +30,8 @@ import { BkmvAssembler, iniFile, newPrimaryId, productionDirectory } from '../op
 import { exportDocument } from './map-document.ts';
 import { databaseTotals, SourceDigest, verifyZip } from './verify.ts';
 import { runReport } from './report.ts';
+import { exportAccounts, exportJournal, LedgerCheck } from './ledger.ts';
+import { trialBalance } from '../ledger/store.ts';
 import { finishRun, startRun, type ExportRunView } from './store.ts';
 
 export const SOFTWARE_NAME = 'pinkas';
@@ -101,6 +103,8 @@ export function exportFailureReason(err: unknown): string {
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return `the export could not be produced: the database failed while it was read (SQLSTATE ${code})`;
   return 'the export could not be produced: an internal error (the server log has it under this run id)';
 }
+
+const dayBefore = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
 
 export interface ExportResult {
   exportRun: ExportRunView;
@@ -174,6 +178,12 @@ export async function runOpenfrmtExport(
       }
       await opts.afterChunk?.(++chunkNo);
     }
+    // The ledger of a double-entry business: B110 accounts, then B100 journal lines (src/exports/ledger.ts).
+    const doubleEntry = business.bookkeeping === 'double';
+    if (doubleEntry) {
+      await write(out, asm.accounts((await exportAccounts(db, business.id, range, cutOff)).records));
+      for await (const lines of exportJournal(db, business.id, range, cutOff)) await write(out, asm.journal(lines));
+    }
     // No M100: the service keeps no inventory (see map-document.ts); source.items stays 0.
     const closing = asm.close();
     await write(out, closing.bytes);
@@ -183,7 +193,8 @@ export async function runOpenfrmtExport(
         totalRecords: closing.totalRecords, vatId, primaryId: run.primaryId, softwareRegNo: s.config.exports.softwareRegNo,
         softwareName: SOFTWARE_NAME, softwareVersion: SOFTWARE_VERSION, makerVatId: s.config.exports.makerTaxId,
         makerName: s.config.exports.makerName, softwareType: 2, savePath: production.dir.replace(/\//g, '\\'),
-        bookkeepingType: 0, balanceLevel: 0, companyRegNo: business.dealerType === 'company' ? vatId : null,
+        // Double-entry books: 1013 = 2 and 1014 = 1 (balanced per entry); otherwise no ledger in the file.
+        bookkeepingType: doubleEntry ? 2 : 0, balanceLevel: doubleEntry ? 1 : 0, companyRegNo: business.dealerType === 'company' ? vatId : null,
         businessName: business.name, street: business.address, rangeFrom: range.from, rangeTo: range.to,
         processDate: production.date, processTime: production.time, languageCode: 0, charset: 1, compressor: 'zip',
         currency: 'ILS', hasBranches: 0,
@@ -194,7 +205,11 @@ export async function runOpenfrmtExport(
     await out.finish(ini);
     opts.onPhase?.('verify');
     const totals = await databaseTotals(db, business.id, range.from, range.to, cutOff);
-    const verification = await verifyZip(zipPath, production.dir, source, totals);
+    const books = async () => ({
+      before: (await trialBalance(db, business.id, dayBefore(range.from), cutOff)).accounts,
+      at: (await trialBalance(db, business.id, range.to, cutOff)).accounts,
+    });
+    const verification = await verifyZip(zipPath, production.dir, source, totals, doubleEntry ? { check: new LedgerCheck(), books } : null);
     const recordCounts = { A100: 1, ...Object.fromEntries(Object.entries(asm.counts).filter(([, n]) => n > 0)), Z900: 1, total: closing.totalRecords };
     const report = runReport({
       vatId, businessName: business.name, directory: production.dir, from: range.from, to: range.to,

@@ -12,7 +12,7 @@ import type { RunReport } from './report.ts';
 
 export interface ExportRunView {
   id: string;
-  kind: 'openfrmt';
+  kind: 'openfrmt' | 'pcn874';
   from: string;
   to: string;
   status: 'running' | 'completed' | 'failed';
@@ -32,7 +32,7 @@ const json = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T)
 export function toRunView(r: Record<string, unknown>): ExportRunView {
   return {
     id: String(r.id),
-    kind: 'openfrmt',
+    kind: r.kind === 'pcn874' ? 'pcn874' : 'openfrmt',
     from: isoDay(r.from_date),
     to: isoDay(r.to_date),
     status: r.status as ExportRunView['status'],

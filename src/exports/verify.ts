@@ -6,6 +6,8 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { ledgerOk, type LedgerCheck, type LedgerVerification } from './ledger.ts';
+import type { TrialBalanceRow } from '../ledger/store.ts';
 import { Unzip, UnzipInflate } from 'fflate';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
@@ -92,6 +94,8 @@ export interface Verification {
   /** Every document re-parses to the values it was written from (hash over all of them, in order). */
   documentsMatchSource: boolean;
   byDocType: DocTypeCheck[];
+  /** B100/B110 of a double-entry business (null: single-entry, no ledger in the file). */
+  ledger?: LedgerVerification | null;
   issueCount: number;
   issues: Issue[];
 }
@@ -134,9 +138,19 @@ const ZERO = { count: 0, exVat: 0, vat: 0, incVat: 0, withholding: 0, lines: 0, 
  * BKMVDATA.TXT is ever whole in memory), reads INI.TXT and BKMVDATA.TXT back and compares them with
  * the source and the database.
  */
-export async function verifyZip(zipPath: string, expectedDir: string, source: SourceDigest, database: Map<number, DocTypeCheck['database']>): Promise<Verification> {
+export async function verifyZip(
+  zipPath: string,
+  expectedDir: string,
+  source: SourceDigest,
+  database: Map<number, DocTypeCheck['database']>,
+  /** A double-entry business: B100/B110 checked as read, against the books' trial balances. */
+  ledger: { check: LedgerCheck; books: () => Promise<{ before: TrialBalanceRow[]; at: TrialBalanceRow[] }> } | null = null,
+): Promise<Verification> {
   const digest = fileDigest();
-  const reader = new BkmvReader(digest.onRecord);
+  const reader = new BkmvReader((code, f) => {
+    digest.onRecord(code, f);
+    ledger?.check.onRecord(code, f);
+  });
   const splitter = new CrlfSplitter();
   const entries: string[] = [];
   const iniChunks: Buffer[] = [];
@@ -179,8 +193,10 @@ export async function verifyZip(zipPath: string, expectedDir: string, source: So
   });
   const documentsMatchSource = read.count === source.count && read.digest === source.digest();
   const issueCount = summary.issueCount + ini.issues.length + zipProblems.length;
+  const ledgerResult = ledger ? ledger.check.result(await ledger.books()) : null;
   return {
-    ok: issueCount === 0 && documentsMatchSource && byDocType.every((c) => c.match),
+    ok: issueCount === 0 && documentsMatchSource && byDocType.every((c) => c.match) && (ledgerResult === null || ledgerOk(ledgerResult)),
+    ledger: ledgerResult,
     zipEntries: entries,
     records: summary.records,
     recordCounts: summary.recordCounts,

@@ -6,10 +6,15 @@ import { AUTH_ERRORS, BidParams, errors, IdParams, Ok } from '../platform/http/s
 import { businessOf } from '../businesses/guard.ts';
 import { MAX_THUMB_IDS, thumbnails } from './thumbs.ts';
 import type { Services } from '../platform/http/services.ts';
+import { binaryResponse } from '../platform/http/openapi.ts';
+import { RECEIPT_MIMES } from '../expenses/receipt-bytes.ts';
 import { queryOne } from '../platform/db/sql.ts';
 import { notFound } from '../platform/errors.ts';
 import { Readable } from 'node:stream';
 import { fileContent, fileStream, storedFile } from '../platform/files.ts';
+
+/** What is stored: receipts (RECEIPT_MIMES: images and PDF), logos (PNG, JPEG), document PDFs, export and backup zips. */
+const STORED_FILE_MIMES = [...new Set([...RECEIPT_MIMES, 'application/zip'])];
 
 export function registerFileRoutes(api: FastifyInstance, _s: Services): void {
   api.get(
@@ -18,9 +23,16 @@ export function registerFileRoutes(api: FastifyInstance, _s: Services): void {
       config: { scope: 'export' },
       schema: {
         tags: ['files'],
+        operationId: 'downloadFile',
         summary: "Download a stored file (its bytes, with the stored mime type); files of the account's own businesses only",
         params: IdParams,
-        response: errors(...AUTH_ERRORS),
+        response: {
+          200: binaryResponse('The stored bytes under their stored type.', STORED_FILE_MIMES, {
+            'Content-Disposition': Type.String({ description: '`inline; filename="…"` with the stored name.' }),
+            'X-Content-Sha256': Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the bytes, hex.' }),
+          }),
+          ...errors(...AUTH_ERRORS),
+        },
       },
     },
     async (req, reply) => {
@@ -47,6 +59,7 @@ export function registerFileRoutes(api: FastifyInstance, _s: Services): void {
       config: { scope: 'export', allowWhenDeactivated: true },
       schema: {
         tags: ['files'],
+        operationId: 'getFileThumbnails',
         summary: `Small JPEG data-URI previews of stored image files (up to ${MAX_THUMB_IDS} ids); non-images and unknown ids are absent`,
         params: BidParams,
         body: Type.Object(

@@ -6,7 +6,7 @@ import type { Services } from '../platform/http/services.ts';
 import { notFound, validation } from '../platform/errors.ts';
 import { businessOf } from '../businesses/guard.ts';
 import { israelDate } from '../platform/clock.ts';
-import { accountLedger, ensureChart, getAccount, listAccounts, listEntries, trialBalance } from './store.ts';
+import { accountLedger, balanceSheet, ensureChart, getAccount, incomeStatement, listAccounts, listEntries, trialBalance } from './store.ts';
 import { closePeriod, createAccount, createManualEntry, getEntry, listClosedPeriods, reverseEntry, updateAccount, type ManualEntryInput, type NewAccountInput } from './service.ts';
 
 const tags = ['ledger'];
@@ -185,6 +185,43 @@ export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
     const now = s.clock.now();
     const period = await closePeriod(ctx.database, now, ctx.actor, businessOf(req), (req.params as { period: string }).period, israelDate(now));
     return reply.status(201).send({ ok: true, period });
+  });
+
+  const Group = Type.Object({ trialBalanceCode: Type.String(), trialBalanceName: Type.String(), amount: Int });
+  api.get('/businesses/:bid/ledger/income-statement', {
+    config: read,
+    schema: {
+      tags, operationId: 'getIncomeStatement', summary: 'Revenue and expenses of a range by trial-balance group, and the profit', params: BidParams,
+      querystring: Type.Object({ from: Type.Optional(IsoDate), to: Type.Optional(IsoDate) }, { additionalProperties: false }),
+      response: {
+        200: Ok({ from: IsoDate, to: IsoDate, revenue: Type.Array(Group), totalRevenue: Int, expenses: Type.Array(Group), totalExpenses: Int, profit: Int }),
+        ...errors(...AUTH_ERRORS),
+      },
+    },
+  }, async (req) => {
+    const q = req.query as { from?: string; to?: string };
+    const to = q.to ?? israelDate(s.clock.now());
+    const from = q.from ?? `${to.slice(0, 4)}-01-01`;
+    if (from > to) throw validation('querystring.from', `must not be after to (${to})`);
+    return { ok: true as const, ...(await incomeStatement(ctxOf(req).database.db, businessOf(req).id, from, to)) };
+  });
+
+  api.get('/businesses/:bid/ledger/balance-sheet', {
+    config: read,
+    schema: {
+      tags, operationId: 'getBalanceSheet', summary: 'Assets, liabilities and equity at a date by trial-balance group, with the profit to date', params: BidParams,
+      querystring: Type.Object({ at: Type.Optional(IsoDate) }, { additionalProperties: false }),
+      response: {
+        200: Ok({
+          at: IsoDate, assets: Type.Array(Group), totalAssets: Int, liabilities: Type.Array(Group), totalLiabilities: Int,
+          equity: Type.Array(Group), totalEquity: Int, profitToDate: Int, balanced: Type.Boolean(),
+        }),
+        ...errors(...AUTH_ERRORS),
+      },
+    },
+  }, async (req) => {
+    const at = (req.query as { at?: string }).at ?? israelDate(s.clock.now());
+    return { ok: true as const, ...(await balanceSheet(ctxOf(req).database.db, businessOf(req).id, at)) };
   });
 
   api.get('/businesses/:bid/ledger/trial-balance', {

@@ -204,7 +204,13 @@ export interface TrialBalanceRow {
 }
 
 /** Every account's debits, credits and balance from the first entry up to `at` (inclusive); totals tie. */
-export async function trialBalance(ex: Executor, businessId: string, at: string): Promise<{ accounts: TrialBalanceRow[]; totals: { debit: number; credit: number } }> {
+export async function trialBalance(
+  ex: Executor,
+  businessId: string,
+  at: string,
+  /** Only entries written up to this instant (an export's fixed set). */
+  cutOff?: Date,
+): Promise<{ accounts: TrialBalanceRow[]; totals: { debit: number; credit: number } }> {
   const rows = await query<{ code: string; name: string; trial_balance_code: string; debit: string; credit: string }>(
     ex,
     sql`SELECT a.code, a.name, a.trial_balance_code,
@@ -214,6 +220,7 @@ export async function trialBalance(ex: Executor, businessId: string, at: string)
           JOIN journal_lines l ON l.business_id = a.business_id AND l.account_code = a.code
           JOIN journal_entries e ON e.id = l.entry_id
          WHERE a.business_id = ${businessId} AND e.entry_date <= ${at}::date
+           ${cutOff ? sql`AND e.created_at <= ${cutOff.toISOString()}` : sql``}
          GROUP BY a.code, a.name, a.trial_balance_code ORDER BY a.code`,
   );
   const accounts = rows.map((r) => {
@@ -257,3 +264,57 @@ export async function accountLedger(
 }
 
 export { TRIAL_BALANCE_GROUPS };
+
+interface GroupRow {
+  trialBalanceCode: string;
+  trialBalanceName: string;
+  /** Positive in the group's natural direction: credit − debit for revenue, debit − credit otherwise. */
+  amount: number;
+}
+
+/** Σ per trial-balance group and account kind, over entries dated in [from, to] (from: the first entry). */
+async function groups(ex: Executor, businessId: string, to: string, from?: string): Promise<(GroupRow & { kind: string })[]> {
+  const rows = await query<{ kind: string; trial_balance_code: string; trial_balance_name: string; net: string }>(
+    ex,
+    sql`SELECT a.kind, a.trial_balance_code, min(a.trial_balance_name) AS trial_balance_name,
+               sum(CASE WHEN l.side = 1 THEN l.amount ELSE -l.amount END)::bigint AS net
+          FROM journal_lines l
+          JOIN journal_entries e ON e.id = l.entry_id
+          JOIN ledger_accounts a ON a.business_id = l.business_id AND a.code = l.account_code
+         WHERE l.business_id = ${businessId} AND e.entry_date <= ${to}::date ${from ? sql`AND e.entry_date >= ${from}::date` : sql``}
+         GROUP BY a.kind, a.trial_balance_code ORDER BY a.trial_balance_code, a.kind`,
+  );
+  const creditNatured = new Set(['revenue', 'liability', 'equity']);
+  return rows.map((r) => ({
+    kind: r.kind,
+    trialBalanceCode: r.trial_balance_code,
+    trialBalanceName: r.trial_balance_name,
+    amount: creditNatured.has(r.kind) ? -Number(r.net) : Number(r.net),
+  }));
+}
+
+const total = (rows: GroupRow[]) => rows.reduce((t, r) => t + r.amount, 0);
+const strip = ({ trialBalanceCode, trialBalanceName, amount }: GroupRow): GroupRow => ({ trialBalanceCode, trialBalanceName, amount });
+
+/** Revenue and expenses of a range by trial-balance group, and the profit (revenue − expenses). */
+export async function incomeStatement(ex: Executor, businessId: string, from: string, to: string) {
+  const rows = await groups(ex, businessId, to, from);
+  const revenue = rows.filter((r) => r.kind === 'revenue').map(strip);
+  const expenses = rows.filter((r) => r.kind === 'expense').map(strip);
+  return { from, to, revenue, totalRevenue: total(revenue), expenses, totalExpenses: total(expenses), profit: total(revenue) - total(expenses) };
+}
+
+/**
+ * Assets, liabilities and equity at a date by trial-balance group, with the profit not yet closed into
+ * equity (every revenue and expense to date). Assets = liabilities + equity + profit, always.
+ */
+export async function balanceSheet(ex: Executor, businessId: string, at: string) {
+  const rows = await groups(ex, businessId, at);
+  const pick = (kind: string) => rows.filter((r) => r.kind === kind).map(strip);
+  const [assets, liabilities, equity] = [pick('asset'), pick('liability'), pick('equity')];
+  const profit = total(pick('revenue')) - total(pick('expense'));
+  return {
+    at, assets, totalAssets: total(assets), liabilities, totalLiabilities: total(liabilities), equity, totalEquity: total(equity),
+    profitToDate: profit, balanced: total(assets) === total(liabilities) + total(equity) + profit,
+  };
+}

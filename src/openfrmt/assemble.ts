@@ -5,6 +5,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { encodeIso88598 } from './charset.ts';
+import { b100, b110, type B100Input, type B110Input } from './ledger-records.ts';
 import {
   a000, a100, c100, d110, d120, m100, summaryLine, z900, CRLF, SUMMARISED_TYPES,
   type A000Input, type C100Input, type D110Input, type D120Input, type M100Input, type SummarisedType,
@@ -80,6 +81,20 @@ export class BkmvAssembler {
       out.push(d120({ ...p, ...this.head(), ...common, lineNo: i + 1 }));
       this.counts.D120++;
     });
+    return this.bytes(out);
+  }
+
+  /** B110 records: the ledger's accounts (double-entry books only). */
+  accounts(accounts: Omit<B110Input, Head>[]): Buffer {
+    const out = accounts.map((a) => b110({ ...a, ...this.head() }));
+    this.counts.B110 += accounts.length;
+    return this.bytes(out);
+  }
+
+  /** B100 records: journal lines, in entry order. */
+  journal(lines: Omit<B100Input, Head>[]): Buffer {
+    const out = lines.map((l) => b100({ ...l, ...this.head() }));
+    this.counts.B100 += lines.length;
     return this.bytes(out);
   }
 

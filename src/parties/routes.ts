@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidIdParams, BidParams, errors, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
+import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { businessOf } from '../businesses/guard.ts';
 import { Kind, Party, PartyCreate, PartyFindOrCreate, PartyPatch, type PartyCreateBody, type PartyFindOrCreateBody, type PartyKind, type PartyPatchBody } from './schemas.ts';
 import { findOrCreateParty, getParty, insertParty, listParties, newPartyFrom, patchParty } from './service.ts';
@@ -18,6 +19,7 @@ export function registerPartyRoutes(api: FastifyInstance, s: Services): void {
       config,
       schema: {
         tags,
+        operationId: 'listParties',
         summary: 'List saved customers and suppliers',
         params: BidParams,
         querystring: Type.Object({ kind: Type.Optional(Kind) }, { additionalProperties: false }),
@@ -32,7 +34,7 @@ export function registerPartyRoutes(api: FastifyInstance, s: Services): void {
 
   api.get(
     '/businesses/:bid/parties/:id',
-    { config, schema: { tags, summary: 'Read a party', params: BidIdParams, response: { 200: Ok({ party: Party }), ...errors(...AUTH_ERRORS) } } },
+    { config, schema: { tags, operationId: 'getParty', summary: 'Read a party', params: BidIdParams, response: { 200: Ok({ party: Party }), ...errors(...AUTH_ERRORS) } } },
     async (req) => {
       const { id } = req.params as { id: string };
       return { ok: true as const, party: await getParty(ctxOf(req).database.db, businessOf(req).id, id) };
@@ -43,7 +45,7 @@ export function registerPartyRoutes(api: FastifyInstance, s: Services): void {
     '/businesses/:bid/parties',
     {
       config,
-      schema: { tags, summary: 'Create a party', params: BidParams, body: PartyCreate, response: { 201: Ok({ party: Party }), ...errors(...AUTH_ERRORS) } },
+      schema: { tags, operationId: 'createParty', headers: IdempotencyKeyHeaders, summary: 'Create a party', params: BidParams, body: PartyCreate, response: { 201: Ok({ party: Party }), ...errors(...AUTH_ERRORS) } },
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
@@ -59,6 +61,8 @@ export function registerPartyRoutes(api: FastifyInstance, s: Services): void {
       config,
       schema: {
         tags,
+        operationId: 'findOrCreateParty',
+        headers: IdempotencyKeyHeaders,
         summary: 'Find a party by phone (last nine digits), then exact name; create it otherwise',
         params: BidParams,
         body: PartyFindOrCreate,
@@ -78,7 +82,7 @@ export function registerPartyRoutes(api: FastifyInstance, s: Services): void {
     '/businesses/:bid/parties/:id',
     {
       config,
-      schema: { tags, summary: 'Update a party', params: BidIdParams, body: PartyPatch, response: { 200: Ok({ party: Party }), ...errors(...AUTH_ERRORS) } },
+      schema: { tags, operationId: 'updateParty', summary: 'Update a party', params: BidIdParams, body: PartyPatch, response: { 200: Ok({ party: Party }), ...errors(...AUTH_ERRORS) } },
     },
     async (req) => {
       const ctx = ctxOf(req);

@@ -4,7 +4,7 @@ import { carrier, maxLength } from '../openfrmt/limits.ts';
 
 export const PARTY_KINDS = ['customer', 'supplier', 'both'] as const;
 export type PartyKind = (typeof PARTY_KINDS)[number];
-export const Kind = Type.Union([Type.Literal('customer'), Type.Literal('supplier'), Type.Literal('both')]);
+export const Kind = Type.Enum([...PARTY_KINDS], { type: 'string' });
 
 /** An address sent as an object is stored as one printed line: "street, city zip, country". */
 export const AddressObject = Type.Object(
@@ -41,7 +41,10 @@ export const PartyCreate = Type.Object(
     address: Type.Optional(fields.address),
     digitalDocConsentAt: Type.Optional(fields.digitalDocConsentAt),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ name: 'דנה כהן', kind: 'customer', taxId: '123456782', phone: '050-1234567', email: 'dana@example.com', address: 'הרצל 1, תל אביב' }],
+  },
 );
 export type PartyCreateBody = Static<typeof PartyCreate>;
 

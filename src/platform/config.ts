@@ -37,6 +37,11 @@ export interface Config {
   exports: ExportsConfig;
   /** Signed PDFs, prints, share links and email (src/pdf, src/prints). */
   prints: PrintsConfig;
+  /**
+   * METRICS_TOKEN: the Bearer token of GET /metrics (src/platform/http/metrics-route.ts), at least 16
+   * characters without spaces. Null when unset: /metrics answers 503 `unconfigured`, in every environment.
+   */
+  metricsToken: string | null;
 }
 
 export interface ProcessesConfig {
@@ -234,7 +239,15 @@ export function loadConfig(env: Env = process.env): Config {
     expenses: expensesConfig(env),
     exports: exportsConfig(env),
     prints: printsConfig(env),
+    metricsToken: metricsToken(env),
   };
+}
+
+function metricsToken(env: Env): string | null {
+  const raw = (env.METRICS_TOKEN ?? '').trim();
+  if (raw === '') return null;
+  if (raw.length < 16 || /\s/.test(raw)) throw new ConfigError('METRICS_TOKEN', `must be at least 16 characters without spaces (e.g. openssl rand -hex 24), got ${raw.length}`);
+  return raw;
 }
 
 function allocationConfig(env: Env, publicBaseUrl: string): AllocationConfig {

@@ -1,10 +1,11 @@
 import pino, { type Logger } from 'pino';
+import { requestLogFields } from './http/request-id.ts';
 
 export type { Logger };
 
-/** Logs go to stderr so that CLI stdout stays one JSON object. */
+/** Logs go to stderr so that CLI stdout stays one JSON object. A line written while a request is served carries its `reqId`. */
 export function createLogger(level: string): Logger {
-  return pino({ level }, pino.destination(2));
+  return pino({ level, mixin: requestLogFields }, pino.destination(2));
 }
 
 /** pg errors can carry huge payloads (queries, parameters); keep only what helps. */

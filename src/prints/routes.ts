@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidIdParams, errors, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
+import { binaryResponse } from '../platform/http/openapi.ts';
 import { AppError, notFound } from '../platform/errors.ts';
 import { fileContent } from '../platform/files.ts';
 import { queryOne } from '../platform/db/sql.ts';
@@ -22,6 +23,13 @@ const emptyBodyIsEmptyObject = async (req: FastifyRequest) => {
   if (req.body === undefined || req.body === null) req.body = {};
 };
 
+const PdfResponse = binaryResponse('The PDF.', ['application/pdf'], {
+  'X-Print-Variant': Type.Union([Type.Literal('origin'), Type.Literal('copy'), Type.Literal('draft')], {
+    description: '`origin` (the one original), `copy`, or `draft` (an unsigned watermarked preview).',
+  }),
+  'Content-Disposition': Type.String({ description: '`inline; filename="…"`.' }),
+});
+
 export function publicPdfPath(slug: string): string {
   return `/api/docs/${slug}/d.pdf`;
 }
@@ -36,11 +44,12 @@ export function registerPrintRoutes(api: FastifyInstance, s: Services): void {
       preValidation: emptyBodyIsEmptyObject,
       schema: {
         tags,
+        operationId: 'printDocument',
         summary: 'Print: the signed PDF bytes (origin once, copies after); a draft answers an unsigned watermarked preview',
         description: 'Answers `application/pdf` with header `X-Print-Variant` (`origin`, `copy` or `draft`). 409 `pdf_pending` (with `Retry-After`) while the signed PDFs are rendered; 409 `conflict` for `kind: origin` once the origin was handed out.',
         params: BidIdParams,
         body: PrintBody,
-        response: errors(...AUTH_ERRORS, 409),
+        response: { 200: PdfResponse, ...errors(...AUTH_ERRORS, 409) },
       },
     },
     async (req, reply) => {
@@ -69,6 +78,7 @@ export function registerPrintRoutes(api: FastifyInstance, s: Services): void {
       config,
       schema: {
         tags,
+        operationId: 'listDocumentPrints',
         summary: 'The print log of a document: every origin and copy handed out, by print, share or email',
         params: BidIdParams,
         response: { 200: Ok({ prints: Type.Array(PrintLogEntry), printCount: Type.Integer() }), ...errors(...AUTH_ERRORS) },
@@ -90,6 +100,7 @@ export function registerPrintRoutes(api: FastifyInstance, s: Services): void {
       preValidation: emptyBodyIsEmptyObject,
       schema: {
         tags,
+        operationId: 'shareDocument',
         summary: 'Share: the public no-login link to the signed PDF; counts as a print (origin once, copies after)',
         params: BidIdParams,
         body: PrintBody,
@@ -125,6 +136,7 @@ export function registerPrintRoutes(api: FastifyInstance, s: Services): void {
       config,
       schema: {
         tags,
+        operationId: 'emailDocument',
         summary: 'Email the public PDF link, one message per address (1 to 5); counts as a print. Live keys only; 10 per minute per key',
         params: BidIdParams,
         body: EmailBody,
@@ -159,9 +171,11 @@ export function registerPublicPdfRoutes(app: FastifyInstance, s: Services): void
     {
       schema: {
         tags: ['public'],
+        operationId: 'getSharedPdf',
         summary: 'A shared document PDF by its public link (no key)',
         params: Type.Object({ slug: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }),
         security: [],
+        response: { 200: PdfResponse },
       },
     },
     async (req, reply) => {

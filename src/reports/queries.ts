@@ -9,6 +9,9 @@ import { query, queryOne } from '../platform/db/sql.ts';
 import { checkDateRange } from '../platform/http/formats.ts';
 import { categoryOf } from '../expenses/categories.ts';
 import type { BusinessRecord } from '../businesses/service.ts';
+import { validation } from '../platform/errors.ts';
+import { parseVatPeriod } from '../vat/period.ts';
+import { ledgerVatReport, type LedgerVatReport } from '../vat/report.ts';
 
 export interface Range {
   from: string;
@@ -163,4 +166,17 @@ export async function vatReport(ex: Executor, b: BusinessRecord, r: Range): Prom
     documents: Number(sales!.n),
     expenses: Number(inputs!.n),
   };
+}
+
+/**
+ * `GET reports/vat`: with `period` the VAT report of that period from the ledger (src/vat/report.ts);
+ * with `from` and `to` the management figures above, from documents and expenses. Never both.
+ */
+export async function vatReportOf(ex: Executor, b: BusinessRecord, q: { period?: string; from?: string; to?: string }): Promise<VatReport | LedgerVatReport> {
+  if (q.period !== undefined) {
+    if (q.from !== undefined || q.to !== undefined) throw validation('querystring.period', 'give either period or from and to, not both');
+    return ledgerVatReport(ex, b.id, parseVatPeriod(q.period, 'querystring.period'));
+  }
+  if (q.from === undefined || q.to === undefined) throw validation('querystring', 'give period=YYYY-MM (or YYYY-MM/YYYY-MM for two months), or both from and to');
+  return vatReport(ex, b, { from: q.from, to: q.to });
 }

@@ -4,7 +4,10 @@ import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidParams, errors, IsoDate, Nullable, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
 import { businessOf } from '../businesses/guard.ts';
-import { summaryReport, vatReport, type Range } from './queries.ts';
+import { summaryReport, vatReportOf, type Range } from './queries.ts';
+import { LedgerVatFields, VatLineSchema, VatLinesQuery, VatQuery } from '../vat/schemas.ts';
+import { parseVatPeriod } from '../vat/period.ts';
+import { vatLines } from '../vat/report.ts';
 
 const tags = ['reports'];
 const RangeQuery = Type.Object({ from: IsoDate, to: IsoDate }, { additionalProperties: false });
@@ -43,6 +46,7 @@ const VatSchema = Type.Object({
   vatPayable: Int,
   documents: Int,
   expenses: Int,
+  ...LedgerVatFields,
 });
 
 export function registerReportRoutes(api: FastifyInstance, _s: Services): void {
@@ -52,6 +56,7 @@ export function registerReportRoutes(api: FastifyInstance, _s: Services): void {
       config: { scope: 'export' },
       schema: {
         tags,
+        operationId: 'getSummaryReport',
         summary: 'Income by type and month, output VAT, expenses by category, input VAT, profit (agorot)',
         params: BidParams,
         querystring: RangeQuery,
@@ -67,12 +72,34 @@ export function registerReportRoutes(api: FastifyInstance, _s: Services): void {
       config: { scope: 'export' },
       schema: {
         tags,
+        operationId: 'getVatReport',
         summary: 'Periodic VAT figures: taxable and zero-rated sales, output VAT, fixed-asset and other input VAT, VAT payable (agorot)',
         params: BidParams,
-        querystring: RangeQuery,
+        querystring: VatQuery,
         response: { 200: Ok({ report: VatSchema }), ...errors(...AUTH_ERRORS) },
       },
     },
-    async (req) => ({ ok: true as const, report: await vatReport(ctxOf(req).database.db, businessOf(req), req.query as Range) }),
+    async (req) => ({ ok: true as const, report: await vatReportOf(ctxOf(req).database.db, businessOf(req), req.query as { period?: string; from?: string; to?: string }) }),
+  );
+
+  api.get(
+    '/businesses/:bid/reports/vat/lines',
+    {
+      config: { scope: 'export' },
+      schema: {
+        tags,
+        operationId: 'listVatReportLines',
+        summary: 'The journal entries behind the VAT report of a period, each with its document or expense (agorot), in entry order',
+        params: BidParams,
+        querystring: VatLinesQuery,
+        response: { 200: Ok({ lines: Type.Array(VatLineSchema), nextAfter: Nullable(Type.Integer()) }), ...errors(...AUTH_ERRORS) },
+      },
+    },
+    async (req) => {
+      const q = req.query as { period: string; after?: number; take?: number };
+      const take = q.take ?? 100;
+      const lines = await vatLines(ctxOf(req).database.db, businessOf(req).id, parseVatPeriod(q.period, 'querystring.period'), { after: q.after, take });
+      return { ok: true as const, lines, nextAfter: lines.length === take ? lines[lines.length - 1].entryNo : null };
+    },
   );
 }

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { errorSummary } from '../platform/logger.ts';
 import { JobRunner } from '../platform/jobs.ts';
+import { trackDatabasePools } from '../platform/metrics.ts';
 import type { Services } from '../platform/http/services.ts';
 import { buildApp } from '../app.ts';
 import { allJobHandlers, domains, type Worker } from '../domains.ts';
@@ -43,6 +44,7 @@ export async function startWeb(s: Services): Promise<Running & { app: FastifyIns
 
 /** Runs the job runner and every domain's worker. */
 export function startBackground(s: Services): Running {
+  trackDatabasePools(s.databases);
   const workers: Worker[] = domains.flatMap((d) => (d.worker ? [d.worker(s)] : []));
   workers.push(new JobRunner(s.databases, s.clock, s.logger, allJobHandlers(s)).start());
   return {

@@ -9,6 +9,7 @@
  */
 import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import type { Logger } from '../platform/logger.ts';
+import { serveClusterScrapes } from '../platform/metrics-cluster.ts';
 
 export type Role = 'web' | 'background';
 export const ROLE_VARIABLE = 'PINKAS_PROCESS_ROLE';
@@ -64,6 +65,7 @@ export function supervise(webWorkers: number, logger: Logger): Supervisor {
     });
   };
 
+  serveClusterScrapes();
   for (let i = 0; i < webWorkers; i++) fork('web');
   fork('background');
 

@@ -21,7 +21,7 @@ function toDelivery(r: Row, attempts: Row[]): DeliveryView {
     id: String(r.id),
     webhookId: String(r.endpoint_id),
     eventId: (r.event_id as string | null) ?? null,
-    event: String(r.event),
+    event: String(r.event) as DeliveryView['event'],
     businessId: (r.business_id as string | null) ?? null,
     status: String(r.status) as DeliveryView['status'],
     attempts: attempts.map(toAttempt),

@@ -5,6 +5,7 @@ import type { Services } from '../platform/http/services.ts';
 import { appendAudit } from '../platform/audit.ts';
 import { newId } from '../platform/ids.ts';
 import { errorSummary } from '../platform/logger.ts';
+import { countWebhookAttempt } from '../platform/metrics.ts';
 import type { Worker } from '../domains.ts';
 import { signWebhook } from './verify.ts';
 import { DISABLE_AFTER_FAILURES, isDelivered, nextAttemptAt } from './schedule.ts';
@@ -235,6 +236,7 @@ export class WebhookDispatcher {
         this.s.logger.warn({ endpoint: d.endpointId, failures: Number(ep.consecutive_failures) }, 'webhook endpoint disabled after consecutive failures');
       }
     });
+    countWebhookAttempt(database.mode, ok ? 'delivered' : retryAt ? 'retry' : 'failed');
   }
 
   /**

@@ -14,7 +14,7 @@ export function toWebhook(r: Record<string, unknown>): WebhookView {
   return {
     id: String(r.id),
     url: String(r.url),
-    events: (r.events as string[] | null) ?? [],
+    events: (r.events as WebhookView['events'] | null) ?? [],
     businessId: (r.business_id as string | null) ?? null,
     active: Boolean(r.active),
     disabledAt: isoOrNull(r.disabled_at),

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, errors, IdParams, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
+import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { validation } from '../platform/errors.ts';
 import { DeliveriesQuery, Delivery, Webhook, WebhookCreate, WebhookPatch, WebhookWithSecret, type WebhookCreateBody, type WebhookPatchBody } from './schemas.ts';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, patchWebhook } from './endpoints.ts';
@@ -29,6 +30,8 @@ export function registerWebhookRoutes(api: FastifyInstance, s: Services): void {
       config,
       schema: {
         tags,
+        operationId: 'createWebhook',
+        headers: IdempotencyKeyHeaders,
         summary: 'Register a webhook endpoint (the secret is shown only here)',
         body: WebhookCreate,
         response: { 201: Ok({ webhook: WebhookWithSecret }), ...errors(...AUTH_ERRORS) },
@@ -47,7 +50,7 @@ export function registerWebhookRoutes(api: FastifyInstance, s: Services): void {
 
   api.get(
     '/webhooks',
-    { config, schema: { tags, summary: 'List webhook endpoints', response: { 200: Ok({ webhooks: Type.Array(Webhook) }), ...errors(...AUTH_ERRORS) } } },
+    { config, schema: { tags, operationId: 'listWebhooks', summary: 'List webhook endpoints', response: { 200: Ok({ webhooks: Type.Array(Webhook) }), ...errors(...AUTH_ERRORS) } } },
     async (req) => {
       const ctx = ctxOf(req);
       return { ok: true as const, webhooks: await listWebhooks(ctx.database.db, ctx.key.accountId) };
@@ -56,7 +59,7 @@ export function registerWebhookRoutes(api: FastifyInstance, s: Services): void {
 
   api.get(
     '/webhooks/:id',
-    { config, schema: { tags, summary: 'Read a webhook endpoint', params: IdParams, response: { 200: Ok({ webhook: Webhook }), ...errors(...AUTH_ERRORS) } } },
+    { config, schema: { tags, operationId: 'getWebhook', summary: 'Read a webhook endpoint', params: IdParams, response: { 200: Ok({ webhook: Webhook }), ...errors(...AUTH_ERRORS) } } },
     async (req) => {
       const ctx = ctxOf(req);
       const { secret: _secret, ...webhook } = await getWebhook(ctx.database.db, ctx.key.accountId, (req.params as { id: string }).id);
@@ -70,6 +73,7 @@ export function registerWebhookRoutes(api: FastifyInstance, s: Services): void {
       config,
       schema: {
         tags,
+        operationId: 'updateWebhook',
         summary: 'Change url, events or active (`active: true` re-arms an auto-disabled endpoint)',
         params: IdParams,
         body: WebhookPatch,
@@ -89,7 +93,7 @@ export function registerWebhookRoutes(api: FastifyInstance, s: Services): void {
 
   api.delete(
     '/webhooks/:id',
-    { config, schema: { tags, summary: 'Delete a webhook endpoint and its delivery log', params: IdParams, response: { 200: Ok({}), ...errors(...AUTH_ERRORS) } } },
+    { config, schema: { tags, operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint and its delivery log', params: IdParams, response: { 200: Ok({}), ...errors(...AUTH_ERRORS) } } },
     async (req) => {
       const ctx = ctxOf(req);
       await ctx.database.db.transaction((tx) =>
@@ -105,6 +109,7 @@ export function registerWebhookRoutes(api: FastifyInstance, s: Services): void {
       config,
       schema: {
         tags,
+        operationId: 'testWebhook',
         summary: 'Deliver a synthetic webhook.test now, whatever the event filter',
         params: IdParams,
         response: { 200: Ok({ delivered: Type.Boolean(), delivery: Delivery }), ...errors(...AUTH_ERRORS) },
@@ -124,6 +129,7 @@ export function registerWebhookRoutes(api: FastifyInstance, s: Services): void {
       config,
       schema: {
         tags,
+        operationId: 'listWebhookDeliveries',
         summary: 'Deliveries of an endpoint, newest first; page with `before` (the `next` of the previous page)',
         params: IdParams,
         querystring: DeliveriesQuery,

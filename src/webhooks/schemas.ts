@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { EVENT_NAMES } from '../platform/outbox.ts';
 import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 
-const EventName = Type.Enum([...EVENT_NAMES], { description: 'An event name (see Events).' });
+const EventName = Type.Enum([...EVENT_NAMES], { type: 'string', description: 'An event name (see Events).' });
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'HTTPS only; must reach a public host.' });
 const Events = Type.Array(EventName, { maxItems: EVENT_NAMES.length * 2, description: 'Events to receive; empty means all.' });
 
@@ -29,7 +29,7 @@ export type WebhookPatchBody = Static<typeof WebhookPatch>;
 export const Webhook = Type.Object({
   id: Type.String(),
   url: Type.String(),
-  events: Type.Array(Type.String()),
+  events: Type.Array(EventName, { description: 'Events received; empty means all.' }),
   businessId: Nullable(Type.String()),
   active: Type.Boolean(),
   disabledAt: Nullable(IsoDateTime),
@@ -57,7 +57,7 @@ export const Delivery = Type.Object({
   id: Type.String({ description: '`del_…`; the same id on every retry (receivers dedupe on it).' }),
   webhookId: Type.String(),
   eventId: Nullable(Type.String()),
-  event: Type.String(),
+  event: EventName,
   businessId: Nullable(Type.String()),
   status: Type.Enum(['pending', 'delivered', 'failed']),
   attempts: Type.Array(Attempt),

@@ -53,7 +53,8 @@ const maxima: [string, Record<string, unknown>][] = [
 
 describe('the largest accepted values issue, export and verify', () => {
   it('every maximum', async () => {
-    const b = await env.business(a.test);
+    // Single-entry books: the per-document limits. (Double-entry books add B110 sums over the range: below.)
+    const b = await env.business(a.test, { bookkeeping: 'single' });
     const issued: { docType: number; totalIncVat: number }[] = [];
     for (const [name, body] of maxima) {
       let d = (await draft(b.id, body)).body;
@@ -74,6 +75,21 @@ describe('the largest accepted values issue, export and verify', () => {
     expect(ex.status, JSON.stringify(ex.body)).toBe(201);
     expect(ex.body.exportRun.verification.ok, JSON.stringify(ex.body.exportRun.verification)).toBe(true);
     expect(ex.body.exportRun.recordCounts.C100).toBe(maxima.length);
+  });
+});
+
+describe('double-entry books whose account sums outgrow B110', () => {
+  it('are refused with 409 conflict naming the account and what to do, the run recorded failed', async () => {
+    const b = await env.business(a.test, { bookkeeping: 'double' });
+    for (const name of ['x1', 'x2']) {
+      const d = (await draft(b.id, { docType: 305, party: { name }, ...exempt, lines: [line({ unitPriceExVat: AMOUNT })] })).body;
+      expect((await env.call('POST', `/v1/businesses/${b.id}/documents/${d.document.id}/issue`, { key: a.test })).status).toBe(201);
+    }
+    const ex = await env.call('POST', `/v1/businesses/${b.id}/exports/openfrmt`, { key: a.test, body: { from: '2026-01-01', to: '2026-12-31' } });
+    expect(ex.status, JSON.stringify(ex.body)).toBe(409);
+    expect(ex.body.error).toMatch(/account 1190: its total debits in the range .* exceed what OPENFRMT B110 carries .*export a shorter range/);
+    const runs = await env.call('GET', `/v1/businesses/${b.id}/exports`, { key: a.test });
+    expect(runs.body.exportRuns[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/B110/) });
   });
 });
 

@@ -83,7 +83,9 @@ describe('signs per document type', () => {
     expect(keys).toEqual(['305-1', '400-1', '400-2']);
     expect(bk.some((r) => r.startsWith('M100'))).toBe(false);
     expect(ini.some((r) => r.startsWith('M100'))).toBe(false);
-    expect(run.recordCounts).toEqual({ A100: 1, C100: 3, D110: 1, D120: 2, Z900: 1, total: 8 });
+    // A company keeps double-entry books: the two receipts are 2 journal lines each (Dr 1200 / Cr 1190), the
+    // invoice 3 (Dr 1190 / Cr 4000 / Cr 2200): 7 B100 over 4 accounts (B110).
+    expect(run.recordCounts).toEqual({ A100: 1, B100: 7, B110: 4, C100: 3, D110: 1, D120: 2, Z900: 1, total: 19 });
   });
 });
 

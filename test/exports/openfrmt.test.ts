@@ -9,6 +9,8 @@ import { TEST_MAKER_TAX_ID } from '../../src/platform/config.ts';
 import { getOwnedBusiness } from '../../src/businesses/service.ts';
 import { runOpenfrmtExport } from '../../src/exports/run.ts';
 import { issueDoc, issueFixture } from './fixture.ts';
+import { verifyExportThroughApi } from '../verifier/api.ts';
+import { formatDefect } from '../verifier/openfrmt-verifier.ts';
 
 const GOLDEN = path.join(path.dirname(fileURLToPath(import.meta.url)), 'golden');
 
@@ -45,7 +47,8 @@ describe('OPENFRMT export of the fixed data set', () => {
   let files: Record<string, Buffer>;
   let dir: string;
   beforeAll(async () => {
-    const b = await env.business(a.test);
+    // Single-entry books: the golden files hold the documents alone (the ledger's B100/B110: 'double-entry books' below).
+    const b = await env.business(a.test, { bookkeeping: 'single' });
     bid = b.id;
     await issueFixture(env, a, bid);
     env.clock.advance(60_000);
@@ -232,6 +235,47 @@ describe('cut and fixed set', () => {
     env.clock.advance(60_000);
     const next = await exportRun(b.id, { from: '2026-01-01', to: '2026-12-31' });
     expect(next.body.exportRun.recordCounts.C100).toBe(5);
+  });
+});
+
+describe('double-entry books', () => {
+  it('carry B110 and B100 after the documents; 1013 = 2, 1014 = 1; verified against the trial balance', async () => {
+    const b = await env.business(a.test, { bookkeeping: 'double' });
+    await issueFixture(env, a, b.id);
+    // Opening balances before the range, written by hand.
+    const opening = await env.call('POST', `/v1/businesses/${b.id}/ledger/entries`, {
+      key: a.test, body: { date: '2026-02-28', description: 'יתרות פתיחה', lines: [{ account: '1230', debit: 1_000_000 }, { account: '3000', credit: 1_000_000 }] },
+    });
+    expect(opening.status, JSON.stringify(opening.body)).toBe(201);
+    env.clock.advance(60_000);
+    const r = await exportRun(b.id, { from: '2026-03-01', to: '2026-03-31' });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    const v = r.body.exportRun.verification;
+    expect(v.ok, JSON.stringify(v)).toBe(true);
+    expect(v.ledger).toMatchObject({ entriesBalanced: true, accountsComplete: true, accountsMatchLines: true, matchesBooks: true, problems: [] });
+    const files = await download(r.body.file.id);
+    const bk = records(files[`${r.body.exportRun.directory}/BKMVDATA.TXT`]);
+    const ini = records(files[`${r.body.exportRun.directory}/INI.TXT`]);
+    // The order: A100, the documents, B110, B100, Z900.
+    const codes = bk.map((x) => x.slice(0, 4));
+    expect(codes.lastIndexOf('D120') < codes.indexOf('B110') && codes.lastIndexOf('B110') < codes.indexOf('B100') && codes.at(-1) === 'Z900').toBe(true);
+    expect(col(ini[0], 185, 185)).toBe('2');
+    expect(col(ini[0], 186, 186)).toBe('1');
+    expect(ini.filter((x) => x.startsWith('B100') || x.startsWith('B110')).map((x) => x.slice(0, 4))).toEqual(['B100', 'B110']);
+    // B110 of the bank transfers account: opening 10,000.00 from February, then the month's movements.
+    const tb = (await env.call('GET', `/v1/businesses/${b.id}/ledger/trial-balance?at=2026-03-31`, { key: a.test })).body;
+    const b110 = new Map(bk.filter((x) => x.startsWith('B110')).map((x) => [col(x, 23, 37).trimEnd(), x]));
+    const signed = (s: string) => Number(s.slice(0, 1) + s.slice(1));
+    for (const acc of tb.accounts) {
+      const rec = b110.get(acc.code)!;
+      expect(rec, acc.code).toBeTruthy();
+      const [open, debit, credit] = [col(rec, 278, 292), col(rec, 293, 307), col(rec, 308, 322)].map(signed);
+      expect(open + debit - credit, acc.code).toBe(acc.balance);
+    }
+    expect(signed(col(b110.get('1230')!, 278, 292))).toBe(1_000_000);
+    // Every B100 line's entry balances, and the file is what the books say (the independent verifier agrees).
+    const iv = await verifyExportThroughApi(env, a.test, b.id, { fileId: r.body.file.id, from: '2026-03-01', to: '2026-03-31' });
+    expect(iv.defects.map(formatDefect)).toEqual([]);
   });
 });
 

@@ -97,6 +97,19 @@ describe('entries written with each document (company, 18% VAT)', () => {
     expect(entries.map((e: any) => e.entryNo)).toEqual(entries.map((_: any, i: number) => i + 1));
   });
 
+  it('the income statement and the balance sheet by trial-balance group; assets = liabilities + equity + profit', async () => {
+    const is = await get(bid, 'income-statement');
+    // 4000: 1,000 (305) + 1,000 (320) + 500 (305) − 500 (its 330).
+    expect(is).toMatchObject({ revenue: [{ trialBalanceCode: '400', amount: 200_000 }], totalRevenue: 200_000, expenses: [], totalExpenses: 0, profit: 200_000 });
+    const bs = await get(bid, 'balance-sheet');
+    // Customer 1,180 + card 1,130 + withheld 50 (the receipt and its credit cancel); output VAT 180 + 180.
+    expect(bs).toMatchObject({
+      assets: [{ trialBalanceCode: '100', amount: 236_000 }], totalAssets: 236_000,
+      liabilities: [{ trialBalanceCode: '200', amount: 36_000 }], totalLiabilities: 36_000,
+      equity: [], totalEquity: 0, profitToDate: 200_000, balanced: true,
+    });
+  });
+
   it('an account\'s lines carry the running balance, with the opening balance before the range', async () => {
     const code = `1100-${customer.key}`;
     const all = await get(bid, `accounts/${code}`);

@@ -17,6 +17,7 @@ const BODIES: Record<string, unknown> = {
   'POST /v1/businesses/{bid}/documents/{id}/email': { to: ['x@customer.example'] },
   'POST /v1/businesses/{bid}/documents/{id}/credit-note': {},
   'POST /v1/businesses/{bid}/exports/openfrmt': { from: '2026-01-01', to: '2026-02-28' },
+  'POST /v1/businesses/{bid}/ledger/entries/{id}/reverse': { date: '2026-02-02' },
   'POST /v1/businesses/{bid}/expenses/scan': { file: `data:image/png;base64,${'iVBORw0KGgo='}` },
   'POST /v1/businesses/{bid}/expenses/upload': { file: `data:image/png;base64,${'iVBORw0KGgo='}` },
 };
@@ -51,7 +52,8 @@ async function fixtures(key: string): Promise<Fixtures> {
   const exportRun = (await post(`/v1/businesses/${bid}/exports/openfrmt`, { from: '2026-01-01', to: '2026-02-28' })).exportRun.id;
   exports.makerTaxId = '';
   const file = business.branding.logoRef.fileId as string;
-  return { bid, ids: { documents: [draft, issued], parties: [party], expenses: [expense], webhooks: [webhook], exports: [exportRun], files: [file] } };
+  const entry = (await post(`/v1/businesses/${bid}/ledger/entries`, { date: '2026-02-01', description: 'x', lines: [{ account: '6000', debit: 100 }, { account: '1200', credit: 100 }] })).entry.id;
+  return { bid, ids: { documents: [draft, issued], parties: [party], expenses: [expense], webhooks: [webhook], exports: [exportRun], files: [file], entries: [entry] } };
 }
 
 beforeAll(async () => {

@@ -7,7 +7,7 @@ import { zipSync } from 'fflate';
 import { createTestEnv, TAX_IDS, type TestAccount, type TestEnv } from '../helpers/env.ts';
 import { issueDoc, issueFixture } from '../exports/fixture.ts';
 import { verifyExportThroughApi } from './api.ts';
-import { acquirerCode, dealTypeCode, formatDefect, readExportZip, validIsraeliId, verifyOpenfrmt, type ApiDocument, type Defect } from './openfrmt-verifier.ts';
+import { acquirerCode, dealTypeCode, formatDefect, readExportZip, validIsraeliId, verifyOpenfrmt, type ApiDocument, type ApiLedger, type Defect } from './openfrmt-verifier.ts';
 import { BKMV_LAYOUTS, INI_LAYOUTS, type Layout } from './spec-layouts.ts';
 
 let env: TestEnv;
@@ -56,6 +56,7 @@ let bid: string;
 let zip: Uint8Array;
 let documents: ApiDocument[];
 let business: any;
+let ledger: ApiLedger | undefined;
 let range: { from: string; to: string };
 
 /** The fixture of test/exports plus a gross document, a negative receipt and an anonymous 320 with its credit note. */
@@ -91,6 +92,9 @@ beforeAll(async () => {
   zip = v.zip;
   documents = v.documents;
   business = v.business;
+  ledger = v.ledger;
+  expect(business.bookkeeping).toBe('double');
+  expect(records(zip).bk.filter((r) => r.startsWith('B100')).length).toBeGreaterThan(0);
   expect(v.defects.map(formatDefect)).toEqual([]);
 });
 
@@ -117,7 +121,7 @@ function put(rec: string, code: string, field: number, value: string): string {
   return rec.slice(0, s) + value + rec.slice(e);
 }
 function verify(z: Uint8Array): Defect[] {
-  return verifyOpenfrmt({ zip: z, business: { taxId: business.taxId, name: business.name }, documents, range });
+  return verifyOpenfrmt({ zip: z, business: { taxId: business.taxId, name: business.name }, documents, range, ledger });
 }
 /** Plants one defect with `mutate` and answers the defects found. */
 function plant(mutate: (f: Files) => void): Defect[] {
@@ -338,6 +342,42 @@ describe('the verifier reports planted defects', () => {
     expectDefect(verifyOpenfrmt({ zip, business: { taxId: business.taxId }, documents: more, range }), { file: 'documents', reason: expect.stringMatching(/305 99 .* has no C100/) });
   });
 
+  it('the ledger: a changed amount, a line moved to another account, a missing B110, a wrong opening balance, 1013', () => {
+    const firstB100 = (f: Files) => f.bk.findIndex((x) => x.startsWith('B100'));
+    // One amount up by an agora: the entry no longer balances and no longer matches the books.
+    const amount = plant((f) => {
+      const i = firstB100(f);
+      const v = BigInt(col(f.bk[i], 'B100', 1368));
+      f.bk[i] = put(f.bk[i], 'B100', 1368, '+' + String(v + 1n).padStart(14, '0'));
+    });
+    expectDefect(amount, { record: 'B100', field: 1368, reason: expect.stringMatching(/the books have/) });
+    expectDefect(amount, { record: 'B100', field: 1368, reason: expect.stringMatching(/is not balanced/) });
+    // A line written to another account.
+    const moved = plant((f) => {
+      const i = firstB100(f);
+      f.bk[i] = put(f.bk[i], 'B100', 1364, '3000'.padEnd(15, ' '));
+    });
+    expectDefect(moved, { record: 'B100', field: 1364, reason: expect.stringMatching(/the books have/) });
+    // A B110 dropped (and the file renumbered so that only the ledger is wrong).
+    const dropped = plant((f) => {
+      const i = f.bk.findIndex((x) => x.startsWith('B110'));
+      f.bk.splice(i, 1);
+    });
+    expect(dropped.some((d) => /has B100 lines but no B110|of the trial balance has no B110/.test(d.reason))).toBe(true);
+    // An opening balance that is not the books'.
+    const opening = plant((f) => {
+      const i = f.bk.findIndex((x) => x.startsWith('B110'));
+      f.bk[i] = put(f.bk[i], 'B110', 1414, '+00000000000100');
+    });
+    expectDefect(opening, { record: 'B110', field: 1414, reason: expect.stringMatching(/opening balance/) });
+    // Without the books, B100/B110 are unsupported; with them, 1013 must say double-entry.
+    expectDefect(verifyOpenfrmt({ zip, business: { taxId: business.taxId }, documents, range }), { record: 'B100', reason: expect.stringMatching(/keeps no ledger/) });
+    const single = plant((f) => {
+      f.ini[0] = put(f.ini[0], 'A000', 1013, '0');
+    });
+    expectDefect(single, { record: 'A000', field: 1013, reason: expect.stringMatching(/must be 2/) });
+  });
+
   it('the zip tree: another directory, a stray file, a BKMVDATA.TXT with LF line ends', () => {
     const r = records(zip);
     let d = verify(rezip(r.dir.replace(/\d{8}\/$/, '01010000/'), r));
@@ -361,7 +401,8 @@ describe('the verifier reports planted defects', () => {
 
 describe('edge values export and verify', () => {
   it('largest and smallest amounts, quantities and texts; saved parties; gross with withholding; exempt', async () => {
-    const b = await env.business(a.test, { taxId: TAX_IDS.company2, name: 'Edge בע"מ', address: 'הרצל 1' });
+    // Single-entry: the largest documents' sums outgrow B110 in double-entry books (refused there: test/documents/export-limits.test.ts).
+    const b = await env.business(a.test, { taxId: TAX_IDS.company2, name: 'Edge בע"מ', address: 'הרצל 1', bookkeeping: 'single' });
     const party = await env.call('POST', `/v1/businesses/${b.id}/parties`, {
       key: a.test,
       body: { name: 'ל'.repeat(50), kind: 'customer', taxId: TAX_IDS.person, address: 'A'.repeat(50), phone: '0'.repeat(15) },

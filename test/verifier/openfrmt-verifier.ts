@@ -85,6 +85,17 @@ export interface VerifyInput {
   documents: ApiDocument[];
   /** The requested range; defaults to A000/1024–1025. */
   range?: { from: string; to: string };
+  /**
+   * The business's books as the API answers them (GET …/ledger/entries and …/ledger/trial-balance at the day
+   * before the range and at its end). Without it, B100/B110 records are defects (nothing supports them).
+   */
+  ledger?: ApiLedger;
+}
+
+export interface ApiLedger {
+  entries: { entryNo: number; date: string; reference: string | null; lines: { account: string; debit: number; credit: number }[] }[];
+  trialBalanceBefore: { code: string; debit: number; credit: number; balance: number }[];
+  trialBalanceAt: { code: string; debit: number; credit: number; balance: number }[];
 }
 
 export interface Defect {
@@ -492,7 +503,85 @@ export function verifyOpenfrmt(input: VerifyInput): Defect[] {
 
   // ---- documents
   verifyDocuments(input, recs.filter(okLen), A(1034) === '1', { from, to }, A(1026) + A(1027), push);
+  // ---- the ledger (double-entry books)
+  if (input.ledger) verifyLedger(input.ledger, recs.filter(okLen), { from, to }, A(1013), A(1014), push);
   return defects;
+}
+
+// ---------------------------------------------------------------- the ledger: B100 / B110 against the API's books
+
+function verifyLedger(
+  ledger: ApiLedger,
+  recs: Rec[],
+  range: { from: string | null; to: string | null },
+  bookkeeping: string,
+  balanceLevel: string,
+  push: (d: Defect) => void,
+) {
+  const bad = (r: Rec | null, field: number | null, reason: string) => push({ file: 'BKMVDATA.TXT', line: r?.line ?? null, record: r?.code ?? null, field, reason });
+  const b100 = recs.filter((r) => r.code === 'B100');
+  const b110 = recs.filter((r) => r.code === 'B110');
+  if (b100.length + b110.length > 0) {
+    if (bookkeeping !== '2') push({ file: 'INI.TXT', line: 1, record: 'A000', field: 1013, reason: `B100/B110 are double-entry books: 1013 must be 2, not ${bookkeeping}` });
+    if (balanceLevel !== '1' && balanceLevel !== '2') push({ file: 'INI.TXT', line: 1, record: 'A000', field: 1014, reason: `balance level ${balanceLevel}: mandatory (1 or 2) in double-entry books` });
+  }
+  const amount = (r: Rec, id: number) => Number(signed(get(r, id)) ?? NaN);
+  // Expected lines: every line of every entry dated in the range, by (entry, line).
+  const expected = new Map<string, { account: string; side: string; amount: number; date: string }>();
+  const entriesInRange = ledger.entries.filter((e) => (!range.from || ymd(e.date) >= range.from) && (!range.to || ymd(e.date) <= range.to));
+  for (const e of entriesInRange) {
+    e.lines.forEach((l, i) => expected.set(`${e.entryNo}|${i + 1}`, { account: l.account, side: l.debit > 0 ? '1' : '2', amount: l.debit || l.credit, date: ymd(e.date) }));
+  }
+  const sums = new Map<string, { debit: number; credit: number }>();
+  const perEntry = new Map<string, { debit: number; credit: number; line: Rec }>();
+  const seen = new Set<string>();
+  for (const r of b100) {
+    const entry = String(Number(get(r, 1353)));
+    const key = `${entry}|${Number(get(r, 1354))}`;
+    const account = get(r, 1364).trimEnd();
+    const side = get(r, 1366);
+    const value = amount(r, 1368);
+    if (value <= 0) bad(r, 1368, `amount ${get(r, 1368)}: positive on both sides (the side is 1366, clarification 8)`);
+    const want = expected.get(key);
+    if (!want) bad(r, 1353, `entry ${entry} line ${get(r, 1354)} is not a line of the books in the range`);
+    else {
+      if (want.account !== account) bad(r, 1364, `account ${account}, the books have ${want.account}`);
+      if (want.side !== side) bad(r, 1366, `side ${side}, the books have ${want.side}`);
+      if (want.amount !== value) bad(r, 1368, `amount ${value}, the books have ${want.amount}`);
+      if (want.date !== get(r, 1362)) bad(r, 1362, `date ${get(r, 1362)}, the entry is dated ${want.date}`);
+    }
+    if (seen.has(key)) bad(r, 1354, `entry ${entry} line ${get(r, 1354)} appears twice`);
+    seen.add(key);
+    const s = sums.get(account) ?? { debit: 0, credit: 0 };
+    const e = perEntry.get(entry) ?? { debit: 0, credit: 0, line: r };
+    if (side === '1') { s.debit += value; e.debit += value; } else { s.credit += value; e.credit += value; }
+    sums.set(account, s);
+    perEntry.set(entry, e);
+  }
+  for (const key of expected.keys()) if (!seen.has(key)) bad(null, 1353, `entry ${key.replace('|', ' line ')} of the books is missing from the file`);
+  for (const [entry, e] of perEntry) if (e.debit !== e.credit) bad(e.line, 1368, `entry ${entry} is not balanced: debits ${e.debit}, credits ${e.credit}`);
+
+  const accounts = new Map<string, Rec>();
+  for (const r of b110) {
+    const key = get(r, 1403).trimEnd();
+    if (accounts.has(key)) bad(r, 1403, `account ${key} has a second B110 (line ${accounts.get(key)!.line}); 1403 is unique`);
+    accounts.set(key, r);
+    if (!get(r, 1404).trim()) bad(r, 1404, 'account name is blank');
+  }
+  for (const account of sums.keys()) if (!accounts.has(account)) bad(null, 1364, `account ${account} has B100 lines but no B110 (§4.6)`);
+  const before = new Map(ledger.trialBalanceBefore.map((a) => [a.code, a]));
+  const at = new Map(ledger.trialBalanceAt.map((a) => [a.code, a]));
+  for (const [code, r] of accounts) {
+    const s = sums.get(code) ?? { debit: 0, credit: 0 };
+    if (amount(r, 1415) !== s.debit || amount(r, 1416) !== s.credit) bad(r, 1415, `account ${code}: debits/credits ${amount(r, 1415)}/${amount(r, 1416)}, its B100 lines ${s.debit}/${s.credit}`);
+    const opening = before.get(code)?.balance ?? 0;
+    if (amount(r, 1414) !== opening) bad(r, 1414, `account ${code}: opening balance ${amount(r, 1414)}, the trial balance the day before the range says ${opening}`);
+    const closing = at.get(code)?.balance ?? 0;
+    if (amount(r, 1414) + amount(r, 1415) - amount(r, 1416) !== closing) bad(r, 1414, `account ${code}: 1414 + 1415 − 1416 is not its trial-balance figure ${closing} at the end of the range`);
+  }
+  for (const a of ledger.trialBalanceAt) {
+    if (!accounts.has(a.code) && b110.length + b100.length > 0) bad(null, 1403, `account ${a.code} of the trial balance has no B110`);
+  }
 }
 
 // ---------------------------------------------------------------- per-document checks
@@ -541,7 +630,7 @@ function verifyDocuments(
       const m = r.code === 'D110' ? d110 : d120;
       if (!m.has(k)) m.set(k, []);
       m.get(k)!.push(r);
-    } else if (r.code === 'M100' || r.code === 'B100' || r.code === 'B110') {
+    } else if (r.code === 'M100' || ((r.code === 'B100' || r.code === 'B110') && !input.ledger)) {
       bad(r, null, `${r.code} record: the service keeps no ${r.code === 'M100' ? 'inventory' : 'ledger'}; nothing in the API's documents supports it`);
     }
   }

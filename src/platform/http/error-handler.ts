@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { errorSummary } from '../logger.ts';
+import { ERROR_REASONS } from './openapi-reasons.ts';
 
 /**
  * Every failure body: `{error, reason, requestId}`. `requestId` is the request's id (Fastify's
@@ -13,10 +14,10 @@ import { errorSummary } from '../logger.ts';
 export const ErrorSchema = Type.Object(
   {
     error: Type.String({ description: 'Human-readable, safe to log; a validation error starts with the field path.' }),
-    reason: Type.String({ description: 'Stable machine code.' }),
+    reason: Type.Enum([...ERROR_REASONS], { type: 'string', description: 'Stable machine code, one of a closed list.' }),
     requestId: Type.String({ description: 'The id of the request (also the X-Request-Id header and the reqId of its log lines).' }),
   },
-  { $id: 'Error', description: 'Every failure: `{error, reason, requestId}`.' },
+  { $id: 'Error', additionalProperties: false, description: 'Every failure: `{error, reason, requestId}`.' },
 );
 
 /** A fresh request id: `req_` + time + 80 random bits, unique across processes and runs. */

@@ -6,10 +6,26 @@ export function Ok<P extends TProperties>(props: P) {
   return Type.Object({ ok: Type.Literal(true), ...props });
 }
 
+/** What each error status means across the API (the `reason` names the case). */
+const ERROR_MEANINGS: Record<number, string> = {
+  400: 'The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`).',
+  401: 'Missing, unknown, revoked or expired API key (`unauthorized`).',
+  403: 'The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`).',
+  404: 'No such resource for this key (`not_found`); another account\'s resource is not found either.',
+  409: 'Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`).',
+  413: 'The body is larger than this endpoint accepts (`too_large`).',
+  415: 'The body is of a type this endpoint does not take (`validation`).',
+  422: 'A business rule refused the request (`payments_mismatch`, `allocation_required`, `unbalanced`, `period_closed`, ...).',
+  429: 'Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`).',
+  500: 'Unexpected failure (`internal`); it was logged with the request id.',
+  502: 'A provider (tax authority, OCR, email) failed or could not be reached (`provider`).',
+  503: 'The feature is not configured on this server or the business has not connected it (`unconfigured`), or the server cannot answer it now (`unavailable`).',
+};
+
 /** Response schemas for the given error statuses, for the OpenAPI document (`Error`: ErrorSchema in error-handler.ts). */
 export function errors(...statuses: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
-  for (const s of statuses) out[s] = Type.Ref('Error');
+  for (const s of statuses) out[s] = Type.Ref('Error', { description: ERROR_MEANINGS[s] ?? 'Error.' });
   return out;
 }
 

@@ -1,0 +1,250 @@
+/**
+ * The ledger in the OPENFRMT export of a double-entry business (B100 journal lines, B110 accounts;
+ * reference §4.6–4.7), and its check when the file is read back.
+ *
+ * The set is the run's: entries dated in the range and written up to the run's cut-off. B110 carries
+ * each account touched up to the end of the range: its balance before the range (1414, debit +,
+ * credit −), and its debits and credits inside it (1415/1416); so 1414 + 1415 − 1416 is the account's
+ * trial-balance figure at the end of the range. B100 carries every line of the range's entries, in
+ * entry order (1353 = the entry number, 1354 its line), amounts positive with the side in 1366.
+ */
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../platform/db/engine.ts';
+import { query } from '../platform/db/sql.ts';
+import { israelDate } from '../platform/clock.ts';
+import { conflict } from '../platform/errors.ts';
+import { signedValue, type Fields } from '../openfrmt/reader.ts';
+import type { B100Input, B110Input } from '../openfrmt/ledger-records.ts';
+import type { TrialBalanceRow } from '../ledger/store.ts';
+
+type Head = 'recordNo' | 'vatId';
+
+/** The largest figure X9(12)v99 carries, in agorot. */
+export const MAX_B110_AGOROT = 99_999_999_999_999;
+
+export interface LedgerAccountTotals {
+  code: string;
+  opening: number;
+  debit: number;
+  credit: number;
+}
+
+/** B110 of every account with a balance before the range or a line inside it. */
+export async function exportAccounts(
+  ex: Executor,
+  businessId: string,
+  range: { from: string; to: string },
+  cutOff: Date,
+): Promise<{ records: Omit<B110Input, Head>[]; totals: LedgerAccountTotals[] }> {
+  const rows = await query<{ code: string; name: string; trial_balance_code: string; trial_balance_name: string; tax_id: string | null; opening: string; debit: string; credit: string }>(
+    ex,
+    sql`SELECT a.code, a.name, a.trial_balance_code, a.trial_balance_name, p.tax_id,
+               coalesce(sum(CASE WHEN e.entry_date < ${range.from}::date THEN (CASE WHEN l.side = 1 THEN l.amount ELSE -l.amount END) END), 0)::bigint AS opening,
+               coalesce(sum(l.amount) FILTER (WHERE e.entry_date >= ${range.from}::date AND l.side = 1), 0)::bigint AS debit,
+               coalesce(sum(l.amount) FILTER (WHERE e.entry_date >= ${range.from}::date AND l.side = 2), 0)::bigint AS credit
+          FROM ledger_accounts a
+          JOIN journal_lines l ON l.business_id = a.business_id AND l.account_code = a.code
+          JOIN journal_entries e ON e.id = l.entry_id
+          LEFT JOIN parties p ON p.id = a.party_id
+         WHERE a.business_id = ${businessId} AND e.entry_date <= ${range.to}::date AND e.created_at <= ${cutOff.toISOString()}
+         GROUP BY a.code, a.name, a.trial_balance_code, a.trial_balance_name, p.tax_id
+         ORDER BY a.code`,
+  );
+  const totals = rows.map((r) => ({ code: r.code, opening: Number(r.opening), debit: Number(r.debit), credit: Number(r.credit) }));
+  // B110 1414–1416 are X9(12)v99: each document fits its own fields, but an account's sum over a range
+  // may not. Refuse the range, clearly, rather than cut a figure or fail half-way.
+  for (const t of totals) {
+    const over = (['opening', 'debit', 'credit'] as const).find((k) => Math.abs(t[k]) > MAX_B110_AGOROT);
+    if (over) {
+      throw conflict(
+        `account ${t.code}: its ${over === 'opening' ? 'balance before the range' : `total ${over}s in the range`} (${t[over]} agorot) exceed what OPENFRMT B110 carries (99,999,999,999,999 agorot): export a shorter range`,
+      );
+    }
+  }
+  const records = rows.map((r, i) => ({
+    accountKey: r.code,
+    accountName: r.name,
+    trialBalanceCode: r.trial_balance_code,
+    trialBalanceName: r.trial_balance_name,
+    openingBalance: totals[i].opening,
+    totalDebit: totals[i].debit,
+    totalCredit: totals[i].credit,
+    // 1419: the party's VAT number on a customer or supplier account (mandatory in double-entry books).
+    partyVatId: r.tax_id && /^\d{1,9}$/.test(r.tax_id) ? r.tax_id.padStart(9, '0') : null,
+  }));
+  return { records, totals };
+}
+
+interface LineRow {
+  entry_no: string;
+  line_no: number;
+  day: string;
+  created_at: string;
+  description: string;
+  reference: string | null;
+  reference_doc_type: number | null;
+  account_code: string;
+  side: number;
+  amount: string;
+}
+
+/** B100 of the range's entries, `chunk` lines per read (keyset by entry and line number). */
+export async function* exportJournal(
+  ex: Executor,
+  businessId: string,
+  range: { from: string; to: string },
+  cutOff: Date,
+  chunk = 5000,
+): AsyncGenerator<Omit<B100Input, Head>[]> {
+  let after: { entry: string; line: number } | null = null;
+  for (;;) {
+    const rows: LineRow[] = await query<LineRow>(
+      ex,
+      sql`SELECT e.entry_no, l.line_no, e.entry_date::text AS day, e.created_at, e.description, e.reference, e.reference_doc_type,
+                 l.account_code, l.side, l.amount
+            FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id
+           WHERE e.business_id = ${businessId} AND e.entry_date BETWEEN ${range.from}::date AND ${range.to}::date
+             AND e.created_at <= ${cutOff.toISOString()}
+             ${after ? sql`AND (e.entry_no, l.line_no) > (${after.entry}::bigint, ${after.line})` : sql``}
+           ORDER BY e.entry_no, l.line_no LIMIT ${chunk}`,
+    );
+    if (rows.length === 0) return;
+    yield rows.map((r) => ({
+      entryNo: Number(r.entry_no),
+      lineNo: r.line_no,
+      reference: r.reference,
+      referenceDocType: r.reference_doc_type,
+      details: r.description,
+      date: r.day,
+      valueDate: r.day,
+      account: r.account_code,
+      side: r.side as 1 | 2,
+      amount: Number(r.amount),
+      entryDate: israelDate(new Date(r.created_at)),
+    }));
+    if (rows.length < chunk) return;
+    const last = rows[rows.length - 1];
+    after = { entry: last.entry_no, line: last.line_no };
+  }
+}
+
+export interface LedgerVerification {
+  entries: number;
+  lines: number;
+  /** Every entry's B100 lines balance (Σ debit = Σ credit), and its lines are together. */
+  entriesBalanced: boolean;
+  /** Every B100 account has its B110; no B110 appears twice. */
+  accountsComplete: boolean;
+  /** Each B110's debits and credits equal the sums of its B100 lines. */
+  accountsMatchLines: boolean;
+  /** Each B110's opening, debits and credits equal the books' (the trial balance at the end of the range). */
+  matchesBooks: boolean;
+  problems: string[];
+}
+
+/** Reads B100/B110 as they stream past (O(accounts) memory) and checks them against the books. */
+export class LedgerCheck {
+  private current: { entry: number; debit: number; credit: number } | null = null;
+  private entries = 0;
+  private lines = 0;
+  private unbalanced = 0;
+  private outOfOrder = 0;
+  private movement = new Map<string, { debit: number; credit: number }>();
+  private accounts = new Map<string, { opening: number; debit: number; credit: number }>();
+  private duplicates = 0;
+  private problems: string[] = [];
+
+  private note(problem: string): void {
+    if (this.problems.length < 20) this.problems.push(problem);
+  }
+
+  private closeEntry(): void {
+    if (this.current && this.current.debit !== this.current.credit) {
+      this.unbalanced++;
+      this.note(`entry ${this.current.entry}: debits ${this.current.debit} ≠ credits ${this.current.credit}`);
+    }
+  }
+
+  onRecord = (code: string, f: Fields): void => {
+    if (code === 'B100') {
+      const entry = Number(f[1353]);
+      const amount = signedValue(f[1368]);
+      const side = f[1366];
+      if (!this.current || this.current.entry !== entry) {
+        this.closeEntry();
+        if (this.current && entry < this.current.entry) {
+          this.outOfOrder++;
+          this.note(`entry ${entry} comes after entry ${this.current.entry}: an entry's lines must be together, in order`);
+        }
+        this.current = { entry, debit: 0, credit: 0 };
+        this.entries++;
+      }
+      this.lines++;
+      const account = f[1364].trimEnd();
+      const m = this.movement.get(account) ?? { debit: 0, credit: 0 };
+      if (side === '1') {
+        this.current.debit += amount;
+        m.debit += amount;
+      } else {
+        this.current.credit += amount;
+        m.credit += amount;
+      }
+      this.movement.set(account, m);
+    } else if (code === 'B110') {
+      const key = f[1403].trimEnd();
+      if (this.accounts.has(key)) {
+        this.duplicates++;
+        this.note(`account ${key} has two B110 records`);
+      }
+      this.accounts.set(key, { opening: signedValue(f[1414]), debit: signedValue(f[1415]), credit: signedValue(f[1416]) });
+    }
+  };
+
+  result(books: { before: TrialBalanceRow[]; at: TrialBalanceRow[] }): LedgerVerification {
+    this.closeEntry();
+    let missing = 0;
+    let mismatched = 0;
+    for (const [account, m] of this.movement) {
+      const b = this.accounts.get(account);
+      if (!b) {
+        missing++;
+        this.note(`account ${account} has B100 lines but no B110`);
+      } else if (b.debit !== m.debit || b.credit !== m.credit) {
+        mismatched++;
+        this.note(`account ${account}: B110 debits/credits ${b.debit}/${b.credit}, its B100 lines ${m.debit}/${m.credit}`);
+      }
+    }
+    for (const [account, b] of this.accounts) {
+      if (!this.movement.has(account) && (b.debit !== 0 || b.credit !== 0)) {
+        mismatched++;
+        this.note(`account ${account}: B110 has debits/credits but no B100 line`);
+      }
+    }
+    // The books, read apart from what was written: the trial balance the day before the range and at its end.
+    let differ = 0;
+    const before = new Map(books.before.map((b) => [b.code, b]));
+    const codes = new Set([...books.at.map((b) => b.code), ...this.accounts.keys()]);
+    const at = new Map(books.at.map((b) => [b.code, b]));
+    for (const code of codes) {
+      const b0 = before.get(code) ?? { balance: 0, debit: 0, credit: 0 };
+      const b1 = at.get(code);
+      const f = this.accounts.get(code);
+      const expected = { opening: b0.balance, debit: (b1?.debit ?? 0) - b0.debit, credit: (b1?.credit ?? 0) - b0.credit };
+      if (!f || f.opening !== expected.opening || f.debit !== expected.debit || f.credit !== expected.credit) {
+        differ++;
+        this.note(`account ${code}: the books say ${expected.opening}/${expected.debit}/${expected.credit}, the file ${f ? `${f.opening}/${f.debit}/${f.credit}` : 'nothing'}`);
+      }
+    }
+    return {
+      entries: this.entries,
+      lines: this.lines,
+      entriesBalanced: this.unbalanced === 0 && this.outOfOrder === 0,
+      accountsComplete: missing === 0 && this.duplicates === 0,
+      accountsMatchLines: mismatched === 0,
+      matchesBooks: differ === 0,
+      problems: this.problems,
+    };
+  }
+}
+
+export const ledgerOk = (v: LedgerVerification): boolean => v.entriesBalanced && v.accountsComplete && v.accountsMatchLines && v.matchesBooks;

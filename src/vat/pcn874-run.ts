@@ -1,0 +1,99 @@
+/**
+ * One PCN874 run: the VAT report of the period and its lines read in one repeatable-read snapshot (the
+ * file and the report it ties to see the same books), the file formatted, read back and checked
+ * against that report, then stored with the run and its audit row in one transaction. A failure is
+ * recorded on the run with a reason and audited, like an OPENFRMT run.
+ */
+import { sql } from 'drizzle-orm';
+import type { Database } from '../platform/db/engine.ts';
+import { appendAudit, type Actor } from '../platform/audit.ts';
+import { recordEvent } from '../platform/outbox.ts';
+import { storeFile, type FileMeta } from '../platform/files.ts';
+import { newId } from '../platform/ids.ts';
+import { conflict } from '../platform/errors.ts';
+import { israelDate } from '../platform/clock.ts';
+import type { Services } from '../platform/http/services.ts';
+import type { BusinessRecord } from '../businesses/service.ts';
+import { exportFailureReason } from '../exports/run.ts';
+import { finishRun, type ExportRunView } from '../exports/store.ts';
+import type { Verification } from '../exports/verify.ts';
+import { parseVatPeriod } from './period.ts';
+import { allVatLines, ledgerVatReport } from './report.ts';
+import { formatPcn874, readPcn874 } from './pcn874.ts';
+import { pcn874Of, verifyPcn874 } from './pcn874-map.ts';
+
+export interface Pcn874Result {
+  exportRun: ExportRunView;
+  file: FileMeta;
+}
+
+/** A value the layout cannot hold (an amount wider than its field) is the caller's data, said plainly: 409. */
+function formatted(write: () => Buffer): Buffer {
+  try {
+    return write();
+  } catch (err) {
+    if (err instanceof RangeError) throw conflict(`the PCN874 layout cannot hold a value of this period: ${err.message}`);
+    throw err;
+  }
+}
+
+export async function runPcn874Export(s: Services, database: Database, business: BusinessRecord, body: { period: string }, actor: Actor): Promise<Pcn874Result> {
+  const period = parseVatPeriod(body.period, 'body.period');
+  if (business.dealerType !== 'murshe' && business.dealerType !== 'company') {
+    throw conflict(`a ${business.dealerType} dealer charges no VAT and files no PCN874: the file is for a murshe or a company`);
+  }
+  const now = s.clock.now();
+  const today = israelDate(now);
+  if (period.to >= today) throw conflict(`the period ${period.period} ends on ${period.to}: its PCN874 file is produced after it has ended`);
+
+  const db = database.db;
+  const vatId = business.taxId.padStart(9, '0');
+  const id = newId('exr', now.getTime());
+  const name = `PCN874-${vatId}-${period.period.replace(/[-/]/g, '')}.TXT`;
+  const audit = { businessId: business.id, action: 'export.pcn874', entityType: 'export_run', entityId: id };
+  // `directory` is unique per business: the file's name and the run make it so.
+  await db.execute(sql`INSERT INTO export_runs(id, business_id, kind, from_date, to_date, status, cut_off_at, production_at, directory, primary_id, created_by_key_id, created_at)
+    VALUES (${id}, ${business.id}, 'pcn874', ${period.from}, ${period.to}, 'running', ${now.toISOString()}, ${now.toISOString()},
+            ${`${name}/${id}`}, NULL, ${actor.keyId}, ${now.toISOString()})`);
+  try {
+    const { report, lines } = await db.transaction(
+      async (tx) => {
+        const report = await ledgerVatReport(tx, business.id, period);
+        return { report, lines: await allVatLines(tx, business.id, period) };
+      },
+      { isolationLevel: 'repeatable read', accessMode: 'read only' },
+    );
+    const bytes = formatted(() => formatPcn874(pcn874Of(vatId, report, lines, period.firstMonth, today)));
+    const verification = verifyPcn874(readPcn874(bytes), vatId, report, lines);
+    const status = verification.ok ? 'completed' : 'failed';
+    const recordCounts = { ...verification.recordCounts };
+    const at = s.clock.now();
+    return await db.transaction(async (tx) => {
+      const file = await storeFile(tx, at, { businessId: business.id, bytes, mime: 'text/plain; charset=us-ascii', name });
+      // export_runs.verification is jsonb: a PCN874 run keeps its own check there (kind tells which).
+      const exportRun = await finishRun(tx, at, id, {
+        status, recordCounts, fileId: file.id, verification: verification as unknown as Verification, report: null, error: verification.ok ? null : `verification failed: ${verification.problems.slice(0, 3).join('; ')}`,
+      });
+      await appendAudit(tx, at, actor, { ...audit, after: { kind: 'pcn874', period: period.period, status, fileId: file.id, recordCounts } });
+      if (status === 'completed') {
+        await recordEvent(tx, at, {
+          event: 'export.completed', accountId: business.accountId, businessId: business.id,
+          data: { exportRunId: id, fileId: file.id, recordCount: recordCounts.total },
+        });
+      }
+      const { existed: _existed, ...meta } = file;
+      return { exportRun, file: meta };
+    });
+  } catch (err) {
+    const reason = exportFailureReason(err);
+    s.logger.error({ err, exportRunId: id, businessId: business.id }, 'PCN874 export failed');
+    const failedAt = s.clock.now();
+    await db
+      .transaction(async (tx) => {
+        await finishRun(tx, failedAt, id, { status: 'failed', recordCounts: null, fileId: null, verification: null, report: null, error: reason });
+        await appendAudit(tx, failedAt, actor, { ...audit, after: { kind: 'pcn874', period: period.period, status: 'failed', fileId: null, error: reason } });
+      })
+      .catch((e) => s.logger.error({ err: e, exportRunId: id }, 'the failed PCN874 run could not be recorded'));
+    throw err;
+  }
+}
