@@ -14,6 +14,8 @@
  *    hashed with `auditHash`/`plain` (src/platform/audit.ts) so `audit verify` (verifyBooks) passes;
  *  - outbox_events: the `document.issued` event (with `settled`, the default, already dispatched:
  *    the state after the dispatcher has passed over it with no endpoint to deliver to);
+ *  - the ledger (migration 0015): each document's journal entry and lines (src/ledger/post.ts
+ *    documentEntryOf, the same function issuing uses), the accounts they need, the entry counter;
  *  - usage_daily: `documents_opened` and `documents_issued` per business, per day (as issue.ts counts them);
  *    document_month_counts (migration 0010, when present): issued documents per business and month;
  *  - jobs: with `pending: true`, the `document.render` job of each document (and `document.allocation`
@@ -49,6 +51,8 @@ import { auditHash, type Actor } from '../../src/platform/audit.ts';
 import { randomBytes } from 'node:crypto';
 import type { IdPrefix } from '../../src/platform/ids.ts';
 import { israelDate } from '../../src/platform/clock.ts';
+import { documentEntryOf } from '../../src/ledger/post.ts';
+import { accountRows } from '../../src/ledger/store.ts';
 import { toBusinessRecord, type BusinessRecord } from '../../src/businesses/service.ts';
 import { insertParty, listParties, newPartyFrom } from '../../src/parties/service.ts';
 import type { PartyView } from '../../src/parties/schemas.ts';
@@ -217,6 +221,8 @@ const DOC_COLUMNS = [
 const AUDIT_COLUMNS = ['id', 'chain', 'at', 'account_id', 'key_id', 'business_id', 'action', 'entity_type', 'entity_id', 'before', 'after', 'prev_hash', 'hash'];
 const EVENT_COLUMNS = ['id', 'event', 'account_id', 'business_id', 'data', 'created_at', 'dispatched_at'];
 const JOB_COLUMNS = ['id', 'kind', 'business_id', 'ref_id', 'payload', 'run_at', 'created_at'];
+const ENTRY_COLUMNS = ['id', 'business_id', 'entry_no', 'entry_date', 'source', 'document_id', 'reference', 'reference_doc_type', 'description', 'created_by_key_id', 'created_at'];
+const LINE_COLUMNS = ['entry_id', 'line_no', 'business_id', 'account_code', 'side', 'amount'];
 
 /** What the API stores for one document created from `body` at `createdAt` and issued as number `docNumber` at `issuedAt`. */
 export interface IssuedRows {
@@ -495,6 +501,14 @@ export async function seedDocuments(database: Database, o: SeedOptions): Promise
         const head = await client.query<{ last_hash: string }>(`SELECT last_hash FROM audit_chain_heads WHERE chain = $1 FOR UPDATE`, [chainName]);
         const chain = new Chain(chainName, head.rows[0].last_hash, actor, business.id);
 
+        // The ledger's entry counter (postEntry takes it under the row's lock, as here).
+        const ledger = await client.query<{ last_entry_no: string }>(`SELECT last_entry_no FROM ledger_counters WHERE business_id = $1 FOR UPDATE`, [business.id]);
+        let entryNo = Number(ledger.rows[0]?.last_entry_no ?? 0);
+        const entryLines: string[] = [];
+        const lineLines: string[] = [];
+        const accountCodes = new Set<string>();
+        const partyAccounts = new Map<string, ReturnType<typeof documentEntryOf>['partyAccounts'][number]>();
+
         phase('lock');
         const docLines: string[] = [];
         const auditLines: string[] = [];
@@ -524,6 +538,16 @@ export async function seedDocuments(database: Database, o: SeedOptions): Promise
           chain.append(auditLines, issuedAt, 'document.issue', d.id, view);
           const data = { documentId: d.id, docType: d.docType, docNumber: d.docNumber, totalIncVat: d.totalIncVat, partyName: view.party?.name ?? null, externalRef: d.externalRef };
           eventLines.push(row([seedId('evt', createdMs + 250), 'document.issued', business.accountId, business.id, j(data), issuedAt, o.pending ? null : issuedAt]));
+          const entry = documentEntryOf(d.snapshot!, business.dealerType);
+          if (entry.lines.length > 0) {
+            const entryId = seedId('je', createdMs + 250);
+            entryLines.push(row([entryId, business.id, ++entryNo, entry.date, 'document', d.id, entry.reference, entry.referenceDocType, entry.description, actor.keyId, issuedAt]));
+            entry.lines.forEach((l, k) => {
+              lineLines.push(row([entryId, k + 1, business.id, l.account, l.side, l.amount]));
+              accountCodes.add(l.account);
+            });
+            for (const pa of entry.partyAccounts) partyAccounts.set(pa.code, pa);
+          }
           for (const job of rows.jobs) {
             if (o.pending || job.kind === 'document.allocation') jobLines.push(row([seedId('job', createdMs + 250), job.kind, business.id, d.id, '{}', issuedAt, issuedAt]));
           }
@@ -537,6 +561,38 @@ export async function seedDocuments(database: Database, o: SeedOptions): Promise
         await copyRows(client, 'outbox_events', EVENT_COLUMNS, eventLines);
         await copyRows(client, 'jobs', JOB_COLUMNS, jobLines);
         phase('copy events, jobs');
+        // The ledger: the accounts first (lines refer to them), then entries and their lines, then the counter.
+        const accounts = accountRows(business.dealerType, accountCodes, [...partyAccounts.values()]);
+        const firstAt = `${firstDay}T06:00:00.000Z`;
+        await client.query(
+          `INSERT INTO ledger_accounts(business_id, code, name, kind, trial_balance_code, trial_balance_name, party_id, created_at, updated_at)
+           SELECT $1, a.code, a.name, a.kind, a.trial_balance_code, a.trial_balance_name, a.party_id, $3, $3
+             FROM jsonb_to_recordset($2::jsonb) AS a(code text, name text, kind text, trial_balance_code text, trial_balance_name text, party_id text)
+           ON CONFLICT (business_id, code) DO NOTHING`,
+          [business.id, JSON.stringify(accounts), firstAt],
+        );
+        await copyRows(client, 'journal_entries', ENTRY_COLUMNS, entryLines);
+        await copyRows(client, 'journal_lines', LINE_COLUMNS, lineLines);
+        const before = Number(ledger.rows[0]?.last_entry_no ?? 0);
+        if (entryNo > before) {
+          if (replica) {
+            await client.query(
+              `INSERT INTO ledger_counters(business_id, last_entry_no) VALUES ($1, $2)
+               ON CONFLICT (business_id) DO UPDATE SET last_entry_no = EXCLUDED.last_entry_no`,
+              [business.id, entryNo],
+            );
+          } else {
+            // The counter's trigger lets it move by one at a time only (migration 0015).
+            await client.query(
+              `INSERT INTO ledger_counters(business_id, last_entry_no) VALUES ($1, 1) ON CONFLICT (business_id) DO UPDATE SET last_entry_no = ledger_counters.last_entry_no + 1`,
+              [business.id],
+            );
+            await client.query(
+              `DO $$ BEGIN FOR i IN 1..${entryNo - before - 1} LOOP UPDATE ledger_counters SET last_entry_no = last_entry_no + 1 WHERE business_id = '${business.id.replace(/'/g, "''")}'; END LOOP; END $$`,
+            );
+          }
+        }
+        phase('copy ledger');
 
         for (const [t, nx] of next) {
           if (!first.has(t)) continue;

@@ -10,20 +10,27 @@ import { postEntry } from './store.ts';
 
 const TITLES: Record<number, string> = { 305: 'חשבונית מס', 320: 'חשבונית מס קבלה', 330: 'חשבונית מס זיכוי', 400: 'קבלה' };
 
+/** The entry a document writes (pure): its lines, the party sub-accounts it needs, and what it says. */
+export function documentEntryOf(snap: DocumentSnapshot, dealerType: DealerType) {
+  const { lines, partyAccounts } = journalOfDocument(snap, dealerType);
+  const credit = snap.docType === 400 && snap.totals.totalIncVat < 0 ? ' (זיכוי)' : '';
+  return {
+    date: snap.documentDate,
+    reference: String(snap.docNumber),
+    referenceDocType: snap.docType,
+    description: `${TITLES[snap.docType]}${credit} ${snap.docNumber}${snap.party ? ` — ${snap.party.name}` : ''}`.slice(0, 50),
+    lines,
+    partyAccounts,
+  };
+}
+
 export async function postDocumentEntry(
   tx: Executor,
   at: Date,
   d: { businessId: string; dealerType: DealerType; documentId: string; snapshot: DocumentSnapshot; keyId: string | null },
 ): Promise<void> {
-  const snap = d.snapshot;
-  const { lines, partyAccounts } = journalOfDocument(snap, d.dealerType);
-  const credit = snap.docType === 400 && snap.totals.totalIncVat < 0 ? ' (זיכוי)' : '';
-  await postEntry(tx, at, {
-    businessId: d.businessId, dealerType: d.dealerType, date: snap.documentDate, source: 'document', documentId: d.documentId,
-    reference: String(snap.docNumber), referenceDocType: snap.docType,
-    description: `${TITLES[snap.docType]}${credit} ${snap.docNumber}${snap.party ? ` — ${snap.party.name}` : ''}`.slice(0, 50),
-    keyId: d.keyId, lines, partyAccounts,
-  });
+  const e = documentEntryOf(d.snapshot, d.dealerType);
+  await postEntry(tx, at, { businessId: d.businessId, dealerType: d.dealerType, source: 'document', documentId: d.documentId, keyId: d.keyId, ...e });
 }
 
 export async function postExpenseEntry(

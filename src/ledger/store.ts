@@ -27,7 +27,7 @@ export function chartOf(dealerType: DealerType): Map<string, ChartAccount> {
   return chart;
 }
 
-interface AccountRow {
+export interface AccountRow {
   code: string;
   name: string;
   kind: string;
@@ -36,7 +36,8 @@ interface AccountRow {
   party_id: string | null;
 }
 
-function accountRows(dealerType: DealerType, codes: Iterable<string>, parties: PartyAccount[]): AccountRow[] {
+/** The rows of the accounts `codes` needs: default-chart accounts and party sub-accounts (others must exist). */
+export function accountRows(dealerType: DealerType, codes: Iterable<string>, parties: PartyAccount[]): AccountRow[] {
   const chart = chartOf(dealerType);
   const rows: AccountRow[] = [];
   for (const code of new Set(codes)) {

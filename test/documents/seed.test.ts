@@ -109,6 +109,22 @@ describe('seeded books', () => {
   }, 60_000);
 });
 
+describe('seeding without replica mode (a role that is not a superuser)', () => {
+  it('fires every trigger and still writes balanced, gaplessly numbered books', async () => {
+    const bid = (await env.business(a.test)).id;
+    const r = await seedDocuments(sandbox(), { businessId: bid, count: 120, perDay: 60, lastDay: '2026-02-20', batch: 50, parties: 5, replica: false });
+    expect(r.documents).toBe(120);
+    const [{ n, max }] = await env.sql<Record<string, any>>('sandbox', `SELECT count(*)::int AS n, max(entry_no)::int AS max FROM journal_entries WHERE business_id = '${bid}'`);
+    expect({ n, max }).toEqual({ n: 120, max: 120 });
+    const [{ last_entry_no }] = await env.sql<Record<string, any>>('sandbox', `SELECT last_entry_no::int FROM ledger_counters WHERE business_id = '${bid}'`);
+    expect(last_entry_no).toBe(120);
+    const tb = await env.call('GET', `/v1/businesses/${bid}/ledger/trial-balance?at=2026-02-28`, { key: a.test });
+    expect(tb.body.totals.debit).toBe(tb.body.totals.credit);
+    expect(tb.body.totals.debit).toBeGreaterThan(0);
+    expect((await verifyBooks(sandbox().db, `biz:${bid}`)).ok).toBe(true);
+  }, 60_000);
+});
+
 describe('seeded rows equal issued rows', () => {
   // Bodies covering each shape the seed makes: saved and inline parties, anonymous receipts,
   // several lines with sku and fractional quantities, payments by alias and by code, no externalRef.
@@ -127,7 +143,15 @@ describe('seeded rows equal issued rows', () => {
     const events = await env.sql<Record<string, any>>('sandbox', `SELECT * FROM outbox_events WHERE business_id = '${bid}' ORDER BY created_at, id`);
     const jobs = await env.sql<Record<string, any>>('sandbox', `SELECT kind, ref_id FROM jobs WHERE business_id = '${bid}' ORDER BY kind, ref_id`);
     const usage = await env.sql<Record<string, any>>('sandbox', `SELECT metric, sum(count)::int AS n FROM usage_daily WHERE subject = 'biz:${bid}' GROUP BY metric`);
-    return { docs, audit, events, jobs, usage };
+    const entries = await env.sql<Record<string, any>>(
+      'sandbox',
+      `SELECT e.entry_no, e.entry_date::text AS day, e.source, e.document_id, e.reference, e.reference_doc_type, e.description, e.created_by_key_id,
+              (SELECT json_agg(json_build_array(l.line_no, l.account_code, l.side, l.amount) ORDER BY l.line_no) FROM journal_lines l WHERE l.entry_id = e.id) AS lines
+         FROM journal_entries e WHERE e.business_id = '${bid}' ORDER BY e.entry_no`,
+    );
+    const accounts = await env.sql<Record<string, any>>('sandbox', `SELECT code, name, kind, trial_balance_code, party_id FROM ledger_accounts WHERE business_id = '${bid}' ORDER BY code`);
+    const counter = await env.sql<Record<string, any>>('sandbox', `SELECT last_entry_no FROM ledger_counters WHERE business_id = '${bid}'`);
+    return { docs, audit, events, jobs, usage, ledger: { entries, accounts, counter } };
   }
 
   /** Replaces what differs by construction (ids, the business, the party's id, times) by placeholders. */
@@ -142,7 +166,7 @@ describe('seeded rows equal issued rows', () => {
     });
   }
 
-  it('the API path and the seed write the same documents, audit rows, events, jobs and usage', async () => {
+  it('the API path and the seed write the same documents, audit rows, events, jobs, usage and ledger', async () => {
     const viaApi = (await env.business(a.test)).id;
     const seeded = (await env.business(a.test)).id;
     const ptyApi = (await env.call('POST', `/v1/businesses/${viaApi}/parties`, { key: a.test, body: partyBody })).body.party;
@@ -178,6 +202,9 @@ describe('seeded rows equal issued rows', () => {
     const jobView = (rows: Record<string, any>[], n: Map<string, string>) => (normalized(rows, n) as unknown[]).map((e) => JSON.stringify(e)).sort();
     expect(jobView(seed.jobs, nSeed)).toEqual(jobView(api.jobs, nApi));
     expect(seed.usage).toEqual(api.usage);
+    // The ledger: the same entries, numbered alike, with the same lines on the same accounts.
+    expect(seed.ledger.entries.length).toBe(bodies('x').length);
+    expect(normalized(seed.ledger, nSeed)).toEqual(normalized(api.ledger, nApi));
     expect(seed.docs.every((d) => d.status === 'issued')).toBe(true);
     expect((await verifyBooks(sandbox().db, `biz:${seeded}`)).ok).toBe(true);
   });
