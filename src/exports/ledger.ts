@@ -88,25 +88,45 @@ interface LineRow {
   amount: string;
 }
 
-/** B100 of the range's entries, `chunk` lines per read (keyset by entry and line number). */
+/**
+ * B100 of the range's entries, `chunk` entries per read: keyset on the entry number (the unique index
+ * (business_id, entry_no) gives them in order), their lines by the lines' primary key.
+ */
+/** B100/1375: the Israel date the entry was written (asked once per UTC hour: entries come in time order). */
+const entryDates = new Map<number, string>();
+function entryDateOf(createdAt: string | Date): string {
+  const at = new Date(createdAt);
+  const hour = Math.floor(at.getTime() / 3_600_000);
+  let day = entryDates.get(hour);
+  // The Israel offset is whole hours, so every instant of a UTC hour has the same Israel date.
+  if (day === undefined) {
+    day = israelDate(at);
+    if (entryDates.size > 50_000) entryDates.clear();
+    entryDates.set(hour, day);
+  }
+  return day;
+}
+
 export async function* exportJournal(
   ex: Executor,
   businessId: string,
   range: { from: string; to: string },
   cutOff: Date,
-  chunk = 5000,
+  chunk = 2000,
 ): AsyncGenerator<Omit<B100Input, Head>[]> {
-  let after: { entry: string; line: number } | null = null;
+  let after = 0;
   for (;;) {
     const rows: LineRow[] = await query<LineRow>(
       ex,
-      sql`SELECT e.entry_no, l.line_no, e.entry_date::text AS day, e.created_at, e.description, e.reference, e.reference_doc_type,
+      sql`WITH e AS (
+            SELECT id, entry_no, entry_date, created_at, description, reference, reference_doc_type FROM journal_entries
+             WHERE business_id = ${businessId} AND entry_no > ${after}
+               AND entry_date BETWEEN ${range.from}::date AND ${range.to}::date AND created_at <= ${cutOff.toISOString()}
+             ORDER BY entry_no LIMIT ${chunk})
+          SELECT e.entry_no, l.line_no, e.entry_date::text AS day, e.created_at, e.description, e.reference, e.reference_doc_type,
                  l.account_code, l.side, l.amount
-            FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id
-           WHERE e.business_id = ${businessId} AND e.entry_date BETWEEN ${range.from}::date AND ${range.to}::date
-             AND e.created_at <= ${cutOff.toISOString()}
-             ${after ? sql`AND (e.entry_no, l.line_no) > (${after.entry}::bigint, ${after.line})` : sql``}
-           ORDER BY e.entry_no, l.line_no LIMIT ${chunk}`,
+            FROM e JOIN journal_lines l ON l.entry_id = e.id
+           ORDER BY e.entry_no, l.line_no`,
     );
     if (rows.length === 0) return;
     yield rows.map((r) => ({
@@ -120,11 +140,9 @@ export async function* exportJournal(
       account: r.account_code,
       side: r.side as 1 | 2,
       amount: Number(r.amount),
-      entryDate: israelDate(new Date(r.created_at)),
+      entryDate: entryDateOf(r.created_at),
     }));
-    if (rows.length < chunk) return;
-    const last = rows[rows.length - 1];
-    after = { entry: last.entry_no, line: last.line_no };
+    after = Number(rows[rows.length - 1].entry_no);
   }
 }
 

@@ -182,7 +182,16 @@ export async function runOpenfrmtExport(
     const doubleEntry = business.bookkeeping === 'double';
     if (doubleEntry) {
       await write(out, asm.accounts((await exportAccounts(db, business.id, range, cutOff)).records));
-      for await (const lines of exportJournal(db, business.id, range, cutOff)) await write(out, asm.journal(lines));
+      // One chunk read ahead while the previous one is formatted (as the documents are).
+      const journal = exportJournal(db, business.id, range, cutOff);
+      let ahead = journal.next();
+      for (;;) {
+        const chunk = await ahead;
+        if (chunk.done) break;
+        ahead = journal.next();
+        ahead.catch(() => {});
+        await write(out, asm.journal(chunk.value));
+      }
     }
     // No M100: the service keeps no inventory (see map-document.ts); source.items stays 0.
     const closing = asm.close();
