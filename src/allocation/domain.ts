@@ -1,4 +1,4 @@
-import type { Domain } from '../domains.ts';
+import type { Domain } from '../domain.ts';
 import { registerAllocationRoutes } from './routes.ts';
 import { registerAllocationRootRoutes } from './callback-routes.ts';
 import { startExpiryWorker } from './expiry.ts';

@@ -11,7 +11,7 @@ import { recordEvent } from '../platform/outbox.ts';
 import { appendAudit } from '../platform/audit.ts';
 import type { Services } from '../platform/http/services.ts';
 import { errorSummary } from '../platform/logger.ts';
-import type { Worker } from '../domains.ts';
+import type { Worker } from '../domain.ts';
 
 export async function warnExpiringConnections(s: Services, database: Database): Promise<number> {
   const now = s.clock.now();

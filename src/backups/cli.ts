@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { Command } from '../cli/commands.ts';
+import type { Command } from '../cli/command.ts';
 import { flag, modeFlag, UsageError } from '../cli/args.ts';
 import { restoreBackup } from './restore.ts';
 import { sealKeyForReading } from './seal.ts';

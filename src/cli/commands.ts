@@ -8,17 +8,8 @@ import { migrate } from '../platform/db/migrate.ts';
 import { flag, modeFlag, optionalLimit, UsageError, type ParsedArgs } from './args.ts';
 import { restoreCommand } from '../backups/cli.ts';
 
-export interface CommandResult {
-  /** The one JSON object printed with --json. */
-  json: Record<string, unknown>;
-  /** What a person reads without --json. */
-  text: string;
-}
-
-export interface Command {
-  usage: string;
-  run(s: Services, args: ParsedArgs): Promise<CommandResult>;
-}
+export type { Command, CommandResult } from './command.ts';
+import type { Command } from './command.ts';
 
 const APPROVAL = ['approved', 'pending', 'suspended'] as const;
 

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
 import type { Services } from '../platform/http/services.ts';
 import { errorSummary } from '../platform/logger.ts';
-import type { Worker } from '../domains.ts'; // type only: no import cycle at run time
+import type { Worker } from '../domain.ts';
 import { LOCKOUT_WINDOW_MS } from './limits.ts';
 
 /** Sign-in attempts matter for lockout only; kept a day for the operator's eyes, then dropped. */

@@ -5,7 +5,6 @@
  */
 import { alpha, amount12, amount15, date8, FieldError, num, quantity17, record, time4, unsignedScaled } from './fields.ts';
 
-export { b100, b110, type B100Input, type B110Input } from './ledger-records.ts';
 
 export const SYSTEM_CONSTANT = '&OF1.31&';
 

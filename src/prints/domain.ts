@@ -1,4 +1,4 @@
-import type { Domain } from '../domains.ts';
+import type { Domain } from '../domain.ts';
 import { registerPrintRoutes, registerPublicPdfRoutes } from './routes.ts';
 import { RENDER_JOB, renderJobHandler } from './render-job.ts';
 

@@ -6,7 +6,7 @@ import { appendAudit } from '../platform/audit.ts';
 import { newId } from '../platform/ids.ts';
 import { errorSummary } from '../platform/logger.ts';
 import { countWebhookAttempt } from '../platform/metrics.ts';
-import type { Worker } from '../domains.ts';
+import type { Worker } from '../domain.ts';
 import { signWebhook } from './verify.ts';
 import { DISABLE_AFTER_FAILURES, isDelivered, nextAttemptAt } from './schedule.ts';
 import type { AttemptOutcome, WebhookSender } from './sender.ts';

@@ -1,4 +1,4 @@
-import type { Domain } from '../domains.ts';
+import type { Domain } from '../domain.ts';
 import { registerWebhookRoutes } from './routes.ts';
 import { releaseDeliveryLeases, WebhookDispatcher } from './dispatcher.ts';
 import { WebhookSender } from './sender.ts';

@@ -1,0 +1,15 @@
+import type { Services } from '../platform/http/services.ts';
+import type { ParsedArgs } from './args.ts';
+
+/** The shape of an operator command (its own file: domains add commands without importing the list). */
+export interface CommandResult {
+  /** The one JSON object printed with --json. */
+  json: Record<string, unknown>;
+  /** What a person reads without --json. */
+  text: string;
+}
+
+export interface Command {
+  usage: string;
+  run(s: Services, args: ParsedArgs): Promise<CommandResult>;
+}
