@@ -13,6 +13,7 @@ import { appendAudit, type Actor } from '../platform/audit.ts';
 import { fileContent, storeFile, type FileMeta } from '../platform/files.ts';
 import { newId } from '../platform/ids.ts';
 import type { Services } from '../platform/http/services.ts';
+import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
 import type { BusinessRecord } from '../businesses/service.ts';
 import { seal, SEAL_ENTRY, sealKeyForWriting } from './seal.ts';
 import { businessTables, foreignKeys, loadOrder, ownership, primaryKeyColumns } from './catalog.ts';
@@ -112,18 +113,26 @@ export async function createBackup(s: Services, database: Database, business: Bu
   });
 }
 
-export async function listBackups(ex: Executor, businessId: string): Promise<(BackupView & { file: FileMeta | null })[]> {
+/** One page of backups, newest first in the order (created_at, id) (index backups_list); `cursor`: the previous page's nextCursor. */
+export async function listBackups(
+  ex: Executor,
+  businessId: string,
+  q: { take: number; cursor?: string },
+): Promise<{ backups: (BackupView & { file: FileMeta | null })[]; nextCursor: string | null }> {
+  const after = q.cursor ? sql` AND ${afterCursor(decodeCursor('backups', q.cursor), sql`b.created_at`, sql`b.id`)}` : sql``;
   const rows = await query<Record<string, unknown>>(
     ex,
-    sql`SELECT b.id, b.file_id, b.summary, b.created_at, f.name, f.mime, f.size, f.sha256, f.created_at AS file_created_at
+    sql`SELECT b.id, b.file_id, b.summary, b.created_at, ${cursorAtSql(sql`b.created_at`)} AS cursor_at, f.name, f.mime, f.size, f.sha256, f.created_at AS file_created_at
         FROM backups b LEFT JOIN files f ON f.id = b.file_id
-        WHERE b.business_id = ${businessId} ORDER BY b.id DESC LIMIT 200`,
+        WHERE b.business_id = ${businessId}${after} ORDER BY b.created_at DESC, b.id DESC LIMIT ${q.take + 1}`,
   );
-  return rows.map((r) => ({
+  const { page, nextCursor } = pageOf('backups', rows, q.take, (r) => ({ createdAt: String(r.cursor_at), id: String(r.id) }));
+  const backups = page.map((r) => ({
     id: String(r.id),
     fileId: String(r.file_id),
     createdAt: iso(r.created_at),
     summary: (typeof r.summary === 'string' ? JSON.parse(r.summary) : r.summary) as BackupView['summary'],
     file: r.name == null ? null : { id: String(r.file_id), name: String(r.name), mime: String(r.mime), size: Number(r.size), sha256: String(r.sha256), createdAt: iso(r.file_created_at) },
   }));
+  return { backups, nextCursor };
 }

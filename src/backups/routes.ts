@@ -4,6 +4,7 @@ import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidParams, errors, IsoDateTime, Nullable, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
 import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
+import { CursorQuery, NextCursor } from '../platform/http/cursor.ts';
 import { businessOf } from '../businesses/guard.ts';
 import { FileMetaSchema } from '../exports/routes.ts';
 import { createBackup, listBackups } from './create.ts';
@@ -50,11 +51,21 @@ export function registerBackupRoutes(api: FastifyInstance, s: Services): void {
       schema: {
         tags,
         operationId: 'listBackups',
-        summary: 'List backups, newest first',
+        summary: 'List backups, newest first; page with `cursor` (the `nextCursor` of the previous page)',
         params: BidParams,
-        response: { 200: Ok({ backups: Type.Array(Type.Intersect([BackupSchema, Type.Object({ file: Nullable(FileMetaSchema) })])) }), ...errors(...AUTH_ERRORS) },
+        querystring: Type.Object(
+          { take: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 200 })), cursor: Type.Optional(CursorQuery) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Ok({ backups: Type.Array(Type.Intersect([BackupSchema, Type.Object({ file: Nullable(FileMetaSchema) })])), nextCursor: NextCursor }),
+          ...errors(...AUTH_ERRORS),
+        },
       },
     },
-    async (req) => ({ ok: true as const, backups: await listBackups(ctxOf(req).database.db, businessOf(req).id) }),
+    async (req) => {
+      const { take = 200, cursor } = req.query as { take?: number; cursor?: string };
+      return { ok: true as const, ...(await listBackups(ctxOf(req).database.db, businessOf(req).id, { take, cursor })) };
+    },
   );
 }

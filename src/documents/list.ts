@@ -2,6 +2,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
 import { query } from '../platform/db/sql.ts';
+import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
 import { documentView, toDocumentRow, type DocumentView } from './snapshot.ts';
 import type { ListQueryInput } from './schemas.ts';
 
@@ -89,20 +90,28 @@ function pageIds(where: SQL[], q: ListQueryInput, take: number, skip: number, pr
 
 export interface ListResult {
   documents: DocumentView[];
+  /** The position after this page's last row; null on the last page. */
+  nextCursor: string | null;
   counts?: { total: number; byStatus: { draft: number; issued: number } };
 }
 
 /** `probeRows`: phase 1's window for `q` (SEARCH_PROBE_ROWS; tests make it small to run phase 2 on small books). */
 export async function listDocuments(ex: Executor, businessId: string, q: ListQueryInput, opts: { probeRows?: number } = {}): Promise<ListResult> {
   const base = filters(businessId, q);
-  const where = q.status ? [...base, sql`status = ${q.status}`] : base;
+  const where = q.status ? [...base, sql`status = ${q.status}`] : [...base];
+  // The cursor is paging, not a filter: it narrows the page, never the counts. Its condition starts
+  // with `created_at <=`, a bound of the same index range as `before`.
+  if (q.cursor) where.push(afterCursor(decodeCursor('documents', q.cursor)));
+  const take = q.take ?? 200;
+  // One row more than the page: whether a next page exists, without a count.
   const rows = await query<Record<string, unknown>>(
     ex,
-    sql`SELECT d.* FROM (${pageIds(where, q, q.take ?? 200, q.skip ?? 0, opts.probeRows ?? SEARCH_PROBE_ROWS)}) AS page
+    sql`SELECT d.*, ${cursorAtSql(sql`page.created_at`)} AS cursor_at FROM (${pageIds(where, q, take + 1, q.skip ?? 0, opts.probeRows ?? SEARCH_PROBE_ROWS)}) AS page
         JOIN documents d ON d.id = page.id
         ORDER BY page.created_at DESC, page.id DESC`,
   );
-  const result: ListResult = { documents: rows.map((r) => documentView(toDocumentRow(r))) };
+  const { page, nextCursor } = pageOf('documents', rows, take, (r) => ({ createdAt: String(r.cursor_at), id: String(r.id) }));
+  const result: ListResult = { documents: page.map((r) => documentView(toDocumentRow(r))), nextCursor };
   if (q.counts === '1') {
     const text = q.q ? textMatch(q.q) : null;
     const counted = text ? [...base, text.indexed ?? text.exact] : base;

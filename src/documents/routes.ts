@@ -4,6 +4,7 @@ import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidIdParams, BidParams, errors, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
 import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
+import { NextCursor } from '../platform/http/cursor.ts';
 import { businessOf } from '../businesses/guard.ts';
 import { documentView, getDocumentRow } from './snapshot.ts';
 import {
@@ -84,10 +85,10 @@ export function registerDocumentRoutes(api: FastifyInstance, s: Services): void 
       schema: {
         tags,
         operationId: 'listDocuments',
-        summary: 'List documents, newest first',
+        summary: 'List documents, newest first; page with `cursor` (the `nextCursor` of the previous page)',
         params: BidParams,
         querystring: ListQuery,
-        response: { 200: Ok({ documents: Type.Array(DocumentRef), counts: Type.Optional(Counts) }), ...errors(...AUTH_ERRORS) },
+        response: { 200: Ok({ documents: Type.Array(DocumentRef), nextCursor: NextCursor, counts: Type.Optional(Counts) }), ...errors(...AUTH_ERRORS) },
       },
     },
     async (req) => {

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { IsoDate, IsoDateTime, Nullable } from '../platform/http/schemas.ts';
+import { CursorQuery } from '../platform/http/cursor.ts';
 import { BrandingInput } from '../businesses/schemas.ts';
 import { carrier, maxAgorot, maxLength, maxScaled, maxValue } from '../openfrmt/limits.ts';
 import { DOC_TYPES } from '../businesses/schemas.ts';
@@ -163,11 +164,12 @@ export const ListQuery = Type.Object(
     from: Type.Optional(IsoDate),
     to: Type.Optional(IsoDate),
     take: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })),
-    before: Type.Optional(IsoDateTime),
+    before: Type.Optional({ ...IsoDateTime, description: 'Time cursor (kept for compatibility): rows created strictly before this instant. Rows sharing the instant of a page\'s last row are skipped: page with `cursor`.' }),
+    cursor: Type.Optional(CursorQuery),
     externalRefPrefix: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     partyId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    skip: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
+    skip: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0, description: 'Offset within the page (after `cursor`); rows inserted meanwhile shift it: page with `cursor`.' })),
     counts: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('0')])),
   },
   { additionalProperties: false },

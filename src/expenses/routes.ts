@@ -23,6 +23,7 @@ import { correctExpense, createDraft, deleteDraft, patchDraft, recordDraft } fro
 import { readReceipt, receiptFingerprint, scanReceipt, uploadReceipt } from './intake.ts';
 import { claimIdempotencyKey } from '../platform/http/idempotency.ts';
 import { DOCUMENTED_BODY, IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
+import { NextCursor } from '../platform/http/cursor.ts';
 
 const tags = ['expenses'];
 const config = { scope: 'expenses' as const };
@@ -55,10 +56,10 @@ export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
       schema: {
         tags,
         operationId: 'listExpenses',
-        summary: 'List expenses, newest first (filters, `before` time cursor, `q` on supplier name or document number, `counts=1`)',
+        summary: 'List expenses, newest first (filters, `q` on supplier name or document number, `counts=1`); page with `cursor` (the `nextCursor` of the previous page)',
         params: BidParams,
         querystring: ListQuery,
-        response: { 200: Ok({ expenses: Type.Array(Expense), counts: Type.Optional(Counts) }), ...errors(...AUTH_ERRORS) },
+        response: { 200: Ok({ expenses: Type.Array(Expense), nextCursor: NextCursor, counts: Type.Optional(Counts) }), ...errors(...AUTH_ERRORS) },
       },
     },
     async (req) => ({ ok: true as const, ...(await listExpenses(ctxOf(req).database.db, businessOf(req).id, req.query as ListQueryValue)) }),

@@ -2,6 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
 import { iso, isoOrNull, query, queryOne } from '../platform/db/sql.ts';
 import { notFound } from '../platform/errors.ts';
+import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
 import type { ExpenseView, ListQueryValue } from './schemas.ts';
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
@@ -73,21 +74,26 @@ function where(businessId: string, q: ListQueryValue, withStatus: boolean): SQL 
 }
 
 /**
- * Newest first. `before` keeps rows created strictly before that instant (the time cursor);
- * `skip`/`take` page within. `counts` are over the same filters minus status and paging.
+ * Newest first, in the order (created_at, id). `cursor` answers the rows after a page's last row
+ * (the way to page); `before` keeps rows created strictly before that instant (the older time
+ * cursor); `skip`/`take` page within. `counts` are over the same filters minus status and paging.
  */
 export async function listExpenses(
   ex: Executor,
   businessId: string,
   q: ListQueryValue,
-): Promise<{ expenses: ExpenseView[]; counts?: { total: number; byStatus: { draft: number; recorded: number } } }> {
-  const cursor = q.before ? sql` AND created_at < ${q.before}::timestamptz` : sql``;
+): Promise<{ expenses: ExpenseView[]; nextCursor: string | null; counts?: { total: number; byStatus: { draft: number; recorded: number } } }> {
+  const before = q.before ? sql` AND created_at < ${q.before}::timestamptz` : sql``;
+  const after = q.cursor ? sql` AND ${afterCursor(decodeCursor('expenses', q.cursor))}` : sql``;
+  const take = q.take ?? 200;
+  // One row more than the page: whether a next page exists.
   const rows = await query<Record<string, unknown>>(
     ex,
-    sql`SELECT ${EXPENSE_COLUMNS} FROM expenses WHERE ${where(businessId, q, true)}${cursor}
-        ORDER BY created_at DESC, id DESC LIMIT ${q.take ?? 200} OFFSET ${q.skip ?? 0}`,
+    sql`SELECT ${EXPENSE_COLUMNS}, ${cursorAtSql()} AS cursor_at FROM expenses WHERE ${where(businessId, q, true)}${before}${after}
+        ORDER BY created_at DESC, id DESC LIMIT ${take + 1} OFFSET ${q.skip ?? 0}`,
   );
-  const out: Awaited<ReturnType<typeof listExpenses>> = { expenses: rows.map(toExpense) };
+  const { page, nextCursor } = pageOf('expenses', rows, take, (r) => ({ createdAt: String(r.cursor_at), id: String(r.id) }));
+  const out: Awaited<ReturnType<typeof listExpenses>> = { expenses: page.map(toExpense), nextCursor };
   if (q.counts === '1') {
     const byStatus = { draft: 0, recorded: 0 };
     const counted = await query<{ status: 'draft' | 'recorded'; n: number }>(

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { IsoDate, IsoDateTime, Nullable } from '../platform/http/schemas.ts';
+import { CursorQuery } from '../platform/http/cursor.ts';
 import { SUPPLIER_DOC_TYPES } from './ocr/extraction.ts';
 import { carrier, maxAgorot, maxLength } from '../openfrmt/limits.ts';
 
@@ -114,8 +115,9 @@ export const ListQuery = Type.Object(
     from: Type.Optional(IsoDate),
     to: Type.Optional(IsoDate),
     take: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })),
-    skip: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
-    before: Type.Optional(IsoDateTime),
+    skip: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Offset within the page (after `cursor`); rows inserted meanwhile shift it: page with `cursor`.' })),
+    before: Type.Optional({ ...IsoDateTime, description: 'Time cursor (kept for compatibility): rows created strictly before this instant. Rows sharing the instant of a page\'s last row are skipped: page with `cursor`.' }),
+    cursor: Type.Optional(CursorQuery),
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     counts: Type.Optional(Type.Literal('1')),
   },

@@ -4,6 +4,7 @@ import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidIdParams, BidParams, errors, IsoDate, IsoDateTime, Nullable, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
 import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
+import { CursorQuery, NextCursor } from '../platform/http/cursor.ts';
 import { notFound } from '../platform/errors.ts';
 import { fileMeta } from '../platform/files.ts';
 import { queryOne } from '../platform/db/sql.ts';
@@ -77,18 +78,25 @@ export function registerExportRoutes(api: FastifyInstance, s: Services): void {
       schema: {
         tags,
         operationId: 'listExports',
-        summary: 'List export runs, newest first',
+        summary: 'List export runs, newest first; page with `cursor` (the `nextCursor` of the previous page)',
         params: BidParams,
         querystring: Type.Object(
-          { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })), before: Type.Optional(Type.String({ maxLength: 64 })) },
+          {
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+            before: Type.Optional(Type.String({ maxLength: 64, description: 'A run id: runs whose id sorts below it. Kept for compatibility: page with `cursor`.' })),
+            cursor: Type.Optional(CursorQuery),
+          },
           { additionalProperties: false },
         ),
-        response: { 200: Ok({ exportRuns: Type.Array(Type.Intersect([ExportRunSchema, Type.Object({ file: Nullable(FileMetaSchema) })])) }), ...errors(...AUTH_ERRORS) },
+        response: {
+          200: Ok({ exportRuns: Type.Array(Type.Intersect([ExportRunSchema, Type.Object({ file: Nullable(FileMetaSchema) })])), nextCursor: NextCursor }),
+          ...errors(...AUTH_ERRORS),
+        },
       },
     },
     async (req) => {
-      const { limit = 20, before } = req.query as { limit?: number; before?: string };
-      return { ok: true as const, exportRuns: await listRuns(ctxOf(req).database.db, businessOf(req).id, limit, before) };
+      const { limit = 20, before, cursor } = req.query as { limit?: number; before?: string; cursor?: string };
+      return { ok: true as const, ...(await listRuns(ctxOf(req).database.db, businessOf(req).id, { limit, before, cursor })) };
     },
   );
 

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
 import { iso, isoOrNull, pgErrorCode, query, queryOne } from '../platform/db/sql.ts';
 import { fileMeta, type FileMeta } from '../platform/files.ts';
+import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
 import { newId } from '../platform/ids.ts';
 import { AppError } from '../platform/errors.ts';
 import { appendAudit } from '../platform/audit.ts';
@@ -141,17 +142,28 @@ export async function finishRun(
   return toRunView(row!);
 }
 
-export async function listRuns(ex: Executor, businessId: string, limit: number, before?: string): Promise<(ExportRunView & { file: FileMeta | null })[]> {
+/**
+ * One page of runs, newest first in the order (created_at, id) (the index export_runs_list).
+ * `cursor` is the previous page's nextCursor; `before` (a run id, the older form) keeps the runs
+ * whose id sorts below it, for compatibility.
+ */
+export async function listRuns(
+  ex: Executor,
+  businessId: string,
+  q: { limit: number; before?: string; cursor?: string },
+): Promise<{ exportRuns: (ExportRunView & { file: FileMeta | null })[]; nextCursor: string | null }> {
+  const conditions = [sql`business_id = ${businessId}`];
+  if (q.before) conditions.push(sql`id < ${q.before}`);
+  if (q.cursor) conditions.push(afterCursor(decodeCursor('exports', q.cursor)));
   const rows = await query<Record<string, unknown>>(
     ex,
-    before
-      ? sql`SELECT * FROM export_runs WHERE business_id = ${businessId} AND id < ${before} ORDER BY id DESC LIMIT ${limit}`
-      : sql`SELECT * FROM export_runs WHERE business_id = ${businessId} ORDER BY id DESC LIMIT ${limit}`,
+    sql`SELECT *, ${cursorAtSql()} AS cursor_at FROM export_runs WHERE ${sql.join(conditions, sql` AND `)} ORDER BY created_at DESC, id DESC LIMIT ${q.limit + 1}`,
   );
-  const out = [];
-  for (const r of rows) {
+  const { page, nextCursor } = pageOf('exports', rows, q.limit, (r) => ({ createdAt: String(r.cursor_at), id: String(r.id) }));
+  const exportRuns = [];
+  for (const r of page) {
     const v = toRunView(r);
-    out.push({ ...v, file: v.fileId ? ((await fileMeta(ex, businessId, v.fileId)) ?? null) : null });
+    exportRuns.push({ ...v, file: v.fileId ? ((await fileMeta(ex, businessId, v.fileId)) ?? null) : null });
   }
-  return out;
+  return { exportRuns, nextCursor };
 }

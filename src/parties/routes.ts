@@ -6,7 +6,8 @@ import type { Services } from '../platform/http/services.ts';
 import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { businessOf } from '../businesses/guard.ts';
 import { Kind, Party, PartyCreate, PartyFindOrCreate, PartyPatch, type PartyCreateBody, type PartyFindOrCreateBody, type PartyKind, type PartyPatchBody } from './schemas.ts';
-import { findOrCreateParty, getParty, insertParty, listParties, newPartyFrom, patchParty } from './service.ts';
+import { findOrCreateParty, getParty, insertParty, listPartiesPage, newPartyFrom, patchParty } from './service.ts';
+import { CursorQuery, NextCursor } from '../platform/http/cursor.ts';
 
 const tags = ['parties'];
 
@@ -20,15 +21,18 @@ export function registerPartyRoutes(api: FastifyInstance, s: Services): void {
       schema: {
         tags,
         operationId: 'listParties',
-        summary: 'List saved customers and suppliers',
+        summary: 'List saved customers and suppliers, newest first; page with `cursor` (the `nextCursor` of the previous page)',
         params: BidParams,
-        querystring: Type.Object({ kind: Type.Optional(Kind) }, { additionalProperties: false }),
-        response: { 200: Ok({ parties: Type.Array(Party) }), ...errors(...AUTH_ERRORS) },
+        querystring: Type.Object(
+          { kind: Type.Optional(Kind), take: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })), cursor: Type.Optional(CursorQuery) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Ok({ parties: Type.Array(Party), nextCursor: NextCursor }), ...errors(...AUTH_ERRORS) },
       },
     },
     async (req) => {
-      const { kind } = req.query as { kind?: PartyKind };
-      return { ok: true as const, parties: await listParties(ctxOf(req).database.db, businessOf(req).id, kind) };
+      const { kind, take = 200, cursor } = req.query as { kind?: PartyKind; take?: number; cursor?: string };
+      return { ok: true as const, ...(await listPartiesPage(ctxOf(req).database.db, businessOf(req).id, { kind, take, cursor })) };
     },
   );
 

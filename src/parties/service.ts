@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Executor, Tx } from '../platform/db/engine.ts';
 import { iso, isoOrNull, query, queryOne } from '../platform/db/sql.ts';
 import { notFound, validation } from '../platform/errors.ts';
+import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { newId } from '../platform/ids.ts';
 import { normalizeTaxId } from '../platform/tax-id.ts';
@@ -125,6 +126,27 @@ export async function listParties(ex: Executor, businessId: string, kind?: Party
       : sql`SELECT * FROM parties WHERE business_id = ${businessId} ORDER BY key`,
   );
   return rows.map(toParty);
+}
+
+/**
+ * One page of the list, newest first in the order (created_at, id): `cursor` is the position after
+ * the previous page's last row. listParties above stays for the readers that want every party.
+ */
+export async function listPartiesPage(
+  ex: Executor,
+  businessId: string,
+  q: { kind?: PartyKind; take: number; cursor?: string },
+): Promise<{ parties: PartyView[]; nextCursor: string | null }> {
+  const conditions = [sql`business_id = ${businessId}`];
+  if (q.kind) conditions.push(sql`kind = ${q.kind}`);
+  if (q.cursor) conditions.push(afterCursor(decodeCursor('parties', q.cursor)));
+  const rows = await query<Record<string, unknown>>(
+    ex,
+    sql`SELECT *, ${cursorAtSql()} AS cursor_at FROM parties WHERE ${sql.join(conditions, sql` AND `)}
+        ORDER BY created_at DESC, id DESC LIMIT ${q.take + 1}`,
+  );
+  const { page, nextCursor } = pageOf('parties', rows, q.take, (r) => ({ createdAt: String(r.cursor_at), id: String(r.id) }));
+  return { parties: page.map(toParty), nextCursor };
 }
 
 export async function getParty(ex: Executor, businessId: string, id: string): Promise<PartyView> {

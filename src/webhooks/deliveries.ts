@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
 import { iso, isoOrNull, query } from '../platform/db/sql.ts';
+import { cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
 import type { DeliveryView } from './schemas.ts';
 
 type Row = Record<string, unknown>;
@@ -45,20 +46,26 @@ async function withAttempts(ex: Executor, rows: Row[]): Promise<DeliveryView[]> 
   return rows.map((r) => toDelivery(r, byDelivery.get(String(r.id)) ?? []));
 }
 
-/** Newest first (ids are time-sortable); `before` is the last id of the previous page. */
+/**
+ * Newest first. A delivery's id starts with its created_at millisecond (both are the same clock
+ * reading, dispatcher.ts), so the id order is the order (created_at, id) and the index
+ * (endpoint_id, id) serves it without a sort; `cursor` and `before` are positions in it. `before`
+ * (a delivery id, the older form of `next`) is kept for compatibility.
+ */
 export async function listDeliveries(
   ex: Executor,
   endpointId: string,
-  opts: { before?: string; take: number },
-): Promise<{ deliveries: DeliveryView[]; next: string | null }> {
+  opts: { before?: string; cursor?: string; take: number },
+): Promise<{ deliveries: DeliveryView[]; next: string | null; nextCursor: string | null }> {
+  const conditions = [sql`endpoint_id = ${endpointId}`];
+  if (opts.before) conditions.push(sql`id < ${opts.before}`);
+  if (opts.cursor) conditions.push(sql`id < ${decodeCursor('deliveries', opts.cursor).id}`);
   const rows = await query<Row>(
     ex,
-    opts.before
-      ? sql`SELECT * FROM webhook_deliveries WHERE endpoint_id = ${endpointId} AND id < ${opts.before} ORDER BY id DESC LIMIT ${opts.take + 1}`
-      : sql`SELECT * FROM webhook_deliveries WHERE endpoint_id = ${endpointId} ORDER BY id DESC LIMIT ${opts.take + 1}`,
+    sql`SELECT *, ${cursorAtSql()} AS cursor_at FROM webhook_deliveries WHERE ${sql.join(conditions, sql` AND `)} ORDER BY id DESC LIMIT ${opts.take + 1}`,
   );
-  const page = rows.slice(0, opts.take);
-  return { deliveries: await withAttempts(ex, page), next: rows.length > opts.take ? String(page[page.length - 1].id) : null };
+  const { page, nextCursor } = pageOf('deliveries', rows, opts.take, (r) => ({ createdAt: String(r.cursor_at), id: String(r.id) }));
+  return { deliveries: await withAttempts(ex, page), next: nextCursor ? String(page[page.length - 1].id) : null, nextCursor };
 }
 
 export async function getDelivery(ex: Executor, id: string): Promise<DeliveryView | undefined> {

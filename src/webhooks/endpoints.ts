@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Executor, Tx } from '../platform/db/engine.ts';
 import { iso, isoOrNull, query, queryOne } from '../platform/db/sql.ts';
 import { limitReached, notFound } from '../platform/errors.ts';
+import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { newId, randomToken } from '../platform/ids.ts';
 import { getOwnedBusiness } from '../businesses/service.ts';
@@ -38,9 +39,16 @@ export async function getWebhook(ex: Executor, accountId: string, id: string, fo
   return { ...toWebhook(r), secret: String(r.secret) };
 }
 
-export async function listWebhooks(ex: Executor, accountId: string): Promise<WebhookView[]> {
-  const rows = await query<Record<string, unknown>>(ex, sql`SELECT * FROM webhook_endpoints WHERE account_id = ${accountId} ORDER BY id`);
-  return rows.map(toWebhook);
+/** One page of the account's endpoints, newest first in the order (created_at, id); `cursor` is the previous page's nextCursor. */
+export async function listWebhooks(ex: Executor, accountId: string, q: { take: number; cursor?: string }): Promise<{ webhooks: WebhookView[]; nextCursor: string | null }> {
+  const after = q.cursor ? sql` AND ${afterCursor(decodeCursor('webhooks', q.cursor))}` : sql``;
+  const rows = await query<Record<string, unknown>>(
+    ex,
+    sql`SELECT *, ${cursorAtSql()} AS cursor_at FROM webhook_endpoints WHERE account_id = ${accountId}${after}
+        ORDER BY created_at DESC, id DESC LIMIT ${q.take + 1}`,
+  );
+  const { page, nextCursor } = pageOf('webhooks', rows, q.take, (r) => ({ createdAt: String(r.cursor_at), id: String(r.id) }));
+  return { webhooks: page.map(toWebhook), nextCursor };
 }
 
 /** Creates an endpoint (URL already checked by the caller, outside the transaction). */

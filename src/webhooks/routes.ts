@@ -4,8 +4,9 @@ import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, errors, IdParams, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
 import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
+import { NextCursor } from '../platform/http/cursor.ts';
 import { validation } from '../platform/errors.ts';
-import { DeliveriesQuery, Delivery, Webhook, WebhookCreate, WebhookPatch, WebhookWithSecret, type WebhookCreateBody, type WebhookPatchBody } from './schemas.ts';
+import { DeliveriesQuery, Delivery, Webhook, WebhooksQuery, WebhookCreate, WebhookPatch, WebhookWithSecret, type WebhookCreateBody, type WebhookPatchBody } from './schemas.ts';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, patchWebhook } from './endpoints.ts';
 import { listDeliveries } from './deliveries.ts';
 import { WebhookDispatcher } from './dispatcher.ts';
@@ -50,10 +51,20 @@ export function registerWebhookRoutes(api: FastifyInstance, s: Services): void {
 
   api.get(
     '/webhooks',
-    { config, schema: { tags, operationId: 'listWebhooks', summary: 'List webhook endpoints', response: { 200: Ok({ webhooks: Type.Array(Webhook) }), ...errors(...AUTH_ERRORS) } } },
+    {
+      config,
+      schema: {
+        tags,
+        operationId: 'listWebhooks',
+        summary: 'List webhook endpoints, newest first; page with `cursor` (the `nextCursor` of the previous page)',
+        querystring: WebhooksQuery,
+        response: { 200: Ok({ webhooks: Type.Array(Webhook), nextCursor: NextCursor }), ...errors(...AUTH_ERRORS) },
+      },
+    },
     async (req) => {
       const ctx = ctxOf(req);
-      return { ok: true as const, webhooks: await listWebhooks(ctx.database.db, ctx.key.accountId) };
+      const { take = 200, cursor } = req.query as { take?: number; cursor?: string };
+      return { ok: true as const, ...(await listWebhooks(ctx.database.db, ctx.key.accountId, { take, cursor })) };
     },
   );
 
@@ -130,17 +141,24 @@ export function registerWebhookRoutes(api: FastifyInstance, s: Services): void {
       schema: {
         tags,
         operationId: 'listWebhookDeliveries',
-        summary: 'Deliveries of an endpoint, newest first; page with `before` (the `next` of the previous page)',
+        summary: 'Deliveries of an endpoint, newest first; page with `cursor` (the `nextCursor` of the previous page)',
         params: IdParams,
         querystring: DeliveriesQuery,
-        response: { 200: Ok({ deliveries: Type.Array(Delivery), next: Type.Union([Type.String(), Type.Null()]) }), ...errors(...AUTH_ERRORS) },
+        response: {
+          200: Ok({
+            deliveries: Type.Array(Delivery),
+            next: Type.Union([Type.String(), Type.Null()], { description: 'The last delivery id of the page, for `before` (kept for compatibility); null on the last page.' }),
+            nextCursor: NextCursor,
+          }),
+          ...errors(...AUTH_ERRORS),
+        },
       },
     },
     async (req) => {
       const ctx = ctxOf(req);
       const endpoint = await getWebhook(ctx.database.db, ctx.key.accountId, (req.params as { id: string }).id);
-      const q = req.query as { before?: string; take?: number };
-      return { ok: true as const, ...(await listDeliveries(ctx.database.db, endpoint.id, { before: q.before, take: q.take ?? 200 })) };
+      const q = req.query as { before?: string; cursor?: string; take?: number };
+      return { ok: true as const, ...(await listDeliveries(ctx.database.db, endpoint.id, { before: q.before, cursor: q.cursor, take: q.take ?? 200 })) };
     },
   );
 }

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { EVENT_NAMES } from '../platform/outbox.ts';
 import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
+import { CursorQuery } from '../platform/http/cursor.ts';
 
 const EventName = Type.Enum([...EVENT_NAMES], { type: 'string', description: 'An event name (see Events).' });
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'HTTPS only; must reach a public host.' });
@@ -70,8 +71,14 @@ export type DeliveryView = Static<typeof Delivery>;
 
 export const DeliveriesQuery = Type.Object(
   {
-    before: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A delivery id: answers older deliveries.' })),
+    before: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A delivery id (the `next` of the previous page): answers older deliveries. Kept for compatibility: page with `cursor`.' })),
+    cursor: Type.Optional(CursorQuery),
     take: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 200 })),
   },
+  { additionalProperties: false },
+);
+
+export const WebhooksQuery = Type.Object(
+  { take: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })), cursor: Type.Optional(CursorQuery) },
   { additionalProperties: false },
 );
