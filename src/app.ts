@@ -14,6 +14,7 @@ import { domains } from './domains.ts';
 import { installIdempotency } from './platform/http/idempotency.ts';
 import { IDEMPOTENT_CREATES } from './idempotent-creates.ts';
 import { finishOpenapiDocument, openapiTransform } from './platform/http/openapi.ts';
+import { registerLlmsTxt } from './platform/http/llms.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -172,6 +173,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   for (const d of domains) await d.root?.(app, s);
 
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  registerLlmsTxt(app);
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
   return app;
 }
