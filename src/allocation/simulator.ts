@@ -1,7 +1,7 @@
 /**
  * The tax-authority simulator: the sandbox always uses it, and live does too outside production
  * when no ITA client is configured. It is deterministic: the same invoice gets the same 9-digit
- * number, and documented magic inputs take every other branch (README "Allocation numbers"):
+ * number, and documented magic inputs take every other branch (docs/allocation.md):
  *
  *   note contains            amount before VAT ends in   outcome
  *   [sim:432]                .32 agorot                  refused 432 (customer VAT number)

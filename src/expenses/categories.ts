@@ -3,7 +3,7 @@ import { roundHalfAwayFromZero } from '../platform/money.ts';
 /**
  * The published expense categories and how much of the input VAT on each may be deducted.
  * The fraction is applied to the VAT of a recorded expense (see deductibleVat). Sources are in the
- * README ("Expenses" section): VAT Regulations 5736-1976, regs. 14, 15, 15A and 18.
+ * docs/expenses.md: VAT Regulations 5736-1976, regs. 14, 15, 15A and 18.
  * Not legal advice: an accountant may override a category by choosing another one.
  */
 export interface ExpenseCategory {

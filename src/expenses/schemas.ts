@@ -58,7 +58,7 @@ export const Expense = Type.Object(
     createdAt: IsoDateTime,
     updatedAt: IsoDateTime,
   },
-  { description: 'One row of the purchase ledger (see the README, Expenses).' },
+  { description: 'One row of the purchase ledger (see docs/expenses.md).' },
 );
 export type ExpenseView = Static<typeof Expense>;
 

@@ -1,7 +1,7 @@
 /**
  * From an issued document's frozen snapshot to the OPENFRMT records' inputs. Pure.
  *
- * Decisions (README "Exports"):
+ * Decisions (docs/exports-reports-backups.md):
  * - C100/1228 (cancelled) stays blank: an issued document has left the system and is never
  *   cancelled in place; a reversal is its own document (330 credit note, or a negative 400) whose
  *   D110 lines name the original in 1256/1257.

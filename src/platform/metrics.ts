@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics of this process (README "Metrics"): one registry holding the HTTP, document,
+ * Prometheus metrics of this process (docs/foundation.md "Metrics"): one registry holding the HTTP, document,
  * webhook, allocation and pool metrics plus Node's defaults. Domains call the `count…` functions
  * where an outcome is recorded; `/metrics` (src/platform/http/metrics-route.ts) writes the registry,
  * summed over the worker processes of a supervised server (src/platform/metrics-cluster.ts), followed

@@ -8,7 +8,7 @@ import { AppError, conflict, validation } from '../errors.ts';
 import type { Services } from './services.ts';
 
 /**
- * `Idempotency-Key` on the creates (README "Idempotency"). A request with the header claims the key
+ * `Idempotency-Key` on the creates (docs/foundation.md "Idempotency"). A request with the header claims the key
  * (a `pending` row, unique per account and key, in the database of the key's mode) before its
  * handler runs; its 2xx JSON answer is stored and replayed to a retry of the same request, with
  * `deduped: true` and `Idempotent-Replayed: true`; any other answer deletes the claim so a retry

@@ -10,7 +10,7 @@ import { errors } from './schemas.ts';
 type Json = Record<string, any>;
 
 /**
- * `Idempotency-Key` on a create (README "Idempotency"). Fastify checks the length; the shape
+ * `Idempotency-Key` on a create (docs/foundation.md "Idempotency"). Fastify checks the length; the shape
  * (printable ASCII, no leading or trailing space) is checked by platform/http/idempotency.ts.
  */
 export const IdempotencyKeyHeaders = Type.Object({

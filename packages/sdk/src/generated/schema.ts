@@ -3529,7 +3529,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        /** @description One row of the purchase ledger (see the README, Expenses). */
+                        /** @description One row of the purchase ledger (see docs/expenses.md). */
                         expense: {
                             /** @description Prefix `exp_`. */
                             id: string;
@@ -3691,7 +3691,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        /** @description One row of the purchase ledger (see the README, Expenses). */
+                        /** @description One row of the purchase ledger (see docs/expenses.md). */
                         expense: {
                             /** @description Prefix `exp_`. */
                             id: string;
@@ -3955,7 +3955,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        /** @description One row of the purchase ledger (see the README, Expenses). */
+                        /** @description One row of the purchase ledger (see docs/expenses.md). */
                         expense: {
                             /** @description Prefix `exp_`. */
                             id: string;
@@ -4116,7 +4116,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        /** @description One row of the purchase ledger (see the README, Expenses). */
+                        /** @description One row of the purchase ledger (see docs/expenses.md). */
                         expense: {
                             /** @description Prefix `exp_`. */
                             id: string;
@@ -4273,7 +4273,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        /** @description One row of the purchase ledger (see the README, Expenses). */
+                        /** @description One row of the purchase ledger (see docs/expenses.md). */
                         expense: {
                             /** @description Prefix `exp_`. */
                             id: string;
@@ -4305,7 +4305,7 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                         };
-                        /** @description One row of the purchase ledger (see the README, Expenses). */
+                        /** @description One row of the purchase ledger (see docs/expenses.md). */
                         draft?: {
                             /** @description Prefix `exp_`. */
                             id: string;
@@ -10785,7 +10785,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        /** @description One row of the purchase ledger (see the README, Expenses). */
+                        /** @description One row of the purchase ledger (see docs/expenses.md). */
                         expense: {
                             /** @description Prefix `exp_`. */
                             id: string;
@@ -10965,7 +10965,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        /** @description One row of the purchase ledger (see the README, Expenses). */
+                        /** @description One row of the purchase ledger (see docs/expenses.md). */
                         expense: {
                             /** @description Prefix `exp_`. */
                             id: string;
