@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/platform/config.ts';
 import { systemClock } from '../src/platform/clock.ts';
 import { createLogger } from '../src/platform/logger.ts';
-import { openPool, type Database } from '../src/platform/db/engine.ts';
+import { openPool } from '../src/platform/db/engine.ts';
 import { createServices } from '../src/services.ts';
 import { buildApp } from '../src/app.ts';
 import { createAccount } from '../src/accounts/accounts.ts';

@@ -62,9 +62,10 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     };
     checked.errors = undefined as FastifySchemaValidationError[] | null | undefined;
     checked.schemaEnv = (validate as unknown as { schemaEnv: unknown }).schemaEnv;
-    return checked as FastifySchemaValidator;
+    return checked;
   };
   const app = Fastify({
+    // The assertion picks Fastify's logger generic; without it the instance type no longer matches FastifyInstance.
     loggerInstance: s.logger as FastifyBaseLogger,
     bodyLimit: s.config.bodyLimitBytes,
     trustProxy: false,
@@ -79,7 +80,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
       reply.header('X-Service-Mode', modeFromHeader(req.headers['x-api-key']));
       return answerFrameworkError(err, req, reply);
     },
-    clientErrorHandler: answerClientError as never,
+    clientErrorHandler: answerClientError,
     // Also as the factory: a plugin context that calls addSchema gets a fresh schema controller
     // built from the factory, which would otherwise fall back to Fastify's default Ajv
     // (removeAdditional: true — unknown body fields silently dropped instead of refused).
@@ -110,7 +111,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   app.decorate('routeList', routes);
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat()) {
-      if (method !== 'HEAD') routes.push({ method, url: r.url, hidden: Boolean((r.schema as { hide?: boolean } | undefined)?.hide) });
+      if (method !== 'HEAD') routes.push({ method, url: r.url, hidden: Boolean((r.schema)?.hide) });
     }
   });
   app.addHook('onRequest', async (req, reply) => {

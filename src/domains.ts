@@ -1,7 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import type { Services } from './platform/http/services.ts';
 import type { JobHandler } from './platform/jobs.ts';
-import type { Database } from './platform/db/engine.ts';
 import { registerAccountRoutes } from './accounts/routes.ts';
 import { registerBusinessRoutes } from './businesses/routes.ts';
 import { registerPartyRoutes } from './parties/routes.ts';
@@ -18,6 +16,7 @@ import { registerDocumentRoutes } from './documents/routes.ts';
 import { printsDomain } from './prints/domain.ts';
 import { registerLedgerRoutes } from './ledger/routes.ts';
 import { registerVatRoutes } from './vat/routes.ts';
+import { exchangeRatesDomain } from './exchange-rates/domain.ts';
 
 export type { Domain, Worker } from './domain.ts';
 import type { Domain } from './domain.ts';
@@ -38,6 +37,7 @@ export const domains: Domain[] = [
   { name: 'ledger', api: registerLedgerRoutes },
   { name: 'vat', api: registerVatRoutes },
   printsDomain,
+  exchangeRatesDomain,
 ];
 
 /** Every job handler of every domain. */

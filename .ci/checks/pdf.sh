@@ -55,4 +55,27 @@ d="$out/draft-classic.pdf"
 if pdfsig "$d" 2>&1 | grep -q "Signature #1"; then fail "draft is signed"; else pass "draft is unsigned"; fi
 if contains "$(text "$d")" 'טיוטה'; then pass "draft says טיוטה"; else fail "draft does not say טיוטה"; fi
 
+# Every language sample is signed; English pages keep the Hebrew words the law names; sandbox pages say so.
+for f in "$out"/languages/*.pdf; do
+  name=languages/$(basename "$f")
+  if pdfsig "$f" 2>&1 | grep -q "Signature is Valid"; then pass "$name signature valid"; else fail "$name signature not valid"; fi
+  t=$(text "$f")
+  ok=1
+  case "$name" in
+    *-en-ILS-*|*-en-USD-*|*-en-JPY-*|*-en-KWD-*)
+      for phrase in 'No. 1001' 'מסמך ממוחשב' 'Computerised document'; do contains "$t" "$phrase" || { ok=0; echo "  missing: $phrase"; }; done ;;
+  esac
+  case "$name" in
+    *-origin.pdf) contains "$t" 'מקור' || { ok=0; echo '  missing: מקור'; } ;;
+  esac
+  case "$name" in
+    *-USD-*) for phrase in 'USD' '₪'; do contains "$t" "$phrase" || { ok=0; echo "  missing: $phrase"; }; done ;;
+  esac
+  case "$name" in
+    */sandbox-*) { contains "$t" 'SANDBOX' || contains "$t" 'מסמך ניסיון'; } || { ok=0; echo '  missing: the sandbox mark'; } ;;
+    *) if contains "$t" 'SANDBOX'; then ok=0; echo '  a live sample carries the sandbox mark'; fi ;;
+  esac
+  if [ $ok = 1 ]; then pass "$name says what it must"; else fail "$name text"; fi
+done
+
 [ "$failures" -eq 0 ]

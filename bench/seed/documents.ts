@@ -266,6 +266,9 @@ export function issuedRows(
     discountAmount: body.discountAmount ?? 0,
     withholdingAmount: body.withholdingAmount ?? 0,
     allocationNumber: body.allocationNumber ?? null,
+    currency: 'ILS',
+    exchangeRate: null,
+    language: 'he',
   };
   checkDraft(fields, business.dealerType);
   const draftTotals = totalsOfDraft(fields, business);
@@ -274,7 +277,7 @@ export function issuedRows(
     party, priceMode: fields.priceMode, lines: fields.lines, payments: fields.payments, note: fields.note, documentDate: fields.documentDate,
     valueDate: fields.valueDate, vatRateBp: fields.vatRateBp, vatExemptionReason: fields.vatExemptionReason, discountAmount: fields.discountAmount,
     withholdingAmount: fields.withholdingAmount, totalExVat: draftTotals.totalExVat, vatAmount: draftTotals.vatAmount,
-    totalIncVat: draftTotals.totalIncVat, linkedDocumentId: null, externalRef: body.externalRef ?? null,
+    totalIncVat: draftTotals.totalIncVat, currency: 'ILS', exchangeRate: null, exchangeRateDate: null, exchangeRateSource: null, language: 'he', linkedDocumentId: null, externalRef: body.externalRef ?? null, metadata: {},
     requestHash: requestHash({ ...body, externalRef: undefined }), allocationNumber: fields.allocationNumber, allocation: null, warnings: [],
     cancelledByDocumentId: null, pdfFiles: null, originHandedOutAt: null, printCount: 0, snapshot: null, issuedAt: null,
     createdByKeyId: keyId, createdAt: ids.createdAt, updatedAt: ids.createdAt,
@@ -333,6 +336,19 @@ export function issuedRows(
     note: draft.note,
     allocationNumber: draft.allocationNumber,
     linkedDocument: null,
+    metadata: draft.metadata,
+    currency: 'ILS',
+    exchangeRate: null,
+    exchangeRateDate: null,
+    exchangeRateSource: null,
+    ils: {
+      totalExVat: totals.totalExVat,
+      vatAmount: totals.vatAmount,
+      totalIncVat: totals.totalIncVat,
+      discountAmount: totals.discountAmount,
+      withholdingAmount: totals.withholdingAmount,
+    },
+    language: 'he',
   };
   const issued: DocumentRow = {
     ...draft, status: 'issued', docNumber: ids.docNumber, party, lines, vatRateBp: totals.vatRateBp, discountAmount: totals.discountAmount,
@@ -536,7 +552,11 @@ export async function seedDocuments(database: Database, o: SeedOptions): Promise
           chain.append(auditLines, createdAt, 'document.create', d.id, documentView(rows.draft));
           const view = documentView(d);
           chain.append(auditLines, issuedAt, 'document.issue', d.id, view);
-          const data = { documentId: d.id, docType: d.docType, docNumber: d.docNumber, totalIncVat: d.totalIncVat, partyName: view.party?.name ?? null, externalRef: d.externalRef };
+          const data = {
+            documentId: d.id, docType: d.docType, docNumber: d.docNumber, totalIncVat: d.totalIncVat,
+            currency: d.currency, totalIncVatIls: view.ils?.totalIncVat ?? d.totalIncVat,
+            partyName: view.party?.name ?? null, externalRef: d.externalRef,
+          };
           eventLines.push(row([seedId('evt', createdMs + 250), 'document.issued', business.accountId, business.id, j(data), issuedAt, o.pending ? null : issuedAt]));
           const entry = documentEntryOf(d.snapshot!, business.dealerType);
           if (entry.lines.length > 0) {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { sql } from 'drizzle-orm';
 import { israelDate } from '../platform/clock.ts';
 import { query } from '../platform/db/sql.ts';

@@ -7,6 +7,7 @@ import { roundHalfAwayFromZero } from '../platform/money.ts';
 import type { DealerType } from '../businesses/schemas.ts';
 import type { DocumentRow } from '../documents/snapshot.ts';
 import { totalsOfDraft } from '../documents/totals.ts';
+import { ilsTotals } from '../documents/currency.ts';
 import { allocationEligibility, type Eligibility } from './eligibility.ts';
 import type { ApprovalInput } from './provider.ts';
 
@@ -26,7 +27,8 @@ function discountExVat(discount: number, priceMode: 'net' | 'gross', vatRateBp: 
 export function approvalInputOfIssued(d: DocumentRow): ApprovalInput | null {
   const snap = d.snapshot;
   if (!snap || !d.issuedAt) return null;
-  const t = snap.totals;
+  // The authority is told shekels: a foreign-currency document's frozen shekel totals.
+  const t = snap.ils ?? snap.totals;
   const discount = discountExVat(t.discountAmount, snap.priceMode, snap.vatRateBp);
   return {
     businessId: d.businessId,
@@ -55,8 +57,10 @@ export interface DraftApproval {
 
 /** The approval request of a draft with the figures issue will freeze. `today` is the issuance date. */
 export function approvalInputOfDraft(d: DocumentRow, issuer: IssuerOfDraft, today: string): DraftApproval {
-  const t = totalsOfDraft(d, issuer);
-  const { vatRateBp } = t;
+  const own = totalsOfDraft(d, issuer);
+  const { vatRateBp } = own;
+  // In shekels: a foreign-currency draft at its own rate (without one, draftRequestProblem refuses it).
+  const t = d.currency === 'ILS' || d.exchangeRate === null ? own : ilsTotals(own, d.currency, d.exchangeRate);
   const discount = discountExVat(t.discountAmount, d.priceMode, vatRateBp);
   const input: ApprovalInput = {
     businessId: d.businessId,
@@ -91,6 +95,9 @@ export function approvalInputOfDraft(d: DocumentRow, issuer: IssuerOfDraft, toda
  */
 export function draftRequestProblem(d: DocumentRow, a: DraftApproval): string | null {
   if (d.docType !== 305 && d.docType !== 320) return `document type ${d.docType} never takes an allocation number (only 305 and 320)`;
+  if (d.currency !== 'ILS' && d.exchangeRate === null) {
+    return `the draft is in ${d.currency} without an exchangeRate: its shekel figures are known only at issue (set exchangeRate, or issue and the number is requested then)`;
+  }
   if (!d.party?.taxId) return 'the buyer has no tax id: party.taxId is needed for an allocation number';
   if (a.input.vatAmount <= 0) return 'the document carries no VAT: no allocation number is issued for it';
   return null;

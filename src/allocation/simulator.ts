@@ -87,7 +87,7 @@ export class AllocationSimulator implements AllocationProvider, ConsentProvider 
       this.attempts.set(input.invoiceId, n);
       if (n <= 2) throw new AllocationTransportError(`the tax authority answered HTTP 503 (simulated, try ${n})`, 'http_503');
     }
-    if (typeof branch === 'object') return { status: 'refused', code: branch.refuse, message: SIMULATOR_REFUSALS[branch.refuse]! };
+    if (typeof branch === 'object') return { status: 'refused', code: branch.refuse, message: SIMULATOR_REFUSALS[branch.refuse] };
     const confirmationNumber = simulatedConfirmation(input);
     return { status: 'approved', allocationNumber: confirmationNumber.slice(-9), confirmationNumber };
   }

@@ -4,6 +4,7 @@ import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidParams, errors, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
 import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
+import { MetadataQuery } from '../platform/metadata.ts';
 import { Business, BusinessCreate, BusinessPatch, type BusinessCreateBody, type BusinessPatchBody } from './schemas.ts';
 import { createBusiness, listOwnedBusinesses, patchBusiness, setActive, viewOf, viewsOf } from './service.ts';
 import { businessOf } from './guard.ts';
@@ -29,10 +30,19 @@ export function registerBusinessRoutes(api: FastifyInstance, s: Services): void 
 
   api.get(
     '/businesses',
-    { config, schema: { tags, operationId: 'listBusinesses', summary: "List the account's businesses", response: { 200: Ok({ businesses: Type.Array(Business) }), ...errors(...AUTH_ERRORS) } } },
+    {
+      config,
+      schema: {
+        tags,
+        operationId: 'listBusinesses',
+        summary: "List the account's businesses",
+        querystring: Type.Object({ metadata: MetadataQuery }, { additionalProperties: false }),
+        response: { 200: Ok({ businesses: Type.Array(Business) }), ...errors(...AUTH_ERRORS) },
+      },
+    },
     async (req) => {
       const ctx = ctxOf(req);
-      const rows = await listOwnedBusinesses(ctx.database.db, ctx.key.accountId);
+      const rows = await listOwnedBusinesses(ctx.database.db, ctx.key.accountId, (req.query as { metadata?: string[] }).metadata);
       return { ok: true as const, businesses: await viewsOf(s, ctx.database.db, ctx.key.accountId, rows) };
     },
   );

@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { carrier, maxLength, maxScaled } from '../openfrmt/limits.ts';
 import type { ApprovalStatus } from '../accounts/accounts.ts';
+import { MetadataCreate, MetadataPatch, MetadataSchema } from '../platform/metadata.ts';
 
 export const DEALER_TYPES = ['patur', 'murshe', 'company', 'ngo'] as const;
 export type DealerType = (typeof DEALER_TYPES)[number];
@@ -63,6 +64,9 @@ const writable = {
   }),
   branding: BrandingInput,
   numbering: Numbering,
+  vatReportingPeriod: Type.Union([Type.Literal('monthly'), Type.Literal('bimonthly')], {
+    description: 'The VAT reporting period the VAT office set: `monthly` (default) or `bimonthly`. `period=YYYY-MM` of the VAT report and the PCN874 file means the business\'s period holding that month.',
+  }),
 };
 
 export const BusinessCreate = Type.Object(
@@ -78,6 +82,8 @@ export const BusinessCreate = Type.Object(
     bookkeeping: Type.Optional(writable.bookkeeping),
     branding: Type.Optional(writable.branding),
     numbering: Type.Optional(writable.numbering),
+    vatReportingPeriod: Type.Optional(writable.vatReportingPeriod),
+    metadata: MetadataCreate,
   },
   {
     additionalProperties: false,
@@ -101,6 +107,8 @@ export const BusinessPatch = Type.Object(
     bookkeeping: Type.Optional(writable.bookkeeping),
     branding: Type.Optional(writable.branding),
     numbering: Type.Optional(writable.numbering),
+    vatReportingPeriod: Type.Optional(writable.vatReportingPeriod),
+    metadata: MetadataPatch,
   },
   { additionalProperties: false },
 );
@@ -117,6 +125,7 @@ export const Business = Type.Object({
   defaultVatRateBp: Nullable(Type.Integer()),
   requireAllocation: Type.Boolean(),
   bookkeeping: Type.Union([Type.Literal('single'), Type.Literal('double')]),
+  vatReportingPeriod: Type.Union([Type.Literal('monthly'), Type.Literal('bimonthly')]),
   branding: Branding,
   approvalStatus: Type.Enum([...APPROVAL_STATUSES], {
     type: 'string', description: 'The account\'s approval: live documents are issued once it is `approved`.' }),
@@ -124,6 +133,7 @@ export const Business = Type.Object({
   maxDocsPerMonth: Nullable(Type.Integer()),
   maxExpensesPerMonth: Nullable(Type.Integer()),
   numbering: Type.Record(Type.String(), Type.Integer(), { description: 'Configured first numbers per doc type.' }),
+  metadata: MetadataSchema,
   deactivatedAt: Nullable(IsoDateTime),
   createdAt: IsoDateTime,
 });

@@ -13,6 +13,7 @@ import { getAccount } from '../accounts/accounts.ts';
 import { listPlans } from '../accounts/plans.ts';
 import { normalizeTaxId } from '../platform/tax-id.ts';
 import { textProblemOf } from '../openfrmt/limits.ts';
+import { metadataCondition, metadataOf, metadataToStore, type Metadata } from '../platform/metadata.ts';
 import { decodeLogo } from './logo.ts';
 import type { BusinessCreateBody, BusinessPatchBody, BusinessView, DealerType } from './schemas.ts';
 
@@ -41,9 +42,11 @@ export interface BusinessRecord {
   requireAllocation: boolean;
   /** Effective: the stored choice, or the dealer type's default (double for company and ngo). */
   bookkeeping: 'single' | 'double';
+  vatReportingPeriod: 'monthly' | 'bimonthly';
   branding: StoredBranding;
   approvalStatus: 'approved' | 'pending' | 'suspended';
   planKey: string | null;
+  metadata: Metadata;
   deactivatedAt: string | null;
   createdAt: string;
   updatedAt: string;
@@ -67,9 +70,11 @@ export function toBusinessRecord(r: Record<string, unknown>): BusinessRecord {
     defaultVatRateBp: r.default_vat_rate_bp === null ? null : Number(r.default_vat_rate_bp),
     requireAllocation: Boolean(r.require_allocation),
     bookkeeping: (r.bookkeeping as 'single' | 'double' | null) ?? defaultBookkeeping(r.dealer_type as DealerType),
+    vatReportingPeriod: (r.vat_reporting_period as 'monthly' | 'bimonthly' | undefined) ?? 'monthly',
     branding: { ...EMPTY_BRANDING, ...(r.branding as Partial<StoredBranding>) },
     approvalStatus: r.approval_status as BusinessRecord['approvalStatus'],
     planKey: (r.plan_key as string | null) ?? null,
+    metadata: metadataOf(r.metadata),
     deactivatedAt: isoOrNull(r.deactivated_at),
     createdAt: iso(r.created_at),
     updatedAt: iso(r.updated_at),
@@ -133,12 +138,14 @@ export function businessView(b: BusinessRecord, ceilings: Ceilings, numbering: R
     defaultVatRateBp: b.defaultVatRateBp,
     requireAllocation: b.requireAllocation,
     bookkeeping: b.bookkeeping,
+    vatReportingPeriod: b.vatReportingPeriod,
     branding: b.branding,
     approvalStatus: b.approvalStatus,
     planKey: b.planKey,
     maxDocsPerMonth: ceilings.maxDocsPerMonth,
     maxExpensesPerMonth: ceilings.maxExpensesPerMonth,
     numbering,
+    metadata: b.metadata,
     deactivatedAt: b.deactivatedAt,
     createdAt: b.createdAt,
   };
@@ -172,8 +179,12 @@ export async function getBusinessById(ex: Executor, id: string): Promise<Busines
   return r ? toBusinessRecord(r) : undefined;
 }
 
-export async function listOwnedBusinesses(ex: Executor, accountId: string): Promise<BusinessRecord[]> {
-  const rows = await query<Record<string, unknown>>(ex, sql`SELECT * FROM businesses WHERE account_id = ${accountId} ORDER BY created_at, id`);
+export async function listOwnedBusinesses(ex: Executor, accountId: string, metadata?: string[]): Promise<BusinessRecord[]> {
+  const byMetadata = metadataCondition(metadata) ?? sql`true`;
+  const rows = await query<Record<string, unknown>>(
+    ex,
+    sql`SELECT * FROM businesses WHERE account_id = ${accountId} AND ${byMetadata} ORDER BY created_at, id`,
+  );
   return rows.map(toBusinessRecord);
 }
 
@@ -257,11 +268,11 @@ export async function createBusiness(s: Services, mode: Mode, actor: Actor & { k
     });
     await tx.execute(
       sql`INSERT INTO businesses(id, account_id, created_by_key_id, name, tax_id, dealer_type, address, phone, email,
-                                 default_vat_rate_bp, require_allocation, bookkeeping, branding, approval_status, created_at, updated_at)
+                                 default_vat_rate_bp, require_allocation, bookkeeping, vat_reporting_period, branding, metadata, approval_status, created_at, updated_at)
           VALUES (${id}, ${actor.accountId}, ${actor.keyId}, ${body.name.trim()}, ${taxId}, ${body.dealerType}, ${body.address ?? null},
                   ${body.phone ?? null}, ${body.email ?? null}, ${body.defaultVatRateBp ?? null}, ${body.requireAllocation ?? false},
-                  ${body.bookkeeping ?? null},
-                  ${JSON.stringify(EMPTY_BRANDING)}::jsonb, 'approved', ${now.toISOString()}, ${now.toISOString()})`,
+                  ${body.bookkeeping ?? null}, ${body.vatReportingPeriod ?? 'monthly'},
+                  ${JSON.stringify(EMPTY_BRANDING)}::jsonb, ${metadataToStore(body.metadata)}::jsonb, 'approved', ${now.toISOString()}, ${now.toISOString()})`,
     );
     const branding = await mergeBranding(tx, now, id, EMPTY_BRANDING, body.branding);
     await tx.execute(sql`UPDATE businesses SET branding = ${JSON.stringify(branding)}::jsonb WHERE id = ${id}`);
@@ -296,7 +307,9 @@ export async function patchBusiness(s: Services, mode: Mode, actor: Actor & { ac
             default_vat_rate_bp = ${pick('defaultVatRateBp', current.defaultVatRateBp) as number | null},
             require_allocation = ${pick('requireAllocation', current.requireAllocation) as boolean},
             bookkeeping = ${body.bookkeeping === undefined ? sql`bookkeeping` : sql`${body.bookkeeping}`},
-            branding = ${JSON.stringify(branding)}::jsonb, updated_at = ${now.toISOString()}
+            vat_reporting_period = ${body.vatReportingPeriod ?? current.vatReportingPeriod},
+            branding = ${JSON.stringify(branding)}::jsonb, metadata = ${metadataToStore(body.metadata, current.metadata)}::jsonb,
+            updated_at = ${now.toISOString()}
           WHERE id = ${id}`,
     );
     await setNumbering(tx, id, body.numbering);

@@ -1,4 +1,3 @@
-import type { Services } from '../platform/http/services.ts';
 import { createAccount, listAccounts, setAccountLimits, setAccountStatus } from '../accounts/accounts.ts';
 import { listKeys, mintKey, revokeKey } from '../accounts/keys.ts';
 import { getPlan, listPlans, upsertPlan } from '../accounts/plans.ts';

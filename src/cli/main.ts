@@ -42,4 +42,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code));
+void main(process.argv.slice(2)).then((code) => process.exit(code));

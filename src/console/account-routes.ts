@@ -1,15 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getAccount } from '../accounts/accounts.ts';
-import { listKeys, mintKey, revokeKey } from '../accounts/keys.ts';
+import { listKeys, revokeKey } from '../accounts/keys.ts';
 import { usageByDay } from '../accounts/routes.ts';
 import { listOwnedBusinesses } from '../businesses/service.ts';
 import { appendAudit } from '../platform/audit.ts';
-import type { Db } from '../platform/db/engine.ts';
 import { AppError } from '../platform/errors.ts';
 import type { Services } from '../platform/http/services.ts';
+import { randomToken } from '../platform/ids.ts';
 import { frameOf, stateOf } from './context.ts';
 import { field, fieldList } from './forms.ts';
 import { t, type Lang } from './i18n.ts';
+import { mintThroughConsole } from './mint.ts';
+import { mintTokenOf } from './mint-tokens.ts';
+import { SESSION_COOKIE } from './sessions.ts';
 import { keysPage, type KeysView } from './views/keys-page.ts';
 import { USAGE_DAY_CHOICES, usagePage } from './views/usage-page.ts';
 
@@ -39,10 +42,12 @@ export function registerAccountPages(c: FastifyInstance, s: Services): void {
 
   async function renderKeys(req: FastifyRequest, reply: FastifyReply, accountId: string, status: number, extra: Partial<KeysView> = {}) {
     const [account, keys] = await Promise.all([getAccount(control.db, accountId), listKeys(control.db, accountId)]);
+    // Every rendering of the form carries a fresh token: submitting it again is a repeat, a new form is a new key.
+    const mintToken = randomToken(24);
     return reply
       .status(status)
       .type(htmlType)
-      .send(keysPage(frameOf(req), { account, keys, nowMs: s.clock.now().getTime(), ...extra }));
+      .send(keysPage(frameOf(req), { account, keys, nowMs: s.clock.now().getTime(), mintToken, ...extra }));
   }
 
   c.get('/keys', async (req, reply) => {
@@ -67,20 +72,19 @@ export function registerAccountPages(c: FastifyInstance, s: Services): void {
     if (form.scopes.length === 0) {
       return renderKeys(req, reply, accountId, 400, { form, message: { kind: 'error', text: `${t(lang, 'scopes')}: ${t(lang, 'err_required')}` } });
     }
-    const now = s.clock.now();
     try {
-      // Mint and its audit row commit together (mintKey's own transaction nests as a savepoint).
-      const minted = await control.db.transaction(async (tx) => {
-        const r = await mintKey(tx as unknown as Db, now, { accountId, mode: form.mode as 'live' | 'test', label: form.label || null, scopes: form.scopes });
-        await appendAudit(tx, now, { accountId, keyId: null }, {
-          action: 'key.minted',
-          entityType: 'api_key',
-          entityId: r.key.id,
-          after: { prefix: r.key.prefix, mode: r.key.mode, label: r.key.label, scopes: r.key.scopes, via: 'console' },
-        });
-        return r;
-      });
-      return renderKeys(req, reply, accountId, 201, { minted: { secret: minted.secret, key: minted.key } });
+      const token = mintTokenOf(req);
+      const sessionToken = req.cookies[SESSION_COOKIE]!;
+      const outcome = await mintThroughConsole(s, { accountId, form: { ...form, mode: form.mode }, token, sessionToken });
+      if (outcome.kind === 'conflict') {
+        return renderKeys(req, reply, accountId, 409, { form, message: { kind: 'error', text: t(lang, 'mint_token_conflict') } });
+      }
+      if (outcome.kind === 'repeat') {
+        // Same flag as the JSON API's replays, for scripts posting the form.
+        reply.header('Idempotent-Replayed', 'true');
+        return renderKeys(req, reply, accountId, 200, { repeated: { key: outcome.key, secret: outcome.secret } });
+      }
+      return renderKeys(req, reply, accountId, 201, { minted: { secret: outcome.secret, key: outcome.key } });
     } catch (err) {
       if (err instanceof AppError) {
         return renderKeys(req, reply, accountId, err.status, { form, message: { kind: 'error', text: mintRefusal(lang, err) } });
@@ -96,7 +100,7 @@ export function registerAccountPages(c: FastifyInstance, s: Services): void {
     const now = s.clock.now();
     try {
       const key = await control.db.transaction(async (tx) => {
-        const k = await revokeKey(tx as unknown as Db, now, id, accountId);
+        const k = await revokeKey(tx, now, id, accountId);
         await appendAudit(tx, now, { accountId, keyId: null }, {
           action: 'key.revoked',
           entityType: 'api_key',

@@ -19,6 +19,9 @@ export type FieldErrors<F extends string> = Partial<Record<F, MessageKey>>;
 
 export type Checked<T, F extends string> = { ok: true; value: T } | { ok: false; errors: FieldErrors<F> };
 
+/** The mint form's one-time idempotency token (hidden field); a script may send `Idempotency-Key` instead. */
+export const MINT_TOKEN_FIELD = 'idempotency_key';
+
 /** A form field as @fastify/formbody gives it: a string, an array when repeated, or absent. */
 export function field(body: unknown, name: string): string {
   const v = body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;

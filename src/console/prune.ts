@@ -4,6 +4,7 @@ import type { Services } from '../platform/http/services.ts';
 import { errorSummary } from '../platform/logger.ts';
 import type { Worker } from '../domain.ts';
 import { LOCKOUT_WINDOW_MS } from './limits.ts';
+import { pruneMintTokens } from './mint-tokens.ts';
 
 /** Sign-in attempts matter for lockout only; kept a day for the operator's eyes, then dropped. */
 export const ATTEMPTS_KEPT_MS = 86_400_000;
@@ -22,12 +23,16 @@ export async function pruneConsoleRecords(ex: Executor, now: Date) {
   return { attempts, codes, sessions };
 }
 
-/** The server's hourly clean-up of the console tables (live database). */
+/** The server's hourly clean-up of the console tables (live database), mint tokens included. */
 export function consoleWorker(s: Services): Worker {
-  const run = () =>
-    pruneConsoleRecords(s.databases.live.db, s.clock.now()).catch((err) =>
-      s.logger.warn({ err: errorSummary(err) }, 'console: pruning old sessions and attempts failed'),
-    );
+  const run = async () => {
+    try {
+      await pruneConsoleRecords(s.databases.live.db, s.clock.now());
+      await pruneMintTokens(s.databases.live.db, s.clock.now());
+    } catch (err) {
+      s.logger.warn({ err: errorSummary(err) }, 'console: pruning old sessions, attempts and mint tokens failed');
+    }
+  };
   const timer = setInterval(run, 3_600_000);
   timer.unref();
   void run();

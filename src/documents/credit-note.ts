@@ -13,21 +13,38 @@ import { israelDate as israelToday } from '../platform/clock.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { RequestContext } from '../platform/http/context.ts';
 import type { BusinessRecord } from '../businesses/service.ts';
-import { documentView, getDocumentRow, toDocumentRow, type AllocationState, type DocType, type DocumentRow, type DocumentSnapshot, type DocumentView } from './snapshot.ts';
+import { getDocumentRow, toDocumentRow, type AllocationState, type DocType, type DocumentRow, type DocumentSnapshot, type DocumentView } from './snapshot.ts';
 import { takeNextNumber } from './numbering.ts';
 import { afterIssue, approvalRequired, monthCountBump } from './issue.ts';
 
 /** The content of the reversing document, from the original's frozen snapshot. Pure. */
 export function reversalOf(original: DocumentRow, reason: string | null): Omit<DocumentSnapshot, 'docNumber' | 'issuedAt' | 'documentDate' | 'valueDate'> {
   const snap = original.snapshot!;
+  // The credit mirrors the original's currency and rate (an older snapshot is a shekel one).
+  const ils = snap.ils ?? snap.totals;
+  const money = {
+    currency: snap.currency ?? 'ILS',
+    exchangeRate: snap.exchangeRate ?? null,
+    exchangeRateDate: snap.exchangeRateDate ?? null,
+    exchangeRateSource: snap.exchangeRateSource ?? null,
+    language: snap.language ?? 'he',
+  };
   const linkedDocument = { id: original.id, docType: original.docType, docNumber: original.docNumber! };
   if (original.docType === 400) {
     // A negative receipt: the money goes back by the same methods.
-    const payments = snap.payments.map((p) => ({ ...p, amount: -p.amount }));
+    const payments = snap.payments.map((p) => ({ ...p, amount: -p.amount, ...(p.originalAmount !== undefined ? { originalAmount: -p.originalAmount } : {}) }));
     return {
       ...snap,
+      ...money,
       docType: 400,
       payments,
+      ils: {
+        totalExVat: -ils.totalExVat,
+        vatAmount: -ils.vatAmount,
+        totalIncVat: -ils.totalIncVat,
+        discountAmount: 0,
+        withholdingAmount: -ils.withholdingAmount,
+      },
       totals: {
         totalExVat: -snap.totals.totalExVat,
         vatAmount: -snap.totals.vatAmount,
@@ -43,9 +60,11 @@ export function reversalOf(original: DocumentRow, reason: string | null): Omit<D
   // A 330 mirrors the invoice part: same lines, same rate, same amounts; no payments, no withholding.
   return {
     ...snap,
+    ...money,
     docType: 330,
     payments: [],
     totals: { ...snap.totals, withholdingAmount: 0 },
+    ils: { ...ils, withholdingAmount: 0 },
     note: reason,
     allocationNumber: null,
     linkedDocument,
@@ -83,6 +102,7 @@ export async function issueCreditNote(
         valueDate: day,
         dealer: { name: business.name, taxId: business.taxId, dealerType: business.dealerType, address: business.address, phone: business.phone, email: business.email },
         branding: business.branding,
+        metadata: {}, // the credit note's own (its row starts empty), not the original's
       };
       const allocation: AllocationState = { status: 'not_required', number: null, error: null, requestedAt: null, decidedAt: null };
       const newIdValue = newId('doc', now.getTime());
@@ -90,12 +110,14 @@ export async function issueCreditNote(
         tx,
         sql`INSERT INTO documents(id, business_id, status, doc_type, doc_number, party_id, party, price_mode, lines, payments, note,
                                   document_date, value_date, vat_rate_bp, vat_exemption_reason, discount_amount, withholding_amount,
-                                  total_ex_vat, vat_amount, total_inc_vat, linked_document_id, allocation, warnings, snapshot, issued_at,
+                                  total_ex_vat, vat_amount, total_inc_vat, currency, exchange_rate, exchange_rate_date, exchange_rate_source, language,
+                                  linked_document_id, allocation, warnings, snapshot, issued_at,
                                   created_by_key_id, created_at, updated_at)
             VALUES (${newIdValue}, ${business.id}, 'issued', ${docType}, ${docNumber}, ${original.partyId}, ${JSON.stringify(snapshot.party)}::jsonb,
                     ${snapshot.priceMode}, ${JSON.stringify(snapshot.lines)}::jsonb, ${JSON.stringify(snapshot.payments)}::jsonb, ${reason},
                     ${day}, ${day}, ${snapshot.vatRateBp}, ${snapshot.vatExemptionReason}, ${snapshot.totals.discountAmount},
                     ${snapshot.totals.withholdingAmount}, ${snapshot.totals.totalExVat}, ${snapshot.totals.vatAmount}, ${snapshot.totals.totalIncVat},
+                    ${snapshot.currency}, ${snapshot.exchangeRate}, ${snapshot.exchangeRateDate}, ${snapshot.exchangeRateSource}, ${snapshot.language},
                     ${original.id}, ${JSON.stringify(allocation)}::jsonb, '[]'::jsonb, ${JSON.stringify(snapshot)}::jsonb, ${now.toISOString()},
                     ${ctx.key.id}, ${now.toISOString()}, ${now.toISOString()})
             RETURNING *`,

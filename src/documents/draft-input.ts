@@ -3,13 +3,14 @@
  * names the field. Pure: the saved party (if any) is looked up by the caller and passed in.
  */
 import { validation, AppError } from '../platform/errors.ts';
+import { SHEKEL } from '../platform/currencies.ts';
 import { checkedDate } from '../platform/http/formats.ts';
 import { normalizeTaxId } from '../platform/tax-id.ts';
 import type { DealerType } from '../businesses/schemas.ts';
 import type { DocumentLine, DocumentParty, DocumentPayment, DocumentRow, PaymentMethodCode } from './snapshot.ts';
 import type { LineInputBody, PaymentInputBody } from './schemas.ts';
 import { docTypeAllowed, lineAmount, vatRateProblem } from './totals.ts';
-import { decimalsProblemOf, digitsProblemOf, maxValue, textProblemOf, type CarriedField } from '../openfrmt/limits.ts';
+import { decimalsProblemOf, digitsProblemOf, textProblemOf, type CarriedField } from '../openfrmt/limits.ts';
 
 /** The Hebrew word for "unit", the default line unit. */
 export const DEFAULT_UNIT = 'יחידה';
@@ -62,6 +63,9 @@ export function normalizePayment(p: PaymentInputBody): DocumentPayment {
     cardCompany: p.cardCompany ?? null,
     cardName: p.cardName ?? null,
     cardTxType: p.cardTxType ?? null,
+    // Only when given, so shekel documents keep the shape they always had.
+    ...(p.currency ? { currency: p.currency } : {}),
+    ...(p.exchangeRate ? { exchangeRate: p.exchangeRate } : {}),
   };
 }
 
@@ -87,7 +91,7 @@ export function normalizeInlineParty(p: { name: string; taxId?: string | null; p
 export type DraftFields = Pick<
   DocumentRow,
   | 'docType' | 'party' | 'priceMode' | 'lines' | 'payments' | 'note' | 'documentDate' | 'valueDate' | 'vatRateBp'
-  | 'vatExemptionReason' | 'discountAmount' | 'withholdingAmount' | 'allocationNumber'
+  | 'vatExemptionReason' | 'discountAmount' | 'withholdingAmount' | 'allocationNumber' | 'currency' | 'exchangeRate' | 'language'
 >;
 
 /**
@@ -110,6 +114,7 @@ export function checkDraft(d: DraftFields, dealerType: DealerType): void {
   if (d.docType === 400 && d.discountAmount !== 0) {
     throw validation('body.discountAmount', 'a 400 receipt has no document discount: its total is the sum of the payments');
   }
+  checkCurrency(d);
   const rateProblem = vatRateProblem(d.vatRateBp, d.vatExemptionReason);
   if (rateProblem) throw validation(d.vatRateBp === 0 || d.vatRateBp === null ? 'body.vatExemptionReason' : 'body.vatRateBp', rateProblem);
   checkExportable(d);
@@ -126,6 +131,27 @@ export function checkDraft(d: DraftFields, dealerType: DealerType): void {
   checkedDate(d.valueDate, 'body.valueDate');
   d.payments.forEach((p, i) => {
     if (p.dueDate !== null) checkedDate(p.dueDate, `body.payments[${i}].dueDate`);
+  });
+}
+
+/**
+ * A shekel document has no rate; a foreign one may carry its own (else it takes one at issue). A
+ * payment may name the currency it was made in: its rate is needed only for a third currency (the
+ * document's rate and the shekel's are known).
+ */
+function checkCurrency(d: Pick<DraftFields, 'currency' | 'exchangeRate' | 'payments'>): void {
+  if (d.currency === SHEKEL && d.exchangeRate !== null) {
+    throw validation('body.exchangeRate', 'a shekel (ILS) document has no exchange rate; leave it out');
+  }
+  d.payments.forEach((p, i) => {
+    const own = p.currency ?? d.currency;
+    const third = own !== SHEKEL && own !== d.currency;
+    if (third && !p.exchangeRate) {
+      throw validation(`body.payments[${i}].exchangeRate`, `is required for a payment in ${own}: shekels for one ${own}`);
+    }
+    if (!third && p.exchangeRate) {
+      throw validation(`body.payments[${i}].exchangeRate`, `a payment in ${own} takes the ${own === SHEKEL ? 'shekel' : 'document\'s'} rate; leave it out`);
+    }
   });
 }
 

@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import type { Executor, Tx } from '../platform/db/engine.ts';
 import { pgErrorCode, queryOne } from '../platform/db/sql.ts';
 import { AppError, conflict, validation } from '../platform/errors.ts';
-import { appendAudit, chainOf, lockedHeadHashSql, type Actor } from '../platform/audit.ts';
+import { appendAudit, chainOf, lockedHeadHashSql } from '../platform/audit.ts';
 import { canonicalJson } from '../platform/canonical-json.ts';
 import { israelDate } from '../platform/clock.ts';
 import { newId } from '../platform/ids.ts';
@@ -16,6 +16,8 @@ import { documentView, findDocumentRow, getDocumentRow, toDocumentRow, type Docu
 import type { DraftCreateBody, DraftPatchBody, PartyInputBody } from './schemas.ts';
 import { checkDraft, normalizeInlineParty, normalizeLine, normalizePayment, type DraftFields } from './draft-input.ts';
 import { totalsOfDraft } from './totals.ts';
+import { metadataToStore, type Metadata } from '../platform/metadata.ts';
+import { SHEKEL } from '../platform/currencies.ts';
 
 const notDraft = (id: string) => new AppError(409, 'not_draft', `document ${id} is issued: it cannot be changed or deleted; issue a credit note instead`);
 
@@ -50,16 +52,18 @@ async function insertDraft(
   externalRef: string | null,
   hash: string,
   auditChain: string,
+  metadata: Metadata | undefined,
 ): Promise<{ row: DocumentRow; auditPrevHash: string | null } | undefined> {
   const r = await queryOne<Record<string, unknown> & { audit_prev_hash: string | null }>(
     tx,
     sql`WITH inserted AS (INSERT INTO documents(id, business_id, status, doc_type, party_id, party, price_mode, lines, payments, note, document_date, value_date,
                               vat_rate_bp, vat_exemption_reason, discount_amount, withholding_amount, total_ex_vat, vat_amount, total_inc_vat,
-                              external_ref, request_hash, allocation_number, created_by_key_id, created_at, updated_at)
+                              external_ref, request_hash, allocation_number, metadata, currency, exchange_rate, language,
+                              created_by_key_id, created_at, updated_at)
         VALUES (${newId('doc', at.getTime())}, ${businessId}, 'draft', ${d.docType}, ${d.party?.partyId ?? null}, ${JSON.stringify(d.party)}::jsonb,
                 ${d.priceMode}, ${JSON.stringify(d.lines)}::jsonb, ${JSON.stringify(d.payments)}::jsonb, ${d.note}, ${d.documentDate}, ${d.valueDate},
                 ${d.vatRateBp}, ${d.vatExemptionReason}, ${d.discountAmount}, ${d.withholdingAmount}, ${totals.totalExVat}, ${totals.vatAmount},
-                ${totals.totalIncVat}, ${externalRef}, ${hash}, ${d.allocationNumber}, ${keyId}, ${at.toISOString()}, ${at.toISOString()})
+                ${totals.totalIncVat}, ${externalRef}, ${hash}, ${d.allocationNumber}, ${metadataToStore(metadata)}::jsonb, ${d.currency}, ${d.exchangeRate}, ${d.language}, ${keyId}, ${at.toISOString()}, ${at.toISOString()})
         ON CONFLICT (business_id, external_ref) WHERE external_ref IS NOT NULL DO NOTHING
         RETURNING *)
         SELECT inserted.*, ${lockedHeadHashSql(auditChain)} AS audit_prev_hash FROM inserted`,
@@ -110,10 +114,13 @@ export async function createDraft(
       discountAmount: body.discountAmount ?? 0,
       withholdingAmount: body.withholdingAmount ?? 0,
       allocationNumber: body.allocationNumber ?? null,
+      currency: body.currency ?? SHEKEL,
+      exchangeRate: body.exchangeRate ?? null,
+      language: body.language ?? 'he',
     };
     checkDraft(fields, business.dealerType);
     const totals = totalsOfDraft(fields, business);
-    const inserted = await insertDraft(tx, now, business.id, ctx.key.id, fields, totals, externalRef, hash, chainOf(ctx.actor, { businessId: business.id }));
+    const inserted = await insertDraft(tx, now, business.id, ctx.key.id, fields, totals, externalRef, hash, chainOf(ctx.actor, { businessId: business.id }), body.metadata);
     if (!inserted) return undefined; // a racing request with the same key won: answer its row below
     const view = documentView(inserted.row);
     await appendAudit(
@@ -136,7 +143,7 @@ export async function patchDraft(s: Services, ctx: RequestContext, business: Bus
     const pick = <K extends keyof DraftPatchBody, V>(k: K, fallback: V, map: (v: NonNullable<DraftPatchBody[K]>) => V): V => {
       const v = body[k];
       if (v === undefined) return fallback;
-      return v === null ? (null as V) : map(v as NonNullable<DraftPatchBody[K]>);
+      return v === null ? (null as V) : map(v);
     };
     const fields: DraftFields = {
       docType: body.docType ?? cur.docType,
@@ -152,6 +159,10 @@ export async function patchDraft(s: Services, ctx: RequestContext, business: Bus
       discountAmount: body.discountAmount ?? cur.discountAmount,
       withholdingAmount: body.withholdingAmount ?? cur.withholdingAmount,
       allocationNumber: pick('allocationNumber', cur.allocationNumber, (v) => v),
+      currency: body.currency ?? cur.currency,
+      // A new currency without a new rate drops the old currency's rate.
+      exchangeRate: body.exchangeRate !== undefined ? body.exchangeRate : body.currency !== undefined && body.currency !== cur.currency ? null : cur.exchangeRate,
+      language: body.language ?? cur.language,
     };
     checkDraft(fields, business.dealerType);
     const t = totalsOfDraft(fields, business);
@@ -161,7 +172,9 @@ export async function patchDraft(s: Services, ctx: RequestContext, business: Bus
             note = ${fields.note}, document_date = ${fields.documentDate}, value_date = ${fields.valueDate}, vat_rate_bp = ${fields.vatRateBp},
             vat_exemption_reason = ${fields.vatExemptionReason}, discount_amount = ${fields.discountAmount},
             withholding_amount = ${fields.withholdingAmount}, total_ex_vat = ${t.totalExVat}, vat_amount = ${t.vatAmount},
-            total_inc_vat = ${t.totalIncVat}, allocation_number = ${fields.allocationNumber}, updated_at = ${now.toISOString()}
+            total_inc_vat = ${t.totalIncVat}, allocation_number = ${fields.allocationNumber},
+            currency = ${fields.currency}, exchange_rate = ${fields.exchangeRate}, language = ${fields.language},
+            metadata = ${metadataToStore(body.metadata, cur.metadata)}::jsonb, updated_at = ${now.toISOString()}
           WHERE id = ${id}`,
     );
     const after = documentView(await getDocumentRow(tx, business.id, id));

@@ -35,6 +35,7 @@ import {
 import type { IssueBodyInput } from './schemas.ts';
 import { buyerTaxIdRequired, docTypeAllowed, paymentsProblem, totalsOfDraft } from './totals.ts';
 import { nextNumberUpsert } from './numbering.ts';
+import { frozenCurrency, rateAtIssue, shekelFiguresProblem } from './issue-currency.ts';
 
 /** "Documents opened per business per day" (service-api.md Limits). */
 export const DOCUMENTS_PER_BUSINESS_PER_DAY = 300;
@@ -101,6 +102,9 @@ export async function afterIssue(
       docType: row.docType,
       docNumber: row.docNumber,
       totalIncVat: row.totalIncVat,
+      // The unit of totalIncVat (minor units of this currency), and the shekel total (issue 21).
+      currency: row.currency,
+      totalIncVatIls: view.ils?.totalIncVat ?? row.totalIncVat,
       partyName: view.party?.name ?? null,
       externalRef: row.externalRef,
     },
@@ -150,9 +154,15 @@ export async function issueDocument(
     const { vatRateBp } = totals;
     const payProblem = paymentsProblem(d.docType, totals, d.payments.length);
     if (payProblem) throw new AppError(422, 'payments_mismatch', `payments: ${payProblem}`);
+    // A foreign-currency document takes its rate now (the draft's, the business's or the Bank of
+    // Israel's for its date); thresholds and the books go by the shekel figures.
+    const money = frozenCurrency(await rateAtIssue(s, tx, business.id, d), totals, d.payments);
+    const shekelProblem = shekelFiguresProblem(money, totals);
+    if (shekelProblem) throw validation(shekelProblem.field, shekelProblem.problem);
+    const ils = money.ils;
 
     const warnings: DocumentWarning[] = [];
-    if (buyerTaxIdRequired(d.docType, totals.totalExVat) && !party?.taxId) {
+    if (buyerTaxIdRequired(d.docType, ils.totalExVat) && !party?.taxId) {
       warnings.push({
         code: 'buyer_tax_id_missing',
         message: 'the amount before VAT is 5,000 NIS or more: when the buyer is a dealer, their tax id must appear on the document',
@@ -161,8 +171,8 @@ export async function issueDocument(
     const eligibility = allocationEligibility({
       docType: d.docType,
       documentDate: d.documentDate,
-      totalExVat: totals.totalExVat,
-      vatAmount: totals.vatAmount,
+      totalExVat: ils.totalExVat,
+      vatAmount: ils.vatAmount,
       partyTaxId: party?.taxId,
     });
     let allocation: AllocationState = { status: 'not_required', number: d.allocationNumber, error: null, requestedAt: null, decidedAt: null };
@@ -199,7 +209,7 @@ export async function issueDocument(
       branding,
       party,
       lines,
-      payments: d.payments,
+      payments: money.payments,
       priceMode: d.priceMode,
       vatRateBp,
       vatExemptionReason: d.vatExemptionReason,
@@ -213,6 +223,13 @@ export async function issueDocument(
       note: d.note,
       allocationNumber: d.allocationNumber,
       linkedDocument: null,
+      metadata: d.metadata,
+      currency: money.currency,
+      exchangeRate: money.exchangeRate,
+      exchangeRateDate: money.exchangeRateDate,
+      exchangeRateSource: money.exchangeRateSource,
+      ils,
+      language: d.language,
     };
     // One statement: the day's allowance, the month's count, the next number of the series (its
     // row stays locked until commit: keep the rest short) and the row itself. A refused allowance or
@@ -232,7 +249,9 @@ export async function issueDocument(
           num AS (${nextNumberUpsert(business.id, d.docType)}),
           issued AS (
             UPDATE documents SET status = 'issued', doc_number = num.last_number, party = ${JSON.stringify(party)}::jsonb,
-              lines = ${JSON.stringify(lines)}::jsonb, vat_rate_bp = ${vatRateBp}, discount_amount = ${totals.discountAmount},
+              lines = ${JSON.stringify(lines)}::jsonb, payments = ${JSON.stringify(money.payments)}::jsonb,
+              vat_rate_bp = ${vatRateBp}, discount_amount = ${totals.discountAmount},
+              exchange_rate = ${money.exchangeRate}, exchange_rate_date = ${money.exchangeRateDate}, exchange_rate_source = ${money.exchangeRateSource},
               total_ex_vat = ${totals.totalExVat}, vat_amount = ${totals.vatAmount}, total_inc_vat = ${totals.totalIncVat},
               allocation = ${JSON.stringify(allocation)}::jsonb, warnings = ${JSON.stringify(warnings)}::jsonb,
               snapshot = jsonb_set(${JSON.stringify(snapshot)}::jsonb, '{docNumber}', to_jsonb(num.last_number)),

@@ -5,6 +5,7 @@ import { query } from '../platform/db/sql.ts';
 import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
 import { documentView, toDocumentRow, type DocumentView } from './snapshot.ts';
 import type { ListQueryInput } from './schemas.ts';
+import { metadataCondition } from '../platform/metadata.ts';
 
 function likeEscape(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -19,6 +20,8 @@ function filters(businessId: string, q: ListQueryInput): SQL[] {
   if (q.before) where.push(sql`created_at < ${q.before}`);
   if (q.externalRefPrefix) where.push(sql`external_ref LIKE ${likeEscape(q.externalRefPrefix) + '%'}`);
   if (q.partyId) where.push(sql`party_id = ${q.partyId}`);
+  const byMetadata = metadataCondition(q.metadata);
+  if (byMetadata) where.push(byMetadata);
   return where;
 }
 

@@ -5,6 +5,9 @@ import { BrandingInput } from '../businesses/schemas.ts';
 import { carrier, maxAgorot, maxLength, maxScaled, maxValue } from '../openfrmt/limits.ts';
 import { DOC_TYPES } from '../businesses/schemas.ts';
 import type { AllocationStatus } from './snapshot.ts';
+import { CURRENCY_CODES } from '../platform/currencies.ts';
+import { EXCHANGE_RATE_PATTERN } from './currency.ts';
+import { METADATA_DESCRIPTION, MetadataCreate, MetadataPatch, MetadataQuery, MetadataSchema, type Metadata } from '../platform/metadata.ts';
 
 export const NOTE_MAX = 500;
 
@@ -15,6 +18,14 @@ const PAYMENT_ALIASES = [
 const PAYMENT_CODES = [1, 2, 3, 4, 5, 8, 9, 91, 92, 93] as const;
 
 const str = (max: number) => Type.String({ maxLength: max });
+
+/** An ISO 4217 code (docs/currency.md). */
+export const CurrencyCode = (description: string) => Type.Enum([...CURRENCY_CODES], { type: 'string', description });
+/** Shekels for one unit of a currency, as a decimal string (never a float). */
+export const ExchangeRate = (description: string) =>
+  Type.String({ pattern: EXCHANGE_RATE_PATTERN, maxLength: 17, description, examples: ['3.6540'] });
+export const LANGUAGES = ['he', 'en', 'he+en'] as const;
+const Language = Type.Enum([...LANGUAGES], { type: 'string', description: 'The printed language: he (default), en, or he+en (bilingual); frozen at issue.' });
 
 /**
  * Limits of the values a draft takes, each the capacity of the OPENFRMT field that will carry it
@@ -48,10 +59,10 @@ export const LineInput = Type.Object(
       maximum: LIMITS.quantity,
       description: `May be fractional, at most 4 decimals (${carrier('quantity')}).`,
     }),
-    unitPriceExVat: agorot(LIMITS.unitPriceAgorot, 'unitPrice', 'Agorot; VAT-inclusive in gross mode.'),
+    unitPriceExVat: agorot(LIMITS.unitPriceAgorot, 'unitPrice', 'Minor units of the document\'s currency (agorot for ILS); VAT-inclusive in gross mode.'),
     sku: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.skuChars, description: `${carrier('lineSku')}.` }))),
     unit: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.unitChars, description: `${carrier('lineUnit')}.` }))),
-    lineDiscount: Type.Optional(Nullable(agorot(LIMITS.lineDiscountAgorot, 'lineDiscount', 'Agorot.'))),
+    lineDiscount: Type.Optional(Nullable(agorot(LIMITS.lineDiscountAgorot, 'lineDiscount', 'Minor units of the document\'s currency.'))),
   },
   { additionalProperties: false },
 );
@@ -63,7 +74,7 @@ export const PaymentInput = Type.Object(
       Type.Union(PAYMENT_CODES.map((c) => Type.Literal(c))),
       Type.Union(PAYMENT_ALIASES.map((a) => Type.Literal(a))),
     ], { description: 'Integer code 1, 2, 3, 4, 5, 8, 9, 91, 92, 93 or a string alias; stored as the integer code.' }),
-    amount: agorot(LIMITS.paymentAgorot, 'paymentAmount', 'Agorot.', 1),
+    amount: agorot(LIMITS.paymentAgorot, 'paymentAmount', 'Minor units of the document\'s currency.', 1),
     dueDate: Type.Optional(Nullable(IsoDate)),
     bankCode: Type.Optional(Nullable(str(20))),
     branchCode: Type.Optional(Nullable(str(20))),
@@ -72,6 +83,8 @@ export const PaymentInput = Type.Object(
     cardCompany: Type.Optional(Nullable(str(40))),
     cardName: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.cardNameChars, description: `${carrier('cardName')}.` }))),
     cardTxType: Type.Optional(Nullable(str(40))),
+    currency: Type.Optional(Nullable(CurrencyCode('The currency the payment was made in, when not the document\'s (informational: `amount` stays in the document\'s currency). Default: the document\'s.'))),
+    exchangeRate: Type.Optional(Nullable(ExchangeRate('Shekels for one unit of the payment\'s `currency`; only when that currency is neither ILS nor the document\'s, where it is required.'))),
   },
   { additionalProperties: false },
 );
@@ -112,8 +125,8 @@ const draftFields = {
   note: Type.Optional(Nullable(Type.String({ maxLength: NOTE_MAX }))),
   documentDate: Type.Optional(IsoDate),
   valueDate: Type.Optional(IsoDate),
-  discountAmount: Type.Optional(agorot(LIMITS.discountAgorot, 'discount', 'Agorot.')),
-  withholdingAmount: Type.Optional(agorot(LIMITS.withholdingAgorot, 'withholding', 'Agorot.')),
+  discountAmount: Type.Optional(agorot(LIMITS.discountAgorot, 'discount', 'Minor units of the document\'s currency.')),
+  withholdingAmount: Type.Optional(agorot(LIMITS.withholdingAgorot, 'withholding', 'Minor units of the document\'s currency.')),
   vatRateBp: Type.Optional(Nullable(Type.Integer({
     minimum: 0,
     maximum: LIMITS.vatRateBp,
@@ -121,10 +134,13 @@ const draftFields = {
   }))),
   vatExemptionReason: Type.Optional(Nullable(Type.Enum([...VAT_EXEMPTION_REASONS], { type: 'string' }))),
   allocationNumber: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 40 }))),
+  currency: Type.Optional(CurrencyCode('ISO 4217; default ILS. Every amount of the document (lines, payments, discount, withholding) is in this currency\'s minor units (cents; yen for JPY; fils for KWD).')),
+  exchangeRate: Type.Optional(Nullable(ExchangeRate('Shekels for one unit of `currency`, as precise as its source. Omit (or null) to take, at issue, the business\'s agreed rate or else the Bank of Israel representative rate of documentDate (docs/currency.md). Not allowed for ILS.'))),
+  language: Type.Optional(Language),
 };
 
 export const DraftCreate = Type.Object(
-  { docType: DocTypeInput, ...draftFields, externalRef: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
+  { docType: DocTypeInput, ...draftFields, metadata: MetadataCreate, externalRef: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
   {
     additionalProperties: false,
     examples: [
@@ -141,7 +157,7 @@ export const DraftCreate = Type.Object(
 export type DraftCreateBody = Static<typeof DraftCreate>;
 
 export const DraftPatch = Type.Object(
-  { docType: Type.Optional(DocTypeInput), ...draftFields },
+  { docType: Type.Optional(DocTypeInput), ...draftFields, metadata: MetadataPatch },
   { additionalProperties: false, description: 'Fields given replace the stored ones; docType may be left out.' },
 );
 export type DraftPatchBody = Static<typeof DraftPatch>;
@@ -171,6 +187,7 @@ export const ListQuery = Type.Object(
     partyId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     skip: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0, description: 'Offset within the page (after `cursor`); rows inserted meanwhile shift it: page with `cursor`.' })),
     counts: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('0')])),
+    metadata: MetadataQuery,
   },
   { additionalProperties: false },
 );
@@ -206,6 +223,9 @@ const PaymentOut = Type.Object({
   cardCompany: Nullable(Type.String()),
   cardName: Nullable(Type.String()),
   cardTxType: Nullable(Type.String()),
+  currency: Type.Optional(Type.String({ description: 'The currency the payment was made in, when given.' })),
+  exchangeRate: Type.Optional(Nullable(Type.String())),
+  originalAmount: Type.Optional(Type.Integer({ description: 'The amount in the payment\'s own currency (its minor units), set at issue when that currency is not the document\'s.' })),
 });
 const ALLOCATION_STATUSES = ['not_required', 'pending', 'granted', 'refused', 'failed'] as const;
 // Every AllocationStatus is listed (a new one fails to compile here).
@@ -241,9 +261,19 @@ export const Document = Type.Object(
     totalIncVat: Type.Integer(),
     discountAmount: Type.Integer(),
     withholdingAmount: Type.Integer(),
+    currency: Type.String({ description: 'ISO 4217; the money fields above, lines and payments are in its minor units.' }),
+    exchangeRate: Nullable(Type.String({ description: 'Shekels for one unit of the currency; null for ILS, and on a draft that takes its rate at issue.' })),
+    exchangeRateDate: Nullable(Type.String({ description: 'The date the rate is of (a Bank of Israel rate: the last published on or before documentDate).' })),
+    exchangeRateSource: Nullable(Type.Enum(['boi', 'business', 'request'], { type: 'string', description: 'boi: the Bank of Israel representative rate; business: the business\'s agreed rate; request: given on the draft.' })),
+    ils: Nullable(Type.Object(
+      { totalExVat: Type.Integer(), vatAmount: Type.Integer(), totalIncVat: Type.Integer(), discountAmount: Type.Integer(), withholdingAmount: Type.Integer() },
+      { description: 'The five totals in agorot (equal to the main ones for ILS); frozen at issue. Null on a foreign-currency draft whose rate is taken at issue.' },
+    )),
+    language: Language,
     linkedDocumentId: Nullable(Type.String()),
     cancelledByDocumentId: Nullable(Type.String()),
     externalRef: Nullable(Type.String()),
+    metadata: Type.Unsafe<Metadata>({ ...MetadataSchema, description: `${METADATA_DESCRIPTION} Frozen with the document at issue.` }),
     warnings: Type.Array(Type.Object({ code: Type.String(), message: Type.String() })),
     allocation: Nullable(Allocation),
     files: Nullable(Type.Object({ origin: Type.String(), copy: Type.String() })),

@@ -9,8 +9,12 @@ import { iso, isoOrNull, queryOne } from '../platform/db/sql.ts';
 import { notFound } from '../platform/errors.ts';
 import type { StoredBranding } from '../businesses/service.ts';
 import type { DealerType } from '../businesses/schemas.ts';
+import { metadataOf, type Metadata } from '../platform/metadata.ts';
+import { ilsTotals } from './currency.ts';
+import type { DocType, Totals } from './figures.ts';
 
-export type DocType = 305 | 320 | 330 | 400;
+export type { DocType, Totals } from './figures.ts';
+
 export type PriceMode = 'net' | 'gross';
 export type VatExemptionReason = 'eilat' | 'export' | 'exempt';
 /** Integer payment method codes (decisions.md); 91–93 are payment apps, exported as 9. */
@@ -51,14 +55,27 @@ export interface DocumentPayment {
   cardCompany: string | null;
   cardName: string | null;
   cardTxType: string | null;
+  /** Issue 21: a payment in another currency than the document's (absent: the document's). `amount` stays in the document currency's minor units. */
+  currency?: string;
+  exchangeRate?: string | null;
+  /** The payment's amount in its own currency's minor units, when `currency` differs. */
+  originalAmount?: number;
 }
 
-export interface Totals {
-  totalExVat: number;
-  vatAmount: number;
-  totalIncVat: number;
-  discountAmount: number;
-  withholdingAmount: number;
+/** A document's printed language (issue 21): Hebrew, English, or both side by side. */
+export type DocumentLanguage = 'he' | 'en' | 'he+en';
+/** Where an exchange rate came from: the Bank of Israel, the business's own agreed rate, or the request. */
+export type ExchangeRateSource = 'boi' | 'business' | 'request';
+
+/**
+ * A document's currency (issue 21): amounts are in its minor units; `exchangeRate` is shekels for one
+ * unit of the currency as a decimal string; all null/`ILS` for a shekel document.
+ */
+export interface DocumentCurrency {
+  currency: string;
+  exchangeRate: string | null;
+  exchangeRateDate: string | null;
+  exchangeRateSource: ExchangeRateSource | null;
 }
 
 export interface LinkedDocument {
@@ -97,6 +114,16 @@ export interface DocumentSnapshot {
   allocationNumber: string | null;
   /** For a credit note (330) or a negative receipt (400): the document it reverses. */
   linkedDocument: LinkedDocument | null;
+  /** The caller's metadata at issue (absent from snapshots taken before it existed). Never printed or exported. */
+  metadata?: Metadata;
+  /** Issue 21; absent from older snapshots, which are shekel documents in Hebrew. `totals` are in the currency's minor units. */
+  currency?: string;
+  exchangeRate?: string | null;
+  exchangeRateDate?: string | null;
+  exchangeRateSource?: ExchangeRateSource | null;
+  /** The five totals in agorot (equal to `totals` for ILS). */
+  ils?: Totals;
+  language?: DocumentLanguage;
 }
 
 export type AllocationStatus = 'not_required' | 'pending' | 'granted' | 'refused' | 'failed';
@@ -142,8 +169,15 @@ export interface DocumentRow {
   totalExVat: number;
   vatAmount: number;
   totalIncVat: number;
+  /** Issue 21: the document's currency (amounts above are in its minor units) and its rate to the shekel. */
+  currency: string;
+  exchangeRate: string | null;
+  exchangeRateDate: string | null;
+  exchangeRateSource: ExchangeRateSource | null;
+  language: DocumentLanguage;
   linkedDocumentId: string | null;
   externalRef: string | null;
+  metadata: Metadata;
   requestHash: string | null;
   allocationNumber: string | null;
   allocation: AllocationState | null;
@@ -195,8 +229,14 @@ export function toDocumentRow(r: Record<string, unknown>): DocumentRow {
     totalExVat: Number(r.total_ex_vat),
     vatAmount: Number(r.vat_amount),
     totalIncVat: Number(r.total_inc_vat),
+    currency: (r.currency as string | undefined) ?? 'ILS',
+    exchangeRate: (r.exchange_rate as string | null) ?? null,
+    exchangeRateDate: r.exchange_rate_date === null || r.exchange_rate_date === undefined ? null : isoDay(r.exchange_rate_date),
+    exchangeRateSource: (r.exchange_rate_source as ExchangeRateSource | null) ?? null,
+    language: (r.language as DocumentLanguage | undefined) ?? 'he',
     linkedDocumentId: (r.linked_document_id as string | null) ?? null,
     externalRef: (r.external_ref as string | null) ?? null,
+    metadata: metadataOf(r.metadata),
     requestHash: (r.request_hash as string | null) ?? null,
     allocationNumber: (r.allocation_number as string | null) ?? null,
     allocation: json<AllocationState | null>(r.allocation ?? null),
@@ -243,8 +283,23 @@ export type DocumentView = Pick<
   | 'id' | 'businessId' | 'status' | 'docType' | 'docNumber' | 'allocationNumber' | 'party' | 'priceMode' | 'lines'
   | 'payments' | 'note' | 'documentDate' | 'valueDate' | 'vatRateBp' | 'vatExemptionReason' | 'totalExVat' | 'vatAmount'
   | 'totalIncVat' | 'discountAmount' | 'withholdingAmount' | 'linkedDocumentId' | 'cancelledByDocumentId' | 'externalRef'
-  | 'warnings' | 'allocation' | 'printCount' | 'issuedAt' | 'createdAt'
-> & { files: { origin: string; copy: string } | null };
+  | 'metadata' | 'warnings' | 'allocation' | 'printCount' | 'issuedAt' | 'createdAt'
+  | 'currency' | 'exchangeRate' | 'exchangeRateDate' | 'exchangeRateSource' | 'language'
+> & { files: { origin: string; copy: string } | null; ils: Totals | null };
+
+const totalsOfRow = (d: DocumentRow): Totals => ({
+  totalExVat: d.totalExVat, vatAmount: d.vatAmount, totalIncVat: d.totalIncVat, discountAmount: d.discountAmount, withholdingAmount: d.withholdingAmount,
+});
+
+/**
+ * The shekel totals: frozen in the snapshot of an issued document (a shekel document from before
+ * issue 21 has none: its totals are shekels); on a draft, computed when its rate is known.
+ */
+export function ilsOf(d: DocumentRow): Totals | null {
+  if (d.snapshot) return d.snapshot.ils ?? d.snapshot.totals;
+  if (d.currency === 'ILS') return totalsOfRow(d);
+  return d.exchangeRate === null ? null : ilsTotals(totalsOfRow(d), d.currency, d.exchangeRate);
+}
 
 /**
  * The Document JSON of a row. An issued document shows its frozen snapshot (party, lines,
@@ -273,9 +328,16 @@ export function documentView(d: DocumentRow): DocumentView {
     totalIncVat: d.totalIncVat,
     discountAmount: d.discountAmount,
     withholdingAmount: d.withholdingAmount,
+    currency: d.currency,
+    exchangeRate: d.exchangeRate,
+    exchangeRateDate: d.exchangeRateDate,
+    exchangeRateSource: d.exchangeRateSource,
+    ils: ilsOf(d),
+    language: d.language,
     linkedDocumentId: d.linkedDocumentId,
     cancelledByDocumentId: d.cancelledByDocumentId,
     externalRef: d.externalRef,
+    metadata: snap?.metadata ?? d.metadata,
     warnings: (d.warnings ?? []).map((w) => ({ code: String(w.code), message: String(w.message ?? '') })),
     allocation: d.allocation
       ? {

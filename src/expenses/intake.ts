@@ -69,7 +69,7 @@ export async function readReceipt(req: FastifyRequest, maxBytes: number): Promis
     // A quick bound before decoding: base64 carries 3 bytes per 4 characters.
     if (body.file.length > Math.ceil(maxBytes / 3) * 4 + 256) throw tooLarge(maxBytes);
     ({ bytes, declaredMime: declared } = parseDataUri(body.file, 'body.file'));
-    name = body.name as string | undefined;
+    name = body.name;
   }
   const field = req.isMultipart() ? 'file' : 'body.file';
   const mime = checkReceiptBytes(bytes, declared, maxBytes, field);

@@ -14,8 +14,6 @@ import {
   ExpensePatch,
   ListQuery,
   UploadJson,
-  type ExpenseCreateBody,
-  type ExpensePatchBody,
   type ListQueryValue,
 } from './schemas.ts';
 import { getExpense, listExpenses } from './rows.ts';
@@ -91,7 +89,7 @@ export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
     async (req, reply) => {
       const ctx = ctxOf(req);
       const key = req.headers['idempotency-key'];
-      const result = await createDraft(s, ctx.database, ctx.actor, businessOf(req), (req.body ?? {}) as ExpenseCreateBody, typeof key === 'string' ? key : undefined);
+      const result = await createDraft(s, ctx.database, ctx.actor, businessOf(req), (req.body ?? {}), typeof key === 'string' ? key : undefined);
       if (result.deduped) reply.header('Idempotent-Replayed', 'true');
       return reply.status(201).send({ ok: true, ...result });
     },
@@ -106,7 +104,7 @@ export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
     async (req) => {
       const ctx = ctxOf(req);
       const { id } = req.params as { id: string };
-      return { ok: true as const, expense: await patchDraft(s, ctx.database, ctx.actor, businessOf(req), id, (req.body ?? {}) as ExpensePatchBody) };
+      return { ok: true as const, expense: await patchDraft(s, ctx.database, ctx.actor, businessOf(req), id, (req.body ?? {})) };
     },
   );
 

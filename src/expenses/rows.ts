@@ -3,6 +3,7 @@ import type { Executor } from '../platform/db/engine.ts';
 import { iso, isoOrNull, query, queryOne } from '../platform/db/sql.ts';
 import { notFound } from '../platform/errors.ts';
 import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
+import { metadataCondition, metadataOf } from '../platform/metadata.ts';
 import type { ExpenseView, ListQueryValue } from './schemas.ts';
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
@@ -34,10 +35,11 @@ export function toExpense(r: Record<string, unknown>): ExpenseView {
     deductibleVat: num(r.deductible_vat),
     note: strOrNull(r.note),
     receiptFileId: strOrNull(r.receipt_file_id),
-    ocrExtraction: (r.ocr_extraction as unknown) ?? null,
+    ocrExtraction: (r.ocr_extraction) ?? null,
     reversesExpenseId: strOrNull(r.reverses_expense_id),
     reversedByExpenseId: strOrNull(r.reversed_by_expense_id),
     externalRef: strOrNull(r.external_ref),
+    metadata: metadataOf(r.metadata),
     recordedAt: isoOrNull(r.recorded_at),
     createdAt: iso(r.created_at),
     updatedAt: iso(r.updated_at),
@@ -64,6 +66,8 @@ function where(businessId: string, q: ListQueryValue, withStatus: boolean): SQL 
   const parts: SQL[] = [sql`business_id = ${businessId}`];
   if (withStatus && q.status) parts.push(sql`status = ${q.status}`);
   if (q.categoryKey) parts.push(sql`category_key = ${q.categoryKey}`);
+  const byMetadata = metadataCondition(q.metadata);
+  if (byMetadata) parts.push(byMetadata);
   if (q.from) parts.push(sql`supplier_doc_date >= ${q.from}::date`);
   if (q.to) parts.push(sql`supplier_doc_date <= ${q.to}::date`);
   if (q.q) {

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { IsoDate, IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { CursorQuery } from '../platform/http/cursor.ts';
+import { MetadataCreate, MetadataPatch, MetadataQuery, MetadataSchema } from '../platform/metadata.ts';
 import { SUPPLIER_DOC_TYPES } from './ocr/extraction.ts';
 import { carrier, maxAgorot, maxLength } from '../openfrmt/limits.ts';
 
@@ -54,6 +55,7 @@ export const Expense = Type.Object(
     reversesExpenseId: Nullable(Type.String()),
     reversedByExpenseId: Nullable(Type.String()),
     externalRef: Nullable(Type.String()),
+    metadata: MetadataSchema,
     recordedAt: Nullable(IsoDateTime),
     createdAt: IsoDateTime,
     updatedAt: IsoDateTime,
@@ -87,12 +89,12 @@ const draftFields = {
 };
 
 export const ExpenseCreate = Type.Object(
-  { ...draftFields, externalRef: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
+  { ...draftFields, metadata: MetadataCreate, externalRef: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
   { additionalProperties: false },
 );
 export type ExpenseCreateBody = Static<typeof ExpenseCreate>;
 
-export const ExpensePatch = Type.Object(draftFields, { additionalProperties: false });
+export const ExpensePatch = Type.Object({ ...draftFields, metadata: MetadataPatch }, { additionalProperties: false });
 export type ExpensePatchBody = Static<typeof ExpensePatch>;
 
 export const CorrectionBody = Type.Object(
@@ -120,6 +122,7 @@ export const ListQuery = Type.Object(
     cursor: Type.Optional(CursorQuery),
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     counts: Type.Optional(Type.Literal('1')),
+    metadata: MetadataQuery,
   },
   { additionalProperties: false },
 );

@@ -15,6 +15,7 @@ import { requireCompleteAmounts } from './amounts.ts';
 import { applyDraftInput, EMPTY_DRAFT, requireRecordable, type DraftFields } from './draft-input.ts';
 import { expenseCeiling, openExpenseRows, requireApproved } from './limits.ts';
 import { EXPENSE_COLUMNS, expenseRow, toExpense } from './rows.ts';
+import { metadataToStore, type Metadata } from '../platform/metadata.ts';
 import type { ExpenseCreateBody, ExpensePatchBody, ExpenseView } from './schemas.ts';
 
 export interface NewExpenseRow extends DraftFields {
@@ -27,6 +28,7 @@ export interface NewExpenseRow extends DraftFields {
   reversesExpenseId?: string | null;
   deductibleVat?: number | null;
   recordedAt?: Date | null;
+  metadata?: Metadata;
 }
 
 /** Inserts a row (the caller took the row limits). Answers undefined when the externalRef already exists. */
@@ -36,12 +38,12 @@ export async function insertExpense(tx: Tx, at: Date, actor: Actor, b: BusinessR
     tx,
     sql`INSERT INTO expenses(id, business_id, status, source, category_key, supplier_name, supplier_tax_id, party_id, supplier_doc_type,
           supplier_doc_number, supplier_doc_date, allocation_number, amount_ex_vat, vat_amount, amount_inc_vat, deductible_vat, note,
-          receipt_file_id, ocr_extraction, reverses_expense_id, external_ref, request_hash, created_by_key_id, recorded_at, created_at, updated_at)
+          receipt_file_id, ocr_extraction, reverses_expense_id, external_ref, request_hash, metadata, created_by_key_id, recorded_at, created_at, updated_at)
         VALUES (${id}, ${b.id}, ${r.status ?? 'draft'}, ${r.source}, ${r.categoryKey}, ${r.supplierName}, ${r.supplierTaxId}, ${r.partyId},
           ${r.supplierDocType}, ${r.supplierDocNumber}, ${r.supplierDocDate}, ${r.allocationNumber}, ${r.amountExVat}, ${r.vatAmount},
           ${r.amountIncVat}, ${r.deductibleVat ?? null}, ${r.note}, ${r.receiptFileId ?? null},
           ${r.ocrExtraction === undefined || r.ocrExtraction === null ? null : JSON.stringify(r.ocrExtraction)}::jsonb,
-          ${r.reversesExpenseId ?? null}, ${r.externalRef ?? null}, ${r.requestHash ?? null}, ${actor.keyId},
+          ${r.reversesExpenseId ?? null}, ${r.externalRef ?? null}, ${r.requestHash ?? null}, ${metadataToStore(r.metadata)}::jsonb, ${actor.keyId},
           ${r.recordedAt ? r.recordedAt.toISOString() : null}, ${at.toISOString()}, ${at.toISOString()})
         ON CONFLICT (business_id, external_ref) WHERE external_ref IS NOT NULL DO NOTHING
         RETURNING ${EXPENSE_COLUMNS}`,
@@ -111,7 +113,7 @@ export async function createDraft(
       if (seen) return seen;
       const fields = await applyDraftInput(tx, b.id, EMPTY_DRAFT, body);
       await openExpenseRows(tx, b, ceiling, now);
-      const expense = await insertExpense(tx, now, actor, b, { ...fields, source: 'manual', externalRef, requestHash: hash });
+      const expense = await insertExpense(tx, now, actor, b, { ...fields, source: 'manual', externalRef, requestHash: hash, metadata: body.metadata });
       if (!expense) throw RACED; // a concurrent call with the same key committed first: roll back our limit take
       return { expense, deduped: false };
     });
@@ -137,7 +139,8 @@ export async function patchDraft(s: Services, database: Database, actor: Actor, 
       sql`UPDATE expenses SET category_key = ${f.categoryKey}, supplier_name = ${f.supplierName}, supplier_tax_id = ${f.supplierTaxId},
             party_id = ${f.partyId}, supplier_doc_type = ${f.supplierDocType}, supplier_doc_number = ${f.supplierDocNumber},
             supplier_doc_date = ${f.supplierDocDate}, allocation_number = ${f.allocationNumber}, amount_ex_vat = ${f.amountExVat},
-            vat_amount = ${f.vatAmount}, amount_inc_vat = ${f.amountIncVat}, note = ${f.note}, updated_at = ${now.toISOString()}
+            vat_amount = ${f.vatAmount}, amount_inc_vat = ${f.amountIncVat}, note = ${f.note},
+            metadata = ${metadataToStore(body.metadata, before.metadata)}::jsonb, updated_at = ${now.toISOString()}
           WHERE id = ${id} RETURNING ${EXPENSE_COLUMNS}`,
     );
     const after = toExpense(row!);
@@ -242,6 +245,7 @@ export async function correctExpense(
       recordedAt: now,
       receiptFileId: original.receiptFileId,
       reversesExpenseId: original.id,
+      metadata: original.metadata, // a metadata filter finds the storno beside the row it corrects
     }))!;
     await tx.execute(sql`UPDATE expenses SET reversed_by_expense_id = ${reversal.id} WHERE id = ${original.id}`);
     await appendAudit(tx, now, actor, {
@@ -259,7 +263,7 @@ export async function correctExpense(
   try {
     const draft = await database.db.transaction(async (tx) => {
       await openExpenseRows(tx, b, ceiling, now);
-      return (await insertExpense(tx, now, actor, b, { ...fieldsOf(original), source: 'redraft', receiptFileId: original.receiptFileId }))!;
+      return (await insertExpense(tx, now, actor, b, { ...fieldsOf(original), source: 'redraft', receiptFileId: original.receiptFileId, metadata: original.metadata }))!;
     });
     return { expense: reversal, draft };
   } catch (err) {

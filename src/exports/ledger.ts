@@ -16,6 +16,7 @@ import { conflict } from '../platform/errors.ts';
 import { signedValue, type Fields } from '../openfrmt/reader.ts';
 import type { B100Input, B110Input } from '../openfrmt/ledger-records.ts';
 import type { TrialBalanceRow } from '../ledger/store.ts';
+import { toHundredths } from '../documents/currency.ts';
 
 type Head = 'recordNo' | 'vatId';
 
@@ -86,6 +87,8 @@ interface LineRow {
   account_code: string;
   side: number;
   amount: string;
+  currency: string | null;
+  foreign_amount: string | null;
 }
 
 /**
@@ -124,7 +127,7 @@ export async function* exportJournal(
                AND entry_date BETWEEN ${range.from}::date AND ${range.to}::date AND created_at <= ${cutOff.toISOString()}
              ORDER BY entry_no LIMIT ${chunk})
           SELECT e.entry_no, l.line_no, e.entry_date::text AS day, e.created_at, e.description, e.reference, e.reference_doc_type,
-                 l.account_code, l.side, l.amount
+                 l.account_code, l.side, l.amount, l.currency, l.foreign_amount
             FROM e JOIN journal_lines l ON l.entry_id = e.id
            ORDER BY e.entry_no, l.line_no`,
     );
@@ -140,6 +143,9 @@ export async function* exportJournal(
       account: r.account_code,
       side: r.side as 1 | 2,
       amount: Number(r.amount),
+      // 1367/1369: a foreign-currency line's currency and its amount in hundredths of the unit (the field's two decimals).
+      currency: r.currency,
+      foreignAmount: r.currency && r.foreign_amount !== null ? toHundredths(Number(r.foreign_amount), r.currency) : null,
       entryDate: entryDateOf(r.created_at),
     }));
     after = Number(rows[rows.length - 1].entry_no);

@@ -25,6 +25,8 @@
 import { roundHalfAwayFromZero } from '../platform/money.ts';
 import type { DocumentSnapshot, DocumentPayment } from '../documents/snapshot.ts';
 import type { ExportDocument } from '../openfrmt/assemble.ts';
+import { SHEKEL } from '../platform/currencies.ts';
+import { allocateAgorot, ilsPaymentAmounts, toAgorot, toHundredths } from '../documents/currency.ts';
 
 const WALK_IN_NAME = 'לקוח מזדמן';
 
@@ -81,7 +83,7 @@ export function codeOf(table: [RegExp, number][], v: string | null): number | nu
 export const acquirerCode = (v: string | null) => codeOf(ACQUIRERS, v);
 export const dealTypeCode = (v: string | null) => codeOf(DEAL_TYPES, v);
 
-function payment(p: DocumentPayment): ExportDocument['payments'][number] {
+function payment(p: DocumentPayment, amount: number): ExportDocument['payments'][number] {
   const isCheque = p.method === 2;
   const isCard = p.method === 3;
   return {
@@ -91,7 +93,7 @@ function payment(p: DocumentPayment): ExportDocument['payments'][number] {
     bankAccount: isCheque ? p.accountNumber : null,
     chequeNo: isCheque ? p.checkNumber : null,
     dueDate: isCheque || isCard ? p.dueDate : null,
-    amount: p.amount,
+    amount,
     acquirer: isCard ? acquirerCode(p.cardCompany) : null,
     cardName: isCard ? p.cardName : null,
     dealType: isCard ? dealTypeCode(p.cardTxType) : null,
@@ -103,9 +105,33 @@ function exVat(gross: number, rateBp: number): number {
   return rateBp === 0 ? gross : roundHalfAwayFromZero((gross * 10000) / (10000 + rateBp));
 }
 
+/**
+ * A foreign-currency document is written in shekels (A000/1032 leading currency ILS): C100 amounts
+ * are its frozen shekel totals, with its total in the currency in 1217 and the code in 1218; D110
+ * line totals and D120 payments are its own amounts in shekels, allocated so that they add up to the
+ * shekel totals exactly (docs/currency.md); unit prices and line discounts are converted one by one.
+ */
+function shekelFigures(snap: DocumentSnapshot) {
+  const currency = snap.currency ?? SHEKEL;
+  const rate = snap.exchangeRate ?? null;
+  const t = snap.ils ?? snap.totals;
+  if (currency === SHEKEL || rate === null) {
+    return { t, foreign: null, lineAmounts: snap.lines.map((l) => l.amount), unit: (x: number) => x, payments: snap.payments.map((p) => p.amount) };
+  }
+  const linesTarget = snap.priceMode === 'gross' ? t.totalIncVat + t.discountAmount : t.totalExVat + t.discountAmount;
+  return {
+    t,
+    foreign: { total: toHundredths(snap.totals.totalIncVat, currency), currency },
+    lineAmounts: allocateAgorot(snap.lines.map((l) => l.amount), currency, rate, linesTarget),
+    unit: (x: number) => toAgorot(x, currency, rate),
+    payments: ilsPaymentAmounts(snap),
+  };
+}
+
 export function exportDocument(snap: DocumentSnapshot): ExportDocument {
   const { date: issueDate, time: issueTime } = israelDateTime(snap.issuedAt);
-  const t = snap.totals;
+  const money = shekelFigures(snap);
+  const t = money.t;
   const gross = snap.priceMode === 'gross';
   const sign = snap.docType === 330 ? (x: number) => Math.abs(x) : (x: number) => x;
   const isReceipt = snap.docType === 400;
@@ -126,7 +152,8 @@ export function exportDocument(snap: DocumentSnapshot): ExportDocument {
       partyPhone: party?.phone ?? null,
       partyVatId: party?.taxId && /^\d{1,9}$/.test(party.taxId) ? party.taxId : null,
       valueDate: snap.valueDate,
-      foreignTotal: null,
+      foreignTotal: money.foreign ? sign(money.foreign.total) : null,
+      foreignCurrency: money.foreign?.currency ?? null,
       amountBeforeDiscount: sign(isReceipt ? t.totalIncVat : t.totalExVat + discountExVat),
       discount: isReceipt ? 0 : Math.abs(discountExVat),
       amountAfterDiscountExVat: sign(isReceipt ? t.totalIncVat : t.totalExVat),
@@ -140,19 +167,19 @@ export function exportDocument(snap: DocumentSnapshot): ExportDocument {
       cancelled: false,
     },
     lines: withLines
-      ? snap.lines.map((l) => ({
+      ? snap.lines.map((l, i) => ({
           baseDocType: base ? base.docType : null,
           baseDocNumber: base ? String(base.docNumber) : null,
           sku: l.sku,
           description: l.description,
           unit: l.unit || 'יחידה',
           quantity: snap.docType === 330 ? Math.abs(l.quantity) : l.quantity,
-          unitPriceExVat: sign(gross ? exVat(l.unitPriceExVat, snap.vatRateBp) : l.unitPriceExVat),
-          lineDiscount: Math.abs(gross ? exVat(l.lineDiscount, snap.vatRateBp) : l.lineDiscount),
-          lineTotal: sign(gross ? exVat(l.amount, snap.vatRateBp) : l.amount),
+          unitPriceExVat: sign(gross ? exVat(money.unit(l.unitPriceExVat), snap.vatRateBp) : money.unit(l.unitPriceExVat)),
+          lineDiscount: Math.abs(gross ? exVat(money.unit(l.lineDiscount), snap.vatRateBp) : money.unit(l.lineDiscount)),
+          lineTotal: sign(gross ? exVat(money.lineAmounts[i], snap.vatRateBp) : money.lineAmounts[i]),
           vatRateBp: snap.vatRateBp,
         }))
       : [],
-    payments: withPayments ? snap.payments.map(payment) : [],
+    payments: withPayments ? snap.payments.map((p, i) => payment(p, money.payments[i])) : [],
   };
 }

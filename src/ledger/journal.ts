@@ -15,6 +15,7 @@
  */
 import type { DealerType } from '../businesses/schemas.ts';
 import type { DocumentSnapshot } from '../documents/snapshot.ts';
+import { ilsPaymentAmounts } from '../documents/currency.ts';
 import {
   CUSTOMERS, FIXED_ASSET_CATEGORIES, INPUT_VAT, INPUT_VAT_FIXED_ASSETS, OCCASIONAL_CUSTOMERS, OCCASIONAL_SUPPLIERS, OUTPUT_VAT,
   SUPPLIERS, WITHHOLDING_RECEIVABLE, expenseAccount, partyAccountCode, paymentAccount, revenueAccount,
@@ -29,6 +30,9 @@ export interface JournalLine {
   side: Side;
   /** Agorot, > 0. */
   amount: number;
+  /** A foreign-currency fact's line (B100/1367, 1369): its currency and the amount in it (minor units, > 0). */
+  currency?: string;
+  foreignAmount?: number;
 }
 
 /** A party sub-account the entry needs (created on first use). */
@@ -44,21 +48,31 @@ export interface JournalDraft {
   partyAccounts: PartyAccount[];
 }
 
+/** The currency of a foreign line and its signed amount in it (same sign as the shekel amount). */
+type Foreign = { currency: string; signed: number } | null;
+
 /** Adds a signed amount on a side: a negative amount goes to the other side; zero writes nothing. */
-function post(lines: JournalLine[], account: string, side: Side, signed: number): void {
+function post(lines: JournalLine[], account: string, side: Side, signed: number, foreign: Foreign = null): void {
   if (signed === 0) return;
   const flipped: Side = side === DEBIT ? CREDIT : DEBIT;
-  lines.push({ account, side: signed > 0 ? side : flipped, amount: Math.abs(signed) });
+  const line: JournalLine = { account, side: signed > 0 ? side : flipped, amount: Math.abs(signed) };
+  if (foreign) {
+    line.currency = foreign.currency;
+    line.foreignAmount = Math.abs(foreign.signed);
+  }
+  lines.push(line);
 }
 
 /** Lines on the same account and side are one line (a receipt paid twice in cash: one cash line). */
 function merged(lines: JournalLine[]): JournalLine[] {
   const out = new Map<string, JournalLine>();
   for (const l of lines) {
-    const k = `${l.account}\u0000${l.side}`;
+    const k = `${l.account}\u0000${l.side}\u0000${l.currency ?? ''}`;
     const held = out.get(k);
-    if (held) held.amount += l.amount;
-    else out.set(k, { ...l });
+    if (held) {
+      held.amount += l.amount;
+      if (held.foreignAmount !== undefined) held.foreignAmount += l.foreignAmount ?? 0;
+    } else out.set(k, { ...l });
   }
   return [...out.values()];
 }
@@ -82,19 +96,25 @@ export function journalOfDocument(snap: DocumentSnapshot, dealerType: DealerType
     customer = partyAccountCode(CUSTOMERS, snap.party.key);
     partyAccounts.push({ code: customer, control: CUSTOMERS, partyId: snap.party.partyId, name: snap.party.name.slice(0, 50) });
   }
-  const t = snap.totals;
+  // The books are in shekels: a foreign-currency document posts its frozen shekel figures, and
+  // each line carries the amount in the document's currency beside it (docs/currency.md).
+  const t = snap.ils ?? snap.totals;
+  const f = snap.totals;
+  const currency = snap.currency && snap.currency !== 'ILS' ? snap.currency : null;
+  const fx = (signed: number): Foreign => (currency ? { currency, signed } : null);
   const revenue = revenueAccount(vatDealer, snap.vatExemptionReason);
   const lines: JournalLine[] = [];
   const invoice = (sign: 1 | -1) => {
-    post(lines, customer, DEBIT, sign * t.totalIncVat);
-    post(lines, revenue, CREDIT, sign * t.totalExVat);
-    post(lines, OUTPUT_VAT, CREDIT, sign * t.vatAmount);
+    post(lines, customer, DEBIT, sign * t.totalIncVat, fx(sign * f.totalIncVat));
+    post(lines, revenue, CREDIT, sign * t.totalExVat, fx(sign * f.totalExVat));
+    post(lines, OUTPUT_VAT, CREDIT, sign * t.vatAmount, fx(sign * f.vatAmount));
   };
   const receipt = (against: string) => {
-    for (const p of snap.payments) post(lines, paymentAccount(p.method), DEBIT, p.amount);
-    post(lines, WITHHOLDING_RECEIVABLE, DEBIT, t.withholdingAmount);
-    const received = snap.payments.reduce((a, p) => a + p.amount, 0) + t.withholdingAmount;
-    post(lines, against, CREDIT, received);
+    const shekels = ilsPaymentAmounts(snap);
+    snap.payments.forEach((p, i) => post(lines, paymentAccount(p.method), DEBIT, shekels[i], fx(p.amount)));
+    post(lines, WITHHOLDING_RECEIVABLE, DEBIT, t.withholdingAmount, fx(f.withholdingAmount));
+    const received = shekels.reduce((a, x) => a + x, 0) + t.withholdingAmount;
+    post(lines, against, CREDIT, received, fx(snap.payments.reduce((a, p) => a + p.amount, 0) + f.withholdingAmount));
   };
   switch (snap.docType) {
     case 305:

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidParams, errors, IsoDate, Nullable, Ok } from '../platform/http/schemas.ts';
@@ -6,6 +6,7 @@ import type { Services } from '../platform/http/services.ts';
 import { notFound, validation } from '../platform/errors.ts';
 import { businessOf } from '../businesses/guard.ts';
 import { israelDate } from '../platform/clock.ts';
+import { csvFile, csvFileName, jsonOrCsvResponse, money, prefersCsv, sendCsv, type CsvCell } from '../platform/http/csv.ts';
 import { accountLedger, balanceSheet, ensureChart, getAccount, incomeStatement, listAccounts, listEntries, trialBalance } from './store.ts';
 import { closePeriod, createAccount, createManualEntry, getEntry, listClosedPeriods, reverseEntry, updateAccount, type ManualEntryInput, type NewAccountInput } from './service.ts';
 
@@ -45,6 +46,17 @@ const CodeParams = Type.Object({ bid: Type.String({ minLength: 1, maxLength: 64 
 const IdParams = Type.Object({ bid: Type.String({ minLength: 1, maxLength: 64 }), id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
 const ENTRY_ERRORS = errors(...AUTH_ERRORS, 409, 422);
 
+/** CSV answers (docs/ledger.md "CSV answers"): the JSON's figures, one row per line or group, totals last. */
+const asCsv = (req: FastifyRequest) => prefersCsv(req.headers.accept);
+interface GroupAmount { trialBalanceCode: string; trialBalanceName: string; amount: number }
+const GROUP_HEADER = ['line', 'trialBalanceCode', 'trialBalanceName', 'amount'];
+/** Each group under its section's name (`revenue`, `assets`…), then the section's total under the JSON's name of it. */
+const groupRows = (section: string, groups: GroupAmount[], totalName: string, total: number): CsvCell[][] => [
+  ...groups.map((g): CsvCell[] => [section, g.trialBalanceCode, g.trialBalanceName, money(g.amount)]),
+  [totalName, null, null, money(total)],
+];
+const sendGroups = (reply: FastifyReply, name: string, rows: CsvCell[][]) => sendCsv(reply, name, csvFile(GROUP_HEADER, rows));
+
 export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
   api.get('/businesses/:bid/ledger/accounts', {
     config: read,
@@ -79,15 +91,18 @@ export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
       params: CodeParams,
       querystring: Type.Object({ from: Type.Optional(IsoDate), to: Type.Optional(IsoDate) }, { additionalProperties: false }),
       response: {
-        200: Ok({
-          account: AccountSchema,
-          from: IsoDate, to: IsoDate, opening: Int, closing: Int,
-          lines: Type.Array(Type.Object({ entryNo: Int, date: IsoDate, description: Type.String(), reference: Nullable(Type.String()), debit: Int, credit: Int, balance: Int })),
-        }),
+        200: jsonOrCsvResponse(
+          Ok({
+            account: AccountSchema,
+            from: IsoDate, to: IsoDate, opening: Int, closing: Int,
+            lines: Type.Array(Type.Object({ entryNo: Int, date: IsoDate, description: Type.String(), reference: Nullable(Type.String()), debit: Int, credit: Int, balance: Int })),
+          }),
+          'the lines with their running balance after an opening-balance row',
+        ),
         ...errors(...AUTH_ERRORS),
       },
     },
-  }, async (req) => {
+  }, async (req, reply) => {
     const b = businessOf(req);
     const db = ctxOf(req).database.db;
     const { code } = req.params as { code: string };
@@ -98,7 +113,15 @@ export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
     await ensureChart(db, b.id, b.dealerType, s.clock.now());
     const account = await getAccount(db, b.id, code);
     if (!account) throw notFound('account');
-    return { ok: true as const, account, from, to, ...(await accountLedger(db, b.id, code, { from, to })) };
+    const ledger = await accountLedger(db, b.id, code, { from, to });
+    if (asCsv(req)) {
+      const rows: CsvCell[][] = [
+        [null, from, 'opening balance', null, null, null, money(ledger.opening)],
+        ...ledger.lines.map((l): CsvCell[] => [l.entryNo, l.date, l.description, l.reference, money(l.debit), money(l.credit), money(l.balance)]),
+      ];
+      return sendCsv(reply, csvFileName('account', b.taxId, code, from, to), csvFile(['entryNo', 'date', 'description', 'reference', 'debit', 'credit', 'balance'], rows));
+    }
+    return { ok: true as const, account, from, to, ...ledger };
   });
 
   api.patch('/businesses/:bid/ledger/accounts/:code', {
@@ -194,16 +217,28 @@ export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
       tags, operationId: 'getIncomeStatement', summary: 'Revenue and expenses of a range by trial-balance group, and the profit', params: BidParams,
       querystring: Type.Object({ from: Type.Optional(IsoDate), to: Type.Optional(IsoDate) }, { additionalProperties: false }),
       response: {
-        200: Ok({ from: IsoDate, to: IsoDate, revenue: Type.Array(Group), totalRevenue: Int, expenses: Type.Array(Group), totalExpenses: Int, profit: Int }),
+        200: jsonOrCsvResponse(
+          Ok({ from: IsoDate, to: IsoDate, revenue: Type.Array(Group), totalRevenue: Int, expenses: Type.Array(Group), totalExpenses: Int, profit: Int }),
+          'one row per group (`line` revenue or expenses), each total and the profit',
+        ),
         ...errors(...AUTH_ERRORS),
       },
     },
-  }, async (req) => {
+  }, async (req, reply) => {
     const q = req.query as { from?: string; to?: string };
     const to = q.to ?? israelDate(s.clock.now());
     const from = q.from ?? `${to.slice(0, 4)}-01-01`;
     if (from > to) throw validation('querystring.from', `must not be after to (${to})`);
-    return { ok: true as const, ...(await incomeStatement(ctxOf(req).database.db, businessOf(req).id, from, to)) };
+    const b = businessOf(req);
+    const r = await incomeStatement(ctxOf(req).database.db, b.id, from, to);
+    if (asCsv(req)) {
+      return sendGroups(reply, csvFileName('income-statement', b.taxId, from, to), [
+        ...groupRows('revenue', r.revenue, 'totalRevenue', r.totalRevenue),
+        ...groupRows('expenses', r.expenses, 'totalExpenses', r.totalExpenses),
+        ['profit', null, null, money(r.profit)],
+      ]);
+    }
+    return { ok: true as const, ...r };
   });
 
   api.get('/businesses/:bid/ledger/balance-sheet', {
@@ -212,16 +247,29 @@ export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
       tags, operationId: 'getBalanceSheet', summary: 'Assets, liabilities and equity at a date by trial-balance group, with the profit to date', params: BidParams,
       querystring: Type.Object({ at: Type.Optional(IsoDate) }, { additionalProperties: false }),
       response: {
-        200: Ok({
-          at: IsoDate, assets: Type.Array(Group), totalAssets: Int, liabilities: Type.Array(Group), totalLiabilities: Int,
-          equity: Type.Array(Group), totalEquity: Int, profitToDate: Int, balanced: Type.Boolean(),
-        }),
+        200: jsonOrCsvResponse(
+          Ok({
+            at: IsoDate, assets: Type.Array(Group), totalAssets: Int, liabilities: Type.Array(Group), totalLiabilities: Int,
+            equity: Type.Array(Group), totalEquity: Int, profitToDate: Int, balanced: Type.Boolean(),
+          }),
+          'one row per group (`line` assets, liabilities or equity), each total and the profit to date',
+        ),
         ...errors(...AUTH_ERRORS),
       },
     },
-  }, async (req) => {
+  }, async (req, reply) => {
     const at = (req.query as { at?: string }).at ?? israelDate(s.clock.now());
-    return { ok: true as const, ...(await balanceSheet(ctxOf(req).database.db, businessOf(req).id, at)) };
+    const b = businessOf(req);
+    const r = await balanceSheet(ctxOf(req).database.db, b.id, at);
+    if (asCsv(req)) {
+      return sendGroups(reply, csvFileName('balance-sheet', b.taxId, at), [
+        ...groupRows('assets', r.assets, 'totalAssets', r.totalAssets),
+        ...groupRows('liabilities', r.liabilities, 'totalLiabilities', r.totalLiabilities),
+        ...groupRows('equity', r.equity, 'totalEquity', r.totalEquity),
+        ['profitToDate', null, null, money(r.profitToDate)],
+      ]);
+    }
+    return { ok: true as const, ...r };
   });
 
   api.get('/businesses/:bid/ledger/trial-balance', {
@@ -230,16 +278,28 @@ export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
       tags, operationId: 'getTrialBalance', summary: "Every account's debits, credits and balance up to a date; the totals tie", params: BidParams,
       querystring: Type.Object({ at: Type.Optional(IsoDate) }, { additionalProperties: false }),
       response: {
-        200: Ok({
-          at: IsoDate,
-          accounts: Type.Array(Type.Object({ code: Type.String(), name: Type.String(), trialBalanceCode: Type.String(), debit: Int, credit: Int, balance: Int })),
-          totals: Type.Object({ debit: Int, credit: Int }),
-        }),
+        200: jsonOrCsvResponse(
+          Ok({
+            at: IsoDate,
+            accounts: Type.Array(Type.Object({ code: Type.String(), name: Type.String(), trialBalanceCode: Type.String(), debit: Int, credit: Int, balance: Int })),
+            totals: Type.Object({ debit: Int, credit: Int }),
+          }),
+          'one row per account and a `totals` row',
+        ),
         ...errors(...AUTH_ERRORS),
       },
     },
-  }, async (req) => {
+  }, async (req, reply) => {
     const at = (req.query as { at?: string }).at ?? israelDate(s.clock.now());
-    return { ok: true as const, at, ...(await trialBalance(ctxOf(req).database.db, businessOf(req).id, at)) };
+    const b = businessOf(req);
+    const tb = await trialBalance(ctxOf(req).database.db, b.id, at);
+    if (asCsv(req)) {
+      const rows: CsvCell[][] = [
+        ...tb.accounts.map((r): CsvCell[] => [r.code, r.name, r.trialBalanceCode, money(r.debit), money(r.credit), money(r.balance)]),
+        ['totals', null, null, money(tb.totals.debit), money(tb.totals.credit), money(tb.totals.debit - tb.totals.credit)],
+      ];
+      return sendCsv(reply, csvFileName('trial-balance', b.taxId, at), csvFile(['code', 'name', 'trialBalanceCode', 'debit', 'credit', 'balance'], rows));
+    }
+    return { ok: true as const, at, ...tb };
   });
 }

@@ -100,11 +100,13 @@ export async function postEntry(tx: Executor, at: Date, e: NewEntry): Promise<{ 
       FROM n
     RETURNING entry_no`,
   );
-  const lines = e.lines.map((l, i) => ({ n: i + 1, account: l.account, side: l.side, amount: l.amount }));
+  const lines = e.lines.map((l, i) => ({
+    n: i + 1, account: l.account, side: l.side, amount: l.amount, currency: l.currency ?? null, foreign: l.currency ? (l.foreignAmount ?? 0) : null,
+  }));
   await tx.execute(
-    sql`INSERT INTO journal_lines(entry_id, line_no, business_id, account_code, side, amount)
-        SELECT ${id}, l.n, ${e.businessId}, l.account, l.side, l.amount
-          FROM jsonb_to_recordset(${JSON.stringify(lines)}::jsonb) AS l(n integer, account text, side smallint, amount bigint)`,
+    sql`INSERT INTO journal_lines(entry_id, line_no, business_id, account_code, side, amount, currency, foreign_amount)
+        SELECT ${id}, l.n, ${e.businessId}, l.account, l.side, l.amount, l.currency, l.foreign
+          FROM jsonb_to_recordset(${JSON.stringify(lines)}::jsonb) AS l(n integer, account text, side smallint, amount bigint, currency text, "foreign" bigint)`,
   );
   return { id, entryNo: Number(entry!.entry_no) };
 }

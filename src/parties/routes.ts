@@ -8,6 +8,7 @@ import { businessOf } from '../businesses/guard.ts';
 import { Kind, Party, PartyCreate, PartyFindOrCreate, PartyPatch, type PartyCreateBody, type PartyFindOrCreateBody, type PartyKind, type PartyPatchBody } from './schemas.ts';
 import { findOrCreateParty, getParty, insertParty, listPartiesPage, newPartyFrom, patchParty } from './service.ts';
 import { CursorQuery, NextCursor } from '../platform/http/cursor.ts';
+import { MetadataQuery } from '../platform/metadata.ts';
 
 const tags = ['parties'];
 
@@ -24,15 +25,15 @@ export function registerPartyRoutes(api: FastifyInstance, s: Services): void {
         summary: 'List saved customers and suppliers, newest first; page with `cursor` (the `nextCursor` of the previous page)',
         params: BidParams,
         querystring: Type.Object(
-          { kind: Type.Optional(Kind), take: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })), cursor: Type.Optional(CursorQuery) },
+          { kind: Type.Optional(Kind), metadata: MetadataQuery, take: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })), cursor: Type.Optional(CursorQuery) },
           { additionalProperties: false },
         ),
         response: { 200: Ok({ parties: Type.Array(Party), nextCursor: NextCursor }), ...errors(...AUTH_ERRORS) },
       },
     },
     async (req) => {
-      const { kind, take = 200, cursor } = req.query as { kind?: PartyKind; take?: number; cursor?: string };
-      return { ok: true as const, ...(await listPartiesPage(ctxOf(req).database.db, businessOf(req).id, { kind, take, cursor })) };
+      const { kind, take = 200, cursor, metadata } = req.query as { kind?: PartyKind; take?: number; cursor?: string; metadata?: string[] };
+      return { ok: true as const, ...(await listPartiesPage(ctxOf(req).database.db, businessOf(req).id, { kind, take, cursor, metadata })) };
     },
   );
 

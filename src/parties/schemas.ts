@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { carrier, maxLength } from '../openfrmt/limits.ts';
+import { MetadataCreate, MetadataPatch, MetadataSchema } from '../platform/metadata.ts';
 
 export const PARTY_KINDS = ['customer', 'supplier', 'both'] as const;
 export type PartyKind = (typeof PARTY_KINDS)[number];
@@ -40,6 +41,7 @@ export const PartyCreate = Type.Object(
     email: Type.Optional(fields.email),
     address: Type.Optional(fields.address),
     digitalDocConsentAt: Type.Optional(fields.digitalDocConsentAt),
+    metadata: MetadataCreate,
   },
   {
     additionalProperties: false,
@@ -69,6 +71,7 @@ export const PartyFindOrCreate = Type.Object(
     ),
     email: Type.Optional(fields.email),
     address: Type.Optional(Type.Union([Type.String({ maxLength: maxLength('partyAddress') }), AddressObject, Type.Null()])),
+    metadata: MetadataCreate, // stored only on a party this call creates; a found party keeps its own
   },
   { additionalProperties: false },
 );
@@ -82,6 +85,7 @@ export const PartyPatch = Type.Object(
     email: Type.Optional(fields.email),
     address: Type.Optional(fields.address),
     digitalDocConsentAt: Type.Optional(fields.digitalDocConsentAt),
+    metadata: MetadataPatch,
   },
   { additionalProperties: false },
 );
@@ -97,6 +101,7 @@ export const Party = Type.Object({
   email: Nullable(Type.String()),
   address: Nullable(Type.String()),
   digitalDocConsentAt: Nullable(IsoDateTime),
+  metadata: MetadataSchema,
   createdAt: IsoDateTime,
 });
 export type PartyView = Static<typeof Party>;

@@ -1,28 +1,34 @@
-import { sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { Executor, Tx } from '../platform/db/engine.ts';
-import { iso, isoOrNull, query, queryOne } from '../platform/db/sql.ts';
+import { iso, isoOrNull } from '../platform/db/sql.ts';
 import { notFound, validation } from '../platform/errors.ts';
 import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { newId } from '../platform/ids.ts';
 import { normalizeTaxId } from '../platform/tax-id.ts';
 import { textProblemOf, type CarriedField } from '../openfrmt/limits.ts';
+import { metadataCondition, metadataOf, type Metadata } from '../platform/metadata.ts';
 import type { PartyCreateBody, PartyFindOrCreateBody, PartyKind, PartyPatchBody, PartyView } from './schemas.ts';
+import { parties, partyKeyCounters, type PartyRow } from './tables.ts';
 
-export function toParty(r: Record<string, unknown>): PartyView {
+export function toParty(r: PartyRow): PartyView {
   return {
-    id: String(r.id),
-    key: String(r.key),
-    kind: String(r.kind),
-    name: String(r.name),
-    taxId: (r.tax_id as string | null) ?? null,
-    phone: (r.phone as string | null) ?? null,
-    email: (r.email as string | null) ?? null,
-    address: (r.address as string | null) ?? null,
-    digitalDocConsentAt: isoOrNull(r.digital_doc_consent_at),
-    createdAt: iso(r.created_at),
+    id: r.id,
+    key: r.key,
+    kind: r.kind,
+    name: r.name,
+    taxId: r.taxId,
+    phone: r.phone,
+    email: r.email,
+    address: r.address,
+    digitalDocConsentAt: isoOrNull(r.digitalDocConsentAt),
+    metadata: metadataOf(r.metadata),
+    createdAt: iso(r.createdAt),
   };
 }
+
+/** An instant the caller gave (ISO 8601 text), parsed by PostgreSQL as before rather than by JS Date. */
+const instantOf = (value: string | null): SQL | null => (value === null ? null : sql`${value}::timestamptz`);
 
 /** The last nine digits of a phone number: 050-1234567, +972501234567 and 0501234567 all match. */
 export function phoneLast9(phone: string | null | undefined): string | null {
@@ -71,13 +77,12 @@ function checkedTaxId(raw: string | null | undefined, field = 'body.taxId'): str
 
 /** The next running key of a series: the counter row is locked by the upsert, so keys stay gapless under concurrency. */
 async function nextKey(tx: Tx, businessId: string, series: 'C' | 'S'): Promise<string> {
-  const r = await queryOne<{ last_number: number }>(
-    tx,
-    sql`INSERT INTO party_key_counters(business_id, series, last_number) VALUES (${businessId}, ${series}, 1)
-        ON CONFLICT (business_id, series) DO UPDATE SET last_number = party_key_counters.last_number + 1
-        RETURNING last_number`,
-  );
-  return `${series}${String(r!.last_number).padStart(5, '0')}`;
+  const [r] = await tx
+    .insert(partyKeyCounters)
+    .values({ businessId, series, lastNumber: 1 })
+    .onConflictDoUpdate({ target: [partyKeyCounters.businessId, partyKeyCounters.series], set: { lastNumber: sql`${partyKeyCounters.lastNumber} + 1` } })
+    .returning({ lastNumber: partyKeyCounters.lastNumber });
+  return `${series}${String(r.lastNumber).padStart(5, '0')}`;
 }
 
 export interface NewParty {
@@ -88,19 +93,32 @@ export interface NewParty {
   email: string | null;
   address: string | null;
   digitalDocConsentAt: string | null;
+  metadata: Metadata;
 }
 
 /** Inserts a party in the caller's transaction (also used for inline parties of documents). */
 export async function insertParty(tx: Tx, at: Date, actor: Actor, businessId: string, p: NewParty): Promise<PartyView> {
   const key = await nextKey(tx, businessId, seriesOf(p.kind));
-  const row = await queryOne<Record<string, unknown>>(
-    tx,
-    sql`INSERT INTO parties(id, business_id, key, kind, name, tax_id, phone, phone_last9, email, address, digital_doc_consent_at, created_at, updated_at)
-        VALUES (${newId('pty', at.getTime())}, ${businessId}, ${key}, ${p.kind}, ${p.name.trim()}, ${p.taxId}, ${p.phone}, ${phoneLast9(p.phone)},
-                ${p.email}, ${p.address}, ${p.digitalDocConsentAt}, ${at.toISOString()}, ${at.toISOString()})
-        RETURNING *`,
-  );
-  const party = toParty(row!);
+  const [row] = await tx
+    .insert(parties)
+    .values({
+      id: newId('pty', at.getTime()),
+      businessId,
+      key,
+      kind: p.kind,
+      name: p.name.trim(),
+      taxId: p.taxId,
+      phone: p.phone,
+      phoneLast9: phoneLast9(p.phone),
+      email: p.email,
+      address: p.address,
+      digitalDocConsentAt: instantOf(p.digitalDocConsentAt),
+      metadata: p.metadata,
+      createdAt: at,
+      updatedAt: at,
+    })
+    .returning();
+  const party = toParty(row);
   await appendAudit(tx, at, actor, { businessId, action: 'party.create', entityType: 'party', entityId: party.id, after: party });
   return party;
 }
@@ -115,16 +133,16 @@ export function newPartyFrom(body: PartyCreateBody): NewParty {
     email: body.email ?? null,
     address: body.address ?? null,
     digitalDocConsentAt: body.digitalDocConsentAt ?? null,
+    metadata: body.metadata ?? {},
   };
 }
 
 export async function listParties(ex: Executor, businessId: string, kind?: PartyKind): Promise<PartyView[]> {
-  const rows = await query<Record<string, unknown>>(
-    ex,
-    kind
-      ? sql`SELECT * FROM parties WHERE business_id = ${businessId} AND kind = ${kind} ORDER BY key`
-      : sql`SELECT * FROM parties WHERE business_id = ${businessId} ORDER BY key`,
-  );
+  const rows = await ex
+    .select()
+    .from(parties)
+    .where(and(eq(parties.businessId, businessId), kind ? eq(parties.kind, kind) : undefined))
+    .orderBy(asc(parties.key));
   return rows.map(toParty);
 }
 
@@ -135,22 +153,28 @@ export async function listParties(ex: Executor, businessId: string, kind?: Party
 export async function listPartiesPage(
   ex: Executor,
   businessId: string,
-  q: { kind?: PartyKind; take: number; cursor?: string },
+  q: { kind?: PartyKind; take: number; cursor?: string; metadata?: string[] },
 ): Promise<{ parties: PartyView[]; nextCursor: string | null }> {
-  const conditions = [sql`business_id = ${businessId}`];
-  if (q.kind) conditions.push(sql`kind = ${q.kind}`);
-  if (q.cursor) conditions.push(afterCursor(decodeCursor('parties', q.cursor)));
-  const rows = await query<Record<string, unknown>>(
-    ex,
-    sql`SELECT *, ${cursorAtSql()} AS cursor_at FROM parties WHERE ${sql.join(conditions, sql` AND `)}
-        ORDER BY created_at DESC, id DESC LIMIT ${q.take + 1}`,
-  );
-  const { page, nextCursor } = pageOf('parties', rows, q.take, (r) => ({ createdAt: String(r.cursor_at), id: String(r.id) }));
-  return { parties: page.map(toParty), nextCursor };
+  const conditions: SQL[] = [eq(parties.businessId, businessId)];
+  if (q.kind) conditions.push(eq(parties.kind, q.kind));
+  const byMetadata = metadataCondition(q.metadata, sql`${parties.metadata}`);
+  if (byMetadata) conditions.push(byMetadata);
+  if (q.cursor) conditions.push(afterCursor(decodeCursor('parties', q.cursor), sql`${parties.createdAt}`, sql`${parties.id}`));
+  const rows = await ex
+    .select({ row: getTableColumns(parties), cursorAt: sql<string>`${cursorAtSql(sql`${parties.createdAt}`)}` })
+    .from(parties)
+    .where(and(...conditions))
+    .orderBy(desc(parties.createdAt), desc(parties.id))
+    .limit(q.take + 1);
+  const { page, nextCursor } = pageOf('parties', rows, q.take, (r) => ({ createdAt: r.cursorAt, id: r.row.id }));
+  return { parties: page.map((r) => toParty(r.row)), nextCursor };
 }
 
 export async function getParty(ex: Executor, businessId: string, id: string): Promise<PartyView> {
-  const r = await queryOne<Record<string, unknown>>(ex, sql`SELECT * FROM parties WHERE id = ${id} AND business_id = ${businessId}`);
+  const [r] = await ex
+    .select()
+    .from(parties)
+    .where(and(eq(parties.id, id), eq(parties.businessId, businessId)));
   if (!r) throw notFound('party');
   return toParty(r);
 }
@@ -168,18 +192,16 @@ export async function findOrCreateParty(
 ): Promise<{ party: PartyView; created: boolean }> {
   const kind = body.kind ?? 'customer';
   // Serialize find-or-create per business (the same row the running key takes).
-  await tx.execute(
-    sql`INSERT INTO party_key_counters(business_id, series, last_number) VALUES (${businessId}, ${seriesOf(kind)}, 0)
-        ON CONFLICT (business_id, series) DO UPDATE SET last_number = party_key_counters.last_number`,
-  );
+  await tx
+    .insert(partyKeyCounters)
+    .values({ businessId, series: seriesOf(kind), lastNumber: 0 })
+    .onConflictDoUpdate({ target: [partyKeyCounters.businessId, partyKeyCounters.series], set: { lastNumber: sql`${partyKeyCounters.lastNumber}` } });
+  const firstWhere = async (condition: SQL): Promise<PartyRow | undefined> =>
+    (await tx.select().from(parties).where(and(eq(parties.businessId, businessId), condition)).orderBy(asc(parties.key)).limit(1))[0];
   const last9 = phoneLast9(body.phone);
-  let found: Record<string, unknown> | undefined;
-  if (last9) {
-    found = await queryOne(tx, sql`SELECT * FROM parties WHERE business_id = ${businessId} AND phone_last9 = ${last9} ORDER BY key LIMIT 1`);
-  }
-  if (!found) {
-    found = await queryOne(tx, sql`SELECT * FROM parties WHERE business_id = ${businessId} AND name = ${body.name.trim()} ORDER BY key LIMIT 1`);
-  }
+  let found: PartyRow | undefined;
+  if (last9) found = await firstWhere(eq(parties.phoneLast9, last9));
+  if (!found) found = await firstWhere(eq(parties.name, body.name.trim()));
   if (found) return { party: toParty(found), created: false };
   const fresh: NewParty = {
     name: body.name,
@@ -189,6 +211,7 @@ export async function findOrCreateParty(
     email: body.email ?? null,
     address: formatAddress(body.address),
     digitalDocConsentAt: null,
+    metadata: body.metadata ?? {},
   };
   checkCarried(fresh);
   const party = await insertParty(tx, at, actor, businessId, fresh);
@@ -196,7 +219,11 @@ export async function findOrCreateParty(
 }
 
 export async function patchParty(tx: Tx, at: Date, actor: Actor, businessId: string, id: string, body: PartyPatchBody): Promise<PartyView> {
-  const beforeRow = await queryOne<Record<string, unknown>>(tx, sql`SELECT * FROM parties WHERE id = ${id} AND business_id = ${businessId} FOR UPDATE`);
+  const [beforeRow] = await tx
+    .select()
+    .from(parties)
+    .where(and(eq(parties.id, id), eq(parties.businessId, businessId)))
+    .for('update');
   if (!beforeRow) throw notFound('party');
   const before = toParty(beforeRow);
   const next = {
@@ -206,15 +233,26 @@ export async function patchParty(tx: Tx, at: Date, actor: Actor, businessId: str
     email: body.email === undefined ? before.email : body.email,
     address: body.address === undefined ? before.address : body.address,
     digitalDocConsentAt: body.digitalDocConsentAt === undefined ? before.digitalDocConsentAt : body.digitalDocConsentAt,
+    // Given whole replaces, null clears, absent keeps.
+    metadata: body.metadata === undefined ? before.metadata : (body.metadata ?? {}),
   };
   checkCarried({ name: body.name, address: body.address, phone: body.phone });
-  const row = await queryOne<Record<string, unknown>>(
-    tx,
-    sql`UPDATE parties SET name = ${next.name}, tax_id = ${next.taxId}, phone = ${next.phone}, phone_last9 = ${phoneLast9(next.phone)},
-          email = ${next.email}, address = ${next.address}, digital_doc_consent_at = ${next.digitalDocConsentAt}, updated_at = ${at.toISOString()}
-        WHERE id = ${id} RETURNING *`,
-  );
-  const after = toParty(row!);
+  const [row] = await tx
+    .update(parties)
+    .set({
+      name: next.name,
+      taxId: next.taxId,
+      phone: next.phone,
+      phoneLast9: phoneLast9(next.phone),
+      email: next.email,
+      address: next.address,
+      digitalDocConsentAt: instantOf(next.digitalDocConsentAt),
+      metadata: next.metadata,
+      updatedAt: at,
+    })
+    .where(eq(parties.id, id))
+    .returning();
+  const after = toParty(row);
   await appendAudit(tx, at, actor, { businessId, action: 'party.update', entityType: 'party', entityId: id, before, after });
   return after;
 }

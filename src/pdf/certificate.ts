@@ -16,7 +16,7 @@ export function parseP12(p12: Uint8Array, password: string): SigningIdentity {
     ...(parsed.getBags({ bagType: forge.pki.oids.pkcs8ShroudedKeyBag })[forge.pki.oids.pkcs8ShroudedKeyBag] ?? []),
     ...(parsed.getBags({ bagType: forge.pki.oids.keyBag })[forge.pki.oids.keyBag] ?? []),
   ];
-  const privateKey = keyBags.find((b) => b.key)?.key as forge.pki.rsa.PrivateKey | undefined;
+  const privateKey = keyBags.find((b) => b.key)?.key;
   if (!privateKey) throw new Error('the PKCS#12 file holds no private key');
   const chain = (parsed.getBags({ bagType: forge.pki.oids.certBag })[forge.pki.oids.certBag] ?? [])
     .map((b) => b.cert)
@@ -35,7 +35,7 @@ export function parseP12(p12: Uint8Array, password: string): SigningIdentity {
  */
 export function generateSelfSignedP12(opts: { commonName: string; password: string; now: Date; years?: number }): Buffer {
   const { privateKey: pem } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
-  const key = forge.pki.privateKeyFromPem(pem) as forge.pki.rsa.PrivateKey;
+  const key = forge.pki.privateKeyFromPem(pem);
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
   cert.serialNumber = '01' + randomBytes(15).toString('hex');

@@ -61,7 +61,7 @@ export const VARIANT_LABELS = { origin: 'מקור', copy: 'העתק', draft: 'ט
 export const L = {
   computerized: 'מסמך ממוחשב',
   preview: 'תצוגה מקדימה',
-  signed: 'המסמך חתום בחתימה אלקטרונית מאושרת',
+  signed: 'המסמך חתום אלקטרונית',
   draftNotice: 'טיוטה - אינה מסמך חשבונאי ואינה חתומה',
   to: 'לכבוד',
   buyerTaxId: 'ע.מ. / ת.ז.',
@@ -107,7 +107,27 @@ export const L = {
   page: 'עמוד',
   of: 'מתוך',
   defaultUnit: "יח'",
+  exchangeRate: 'שער חליפין',
+  rateDate: 'תאריך השער',
+  rateSource: 'מקור השער',
+  inShekels: 'בשקלים',
+  ilsEquivalents: 'סכומים בשקלים',
+  paidIn: 'שולם במטבע',
+  sandbox: 'מסמך ניסיון — אינו מסמך מס',
+  sandboxShort: 'ניסיון',
+  signatureUnsigned: 'טיוטה - אינה מסמך חשבונאי ואינה חתומה',
+  signatureDevelopment: 'נחתם בתעודת פיתוח בחתימה עצמית - אינה חתימה אלקטרונית מאושרת',
+  signatureSelfSigned: 'נחתם בתעודה בחתימה עצמית - אינה חתימה אלקטרונית מאושרת',
+  signedBy: 'חתום אלקטרונית על ידי',
+  certificateIssuer: 'מנפיק התעודה',
 } as const;
+
+/** How a rate's source is named on the page. */
+export const RATE_SOURCE_NAMES: Record<string, string> = {
+  boi: 'שער יציג של בנק ישראל',
+  business: 'שער שקבע העסק',
+  request: 'שער שנמסר עם המסמך',
+};
 
 /** Agorot → "1,234.56" (minus sign in front for negatives); always two decimals. */
 export function formatMoney(agorot: number): string {

@@ -1,5 +1,39 @@
 import type { DealerType, DocType } from './hebrew.ts';
 
+/** The printed language: Hebrew (RTL), English (LTR, legally required Hebrew words kept), or both (Hebrew first). */
+export type Language = 'he' | 'en' | 'he+en';
+
+/** Where an exchange rate came from (documents/snapshot.ts ExchangeRateSource). */
+export type ExchangeRateSource = 'boi' | 'business' | 'request';
+
+/**
+ * What signed the PDF, so the page says exactly that: our generated development certificate, some
+ * other self-signed certificate, or a certificate issued by a CA (named by subject and issuer).
+ */
+export interface SignatureInfo {
+  kind: 'development' | 'self-signed' | 'issued';
+  subject: string;
+  issuer: string;
+}
+
+/** The five totals, in minor units of their currency. */
+export interface RenderTotals {
+  discountAmount: number;
+  totalExVat: number;
+  vatAmount: number;
+  totalIncVat: number;
+  withholdingAmount: number;
+}
+
+/**
+ * A currency as the renderer needs it: the ISO code and its minor units (0 JPY, 2 USD, 3 KWD).
+ * The caller looks the minor units up (platform/currencies.ts), so src/pdf stays free of tables.
+ */
+export interface RenderCurrency {
+  code: string;
+  minorUnits: number;
+}
+
 /** Which print a PDF is: the origin (once), a copy, or an unsigned draft preview. */
 export type Variant = 'origin' | 'copy' | 'draft';
 
@@ -19,15 +53,20 @@ export interface RenderPayment {
   cardName?: string | null;
   /** Deal type: OPENFRMT code ("1".."5") or a name. */
   cardTxType?: string | null;
+  /** A payment in another currency than the document's: its currency, shekels per unit, and its own amount. */
+  currency?: RenderCurrency | null;
+  exchangeRate?: string | null;
+  /** Minor units of `currency`. `amount` stays in the document currency. */
+  originalAmount?: number | null;
 }
 
 export interface RenderLine {
   description: string;
   quantity: number;
-  /** Agorot; VAT-inclusive when priceMode is gross. */
+  /** Minor units of the document currency (agorot for ILS); VAT-inclusive when priceMode is gross. */
   unitPrice: number;
   lineDiscount: number;
-  /** Agorot: round(quantity × unitPrice) − lineDiscount, as computed at issue. */
+  /** Minor units: round(quantity × unitPrice) − lineDiscount, as computed at issue. */
   amount: number;
   unit?: string | null;
   sku?: string | null;
@@ -73,13 +112,18 @@ export interface RenderModel {
   vatExemptionReason?: string | null;
   lines: RenderLine[];
   payments: RenderPayment[];
-  totals: {
-    discountAmount: number;
-    totalExVat: number;
-    vatAmount: number;
-    totalIncVat: number;
-    withholdingAmount: number;
-  };
+  /** In minor units of `currency`. */
+  totals: RenderTotals;
+  /** Absent: 'he'. */
+  language?: Language;
+  /** Absent: shekels (ILS, 2 minor units). */
+  currency?: RenderCurrency;
+  /** Shekels for one unit of `currency`, a decimal string as recorded; null for ILS. */
+  exchangeRate?: string | null;
+  exchangeRateDate?: string | null;
+  exchangeRateSource?: ExchangeRateSource | null;
+  /** The totals in agorot as recorded at issue (never computed by the renderer); for a foreign currency. */
+  ils?: RenderTotals | null;
   allocationNumber?: string | null;
   note?: string | null;
   /** For a credit note (or a negative receipt): the document it corrects. */

@@ -1,9 +1,10 @@
-import { DOC_TITLES } from './hebrew.ts';
 import type { RenderModel, Variant } from './model.ts';
-import { drawHeader, drawLines, drawNote, drawPageFurniture, drawParty, drawPayments, drawTitle, drawTotals } from './sections.ts';
+import { drawExchangeRate, drawHeader, drawLines, drawNote, drawParty, drawPayments, drawTitle, drawTotals } from './sections.ts';
+import { drawPageFurniture } from './furniture.ts';
 import type { PdfSigner } from './sign.ts';
 import { themeFor } from './theme.ts';
-import { isReceiptStyle } from './wording.ts';
+import { languageOf } from './language.ts';
+import { isReceiptStyle, metadataSubject, metadataTitle } from './wording.ts';
 import { PdfWriter } from './writer.ts';
 
 export interface RenderOptions {
@@ -11,7 +12,12 @@ export interface RenderOptions {
   signer?: PdfSigner | null;
   /** The signing time and the PDF's creation date. */
   at: Date;
+  /** A sandbox document: marked on every page as not a tax document. */
+  sandbox?: boolean;
 }
+
+/** The PDF's /Lang: the primary language (Hebrew on a bilingual page). */
+export const pdfLang = (m: RenderModel): string => (languageOf(m) === 'en' ? 'en' : 'he');
 
 /**
  * Renders one document to PDF. origin/copy are signed (PAdES-style detached CMS); a draft is an
@@ -19,28 +25,34 @@ export interface RenderOptions {
  */
 export async function renderDocumentPdf(m: RenderModel, variant: Variant, opts: RenderOptions): Promise<Buffer> {
   if (variant !== 'draft' && !opts.signer) throw new Error(`a ${variant} PDF must be signed: no signer given`);
+  const sandbox = opts.sandbox ?? false;
   const theme = themeFor(m.branding.template, m.branding.accentColor);
-  const w = new PdfWriter({
-    title: m.docNumber === null ? DOC_TITLES[m.docType] : `${DOC_TITLES[m.docType]} ${m.docNumber}`,
-    author: m.dealer.name,
-  });
+  const w = new PdfWriter({ title: metadataTitle(m), author: m.dealer.name, subject: metadataSubject(m, variant, sandbox), lang: pdfLang(m) });
   (w.doc.info as Record<string, unknown>).CreationDate = opts.at;
   drawHeader(w, m, theme, variant);
   drawTitle(w, m, theme, variant);
   drawParty(w, m, theme);
   drawLines(w, m, theme);
-  if (!isReceiptStyle(m)) {
+  // The exchange-rate block goes beside the totals when they stayed on one page.
+  const totalsWithRate = () => {
+    const pages = w.doc.bufferedPageRange().count;
+    const top = w.y;
     drawTotals(w, m, theme);
+    drawExchangeRate(w, m, theme, w.doc.bufferedPageRange().count === pages ? top : undefined);
+  };
+  if (!isReceiptStyle(m)) {
+    totalsWithRate();
     drawPayments(w, m, theme);
   } else {
     // A receipt: the payments first, then what was received in total.
     drawPayments(w, m, theme);
-    drawTotals(w, m, theme);
+    totalsWithRate();
   }
   drawNote(w, m, theme);
-  drawPageFurniture(w, m, theme, variant);
-  if (variant === 'draft') return w.finish();
-  opts.signer!.addPlaceholder(w.doc, opts.at);
+  const signer = variant === 'draft' ? null : opts.signer!;
+  drawPageFurniture(w, m, theme, variant, { signature: signer?.signature ?? null, sandbox });
+  if (!signer) return w.finish();
+  signer.addPlaceholder(w.doc, opts.at, sandbox ? 'pinkas sandbox test document - not a tax document' : undefined);
   const unsigned = await w.finish();
-  return opts.signer!.sign(unsigned, opts.at);
+  return signer.sign(unsigned, opts.at);
 }

@@ -1,7 +1,7 @@
 // Sample documents for the visual check, the CI check (.ci/checks/pdf.sh), the benchmark and tests.
 import { crc32, deflateSync } from 'node:zlib';
 import type { DocType } from './hebrew.ts';
-import type { RenderModel, Template } from './model.ts';
+import type { Language, RenderCurrency, RenderModel, RenderPayment, Template } from './model.ts';
 
 const dealer = {
   name: 'קפה השכונה בע"מ',
@@ -99,6 +99,74 @@ export function sampleModel(docType: DocType, template: Template = 'classic', ov
     allocationNumber: docType === 305 || docType === 320 ? '202603018765' : null,
     note: docType === 330 ? 'זיכוי בגין החזרת ציוד (2 יחידות)' : 'התשלום תוך 30 יום. For questions: billing@cafe.example',
     linkedDocument: docType === 330 ? { docType: 305, docNumber: 1001 } : null,
+    ...overrides,
+  };
+}
+
+const englishDealer = {
+  name: 'Neighbourhood Cafe Ltd',
+  taxId: '516179157',
+  dealerType: 'murshe' as const,
+  address: '12 Herzl St, Tel Aviv-Yafo',
+  phone: '03-1234567',
+  email: 'office@cafe.example',
+};
+
+/** Sample rates (shekels per unit), as a rate provider would record them. */
+export const SAMPLE_RATES: Record<string, string> = { USD: '3.7210', EUR: '4.0123', JPY: '0.024531', KWD: '12.1034' };
+
+/** Shekel equivalent of a minor-unit amount at a decimal rate: what the documents area records in `ils`. */
+const toAgorot = (minor: number, minorUnits: number, rate: string) => Math.round((minor / 10 ** minorUnits) * Number(rate) * 100);
+
+/**
+ * A sample in a language and a currency: English texts (with Hebrew names inside, to exercise mixed
+ * runs) for `en`, the Hebrew sample for `he` and `he+en`; a foreign currency gets a Bank of Israel
+ * rate and shekel totals, as the documents area would have recorded them at issue.
+ */
+export function sampleLanguageModel(
+  docType: DocType,
+  language: Language,
+  currency: RenderCurrency = { code: 'ILS', minorUnits: 2 },
+  overrides: Partial<RenderModel> = {},
+): RenderModel {
+  const base = sampleModel(docType, 'classic');
+  const english = language === 'en';
+  const lines = english
+    ? base.lines.map((l, i) => ({ ...l, description: ['Large latte (almond milk)', 'Croissant קרואסון - fresh pastry', 'Catering for a company event, 40 guests, serving and clean-up included'][i], unit: i === 2 ? 'event' : null }))
+    : base.lines;
+  const foreign = currency.code !== 'ILS';
+  const rate = SAMPLE_RATES[currency.code] ?? '1';
+  const t = base.totals;
+  const ils = foreign
+    ? {
+        discountAmount: toAgorot(t.discountAmount, currency.minorUnits, rate),
+        totalExVat: toAgorot(t.totalExVat, currency.minorUnits, rate),
+        vatAmount: toAgorot(t.vatAmount, currency.minorUnits, rate),
+        totalIncVat: toAgorot(t.totalIncVat, currency.minorUnits, rate),
+        withholdingAmount: toAgorot(t.withholdingAmount, currency.minorUnits, rate),
+      }
+    : null;
+  const payments: RenderPayment[] = base.payments.map((p, i) =>
+    foreign && i === 0 && currency.code !== 'EUR' ? { ...p, currency: { code: 'EUR', minorUnits: 2 }, exchangeRate: SAMPLE_RATES.EUR, originalAmount: Math.round(((p.amount / 10 ** currency.minorUnits) * Number(rate)) / Number(SAMPLE_RATES.EUR) * 100) } : p,
+  );
+  return {
+    ...base,
+    ...(english
+      ? {
+          dealer: englishDealer,
+          branding: { ...base.branding, tagline: 'Coffee, pastries and catering since 1999', footerText: 'Thank you! Open Sun-Thu 07:00-20:00' },
+          party: { name: 'Alpha Tech Ltd (אלפא טכנולוגיות בע"מ)', taxId: '512200502', address: '132 Menachem Begin Rd, Tel Aviv', phone: '050-1234567', email: 'ap@alpha.example' },
+          note: docType === 330 ? 'Credit for returned equipment (2 units)' : 'Payment within 30 days. שאלות: billing@cafe.example',
+        }
+      : {}),
+    lines,
+    payments,
+    language,
+    currency,
+    exchangeRate: foreign ? rate : null,
+    exchangeRateDate: foreign ? '2026-02-27' : null,
+    exchangeRateSource: foreign ? 'boi' : null,
+    ils,
     ...overrides,
   };
 }

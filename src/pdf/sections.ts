@@ -1,79 +1,123 @@
 // The drawn parts of a document page, top to bottom. Coordinates: pdfkit points, y down.
-import { L, VARIANT_LABELS, formatDate, formatQuantity, formatShekels } from './hebrew.ts';
-import type { RenderModel, Variant } from './model.ts';
+// Hebrew and bilingual pages run right to left; English pages are the mirror image (logo, dealer
+// and buyer on the left, the stamp and the totals on the right).
+import { L, formatQuantity } from './hebrew.ts';
+import { EN } from './english.ts';
+import { baseDirection, head, label, languageOf } from './language.ts';
+import type { Language, RenderModel, Variant } from './model.ts';
 import type { Theme } from './theme.ts';
-import { CONTENT, PAGE, PdfWriter } from './writer.ts';
+import { CONTENT, PAGE, PdfWriter, type TextStyle } from './writer.ts';
 import {
-  dealerIdLine, footerLine, infoLines, pageLabel, paymentDetails, paymentMethodLabel,
-  isNoVatDealer, isReceiptStyle, paymentsSummaryRows, titleLine, totalsRows, type TotalsRow,
+  amountIn, dateIn, dealerIdLine, exchangeRateBlock, infoLines, isNoVatDealer, isReceiptStyle, noteHeading, paymentDetails,
+  paymentMethodLabel, paymentsSummaryRows, stampLines, titleLine, titleSecondLine, totalsRows, type TotalsRow,
 } from './wording.ts';
 
 const PAD = 5;
+export const ALERT = '#B00020';
+
+/** The page's direction and its sides. */
+export interface Flow {
+  lang: Language;
+  rtl: boolean;
+  /** Paragraph style of the page: base direction and alignment at the start side. */
+  para: Pick<TextStyle, 'dir' | 'align'>;
+  /** x of a block of width bw placed at the start side (right on RTL pages) or the end side. */
+  atStart(bw: number): number;
+  atEnd(bw: number): number;
+}
+
+export function flowOf(m: RenderModel): Flow {
+  const lang = languageOf(m);
+  const rtl = baseDirection(lang) === 'rtl';
+  return {
+    lang,
+    rtl,
+    para: { dir: rtl ? 'rtl' : 'ltr', align: rtl ? 'right' : 'left' },
+    atStart: (bw) => (rtl ? CONTENT.right - bw : CONTENT.left),
+    atEnd: (bw) => (rtl ? CONTENT.left : CONTENT.right - bw),
+  };
+}
 
 export function drawHeader(w: PdfWriter, m: RenderModel, theme: Theme, variant: Variant): void {
+  const f = flowOf(m);
   const top = PAGE.margin;
-  let right = CONTENT.right;
+  let indent = 0;
   if (m.branding.logo && m.branding.logo.length > 0) {
     try {
-      w.doc.image(Buffer.from(m.branding.logo), CONTENT.right - 90, top, { fit: [90, 60], align: 'right' });
-      right -= 100;
+      w.doc.image(Buffer.from(m.branding.logo), f.atStart(90), top, f.rtl ? { fit: [90, 60], align: 'right' } : { fit: [90, 60] });
+      indent = 100;
     } catch {
       // An unreadable logo never blocks the document: it prints without it.
     }
   }
   const blockW = 300;
-  const x = right - blockW;
+  const x = f.rtl ? CONTENT.right - indent - blockW : CONTENT.left + indent;
+  const s = (extra: TextStyle) => ({ ...f.para, color: theme.text, ...extra });
   let y = top;
-  y += w.text(m.dealer.name, x, blockW, y, { size: 16, bold: true, color: theme.text });
-  if (m.branding.tagline) y += w.text(m.branding.tagline, x, blockW, y, { size: 9, color: theme.muted });
-  y += w.text(dealerIdLine(m), x, blockW, y, { size: 10, color: theme.text });
-  if (m.dealer.address) y += w.text(m.dealer.address, x, blockW, y, { size: 9, color: theme.text });
-  if (m.dealer.phone) y += w.text(`${L.phone}: ${m.dealer.phone}`, x, blockW, y, { size: 9, color: theme.text });
+  y += w.text(m.dealer.name, x, blockW, y, s({ size: 16, bold: true }));
+  if (m.branding.tagline) y += w.text(m.branding.tagline, x, blockW, y, s({ size: 9, color: theme.muted }));
+  y += w.text(dealerIdLine(m), x, blockW, y, s({ size: 10 }));
+  if (m.dealer.address) y += w.text(m.dealer.address, x, blockW, y, s({ size: 9 }));
+  if (m.dealer.phone) y += w.text(`${label(f.lang, 'phone')}: ${m.dealer.phone}`, x, blockW, y, s({ size: 9 }));
   if (m.dealer.email) {
-    y += w.text(m.dealer.email, x, blockW, y, { size: 9, dir: 'ltr', align: 'right', color: theme.linkColor, link: `mailto:${m.dealer.email}` });
+    y += w.text(m.dealer.email, x, blockW, y, s({ size: 9, dir: 'ltr', color: theme.linkColor, link: `mailto:${m.dealer.email}` }));
   }
   if (m.branding.website) {
     const url = /^https?:\/\//i.test(m.branding.website) ? m.branding.website : `https://${m.branding.website}`;
-    y += w.text(m.branding.website, x, blockW, y, { size: 9, dir: 'ltr', align: 'right', color: theme.linkColor, link: url, underline: true });
+    y += w.text(m.branding.website, x, blockW, y, s({ size: 9, dir: 'ltr', color: theme.linkColor, link: url, underline: true }));
   }
-  drawVariantStamp(w, theme, variant, top);
-  w.y = Math.max(y, top + 64) + 8;
+  const stampBottom = drawVariantStamp(w, f, theme, variant, top);
+  w.y = Math.max(y, stampBottom, top + 64) + 8;
 }
 
-function drawVariantStamp(w: PdfWriter, theme: Theme, variant: Variant, top: number): void {
-  const bw = 120;
-  const color = variant === 'draft' ? '#B00020' : theme.text;
-  w.box(CONTENT.left, top, bw, 46, color, 1.2);
-  w.text(VARIANT_LABELS[variant], CONTENT.left, bw, top + 3, { size: 18, bold: true, align: 'center', color });
-  w.text(variant === 'draft' ? L.preview : L.computerized, CONTENT.left, bw, top + 30, { size: 8, align: 'center', color: theme.muted });
+/** The origin/copy/draft stamp at the end side; answers its bottom. */
+function drawVariantStamp(w: PdfWriter, f: Flow, theme: Theme, variant: Variant, top: number): number {
+  const bw = 130;
+  const x = f.atEnd(bw);
+  const color = variant === 'draft' ? ALERT : theme.text;
+  const { marks, small } = stampLines(variant, f.lang);
+  let y = top + 3;
+  marks.forEach((mark, i) => {
+    y += w.text(mark, x, bw, y, { size: i === 0 ? 18 : 12, bold: true, align: 'center', color }) - (i === 0 ? 4 : 2);
+  });
+  y += w.text(small, x, bw, y + 2, { size: 7.5, align: 'center', color: theme.muted, dir: f.para.dir }) + 4;
+  w.box(x, top, bw, y - top, color, 1.2);
+  return y;
 }
 
 export function drawTitle(w: PdfWriter, m: RenderModel, theme: Theme, variant: Variant): void {
+  const f = flowOf(m);
   w.rule(w.y, theme.ruleColor);
   w.y += 10;
-  const dateW = 160;
-  w.text(`${L.documentDate}: ${formatDate(m.documentDate)}`, CONTENT.left, dateW, w.y + 6, { size: 10, align: 'left', color: theme.text });
-  w.y += w.text(titleLine(m, variant), CONTENT.left + dateW, CONTENT.width - dateW, w.y, { size: 20, bold: true, color: theme.text });
-  for (const line of infoLines(m)) w.y += w.text(line, CONTENT.left, CONTENT.width, w.y, { size: 10, color: theme.text });
+  const dateW = 170;
+  const dateLine = `${label(f.lang, 'documentDate')}: ${dateIn(m, m.documentDate)}`;
+  w.text(dateLine, f.atEnd(dateW), dateW, w.y + 6, { size: 10, align: f.rtl ? 'left' : 'right', dir: f.para.dir, color: theme.text });
+  const titleX = f.rtl ? CONTENT.left + dateW : CONTENT.left;
+  w.y += w.text(titleLine(m, variant), titleX, CONTENT.width - dateW, w.y, { ...f.para, size: 20, bold: true, color: theme.text });
+  const second = titleSecondLine(m, variant);
+  if (second) w.y += w.text(second, titleX, CONTENT.width - dateW, w.y - 2, { ...f.para, size: 13, bold: true, color: theme.text });
+  for (const line of infoLines(m)) w.y += w.text(line, CONTENT.left, CONTENT.width, w.y, { ...f.para, size: 10, color: theme.text });
   w.y += 6;
 }
 
 export function drawParty(w: PdfWriter, m: RenderModel, theme: Theme): void {
   const p = m.party;
   if (!p) return;
+  const f = flowOf(m);
   const lines: string[] = [];
-  if (p.taxId) lines.push(`${L.buyerTaxId}: ${p.taxId}`);
+  if (p.taxId) lines.push(`${label(f.lang, 'buyerTaxId')}: ${p.taxId}`);
   if (p.address) lines.push(p.address);
-  const contact = [p.phone ? `${L.phone}: ${p.phone}` : null, p.email ? `${L.email}: ${p.email}` : null].filter(Boolean).join(' | ');
+  const contact = [p.phone ? `${label(f.lang, 'phone')}: ${p.phone}` : null, p.email ? `${label(f.lang, 'email')}: ${p.email}` : null].filter(Boolean).join(' | ');
   if (contact) lines.push(contact);
   const bw = 300;
-  const x = CONTENT.right - bw;
-  const h = PAD * 2 + w.measure(`${L.to}: ${p.name}`, bw - 2 * PAD, { size: 11, bold: true }) + lines.reduce((a, l) => a + w.measure(l, bw - 2 * PAD, { size: 9.5 }), 0);
+  const x = f.atStart(bw);
+  const nameLine = `${label(f.lang, 'to')}: ${p.name}`;
+  const h = PAD * 2 + w.measure(nameLine, bw - 2 * PAD, { size: 11, bold: true }) + lines.reduce((a, l) => a + w.measure(l, bw - 2 * PAD, { size: 9.5 }), 0);
   w.ensure(h + 10);
   w.box(x, w.y, bw, h, theme.ruleColor);
   let y = w.y + PAD;
-  y += w.text(`${L.to}: ${p.name}`, x + PAD, bw - 2 * PAD, y, { size: 11, bold: true, color: theme.text });
-  for (const l of lines) y += w.text(l, x + PAD, bw - 2 * PAD, y, { size: 9.5, color: theme.text });
+  y += w.text(nameLine, x + PAD, bw - 2 * PAD, y, { ...f.para, size: 11, bold: true, color: theme.text });
+  for (const l of lines) y += w.text(l, x + PAD, bw - 2 * PAD, y, { ...f.para, size: 9.5, color: theme.text });
   w.y += h + 12;
 }
 
@@ -82,41 +126,44 @@ interface Column {
   width: number;
   /** Cell text for row i. */
   cell: (i: number) => string;
-  dir?: 'rtl' | 'ltr';
+  /** Amounts, dates, numbers: drawn LTR and aligned to the right on every page. */
+  numeric?: boolean;
   sub?: (i: number) => string | null;
 }
 
-/** A table laid out right to left: the first column is the rightmost. Repeats its head on new pages. */
-function drawTable(w: PdfWriter, theme: Theme, columns: Column[], rows: number): void {
+/** A table in reading order: the first column is at the start side. Repeats its head on new pages. */
+function drawTable(w: PdfWriter, f: Flow, theme: Theme, columns: Column[], rows: number): void {
   const flex = CONTENT.width - columns.reduce((a, c) => a + c.width, 0);
   const widths = columns.map((c) => (c.width === 0 ? flex : c.width));
   const xs: number[] = [];
-  let edge = CONTENT.right;
+  let edge = f.rtl ? CONTENT.right : CONTENT.left;
   for (const cw of widths) {
-    edge -= cw;
-    xs.push(edge);
+    xs.push(f.rtl ? edge - cw : edge);
+    edge += f.rtl ? -cw : cw;
   }
-  const headH = 20;
-  const head = () => {
+  const cellStyle = (c: Column): TextStyle => (c.numeric ? { dir: 'ltr', align: 'right' } : { dir: f.para.dir, align: f.rtl ? 'right' : 'left' });
+  const headStyle = { size: 9, bold: true };
+  const headH = Math.max(20, ...columns.map((c, i) => w.measure(c.head, widths[i] - 2 * PAD, headStyle) + 7));
+  const drawHead = () => {
     w.rect(CONTENT.left, w.y, CONTENT.width, headH, theme.headFill);
-    columns.forEach((c, i) => w.text(c.head, xs[i] + PAD, widths[i] - 2 * PAD, w.y + 4, { size: 9, bold: true, color: theme.headText }));
+    columns.forEach((c, i) => w.text(c.head, xs[i] + PAD, widths[i] - 2 * PAD, w.y + 4, { ...headStyle, ...cellStyle(c), dir: f.para.dir, color: theme.headText }));
     w.y += headH;
   };
   w.ensure(headH + 24);
-  head();
+  drawHead();
   for (let r = 0; r < rows; r++) {
     const heights = columns.map((c, i) => {
       const sub = c.sub?.(r);
-      return w.measure(c.cell(r), widths[i] - 2 * PAD, { size: 9.5, dir: c.dir }) + (sub ? w.measure(sub, widths[i] - 2 * PAD, { size: 8 }) : 0);
+      return w.measure(c.cell(r), widths[i] - 2 * PAD, { size: 9.5, dir: cellStyle(c).dir }) + (sub ? w.measure(sub, widths[i] - 2 * PAD, { size: 8 }) : 0);
     });
     const rowH = Math.max(...heights) + 2 * PAD - 2;
-    if (w.ensure(rowH)) head();
+    if (w.ensure(rowH)) drawHead();
     if (theme.stripeFill && r % 2 === 1) w.rect(CONTENT.left, w.y, CONTENT.width, rowH, theme.stripeFill);
     columns.forEach((c, i) => {
       const cw = widths[i] - 2 * PAD;
-      const used = w.text(c.cell(r), xs[i] + PAD, cw, w.y + PAD - 1, { size: 9.5, dir: c.dir, align: 'right', color: theme.text });
+      const used = w.text(c.cell(r), xs[i] + PAD, cw, w.y + PAD - 1, { size: 9.5, ...cellStyle(c), color: theme.text });
       const sub = c.sub?.(r);
-      if (sub) w.text(sub, xs[i] + PAD, cw, w.y + PAD - 1 + used, { size: 8, color: theme.muted });
+      if (sub) w.text(sub, xs[i] + PAD, cw, w.y + PAD - 1 + used, { size: 8, ...cellStyle(c), dir: f.para.dir, color: theme.muted });
     });
     w.y += rowH;
     w.rule(w.y, theme.ruleColor, CONTENT.left, CONTENT.right, 0.4);
@@ -126,92 +173,108 @@ function drawTable(w: PdfWriter, theme: Theme, columns: Column[], rows: number):
 
 export function drawLines(w: PdfWriter, m: RenderModel, theme: Theme): void {
   if (m.lines.length === 0) return;
+  const f = flowOf(m);
   const anyDiscount = m.lines.some((l) => l.lineDiscount);
+  const defaultUnit = f.lang === 'en' ? EN.defaultUnit : L.defaultUnit;
   const columns: Column[] = [
-    { head: L.lineNo, width: 24, cell: (i) => String(i + 1), dir: 'ltr' },
-    { head: L.description, width: 0, cell: (i) => m.lines[i].description, sub: (i) => (m.lines[i].sku ? `${L.sku}: ${m.lines[i].sku}` : null) },
-    { head: L.quantity, width: 62, cell: (i) => `${formatQuantity(m.lines[i].quantity)} ${m.lines[i].unit || L.defaultUnit}` },
-    { head: m.priceMode === 'gross' ? L.unitPriceGross : L.unitPrice, width: 82, cell: (i) => formatShekels(m.lines[i].unitPrice), dir: 'ltr' },
+    { head: head(f.lang, 'lineNo'), width: 24, cell: (i) => String(i + 1), numeric: true },
+    { head: head(f.lang, 'description'), width: 0, cell: (i) => m.lines[i].description, sub: (i) => (m.lines[i].sku ? `${label(f.lang, 'sku')}: ${m.lines[i].sku}` : null) },
+    { head: head(f.lang, 'quantity'), width: 62, cell: (i) => `${formatQuantity(m.lines[i].quantity)} ${m.lines[i].unit || defaultUnit}` },
+    { head: head(f.lang, m.priceMode === 'gross' ? 'unitPriceGross' : 'unitPrice'), width: 86, cell: (i) => amountIn(m, m.lines[i].unitPrice), numeric: true },
   ];
-  if (anyDiscount) columns.push({ head: L.lineDiscount, width: 62, cell: (i) => (m.lines[i].lineDiscount ? formatShekels(-m.lines[i].lineDiscount) : ''), dir: 'ltr' });
-  columns.push({ head: L.lineTotal, width: 82, cell: (i) => formatShekels(m.lines[i].amount), dir: 'ltr' });
-  drawTable(w, theme, columns, m.lines.length);
+  if (anyDiscount) columns.push({ head: head(f.lang, 'lineDiscount'), width: 66, cell: (i) => (m.lines[i].lineDiscount ? amountIn(m, -m.lines[i].lineDiscount) : ''), numeric: true });
+  columns.push({ head: head(f.lang, 'lineTotal'), width: 90, cell: (i) => amountIn(m, m.lines[i].amount), numeric: true });
+  drawTable(w, f, theme, columns, m.lines.length);
   if (m.priceMode === 'gross') {
-    w.y += w.text(L.pricesIncludeVat, CONTENT.left, CONTENT.width, w.y - 4, { size: 8.5, color: theme.muted }) - 2;
+    w.y += w.text(label(f.lang, 'pricesIncludeVat'), CONTENT.left, CONTENT.width, w.y - 4, { ...f.para, size: 8.5, color: theme.muted }) - 2;
   }
 }
 
-/** Label/value rows in a block on the left side of the page. */
-function drawSummary(w: PdfWriter, theme: Theme, rows: TotalsRow[]): void {
+/** Width of a summary block: bilingual labels need more room. */
+const summaryWidth = (f: Flow) => (f.lang === 'he' ? 240 : 252);
+
+/** Label/value rows in a block at the end side (left on RTL pages, right on English ones), or at `x0`. */
+function drawSummary(w: PdfWriter, f: Flow, theme: Theme, rows: TotalsRow[], at?: number): void {
   if (rows.length === 0) return;
-  const bw = 240;
-  const lh = 19;
-  w.ensure(rows.length * lh + 8);
-  rows.forEach((r) => {
-    if (r.strong) w.rect(CONTENT.left, w.y, bw, lh, theme.template === 'classic' ? '#F1F1F1' : '#F6F6F6');
+  const bw = summaryWidth(f);
+  const valueW = f.lang === 'he' ? 90 : 105;
+  const labelW = bw - valueW - 5 - PAD;
+  const x0 = at ?? f.atEnd(bw);
+  const heights = rows.map((r) => Math.max(19, w.measure(r.label, labelW, { size: r.strong ? 11 : 10, bold: r.strong ?? false }) + 5));
+  w.ensure(heights.reduce((a, h) => a + h, 0) + 8);
+  rows.forEach((r, i) => {
+    const lh = heights[i];
+    if (r.strong) w.rect(x0, w.y, bw, lh, theme.template === 'classic' ? '#F1F1F1' : '#F6F6F6');
     const style = { size: r.strong ? 11 : 10, bold: r.strong ?? false, color: theme.text };
-    w.text(r.label, CONTENT.left + 95, bw - 95 - PAD, w.y + 3, style);
-    w.text(r.value, CONTENT.left + PAD, 90, w.y + 3, { ...style, dir: 'ltr', align: 'left' });
+    const labelX = f.rtl ? x0 + valueW + 5 : x0 + PAD;
+    const valueX = f.rtl ? x0 + PAD : x0 + bw - valueW - PAD;
+    w.text(r.label, labelX, labelW, w.y + 3, { ...style, ...f.para });
+    w.text(r.value, valueX, valueW, w.y + 3, { ...style, dir: 'ltr', align: f.rtl ? 'left' : 'right' });
     w.y += lh;
   });
-  w.rule(w.y, theme.ruleColor, CONTENT.left, CONTENT.left + bw);
+  w.rule(w.y, theme.ruleColor, x0, x0 + bw);
   w.y += 12;
 }
 
 export function drawTotals(w: PdfWriter, m: RenderModel, theme: Theme): void {
-  drawSummary(w, theme, totalsRows(m));
+  const f = flowOf(m);
+  drawSummary(w, f, theme, totalsRows(m));
   if (!isReceiptStyle(m) && isNoVatDealer(m)) {
-    w.y += w.text(L.noVatPatur, CONTENT.left, 240, w.y - 6, { size: 8.5, color: theme.muted, align: 'left' });
+    w.y += w.text(label(f.lang, 'noVatPatur'), f.atEnd(240), 240, w.y - 6, { size: 8.5, color: theme.muted, dir: f.para.dir, align: f.rtl ? 'left' : 'right' });
   }
+}
+
+/**
+ * A foreign-currency document: the rate, its date and source, and the shekel totals recorded at
+ * issue. Drawn beside the totals (at the start side, from `besideTop`) when it fits on that page,
+ * else under them at the end side.
+ */
+export function drawExchangeRate(w: PdfWriter, m: RenderModel, theme: Theme, besideTop?: number): void {
+  const block = exchangeRateBlock(m);
+  if (!block) return;
+  const f = flowOf(m);
+  const bw = summaryWidth(f);
+  const style = { size: 9, dir: f.para.dir, color: theme.text };
+  const linesH = w.lineHeight(10) + block.lines.reduce((a, l) => a + w.measure(l, bw, style), 0) + 4;
+  const rowsH = block.rows.reduce((a, r) => a + Math.max(19, w.measure(r.label, bw - 115, { size: 11 }) + 5), 0) + 12;
+  const beside = besideTop !== undefined && besideTop + linesH + rowsH <= PAGE.footerTop - 8;
+  const after = w.y;
+  if (beside) w.y = besideTop;
+  else w.ensure(linesH + rowsH);
+  const x = beside ? f.atStart(bw) : f.atEnd(bw);
+  // Beside the totals the block reads from the start side; under them it lines up with them.
+  const align = beside === f.rtl ? ('right' as const) : ('left' as const);
+  w.y += w.text(label(f.lang, 'ilsEquivalents'), x, bw, w.y, { ...style, align, size: 10, bold: true });
+  for (const line of block.lines) w.y += w.text(line, x, bw, w.y, { ...style, align });
+  w.y += 4;
+  drawSummary(w, f, theme, block.rows, x);
+  if (beside) w.y = Math.max(w.y, after);
 }
 
 export function drawPayments(w: PdfWriter, m: RenderModel, theme: Theme): void {
   if (m.payments.length === 0) return;
+  const f = flowOf(m);
   w.ensure(60);
-  w.y += w.text(L.payments, CONTENT.left, CONTENT.width, w.y, { size: 12, bold: true, color: theme.text }) + 2;
+  w.y += w.text(label(f.lang, 'payments'), CONTENT.left, CONTENT.width, w.y, { ...f.para, size: 12, bold: true, color: theme.text }) + 2;
   const p = m.payments;
-  drawTable(w, theme, [
-    { head: L.paymentMethod, width: 110, cell: (i) => paymentMethodLabel(p[i]) },
-    { head: L.paymentDetails, width: 0, cell: (i) => paymentDetails(p[i]) },
-    { head: L.dueDate, width: 80, cell: (i) => (p[i].dueDate ? formatDate(p[i].dueDate!) : ''), dir: 'ltr' },
-    { head: L.amount, width: 90, cell: (i) => formatShekels(p[i].amount), dir: 'ltr' },
+  drawTable(w, f, theme, [
+    { head: head(f.lang, 'paymentMethod'), width: 110, cell: (i) => paymentMethodLabel(p[i], f.lang) },
+    { head: head(f.lang, 'paymentDetails'), width: 0, cell: (i) => paymentDetails(p[i], f.lang) },
+    { head: head(f.lang, 'dueDate'), width: 80, cell: (i) => (p[i].dueDate ? dateIn(m, p[i].dueDate) : ''), numeric: true },
+    { head: head(f.lang, 'amount'), width: 96, cell: (i) => amountIn(m, p[i].amount), numeric: true },
   ], p.length);
-  drawSummary(w, theme, paymentsSummaryRows(m));
+  drawSummary(w, f, theme, paymentsSummaryRows(m));
 }
 
 export function drawNote(w: PdfWriter, m: RenderModel, theme: Theme): void {
   if (!m.note) return;
+  const f = flowOf(m);
   const h = w.measure(m.note, CONTENT.width, { size: 10 }) + 18;
   w.ensure(Math.min(h, 120));
-  w.y += w.text(`${L.note}:`, CONTENT.left, CONTENT.width, w.y, { size: 10, bold: true, color: theme.text });
+  w.y += w.text(noteHeading(f.lang), CONTENT.left, CONTENT.width, w.y, { ...f.para, size: 10, bold: true, color: theme.text });
   for (const line of w.wrap(m.note, CONTENT.width, { size: 10 })) {
     w.ensure(16);
-    w.y += w.text(line, CONTENT.left, CONTENT.width, w.y, { size: 10, color: theme.text });
+    w.y += w.text(line, CONTENT.left, CONTENT.width, w.y, { ...f.para, size: 10, color: theme.text });
   }
   w.y += 8;
-}
-
-/** Footer and (for drafts) the watermark on every page, drawn once the page count is known. */
-export function drawPageFurniture(w: PdfWriter, m: RenderModel, theme: Theme, variant: Variant): void {
-  const range = w.doc.bufferedPageRange();
-  for (let i = range.start; i < range.start + range.count; i++) {
-    w.doc.switchToPage(i);
-    const y = PAGE.footerTop;
-    w.rule(y, theme.ruleColor);
-    let fy = y + 5;
-    if (m.branding.footerText) fy += w.text(m.branding.footerText, CONTENT.left, CONTENT.width, fy, { size: 8, align: 'center', color: theme.muted });
-    w.text(footerLine(variant), CONTENT.left + 90, CONTENT.width - 90, fy, { size: 8.5, bold: true, align: 'right', color: variant === 'draft' ? '#B00020' : theme.text });
-    w.text(pageLabel(i - range.start + 1, range.count), CONTENT.left, 90, fy, { size: 8, align: 'left', color: theme.muted });
-    if (variant === 'draft') drawWatermark(w);
-  }
-}
-
-function drawWatermark(w: PdfWriter): void {
-  const cx = PAGE.width / 2;
-  const cy = PAGE.height / 2;
-  w.doc.save();
-  w.doc.rotate(-35, { origin: [cx, cy] });
-  w.doc.fillOpacity(0.13);
-  w.text(VARIANT_LABELS.draft, cx - 250, 500, cy - 80, { size: 130, bold: true, align: 'center', color: '#B00020' });
-  w.doc.restore();
 }

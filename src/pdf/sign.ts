@@ -3,6 +3,7 @@ import forge from 'node-forge';
 import { SignPdf, Signer } from '@signpdf/signpdf';
 import { pdfkitAddPlaceholder } from '@signpdf/placeholder-pdfkit';
 import type { SigningIdentity } from './certificate.ts';
+import type { SignatureInfo } from './model.ts';
 
 /** DER prefix of a DigestInfo for SHA-256 (RFC 8017 §9.2 note 1). */
 const SHA256_DIGEST_INFO_PREFIX = Buffer.from('3031300d060960864801650304020105000420', 'hex');
@@ -55,25 +56,58 @@ export class IdentitySigner extends Signer {
 }
 
 export interface PdfSigner {
-  /** Adds the signature dictionary to a pdfkit document before it ends. */
-  addPlaceholder(doc: PDFKit.PDFDocument, at: Date): void;
+  /** Adds the signature dictionary to a pdfkit document before it ends (reason: the /Reason text). */
+  addPlaceholder(doc: PDFKit.PDFDocument, at: Date, reason?: string): void;
   /** Fills the placeholder of the finished PDF bytes. */
   sign(pdf: Buffer, at: Date): Promise<Buffer>;
   /** The signer's certificate subject common name (for the README / logs). */
   readonly subject: string;
+  /** What the page says about the signature. */
+  readonly signature: SignatureInfo;
 }
 
-export function pdfSigner(identity: SigningIdentity, info: { name: string; location?: string }): PdfSigner {
+/** "CN, O" of a certificate name, or whatever of the two it has. */
+function describeName(name: forge.pki.Certificate['subject']): string {
+  const cn = name.getField('CN')?.value as string | undefined;
+  const o = name.getField('O')?.value as string | undefined;
+  if (cn && o && o !== cn) return `${cn}, ${o}`;
+  return cn ?? o ?? 'unknown';
+}
+
+/** True when the certificate names itself as issuer and its own key verifies it. */
+export function isSelfSigned(cert: forge.pki.Certificate): boolean {
+  if (!cert.isIssuer(cert)) return false;
+  try {
+    return cert.verify(cert);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `development`: the identity is our generated self-signed certificate (signing.ts says so); any
+ * other self-signed certificate is still named self-signed; otherwise by subject and issuer.
+ */
+export function signatureInfo(identity: SigningIdentity, development = false): SignatureInfo {
+  const cert = identity.certificate;
+  const subject = describeName(cert.subject);
+  const issuer = describeName(cert.issuer);
+  if (development) return { kind: 'development', subject, issuer };
+  return { kind: isSelfSigned(cert) ? 'self-signed' : 'issued', subject, issuer };
+}
+
+export function pdfSigner(identity: SigningIdentity, info: { name: string; location?: string; development?: boolean }): PdfSigner {
   const signer = new IdentitySigner(identity);
   const signPdf = new SignPdf();
   const cn = identity.certificate.subject.getField('CN');
   return {
     subject: cn ? String(cn.value) : 'unknown',
-    addPlaceholder(doc, at) {
+    signature: signatureInfo(identity, info.development ?? false),
+    addPlaceholder(doc, at, reason) {
       pdfkitAddPlaceholder({
         pdf: doc,
         pdfBuffer: Buffer.alloc(0),
-        reason: 'Computerized tax document',
+        reason: reason ?? 'Computerized tax document',
         contactInfo: '',
         // Latin only: the dictionary strings are written as PDFDocEncoding.
         name: info.name.replace(/[^\x20-\x7e]/g, '').trim() || 'pinkas',

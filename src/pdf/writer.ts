@@ -53,15 +53,15 @@ export class PdfWriter {
   readonly doc: PDFKit.PDFDocument;
   y: number = PAGE.margin;
 
-  constructor(info: { title: string; author: string }) {
+  constructor(info: { title: string; author: string; subject?: string; lang?: string }) {
     this.doc = new PDFDocument({
       size: 'A4',
       margins: { top: PAGE.margin, bottom: 10, left: PAGE.margin, right: PAGE.margin },
       bufferPages: true,
       autoFirstPage: true,
-      info: { Title: info.title, Author: info.author, Creator: 'pinkas', Producer: 'pinkas' },
-      lang: 'he-IL',
-    } as PDFKit.PDFDocumentOptions);
+      info: { Title: info.title, Author: info.author, ...(info.subject ? { Subject: info.subject } : {}), Creator: 'pinkas', Producer: 'pinkas' },
+      lang: info.lang ?? 'he',
+    });
     const fonts = hebrewFonts();
     // pdfkit accepts a parsed fontkit font (its typings only list files and bytes).
     this.doc.registerFont('he', fonts.regular as unknown as Buffer);

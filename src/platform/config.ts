@@ -42,6 +42,37 @@ export interface Config {
    * characters without spaces. Null when unset: /metrics answers 503 `unconfigured`, in every environment.
    */
   metricsToken: string | null;
+  /** Exchange rates (src/exchange-rates): the Bank of Israel representative-rate service. */
+  exchangeRates: ExchangeRatesConfig;
+}
+
+export interface ExchangeRatesConfig {
+  /**
+   * EXCHANGE_RATES_URL: base of the Bank of Israel SDMX service (docs/exchange-rates.md). Default: the real
+   * service in development and production, none in test (tests never reach the network); `off` disables it.
+   * Null: a document in a foreign currency must carry its own rate (503 `unconfigured` otherwise).
+   */
+  baseUrl: string | null;
+  /** EXCHANGE_RATES_TIMEOUT_MS: deadline of one request to the service, default 10 s. */
+  timeoutMs: number;
+}
+
+/** The Bank of Israel's public SDMX service (series database), no key needed. */
+export const BOI_SDMX_URL = 'https://edge.boi.gov.il/FusionEdgeServer/sdmx/v2';
+
+function exchangeRatesConfig(env: Env, environment: string): ExchangeRatesConfig {
+  const timeoutMs = integer(env, 'EXCHANGE_RATES_TIMEOUT_MS', 10_000, 50, 120_000);
+  const raw = (env.EXCHANGE_RATES_URL ?? '').trim();
+  if (raw === 'off') return { baseUrl: null, timeoutMs };
+  if (raw === '') return { baseUrl: environment === 'test' ? null : BOI_SDMX_URL, timeoutMs };
+  const baseUrl = raw.replace(/\/+$/, '');
+  try {
+    const u = new URL(baseUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new ConfigError('EXCHANGE_RATES_URL', `is not an http(s) URL (or "off"), got "${raw}"`);
+  }
+  return { baseUrl, timeoutMs };
 }
 
 export interface ProcessesConfig {
@@ -240,6 +271,7 @@ export function loadConfig(env: Env = process.env): Config {
     exports: exportsConfig(env),
     prints: printsConfig(env),
     metricsToken: metricsToken(env),
+    exchangeRates: exchangeRatesConfig(env, rawEnv),
   };
 }
 

@@ -54,9 +54,10 @@ export async function renderAndPublish(s: Services, database: Database, document
     throw new RetryLaterError(60_000, err.message);
   });
   const at = s.clock.now();
+  const sandbox = database.mode === 'sandbox';
   const [origin, copy] = await Promise.all([
-    renderDocumentPdf(model, 'origin', { signer, at }),
-    renderDocumentPdf(model, 'copy', { signer, at }),
+    renderDocumentPdf(model, 'origin', { signer, at, sandbox }),
+    renderDocumentPdf(model, 'copy', { signer, at, sandbox }),
   ]);
 
   return database.db.transaction(async (tx) => {

@@ -1,5 +1,6 @@
 // From the documents area's rows to the renderer's model (pure).
-import type { RenderModel } from '../pdf/model.ts';
+import type { Language, RenderCurrency, RenderModel, RenderPayment } from '../pdf/model.ts';
+import { SHEKEL, minorUnitsOf } from '../platform/currencies.ts';
 import type { BusinessRecord } from '../businesses/service.ts';
 import type { DocumentLine, DocumentPayment, DocumentRow, DocumentSnapshot } from '../documents/snapshot.ts';
 import { computeTotals, lineAmount, resolveVatRateBp } from '../documents/totals.ts';
@@ -14,7 +15,26 @@ const lineOf = (l: DocumentLine, amount: number) => ({
   sku: l.sku,
 });
 
-const paymentOf = (p: DocumentPayment) => ({ ...p, method: Number(p.method) });
+const currency = (code: string | null | undefined): RenderCurrency => {
+  const c = code ?? SHEKEL;
+  return { code: c, minorUnits: minorUnitsOf(c) };
+};
+
+/** A payment in another currency than the document's carries its own amount and rate. */
+function paymentOf(p: DocumentPayment, docCurrency: string): RenderPayment {
+  const { currency: code, exchangeRate, originalAmount, ...rest } = p;
+  const foreign = code && code !== docCurrency;
+  return {
+    ...rest,
+    method: Number(p.method),
+    currency: foreign ? currency(code) : null,
+    exchangeRate: foreign ? (exchangeRate ?? null) : null,
+    originalAmount: foreign ? (originalAmount ?? null) : null,
+  };
+}
+
+const LANGUAGES: readonly Language[] = ['he', 'en', 'he+en'];
+const languageOf = (value: unknown): Language => (LANGUAGES.includes(value as Language) ? (value as Language) : 'he');
 
 /**
  * An issued document prints its frozen snapshot; the allocation number may have arrived after
@@ -22,6 +42,7 @@ const paymentOf = (p: DocumentPayment) => ({ ...p, method: Number(p.method) });
  */
 export function issuedRenderModel(doc: DocumentRow, logo: Uint8Array | null): RenderModel {
   const snap = doc.snapshot as DocumentSnapshot;
+  const code = snap.currency ?? SHEKEL;
   return {
     docType: snap.docType,
     docNumber: snap.docNumber,
@@ -41,16 +62,26 @@ export function issuedRenderModel(doc: DocumentRow, logo: Uint8Array | null): Re
     vatRateBp: snap.vatRateBp,
     vatExemptionReason: snap.vatExemptionReason,
     lines: snap.lines.map((l) => lineOf(l, l.amount)),
-    payments: snap.payments.map(paymentOf),
+    payments: snap.payments.map((p) => paymentOf(p, code)),
     totals: snap.totals,
+    language: languageOf(snap.language),
+    currency: currency(code),
+    exchangeRate: code === SHEKEL ? null : (snap.exchangeRate ?? null),
+    exchangeRateDate: code === SHEKEL ? null : (snap.exchangeRateDate ?? null),
+    exchangeRateSource: code === SHEKEL ? null : (snap.exchangeRateSource ?? null),
+    ils: code === SHEKEL ? null : (snap.ils ?? null),
     allocationNumber: doc.allocationNumber ?? snap.allocationNumber,
     note: snap.note,
     linkedDocument: snap.linkedDocument ? { docType: snap.linkedDocument.docType, docNumber: snap.linkedDocument.docNumber } : null,
   };
 }
 
-/** A draft previews what it would say if issued now: the business as it is, totals computed. */
+/**
+ * A draft previews what it would say if issued now: the business as it is, totals computed. A
+ * foreign-currency draft prints no shekel totals: they are fixed at issue, with the rate.
+ */
 export function draftRenderModel(doc: DocumentRow, business: BusinessRecord, logo: Uint8Array | null): RenderModel {
+  const code = doc.currency ?? SHEKEL;
   const vatRateBp = resolveVatRateBp({
     docType: doc.docType,
     dealerType: business.dealerType,
@@ -80,7 +111,13 @@ export function draftRenderModel(doc: DocumentRow, business: BusinessRecord, log
     vatRateBp,
     vatExemptionReason: doc.vatExemptionReason,
     lines: doc.lines.map((l) => lineOf(l, lineAmount(l))),
-    payments: doc.payments.map(paymentOf),
+    payments: doc.payments.map((p) => paymentOf(p, code)),
+    language: languageOf(doc.language),
+    currency: currency(code),
+    exchangeRate: code === SHEKEL ? null : (doc.exchangeRate ?? null),
+    exchangeRateDate: code === SHEKEL ? null : (doc.exchangeRateDate ?? null),
+    exchangeRateSource: code === SHEKEL ? null : (doc.exchangeRateSource ?? null),
+    ils: null,
     totals: { discountAmount: t.discountAmount, totalExVat: t.totalExVat, vatAmount: t.vatAmount, totalIncVat: t.totalIncVat, withholdingAmount: t.withholdingAmount },
     allocationNumber: doc.allocationNumber,
     note: doc.note,

@@ -62,7 +62,7 @@ export function registerPrintRoutes(api: FastifyInstance, s: Services): void {
       if (doc.status === 'draft') {
         // A preview: rendered on demand, unsigned, never logged, never counted.
         const logo = business.branding.logoRef ? ((await fileContent(ctx.database.db, business.branding.logoRef.fileId))?.content ?? null) : null;
-        const pdf = await renderDocumentPdf(draftRenderModel(doc, business, logo), 'draft', { at: s.clock.now() });
+        const pdf = await renderDocumentPdf(draftRenderModel(doc, business, logo), 'draft', { at: s.clock.now(), sandbox: ctx.mode === 'sandbox' });
         return sendPdf(reply, pdf, 'draft', `draft-${doc.id}.pdf`);
       }
       const handout = await handOut(s, ctx, business, id, kind, 'print');

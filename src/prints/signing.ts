@@ -53,13 +53,15 @@ function loadOrCreateSelfSigned(dataDir: string, now: Date, logger: Logger): Buf
 }
 
 /**
- * The signer of a mode. A configured P12 signs everything. Without one, development, tests and
- * the sandbox use a self-signed certificate generated once into DATA_DIR; live in production
- * refuses (the job retries until the certificate is configured).
+ * The signer of a mode. The sandbox always signs with the self-signed development certificate,
+ * even where a production certificate is configured: a test document must never carry the
+ * business's real signature. Live signs with the configured P12; without one, development and
+ * tests use the self-signed certificate and live in production refuses (the job retries until the
+ * certificate is configured).
  */
 export function signerFor(config: Config, mode: Mode, logger: Logger, now: Date): Promise<PdfSigner> {
   const p12 = config.prints.signingP12;
-  if (p12) {
+  if (p12 && mode === 'live') {
     const key = `p12:${p12.path}`;
     if (!identities.has(key)) {
       identities.set(key, Promise.resolve().then(() => pdfSigner(parseP12(readFileSync(p12.path), p12.password), { name: 'pinkas' })));
@@ -72,7 +74,10 @@ export function signerFor(config: Config, mode: Mode, logger: Logger, now: Date)
   }
   const key = `self:${config.dataDir}`;
   if (!identities.has(key)) {
-    identities.set(key, Promise.resolve().then(() => pdfSigner(parseP12(loadOrCreateSelfSigned(config.dataDir, now, logger), SELF_SIGNED_PASSWORD), { name: 'pinkas' })));
+    identities.set(
+      key,
+      Promise.resolve().then(() => pdfSigner(parseP12(loadOrCreateSelfSigned(config.dataDir, now, logger), SELF_SIGNED_PASSWORD), { name: 'pinkas', development: true })),
+    );
   }
   return identities.get(key)!;
 }

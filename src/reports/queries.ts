@@ -54,6 +54,17 @@ export interface SummaryReport {
   profit: number;
 }
 
+/**
+ * The documents with their totals in shekels: a foreign-currency document's frozen `ils` figures
+ * (docs/currency.md), a shekel document's own columns. A plain subquery: PostgreSQL inlines it, so
+ * the filters below still use the documents' indexes.
+ */
+const DOCUMENTS_IN_SHEKELS = sql`(SELECT business_id, status, document_date, doc_type, vat_rate_bp, currency,
+    CASE WHEN currency = 'ILS' THEN total_ex_vat ELSE (snapshot->'ils'->>'totalExVat')::bigint END AS total_ex_vat,
+    CASE WHEN currency = 'ILS' THEN vat_amount ELSE (snapshot->'ils'->>'vatAmount')::bigint END AS vat_amount,
+    CASE WHEN currency = 'ILS' THEN total_inc_vat ELSE (snapshot->'ils'->>'totalIncVat')::bigint END AS total_inc_vat
+  FROM documents) AS documents`;
+
 async function income(ex: Executor, b: BusinessRecord, r: Range): Promise<IncomeRow[]> {
   const types = exemptDealer(b) ? sql`(400)` : sql`(305, 320, 330)`;
   const rows = await query<Record<string, unknown>>(
@@ -61,7 +72,7 @@ async function income(ex: Executor, b: BusinessRecord, r: Range): Promise<Income
     sql`SELECT to_char(document_date, 'YYYY-MM') AS month, doc_type, count(*) AS n,
                sum(CASE WHEN doc_type = 330 THEN -abs(total_ex_vat) WHEN doc_type = 400 THEN total_inc_vat ELSE total_ex_vat END) AS ex_vat,
                sum(CASE WHEN doc_type = 330 THEN -abs(vat_amount) WHEN doc_type = 400 THEN 0 ELSE vat_amount END) AS vat
-        FROM documents
+        FROM ${DOCUMENTS_IN_SHEKELS}
         WHERE business_id = ${b.id} AND status = 'issued' AND document_date BETWEEN ${r.from} AND ${r.to} AND doc_type IN ${types}
         GROUP BY 1, 2 ORDER BY 1, 2`,
   );
@@ -92,7 +103,7 @@ export async function summaryReport(ex: Executor, b: BusinessRecord, r: Range): 
   const byCategory = await expenses(ex, b, r);
   const receipts = await queryOne<{ n: number; total: number | null }>(
     ex,
-    sql`SELECT count(*) AS n, sum(total_inc_vat) AS total FROM documents
+    sql`SELECT count(*) AS n, sum(total_inc_vat) AS total FROM ${DOCUMENTS_IN_SHEKELS}
         WHERE business_id = ${b.id} AND status = 'issued' AND doc_type = 400 AND document_date BETWEEN ${r.from} AND ${r.to}`,
   );
   const incomeTotal = byMonth.reduce((s, x) => s + x.amountExVat, 0);
@@ -137,7 +148,7 @@ export async function vatReport(ex: Executor, b: BusinessRecord, r: Range): Prom
           coalesce(sum(CASE WHEN vat_rate_bp > 0 THEN (CASE WHEN doc_type = 330 THEN -abs(total_ex_vat) ELSE total_ex_vat END) END), 0) AS taxable,
           coalesce(sum(CASE WHEN doc_type = 330 THEN -abs(vat_amount) ELSE vat_amount END), 0) AS vat,
           coalesce(sum(CASE WHEN vat_rate_bp = 0 THEN (CASE WHEN doc_type = 330 THEN -abs(total_ex_vat) ELSE total_ex_vat END) END), 0) AS zero
-        FROM documents
+        FROM ${DOCUMENTS_IN_SHEKELS}
         WHERE business_id = ${b.id} AND status = 'issued' AND doc_type IN (305, 320, 330) AND document_date BETWEEN ${r.from} AND ${r.to}`,
   );
   const inputs = await queryOne<Record<string, unknown>>(

@@ -8,6 +8,8 @@ import { summaryReport, vatReportOf, type Range } from './queries.ts';
 import { LedgerVatFields, VatLineSchema, VatLinesQuery, VatQuery } from '../vat/schemas.ts';
 import { parseVatPeriod } from '../vat/period.ts';
 import { vatLines } from '../vat/report.ts';
+import { sendVatLinesCsv, VAT_LINES_CSV, VAT_REPORT_CSV, vatReportCsv, vatReportCsvName } from '../vat/csv.ts';
+import { jsonOrCsvResponse, prefersCsv, sendCsv } from '../platform/http/csv.ts';
 
 const tags = ['reports'];
 const RangeQuery = Type.Object({ from: IsoDate, to: IsoDate }, { additionalProperties: false });
@@ -76,10 +78,15 @@ export function registerReportRoutes(api: FastifyInstance, _s: Services): void {
         summary: 'Periodic VAT figures: taxable and zero-rated sales, output VAT, fixed-asset and other input VAT, VAT payable (agorot)',
         params: BidParams,
         querystring: VatQuery,
-        response: { 200: Ok({ report: VatSchema }), ...errors(...AUTH_ERRORS) },
+        response: { 200: jsonOrCsvResponse(Ok({ report: VatSchema }), VAT_REPORT_CSV), ...errors(...AUTH_ERRORS) },
       },
     },
-    async (req) => ({ ok: true as const, report: await vatReportOf(ctxOf(req).database.db, businessOf(req), req.query as { period?: string; from?: string; to?: string }) }),
+    async (req, reply) => {
+      const b = businessOf(req);
+      const report = await vatReportOf(ctxOf(req).database.db, b, req.query as { period?: string; from?: string; to?: string });
+      if (prefersCsv(req.headers.accept)) return sendCsv(reply, vatReportCsvName(b, report), vatReportCsv(report));
+      return { ok: true as const, report };
+    },
   );
 
   api.get(
@@ -92,11 +99,12 @@ export function registerReportRoutes(api: FastifyInstance, _s: Services): void {
         summary: 'The journal entries behind the VAT report of a period, each with its document or expense (agorot), in entry order',
         params: BidParams,
         querystring: VatLinesQuery,
-        response: { 200: Ok({ lines: Type.Array(VatLineSchema), nextAfter: Nullable(Type.Integer()) }), ...errors(...AUTH_ERRORS) },
+        response: { 200: jsonOrCsvResponse(Ok({ lines: Type.Array(VatLineSchema), nextAfter: Nullable(Type.Integer()) }), VAT_LINES_CSV), ...errors(...AUTH_ERRORS) },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const q = req.query as { period: string; after?: number; take?: number };
+      if (prefersCsv(req.headers.accept)) return sendVatLinesCsv(reply, ctxOf(req).database, businessOf(req), q.period);
       const take = q.take ?? 100;
       const lines = await vatLines(ctxOf(req).database.db, businessOf(req).id, parseVatPeriod(q.period, 'querystring.period'), { after: q.after, take });
       return { ok: true as const, lines, nextAfter: lines.length === take ? lines[lines.length - 1].entryNo : null };

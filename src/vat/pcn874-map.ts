@@ -11,12 +11,25 @@ const VAT_ID = /^\d{9}$/;
 const identified = (taxId: string | null): taxId is string => !!taxId && VAT_ID.test(taxId) && !/^0+$/.test(taxId);
 const ymd = (isoDay: string) => isoDay.replace(/-/g, '');
 
+/**
+ * The other side of a sale (Appendix C): zeros for an unidentified customer (L); for an export (Y) the
+ * export entry number, or `999999999` for services and intangible goods — pinkas holds no export entry
+ * number, so every export is written as one without (docs/vat.md).
+ */
+const EXPORT_WITHOUT_ENTRY = '999999999';
+const PETTY_CASH_ONE_INVOICE = '000000001';
+function counterpartyOfSale(type: EntryType, partyTaxId: string | null): string {
+  if (type === 'L') return '000000000';
+  if (type === 'Y') return EXPORT_WITHOUT_ENTRY;
+  return lastDigits(partyTaxId, 9);
+}
+
 /** The entry of one line, or null for a line that has none (a manual entry; an expense that posted no input VAT). */
 export function entryOfLine(l: VatLine): Pcn874Entry | null {
   if (l.document) {
     const type: EntryType = l.treatment === 'zeroRatedExport' ? 'Y' : identified(l.document.partyTaxId) ? 'S' : 'L';
     return {
-      type, counterpartyId: type === 'L' ? '000000000' : lastDigits(l.document.partyTaxId, 9), date: ymd(l.document.date), refGroup: '0000',
+      type, counterpartyId: counterpartyOfSale(type, l.document.partyTaxId), date: ymd(l.document.date), refGroup: '0000',
       refNumber: lastDigits(l.document.docNumber, 9), vat: Math.abs(shekels(l.outputVat)), exVat: shekels(l.exVat),
       allocation: lastDigits(l.document.allocationNumber, 9),
     };
@@ -27,7 +40,8 @@ export function entryOfLine(l: VatLine): Pcn874Entry | null {
     const type: EntryType = identified(l.expense.supplierTaxId) ? 'T' : 'K';
     return {
       type, counterpartyId: type === 'K' ? '000000000' : lastDigits(l.expense.supplierTaxId, 9), date: ymd(l.expense.date), refGroup: '0000',
-      refNumber: lastDigits(l.expense.supplierDocNumber, 9), vat: Math.abs(shekels(vat)), exVat: shekels(l.exVat), allocation: '000000000',
+      // A petty-cash entry's reference number is the number of invoices it holds (Appendix C §3.E): one here.
+      refNumber: type === 'K' ? PETTY_CASH_ONE_INVOICE : lastDigits(l.expense.supplierDocNumber, 9), vat: Math.abs(shekels(vat)), exVat: shekels(l.exVat), allocation: '000000000',
     };
   }
   return null;

@@ -38,7 +38,7 @@ function formatted(write: () => Buffer): Buffer {
 }
 
 export async function runPcn874Export(s: Services, database: Database, business: BusinessRecord, body: { period: string }, actor: Actor): Promise<Pcn874Result> {
-  const period = parseVatPeriod(body.period, 'body.period');
+  const period = parseVatPeriod(body.period, 'body.period', business.vatReportingPeriod);
   if (business.dealerType !== 'murshe' && business.dealerType !== 'company') {
     throw conflict(`a ${business.dealerType} dealer charges no VAT and files no PCN874: the file is for a murshe or a company`);
   }
@@ -49,7 +49,8 @@ export async function runPcn874Export(s: Services, database: Database, business:
   const db = database.db;
   const vatId = business.taxId.padStart(9, '0');
   const id = newId('exr', now.getTime());
-  const name = `PCN874-${vatId}-${period.period.replace(/[-/]/g, '')}.TXT`;
+  // The circular's Appendix A names the file PCN874.TXT; the run (kind, period) tells one from another.
+  const name = 'PCN874.TXT';
   const audit = { businessId: business.id, action: 'export.pcn874', entityType: 'export_run', entityId: id };
   // `directory` is unique per business: the file's name and the run make it so.
   await db.execute(sql`INSERT INTO export_runs(id, business_id, kind, from_date, to_date, status, cut_off_at, production_at, directory, primary_id, created_by_key_id, created_at)

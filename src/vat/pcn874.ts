@@ -6,7 +6,8 @@
 
 export const CRLF = '\r\n';
 
-type FieldKind = 'const' | 'digits' | 'signed' | 'letter';
+/** `alnum` is the circular's A(n) of the reference group: capital letters or digits (pinkas writes zeros). */
+type FieldKind = 'const' | 'digits' | 'signed' | 'letter' | 'alnum';
 interface Field {
   name: string;
   kind: FieldKind;
@@ -38,7 +39,7 @@ export const ENTRY_LAYOUT: Field[] = [
   f('type', 'letter', 1),
   f('counterpartyId', 'digits', 9),
   f('date', 'digits', 8), // YYYYMMDD
-  f('refGroup', 'digits', 4),
+  f('refGroup', 'alnum', 4), // A(4): a series or branch, zeros allowed
   f('refNumber', 'digits', 9),
   f('vat', 'digits', 9),
   f('exVat', 'signed', 11),
@@ -120,6 +121,10 @@ function put(field: Field, value: string | number, record: string): string {
     if (digits.length > field.width) throw new RangeError(`${record}.${field.name}: "${v}" is longer than ${field.width}`);
     return digits.padStart(field.width, '0');
   }
+  if (field.kind === 'alnum') {
+    if (!/^[0-9A-Z]+$/.test(v) || v.length !== field.width) throw new RangeError(`${record}.${field.name}: "${v}" is not ${field.width} capital letters or digits`);
+    return v;
+  }
   if (v.length !== field.width || !/^[A-Z]+$/.test(v)) throw new RangeError(`${record}.${field.name}: "${v}" is not ${field.width} capital letter(s)`);
   return v;
 }
@@ -168,6 +173,9 @@ function take(layout: Field[], line: string, lineNo: number, problems: string[])
       out[x.name] = Number(raw);
     } else if (x.kind === 'digits') {
       if (!/^\d+$/.test(raw)) problems.push(`${where}: "${raw}" is not ${x.width} digits`);
+      out[x.name] = raw;
+    } else if (x.kind === 'alnum') {
+      if (!/^[0-9A-Z]+$/.test(raw) || raw.length !== x.width) problems.push(`${where}: "${raw}" is not ${x.width} capital letters or digits`);
       out[x.name] = raw;
     } else {
       out[x.name] = raw;

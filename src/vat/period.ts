@@ -1,9 +1,13 @@
 /**
  * A VAT reporting period (pure): one calendar month `YYYY-MM`, or two months written as an ISO 8601
  * interval of months `YYYY-MM/YYYY-MM` — a bimonthly period, which starts in an odd month (January–
- * February, March–April, … November–December), as the VAT law sets them.
+ * February, March–April, … November–December), as the VAT law sets them. A single month asked of a
+ * bimonthly business means its two-month period; an explicit two-month period is taken as written
+ * whatever the setting (a dealer whose frequency changed reports its earlier periods as they were).
  */
 import { validation } from '../platform/errors.ts';
+
+export type VatReportingPeriod = 'monthly' | 'bimonthly';
 
 export interface VatPeriod {
   /** As written: `2026-03` or `2026-03/2026-04`. */
@@ -32,7 +36,20 @@ function month(text: string, field: string): { y: number; m: number } {
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
-export function parseVatPeriod(text: string, field = 'period'): VatPeriod {
+/** The period a business reports that holds `p`: for a bimonthly business, a month widens to its pair. */
+export function periodOfBusiness(p: VatPeriod, setting: VatReportingPeriod): VatPeriod {
+  if (setting === 'monthly' || p.kind === 'bimonthly') return p;
+  const y = Number(p.from.slice(0, 4));
+  const m = Number(p.from.slice(5, 7));
+  const first = m % 2 === 1 ? m : m - 1;
+  return parseVatPeriod(`${y}-${pad(first)}/${y}-${pad(first + 1)}`);
+}
+
+export function parseVatPeriod(text: string, field = 'period', setting: VatReportingPeriod = 'monthly'): VatPeriod {
+  return periodOfBusiness(parseAsWritten(text, field), setting);
+}
+
+function parseAsWritten(text: string, field: string): VatPeriod {
   const parts = text.split('/');
   if (parts.length > 2) throw validation(field, 'a period is YYYY-MM, or YYYY-MM/YYYY-MM for two months');
   const first = month(parts[0], field);

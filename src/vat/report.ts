@@ -10,7 +10,7 @@ import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
 import { query, queryOne } from '../platform/db/sql.ts';
 import { INPUT_VAT, INPUT_VAT_FIXED_ASSETS, OUTPUT_VAT } from '../ledger/chart.ts';
-import type { VatPeriod } from './period.ts';
+import { periodOfBusiness, type VatPeriod, type VatReportingPeriod } from './period.ts';
 
 /** Revenue accounts by VAT treatment (src/ledger/chart.ts revenueAccount); 4100 is a patur/ngo dealer's revenue. */
 const TREATMENT_OF_ACCOUNT = { '4000': 'taxable', '4010': 'zeroRatedExport', '4020': 'eilat', '4030': 'exempt', '4100': 'exempt' } as const;
@@ -58,7 +58,7 @@ export interface VatLine {
   outputVat: number;
   inputVat: number;
   inputVatFixedAssets: number;
-  document: { id: string; docType: number; docNumber: number; date: string; partyTaxId: string | null; allocationNumber: string | null } | null;
+  document: { id: string; docType: number; docNumber: number; date: string; partyName: string | null; partyTaxId: string | null; allocationNumber: string | null } | null;
   expense: { id: string; supplierName: string; supplierTaxId: string | null; supplierDocNumber: string | null; date: string; storno: boolean } | null;
 }
 
@@ -80,7 +80,18 @@ const perEntry = (businessId: string, p: { from: string; to: string }) => sql`
 
 const n = (v: unknown) => Number(v ?? 0);
 
-export async function ledgerVatReport(ex: Executor, businessId: string, p: VatPeriod): Promise<LedgerVatReport> {
+/**
+ * The business's own period holding `asked` (a month of a bimonthly business is its two months): resolved
+ * here, so that the report, its lines and the PCN874 file agree whoever calls them.
+ */
+export async function businessVatPeriod(ex: Executor, businessId: string, asked: VatPeriod): Promise<VatPeriod> {
+  if (asked.kind === 'bimonthly') return asked;
+  const r = await queryOne<{ vat_reporting_period: VatReportingPeriod }>(ex, sql`SELECT vat_reporting_period FROM businesses WHERE id = ${businessId}`);
+  return periodOfBusiness(asked, r?.vat_reporting_period ?? 'monthly');
+}
+
+export async function ledgerVatReport(ex: Executor, businessId: string, asked: VatPeriod): Promise<LedgerVatReport> {
+  const p = await businessVatPeriod(ex, businessId, asked);
   const t = (await queryOne<Record<string, unknown>>(
     ex,
     sql`SELECT coalesce(sum(x.output_vat), 0) AS output_vat, coalesce(sum(x.input_vat), 0) AS input_vat, coalesce(sum(x.input_fixed), 0) AS input_fixed,
@@ -131,10 +142,11 @@ function treatmentOf(r: Record<string, unknown>): Treatment | null {
 }
 
 /** The period's lines in entry order, `take` at a time after entry number `after`. */
-export async function vatLines(ex: Executor, businessId: string, p: VatPeriod, page: { after?: number; take: number }): Promise<VatLine[]> {
+export async function vatLines(ex: Executor, businessId: string, asked: VatPeriod, page: { after?: number; take: number }): Promise<VatLine[]> {
+  const p = await businessVatPeriod(ex, businessId, asked);
   const rows = await query<Record<string, unknown>>(
     ex,
-    sql`SELECT x.*, d.doc_type, d.doc_number, d.document_date::text AS document_date, d.snapshot->'party'->>'taxId' AS party_tax_id,
+    sql`SELECT x.*, d.doc_type, d.doc_number, d.document_date::text AS document_date, d.snapshot->'party'->>'name' AS party_name, d.snapshot->'party'->>'taxId' AS party_tax_id,
           coalesce(d.allocation_number, d.snapshot->>'allocationNumber') AS allocation_number,
           ex.supplier_name, ex.supplier_tax_id, ex.supplier_doc_number, ex.supplier_doc_date::text AS supplier_doc_date,
           ex.amount_ex_vat, ex.reverses_expense_id
@@ -160,7 +172,7 @@ export async function vatLines(ex: Executor, businessId: string, p: VatPeriod, p
       document: isDoc
         ? {
             id: String(r.document_id), docType: n(r.doc_type), docNumber: n(r.doc_number), date: String(r.document_date).slice(0, 10),
-            partyTaxId: (r.party_tax_id as string | null) ?? null, allocationNumber: (r.allocation_number as string | null) ?? null,
+            partyName: (r.party_name as string | null) ?? null, partyTaxId: (r.party_tax_id as string | null) ?? null, allocationNumber: (r.allocation_number as string | null) ?? null,
           }
         : null,
       expense: isExpense

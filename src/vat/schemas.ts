@@ -6,7 +6,7 @@ const Int = Type.Integer();
 
 export const VatPeriodString = Type.String({
   pattern: '^\\d{4}-\\d{2}(/\\d{4}-\\d{2})?$',
-  description: 'A VAT period: `YYYY-MM` (a month) or `YYYY-MM/YYYY-MM` (two months, starting in an odd month)',
+  description: 'A VAT period: `YYYY-MM` (the business\'s period holding that month: the month, or its two months for a `bimonthly` business) or `YYYY-MM/YYYY-MM` (two months starting in an odd month, for any business)',
   examples: ['2026-02', '2026-01/2026-02'],
 });
 
@@ -50,7 +50,7 @@ export const VatLineSchema = Type.Object({
   inputVat: Int,
   inputVatFixedAssets: Int,
   document: Nullable(
-    Type.Object({ id: Type.String(), docType: Int, docNumber: Int, date: IsoDate, partyTaxId: Nullable(Type.String()), allocationNumber: Nullable(Type.String()) }),
+    Type.Object({ id: Type.String(), docType: Int, docNumber: Int, date: IsoDate, partyName: Nullable(Type.String()), partyTaxId: Nullable(Type.String()), allocationNumber: Nullable(Type.String()) }),
   ),
   expense: Nullable(
     Type.Object({ id: Type.String(), supplierName: Type.String(), supplierTaxId: Nullable(Type.String()), supplierDocNumber: Nullable(Type.String()), date: IsoDate, storno: Type.Boolean() }),

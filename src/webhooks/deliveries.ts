@@ -1,49 +1,52 @@
-import { sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
-import { iso, isoOrNull, query } from '../platform/db/sql.ts';
+import { iso, isoOrNull } from '../platform/db/sql.ts';
 import { cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
 import type { DeliveryView } from './schemas.ts';
+import { webhookAttempts, webhookDeliveries, type WebhookAttemptRow, type WebhookDeliveryRow } from './tables.ts';
 
-type Row = Record<string, unknown>;
-
-function toAttempt(r: Row) {
+function toAttempt(r: WebhookAttemptRow) {
   return {
-    n: Number(r.n),
+    n: r.n,
     at: iso(r.at),
-    responseStatus: r.response_status === null || r.response_status === undefined ? null : Number(r.response_status),
-    durationMs: Number(r.duration_ms),
-    error: (r.error as string | null) ?? null,
-    responseBody: (r.response_body as string | null) ?? null,
+    responseStatus: r.responseStatus,
+    durationMs: r.durationMs,
+    error: r.error,
+    responseBody: r.responseBody,
   };
 }
 
-function toDelivery(r: Row, attempts: Row[]): DeliveryView {
+function toDelivery(r: WebhookDeliveryRow, attempts: WebhookAttemptRow[]): DeliveryView {
   return {
-    id: String(r.id),
-    webhookId: String(r.endpoint_id),
-    eventId: (r.event_id as string | null) ?? null,
-    event: String(r.event) as DeliveryView['event'],
-    businessId: (r.business_id as string | null) ?? null,
-    status: String(r.status) as DeliveryView['status'],
+    id: r.id,
+    webhookId: r.endpointId,
+    eventId: r.eventId,
+    // Written by the dispatcher from the outbox's event names (or webhook.test).
+    event: r.event as DeliveryView['event'],
+    businessId: r.businessId,
+    status: r.status,
     attempts: attempts.map(toAttempt),
-    nextAttemptAt: isoOrNull(r.next_attempt_at),
-    deliveredAt: isoOrNull(r.delivered_at),
-    failedAt: isoOrNull(r.failed_at),
-    createdAt: iso(r.created_at),
+    nextAttemptAt: isoOrNull(r.nextAttemptAt),
+    deliveredAt: isoOrNull(r.deliveredAt),
+    failedAt: isoOrNull(r.failedAt),
+    createdAt: iso(r.createdAt),
   };
 }
 
-async function withAttempts(ex: Executor, rows: Row[]): Promise<DeliveryView[]> {
+async function withAttempts(ex: Executor, rows: WebhookDeliveryRow[]): Promise<DeliveryView[]> {
   if (rows.length === 0) return [];
-  const ids = rows.map((r) => String(r.id));
-  const attempts = await query<Row>(ex, sql`SELECT * FROM webhook_attempts WHERE delivery_id IN ${ids} ORDER BY delivery_id, n`);
-  const byDelivery = new Map<string, Row[]>();
+  const attempts = await ex
+    .select()
+    .from(webhookAttempts)
+    .where(inArray(webhookAttempts.deliveryId, rows.map((r) => r.id)))
+    .orderBy(asc(webhookAttempts.deliveryId), asc(webhookAttempts.n));
+  const byDelivery = new Map<string, WebhookAttemptRow[]>();
   for (const a of attempts) {
-    const list = byDelivery.get(String(a.delivery_id)) ?? [];
+    const list = byDelivery.get(a.deliveryId) ?? [];
     list.push(a);
-    byDelivery.set(String(a.delivery_id), list);
+    byDelivery.set(a.deliveryId, list);
   }
-  return rows.map((r) => toDelivery(r, byDelivery.get(String(r.id)) ?? []));
+  return rows.map((r) => toDelivery(r, byDelivery.get(r.id) ?? []));
 }
 
 /**
@@ -57,18 +60,25 @@ export async function listDeliveries(
   endpointId: string,
   opts: { before?: string; cursor?: string; take: number },
 ): Promise<{ deliveries: DeliveryView[]; next: string | null; nextCursor: string | null }> {
-  const conditions = [sql`endpoint_id = ${endpointId}`];
-  if (opts.before) conditions.push(sql`id < ${opts.before}`);
-  if (opts.cursor) conditions.push(sql`id < ${decodeCursor('deliveries', opts.cursor).id}`);
-  const rows = await query<Row>(
-    ex,
-    sql`SELECT *, ${cursorAtSql()} AS cursor_at FROM webhook_deliveries WHERE ${sql.join(conditions, sql` AND `)} ORDER BY id DESC LIMIT ${opts.take + 1}`,
-  );
-  const { page, nextCursor } = pageOf('deliveries', rows, opts.take, (r) => ({ createdAt: String(r.cursor_at), id: String(r.id) }));
-  return { deliveries: await withAttempts(ex, page), next: nextCursor ? String(page[page.length - 1].id) : null, nextCursor };
+  const t = webhookDeliveries;
+  const conditions: SQL[] = [eq(t.endpointId, endpointId)];
+  if (opts.before) conditions.push(lt(t.id, opts.before));
+  if (opts.cursor) conditions.push(lt(t.id, decodeCursor('deliveries', opts.cursor).id));
+  const rows = await ex
+    .select({ row: getTableColumns(t), cursorAt: sql<string>`${cursorAtSql(sql`${t.createdAt}`)}` })
+    .from(t)
+    .where(and(...conditions))
+    .orderBy(desc(t.id))
+    .limit(opts.take + 1);
+  const { page, nextCursor } = pageOf('deliveries', rows, opts.take, (r) => ({ createdAt: r.cursorAt, id: r.row.id }));
+  return {
+    deliveries: await withAttempts(ex, page.map((r) => r.row)),
+    next: nextCursor ? page[page.length - 1].row.id : null,
+    nextCursor,
+  };
 }
 
 export async function getDelivery(ex: Executor, id: string): Promise<DeliveryView | undefined> {
-  const rows = await query<Row>(ex, sql`SELECT * FROM webhook_deliveries WHERE id = ${id}`);
+  const rows = await ex.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
   return (await withAttempts(ex, rows))[0];
 }

@@ -1,27 +1,29 @@
-import { sql } from 'drizzle-orm';
+import { and, count, desc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { Executor, Tx } from '../platform/db/engine.ts';
-import { iso, isoOrNull, query, queryOne } from '../platform/db/sql.ts';
+import { iso, isoOrNull } from '../platform/db/sql.ts';
 import { limitReached, notFound } from '../platform/errors.ts';
 import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { newId, randomToken } from '../platform/ids.ts';
 import { getOwnedBusiness } from '../businesses/service.ts';
 import type { WebhookCreateBody, WebhookPatchBody, WebhookView } from './schemas.ts';
+import { webhookEndpoints, type WebhookEndpointRow } from './tables.ts';
 
 /** Endpoints one account may hold in one mode. */
 export const MAX_ENDPOINTS_PER_ACCOUNT = 20;
 
-export function toWebhook(r: Record<string, unknown>): WebhookView {
+export function toWebhook(r: WebhookEndpointRow): WebhookView {
   return {
-    id: String(r.id),
-    url: String(r.url),
-    events: (r.events as WebhookView['events'] | null) ?? [],
-    businessId: (r.business_id as string | null) ?? null,
-    active: Boolean(r.active),
-    disabledAt: isoOrNull(r.disabled_at),
-    consecutiveFailures: Number(r.consecutive_failures),
-    createdAt: iso(r.created_at),
-    updatedAt: iso(r.updated_at),
+    id: r.id,
+    url: r.url,
+    // Stored names were checked against the event list when written.
+    events: r.events as WebhookView['events'],
+    businessId: r.businessId,
+    active: r.active,
+    disabledAt: isoOrNull(r.disabledAt),
+    consecutiveFailures: r.consecutiveFailures,
+    createdAt: iso(r.createdAt),
+    updatedAt: iso(r.updatedAt),
   };
 }
 
@@ -29,26 +31,27 @@ export function toWebhook(r: Record<string, unknown>): WebhookView {
 const uniqueEvents = (events: string[] | undefined) => [...new Set(events ?? [])];
 
 export async function getWebhook(ex: Executor, accountId: string, id: string, forUpdate = false): Promise<WebhookView & { secret: string }> {
-  const r = await queryOne<Record<string, unknown>>(
-    ex,
-    forUpdate
-      ? sql`SELECT * FROM webhook_endpoints WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`
-      : sql`SELECT * FROM webhook_endpoints WHERE id = ${id} AND account_id = ${accountId}`,
-  );
+  const owned = ex
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.accountId, accountId)));
+  const [r] = forUpdate ? await owned.for('update') : await owned;
   if (!r) throw notFound('webhook endpoint');
-  return { ...toWebhook(r), secret: String(r.secret) };
+  return { ...toWebhook(r), secret: r.secret };
 }
 
 /** One page of the account's endpoints, newest first in the order (created_at, id); `cursor` is the previous page's nextCursor. */
 export async function listWebhooks(ex: Executor, accountId: string, q: { take: number; cursor?: string }): Promise<{ webhooks: WebhookView[]; nextCursor: string | null }> {
-  const after = q.cursor ? sql` AND ${afterCursor(decodeCursor('webhooks', q.cursor))}` : sql``;
-  const rows = await query<Record<string, unknown>>(
-    ex,
-    sql`SELECT *, ${cursorAtSql()} AS cursor_at FROM webhook_endpoints WHERE account_id = ${accountId}${after}
-        ORDER BY created_at DESC, id DESC LIMIT ${q.take + 1}`,
-  );
-  const { page, nextCursor } = pageOf('webhooks', rows, q.take, (r) => ({ createdAt: String(r.cursor_at), id: String(r.id) }));
-  return { webhooks: page.map(toWebhook), nextCursor };
+  const t = webhookEndpoints;
+  const after: SQL | undefined = q.cursor ? afterCursor(decodeCursor('webhooks', q.cursor), sql`${t.createdAt}`, sql`${t.id}`) : undefined;
+  const rows = await ex
+    .select({ row: getTableColumns(t), cursorAt: sql<string>`${cursorAtSql(sql`${t.createdAt}`)}` })
+    .from(t)
+    .where(and(eq(t.accountId, accountId), after))
+    .orderBy(desc(t.createdAt), desc(t.id))
+    .limit(q.take + 1);
+  const { page, nextCursor } = pageOf('webhooks', rows, q.take, (r) => ({ createdAt: r.cursorAt, id: r.row.id }));
+  return { webhooks: page.map((r) => toWebhook(r.row)), nextCursor };
 }
 
 /** Creates an endpoint (URL already checked by the caller, outside the transaction). */
@@ -61,23 +64,26 @@ export async function createWebhook(
   const businessId = body.businessId ?? null;
   // Another account's business answers 404, like every business path.
   if (businessId) await getOwnedBusiness(tx, actor.accountId, businessId);
-  const count = await queryOne<{ n: number }>(
-    tx,
-    sql`SELECT count(*)::int AS n FROM webhook_endpoints WHERE account_id = ${actor.accountId}`,
-  );
-  if ((count?.n ?? 0) >= MAX_ENDPOINTS_PER_ACCOUNT) {
+  const [held] = await tx.select({ n: count() }).from(webhookEndpoints).where(eq(webhookEndpoints.accountId, actor.accountId));
+  if (held.n >= MAX_ENDPOINTS_PER_ACCOUNT) {
     throw limitReached(`an account holds at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints per mode; delete one first`);
   }
   const secret = `whsec_${randomToken(32)}`;
-  const now = at.toISOString();
-  const row = await queryOne<Record<string, unknown>>(
-    tx,
-    sql`INSERT INTO webhook_endpoints(id, account_id, business_id, url, events, secret, active, created_at, updated_at)
-        VALUES (${newId('we', at.getTime())}, ${actor.accountId}, ${businessId}, ${body.url}, ${sqlTextArray(uniqueEvents(body.events))},
-                ${secret}, true, ${now}, ${now})
-        RETURNING *`,
-  );
-  const webhook = toWebhook(row!);
+  const [row] = await tx
+    .insert(webhookEndpoints)
+    .values({
+      id: newId('we', at.getTime()),
+      accountId: actor.accountId,
+      businessId,
+      url: body.url,
+      events: uniqueEvents(body.events),
+      secret,
+      active: true,
+      createdAt: at,
+      updatedAt: at,
+    })
+    .returning();
+  const webhook = toWebhook(row);
   await appendAudit(tx, at, actor, { businessId, action: 'webhook.create', entityType: 'webhook_endpoint', entityId: webhook.id, after: webhook });
   return { ...webhook, secret };
 }
@@ -105,13 +111,19 @@ export async function patchWebhook(
     active = false;
     disabledAt = now;
   }
-  const row = await queryOne<Record<string, unknown>>(
-    tx,
-    sql`UPDATE webhook_endpoints SET url = ${url}, events = ${sqlTextArray(events)}, active = ${active}, disabled_at = ${disabledAt},
-               consecutive_failures = ${failures}, updated_at = ${now}
-        WHERE id = ${id} RETURNING *`,
-  );
-  const after = toWebhook(row!);
+  const [row] = await tx
+    .update(webhookEndpoints)
+    .set({
+      url,
+      events,
+      active,
+      disabledAt: disabledAt === null ? null : new Date(disabledAt),
+      consecutiveFailures: failures,
+      updatedAt: at,
+    })
+    .where(eq(webhookEndpoints.id, id))
+    .returning();
+  const after = toWebhook(row);
   await appendAudit(tx, at, actor, { businessId: before.businessId, action: 'webhook.update', entityType: 'webhook_endpoint', entityId: id, before, after });
   return after;
 }
@@ -119,9 +131,6 @@ export async function patchWebhook(
 /** Deletes the endpoint and its delivery log; nothing more is sent to it. */
 export async function deleteWebhook(tx: Tx, at: Date, actor: Actor & { accountId: string }, id: string): Promise<void> {
   const { secret: _secret, ...before } = await getWebhook(tx, actor.accountId, id, true);
-  await tx.execute(sql`DELETE FROM webhook_endpoints WHERE id = ${id}`);
+  await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
   await appendAudit(tx, at, actor, { businessId: before.businessId, action: 'webhook.delete', entityType: 'webhook_endpoint', entityId: id, before });
 }
-
-/** A text[] parameter (an empty JS array must not expand to an empty `()` list). */
-export const sqlTextArray = (values: string[]) => sql`${sql.param(values)}::text[]`;

@@ -166,7 +166,7 @@ export class FakeIta {
     if (body.grant_type === 'refresh_token') {
       const grant = this.refreshTokens.get(body.refresh_token ?? '');
       if (!grant || grant.expiresAt <= now) return this.send(res, 400, { error: 'invalid_grant', error_description: 'refresh token invalid or expired' });
-      this.refreshTokens.delete(body.refresh_token!);
+      this.refreshTokens.delete(body.refresh_token);
       // The consent keeps its original end: a refresh does not extend it.
       return this.issue(res, grant.vatNumbers, grant.expiresAt);
     }

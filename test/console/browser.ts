@@ -38,7 +38,7 @@ export class ConsoleClient {
     const body = res.body;
     const token = body.match(/name="_csrf" value="([^"]+)"/)?.[1];
     if (token) this.csrf = token;
-    return { status: res.statusCode, headers: res.headers, body, location: res.headers.location as string | undefined, setCookies };
+    return { status: res.statusCode, headers: res.headers, body, location: res.headers.location, setCookies };
   }
 
   get(url: string): Promise<Page> {

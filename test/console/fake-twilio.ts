@@ -25,7 +25,7 @@ export class FakeTwilio {
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res.writeHead.bind(res), (b) => res.end(b)));
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
   }
 

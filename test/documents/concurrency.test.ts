@@ -16,8 +16,8 @@ function startChild(bid: string, ids: string[], parallel = 4): { child: ChildPro
     cwd: path.resolve(import.meta.dirname, '../..'),
     env: {
       ...process.env,
-      LIVE_URL: env.urls.live!,
-      SANDBOX_URL: env.urls.sandbox!,
+      LIVE_URL: env.urls.live,
+      SANDBOX_URL: env.urls.sandbox,
       API_KEY: a.test,
       BUSINESS_ID: bid,
       DOC_IDS: ids.join(','),
@@ -27,8 +27,8 @@ function startChild(bid: string, ids: string[], parallel = 4): { child: ChildPro
   });
   let out = '';
   let err = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => {
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => {
     err += d;
     if (process.env.DEBUG_CHILD) process.stderr.write(d);
   });
@@ -88,7 +88,7 @@ describe('issuing from several processes on one PostgreSQL database', () => {
 
     // Hold the business's audit chain head: an issue takes its number first and appends its audit
     // row last, so the child's issue stops inside its transaction, holding number 2.
-    const blocker = new pg.Client({ connectionString: env.urls.sandbox! });
+    const blocker = new pg.Client({ connectionString: env.urls.sandbox });
     await blocker.connect();
     await blocker.query('BEGIN');
     await blocker.query(`SELECT * FROM audit_chain_heads WHERE chain = $1 FOR UPDATE`, [`biz:${b.id}`]);

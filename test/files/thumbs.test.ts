@@ -37,7 +37,7 @@ describe('POST /businesses/{bid}/files/thumbs', () => {
       expect(uri.startsWith('data:image/jpeg;base64,')).toBe(true);
       const meta = await sharp(Buffer.from(uri.split(',')[1], 'base64')).metadata();
       expect(meta.format).toBe('jpeg');
-      expect(Math.max(meta.width!, meta.height!)).toBeLessThanOrEqual(160);
+      expect(Math.max(meta.width, meta.height)).toBeLessThanOrEqual(160);
     }
     const bigMeta = await sharp(Buffer.from(res.body.thumbs[big].split(',')[1], 'base64')).metadata();
     expect([bigMeta.width, bigMeta.height]).toEqual([160, 107]);

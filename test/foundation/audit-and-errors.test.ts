@@ -4,7 +4,6 @@ import { sql } from 'drizzle-orm';
 import { createTestEnv, type TestEnv, type TestAccount } from '../helpers/env.ts';
 import { verifyAuditChains } from '../../src/platform/audit.ts';
 import { installErrorHandler } from '../../src/platform/http/error-handler.ts';
-import { query } from '../../src/platform/db/sql.ts';
 
 let env: TestEnv;
 let a: TestAccount;

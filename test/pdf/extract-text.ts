@@ -11,3 +11,17 @@ export async function pdfPageCount(pdf: Uint8Array): Promise<number> {
   const doc = await getDocumentProxy(new Uint8Array(pdf));
   return doc.numPages;
 }
+
+/** The text of each page, first page first. */
+export async function pdfPageTexts(pdf: Uint8Array): Promise<string[]> {
+  const doc = await getDocumentProxy(new Uint8Array(pdf));
+  const { text } = await extractText(doc, { mergePages: false });
+  return text;
+}
+
+/** The document information dictionary and the catalog's /Lang, as a reader sees them. */
+export async function pdfInfo(pdf: Uint8Array): Promise<{ Title?: string; Author?: string; Subject?: string; Creator?: string; Producer?: string; Language?: string }> {
+  const doc = await getDocumentProxy(new Uint8Array(pdf));
+  const { info } = await doc.getMetadata();
+  return info;
+}

@@ -13,6 +13,18 @@ export interface SignatureReport {
   signingTime: Date | null;
 }
 
+/**
+ * The DER value at the start of the zero-padded /Contents, cut by its own length header. (Stripping
+ * trailing zero bytes instead would also cut a signature that happens to end in 0x00: 1 in 256.)
+ */
+function derPrefix(padded: Buffer): Buffer {
+  if (padded.length < 2) return padded;
+  const first = padded[1];
+  if (first < 0x80) return padded.subarray(0, 2 + first);
+  const n = first & 0x7f;
+  return padded.subarray(0, 2 + n + padded.readUIntBE(2, n));
+}
+
 export function extractSignature(pdf: Buffer): { byteRange: number[]; cms: Buffer; signedData: Buffer } {
   const text = pdf.toString('latin1');
   const m = /\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/.exec(text);
@@ -22,7 +34,7 @@ export function extractSignature(pdf: Buffer): { byteRange: number[]; cms: Buffe
   const hole = text.slice(a + b, c);
   const hex = /^<([0-9a-fA-F]+)>$/.exec(hole.trim());
   if (!hex) throw new Error('the byte range hole is not a hex string');
-  const cms = Buffer.from(hex[1].replace(/(00)+$/, ''), 'hex');
+  const cms = derPrefix(Buffer.from(hex[1], 'hex'));
   const signedData = Buffer.concat([pdf.subarray(a, a + b), pdf.subarray(c, c + d)]);
   return { byteRange, cms, signedData };
 }

@@ -292,7 +292,9 @@ export function pcnOfDocument(dealer: Dealer, doc: { docType: number; documentDa
   const sign = doc.docType === 330 ? -1 : 1;
   const id = nineDigits(doc.party?.taxId);
   const type = treatment === 'zeroRatedExport' ? 'Y' : id ? 'S' : 'L';
-  return `${type} ${type === 'L' ? '000000000' : (id ?? '000000000')} ${ymd(doc.documentDate)} ${Math.abs(toShekels(sign * doc.vatAmount))} ${toShekels(sign * doc.totalExVat)}`;
+  // Appendix C: L has zeros; Y the export entry number, or 999999999 without one (pinkas holds none).
+  const counterparty = type === 'L' ? '000000000' : type === 'Y' ? '999999999' : (id ?? '000000000');
+  return `${type} ${counterparty} ${ymd(doc.documentDate)} ${Math.abs(toShekels(sign * doc.vatAmount))} ${toShekels(sign * doc.totalExVat)}`;
 }
 
 export function pcnOfExpense(x: ExpenseDraft, sign: 1 | -1, date: string): string | null {

@@ -8,7 +8,7 @@ const draft = (over: Partial<DocumentRow> = {}): DocumentRow => ({
   id: 'doc_1', businessId: 'biz_1', status: 'draft', docType: 305, docNumber: null, partyId: null, party, priceMode: 'net',
   lines: [{ description: 'x', quantity: 2, unitPriceExVat: 350_000, sku: null, unit: 'יחידה', lineDiscount: 0, amount: 700_000 }],
   payments: [], note: null, documentDate: '2026-07-01', valueDate: '2026-07-01', vatRateBp: null, vatExemptionReason: null,
-  discountAmount: 0, withholdingAmount: 0, totalExVat: 0, vatAmount: 0, totalIncVat: 0, linkedDocumentId: null, externalRef: null,
+  discountAmount: 0, withholdingAmount: 0, totalExVat: 0, vatAmount: 0, totalIncVat: 0, currency: 'ILS', exchangeRate: null, exchangeRateDate: null, exchangeRateSource: null, language: 'he', linkedDocumentId: null, externalRef: null, metadata: {},
   requestHash: null, allocationNumber: null, allocation: null, warnings: [], cancelledByDocumentId: null, pdfFiles: null,
   originHandedOutAt: null, printCount: 0, snapshot: null, issuedAt: null, createdByKeyId: null, createdAt: '', updatedAt: '', ...over,
 });

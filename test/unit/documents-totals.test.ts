@@ -179,7 +179,7 @@ describe('rules', () => {
   const draft = (over: Partial<DraftFields>): DraftFields => ({
     docType: 305, party: null, priceMode: 'net', lines: [{ description: 'x', quantity: 1, unitPriceExVat: 100, sku: null, unit: 'u', lineDiscount: 0, amount: 100 }],
     payments: [], note: null, documentDate: '2026-03-01', valueDate: '2026-03-01', vatRateBp: null, vatExemptionReason: null, discountAmount: 0,
-    withholdingAmount: 0, allocationNumber: null, ...over,
+    withholdingAmount: 0, allocationNumber: null, currency: 'ILS', exchangeRate: null, language: 'he', ...over,
   });
   it('draft checks name the field', () => {
     expect(() => checkDraft(draft({}), 'company')).not.toThrow();

@@ -65,7 +65,7 @@ describe('deductibleVat', () => {
     [{ vatAmount: 1800, supplierDocType: 'import_entry' }, 1800],
     [{ vatAmount: 1800, supplierDocType: null }, 1800],
   ])('%j → %i', (over, expected) => {
-    const v = deductibleVat({ ...base, ...over } as Parameters<typeof deductibleVat>[0]);
+    const v = deductibleVat({ ...base, ...over });
     expect(v).toBe(expected);
     expect(Object.is(v, -0)).toBe(false);
   });

@@ -94,6 +94,8 @@ describe('records', () => {
     ['an unknown entry type', () => entryRecord({ ...sale, type: 'Z' as any })],
     ['a fractional amount', () => entryRecord({ ...sale, exVat: 10.5 })],
     ['a negative count', () => headerRecord({ ...header, salesCount: -1 })],
+    ['a reference group in lower case', () => entryRecord({ ...sale, refGroup: 'ab12' })],
+    ['a reference group of 3 characters', () => entryRecord({ ...sale, refGroup: '000' })],
   ])('refuses %s', (_name, write) => expect(write).toThrow(RangeError));
 
   it('a whole file: ASCII, every record ends with CR LF, and reads back to the same values', () => {
@@ -101,8 +103,8 @@ describe('records', () => {
       sale,
       { ...sale, type: 'L', counterpartyId: '000000000', refNumber: '000000002', vat: 90, exVat: 500 },
       { ...sale, type: 'Y', refNumber: '000000003', vat: 0, exVat: 200 },
-      { ...sale, type: 'T', counterpartyId: '123456782', refNumber: '000000077', vat: 36, exVat: 300 },
-      { ...sale, type: 'K', counterpartyId: '000000000', refNumber: '000000000', vat: 900, exVat: -5_000 },
+      { ...sale, type: 'T', counterpartyId: '123456782', refGroup: 'A1B2', refNumber: '000000077', vat: 36, exVat: 300 }, // A(4): a series
+      { ...sale, type: 'K', counterpartyId: '000000000', refNumber: '000000001', vat: 900, exVat: -5_000 },
     ];
     const bytes = formatPcn874({ header, entries });
     expect(bytes.toString('ascii').split('\r\n')).toHaveLength(entries.length + 3); // + header, closing, the empty tail
@@ -131,6 +133,7 @@ describe('the reader finds what is wrong', () => {
     ['a byte outside ASCII', good.replace('0000\r\nX', '000\u00e9\r\nX'), 'printable ASCII'],
     ['a missing final CR LF', good.slice(0, -2), 'does not end with CR LF'],
     ['a report type other than 1', good.replace(/^(.{16})1/, '$12'), 'reportType'],
+    ['a reference group that is not A(4)', good.replace(/(\r\nS.{17})0000/, '$1ab-0'), 'refGroup'],
   ])('%s', (_name, text, words) => expect(problemsOf(text)).toContain(words));
 
   it('an empty file', () => expect(readPcn874(Buffer.alloc(0)).problems.join(' ')).toContain('a header and a closing record'));
@@ -139,7 +142,7 @@ describe('the reader finds what is wrong', () => {
 const doc = (over: Partial<VatLine> & { taxId?: string | null; no?: number }): VatLine => ({
   entryNo: over.entryNo ?? 1, entryId: 'je_x', entryDate: '2026-02-10', source: 'document', treatment: over.treatment ?? 'taxable',
   exVat: over.exVat ?? 100_049, outputVat: over.outputVat ?? 18_009, inputVat: 0, inputVatFixedAssets: 0,
-  document: { id: 'doc_x', docType: 305, docNumber: over.no ?? 12, date: '2026-02-09', partyTaxId: over.taxId === undefined ? '512200502' : over.taxId, allocationNumber: null },
+  document: { id: 'doc_x', docType: 305, docNumber: over.no ?? 12, date: '2026-02-09', partyName: 'לקוח', partyTaxId: over.taxId === undefined ? '512200502' : over.taxId, allocationNumber: null },
   expense: null,
 });
 const exp = (over: Partial<VatLine> & { taxId?: string | null }): VatLine => ({
@@ -152,10 +155,10 @@ describe('from ledger lines to entries', () => {
   it.each([
     ['an identified customer: S, rounded shekels, the document date', doc({}), { type: 'S', counterpartyId: '512200502', date: '20260209', refNumber: '000000012', vat: 180, exVat: 1_000 }],
     ['no customer tax id: L with zeros', doc({ taxId: null }), { type: 'L', counterpartyId: '000000000' }],
-    ['an export: Y', doc({ treatment: 'zeroRatedExport', outputVat: 0 }), { type: 'Y', vat: 0 }],
+    ['an export: Y, no VAT, the other side 999999999 (no export entry number)', doc({ treatment: 'zeroRatedExport', outputVat: 0 }), { type: 'Y', counterpartyId: '999999999', vat: 0, refNumber: '000000012' }],
     ['a credit note: VAT positive, amount negative', doc({ exVat: -100_000, outputVat: -18_000 }), { vat: 180, exVat: -1_000 }],
     ['an expense from a known supplier: T with the deductible VAT', exp({}), { type: 'T', counterpartyId: '512200502', refNumber: '000000077', vat: 36, exVat: 300 }],
-    ['an expense without a supplier tax id: K', exp({ taxId: null }), { type: 'K', counterpartyId: '000000000' }],
+    ['an expense without a supplier tax id: K, zeros, its reference the number of invoices (one)', exp({ taxId: null }), { type: 'K', counterpartyId: '000000000', refNumber: '000000001' }],
     ['a fixed-asset expense', exp({ inputVat: 0, inputVatFixedAssets: 90_000, exVat: 500_000 }), { type: 'T', vat: 900, exVat: 5_000 }],
     ['a storno', exp({ inputVat: -3_600, exVat: -30_000 }), { vat: 36, exVat: -300 }],
   ])('%s', (_name, line, want) => expect(entryOfLine(line)).toMatchObject(want));

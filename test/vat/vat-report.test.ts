@@ -161,7 +161,7 @@ describe('POST exports/pcn874', () => {
     const made = await ok('POST', '/exports/pcn874', { period: '2026-02' });
     expect(made.exportRun).toMatchObject({ kind: 'pcn874', status: 'completed', from: '2026-02-01', to: '2026-02-28', error: null });
     expect(made.exportRun.verification).toMatchObject({ ok: true, problems: [] });
-    expect(made.file).toMatchObject({ name: 'PCN874-516179157-202602.TXT' });
+    expect(made.file).toMatchObject({ name: 'PCN874.TXT' });
 
     const download = await env.call('GET', `/v1/files/${made.file.id}`, { key: a.test });
     expect(download.status).toBe(200);
@@ -183,7 +183,7 @@ describe('POST exports/pcn874', () => {
     expect(read.entries.map((e) => `${e.type} ${e.counterpartyId} ${e.date} ${e.vat} ${e.exVat}`)).toEqual([
       `S ${TAX_IDS.company2} 20260205 180 1000`,
       'L 000000000 20260210 90 500',
-      'Y 000000000 20260212 0 200',
+      'Y 999999999 20260212 0 200',
       `S ${TAX_IDS.company2} 20260215 180 -1000`,
       `T ${TAX_IDS.company2} 20260210 36 300`,
       'K 000000000 20260211 900 5000',
@@ -192,6 +192,7 @@ describe('POST exports/pcn874', () => {
       `T ${TAX_IDS.person2} 20260125 180 1000`,
     ]);
     expect(read.entries[4].refNumber).toBe('000000077');
+    expect(read.entries[5].refNumber).toBe('000000001'); // K: the number of invoices in the entry
 
     const audit = await env.sql('sandbox', `SELECT action FROM audit_log WHERE business_id = '${bid}' AND action = 'export.pcn874'`);
     expect(audit).toHaveLength(1);

@@ -770,7 +770,7 @@ function verifyDocument(
     eq(h, 1222, c[1222], T.vat, why);
     eq(h, 1223, c[1223], T.inc, why);
     eq(h, 1224, c[1224], doc.docType === 320 ? wh : 0n, doc.docType === 320 ? 'clarification 4: withholding written positive' : 'no withholding on an invoice or credit note');
-    if (doc.docType === 330) for (const f of [1219, 1221, 1222, 1223] as const) if (c[f] !== null && c[f]! < 0n) bad(h, f, `${tag}: a credit note's amount is negative; §2.4(יב): "a credit tax invoice (330) is written with positive values"`);
+    if (doc.docType === 330) for (const f of [1219, 1221, 1222, 1223] as const) if (c[f] !== null && c[f] < 0n) bad(h, f, `${tag}: a credit note's amount is negative; §2.4(יב): "a credit tax invoice (330) is written with positive values"`);
   }
   if (c[1220] !== null && c[1220] > 0n) bad(h, 1220, `${tag}: a discount written positive; clarification 5: "A discount reduces the document, so it is shown negative"`);
   if (c[1219] !== null && c[1220] !== null && c[1221] !== null && c[1219] - abs(c[1220]) !== c[1221] && !(c[1219] < 0n)) bad(h, 1221, `${tag}: 1219 − |1220| = ${c[1219] - abs(c[1220])} ≠ 1221 ${c[1221]} (§7)`);

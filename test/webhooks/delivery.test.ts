@@ -1,6 +1,6 @@
 import { createServer as createNetServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnv, type TestAccount, type TestEnv } from '../helpers/env.ts';
+import { createTestEnv, type TestEnv } from '../helpers/env.ts';
 import { recordEvent } from '../../src/platform/outbox.ts';
 import { setWebhookResolver } from '../../src/webhooks/runtime.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
@@ -11,7 +11,6 @@ import { Receiver } from './receiver.ts';
 
 let env: TestEnv;
 let receiver: Receiver;
-let acct: TestAccount;
 let dispatcher: WebhookDispatcher;
 
 const testResolver = async (host: string) => {
@@ -27,7 +26,7 @@ beforeAll(async () => {
   });
   setWebhookResolver(env.s, testResolver);
   dispatcher = new WebhookDispatcher(env.s);
-  acct = await env.account();
+  await env.account();
 });
 afterAll(async () => {
   await env?.close();

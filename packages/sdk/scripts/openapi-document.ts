@@ -10,7 +10,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { buildApp } from '../../../src/app.ts';
 import { ManualClock } from '../../../src/platform/clock.ts';
 import { loadConfig } from '../../../src/platform/config.ts';
-import type { Database, Db, Mode } from '../../../src/platform/db/engine.ts';
+import type { Database, Mode } from '../../../src/platform/db/engine.ts';
 import { createLogger } from '../../../src/platform/logger.ts';
 import { createServices } from '../../../src/services.ts';
 
@@ -18,7 +18,7 @@ function unconnectedDatabase(mode: Mode): Database {
   // Port 1 answers nothing: a query by mistake fails loudly instead of touching a real database.
   const pool = new pg.Pool({ connectionString: 'postgres://unused@127.0.0.1:1/unused', max: 1 });
   pool.on('error', () => {});
-  return { mode, kind: 'server', db: drizzle(pool) as unknown as Db, pool, close: () => pool.end() };
+  return { mode, kind: 'server', db: drizzle(pool), pool, close: () => pool.end() };
 }
 
 export async function serviceOpenapiDocument(): Promise<Record<string, unknown>> {

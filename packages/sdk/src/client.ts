@@ -107,7 +107,7 @@ export class Pinkas {
       try {
         const body = o.kind ? { kind: o.kind } : {};
         const pdf = await this.post('/v1/businesses/{bid}/documents/{id}/print', { params: { path: { bid, id } }, body, parseAs: 'arrayBuffer' });
-        return new Uint8Array(pdf as unknown as ArrayBuffer);
+        return new Uint8Array(pdf);
       } catch (err) {
         if (!(err instanceof PinkasError) || err.reason !== 'pdf_pending') throw err;
         const wait = (err.retryAfter ?? 1) * 1000;
@@ -121,7 +121,7 @@ export class Pinkas {
   /** A stored file's bytes (an export's zip, a receipt image, a PDF). */
   async file(id: string): Promise<Uint8Array> {
     const bytes = await this.get('/v1/files/{id}', { params: { path: { id } }, parseAs: 'arrayBuffer' });
-    return new Uint8Array(bytes as unknown as ArrayBuffer);
+    return new Uint8Array(bytes);
   }
 }
 

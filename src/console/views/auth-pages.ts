@@ -14,7 +14,7 @@ export function signUpPage(
 ): string {
   const L = (k: MessageKey) => t(f.lang, k);
   const v = opts.values ?? {};
-  const e = (k: SignUpField) => (opts.errors?.[k] ? L(opts.errors[k]!) : undefined);
+  const e = (k: SignUpField) => (opts.errors?.[k] ? L(opts.errors[k]) : undefined);
   return page(
     { ...f, title: L('signup_title') },
     html`<div class="card narrow">

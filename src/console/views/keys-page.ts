@@ -2,6 +2,7 @@ import type { Account } from '../../accounts/accounts.ts';
 import type { KeyRecord } from '../../accounts/keys.ts';
 import { DEFAULT_SCOPES, SCOPES } from '../../platform/http/context.ts';
 import { t, type MessageKey } from '../i18n.ts';
+import { MINT_TOKEN_FIELD } from '../forms.ts';
 import type { Frame } from './auth-pages.ts';
 import { csrfField, html, notice, page, when, type Html } from './html.ts';
 
@@ -18,6 +19,10 @@ export interface KeysView {
   keys: KeyRecord[];
   nowMs: number;
   minted?: { secret: string; key: KeyRecord };
+  /** A repeat of a mint form: the key it already created; its secret only within the same session's window. */
+  repeated?: { secret: string | null; key: KeyRecord };
+  /** The one-time idempotency token of the mint form shown on this page. */
+  mintToken: string;
   message?: { kind: 'error' | 'ok'; text: string };
   form?: { label: string; mode: string; scopes: string[] };
 }
@@ -43,6 +48,7 @@ export function keysPage(f: Frame, v: KeysView): string {
   <h2>${L('mint_title')}</h2>
   <form method="post" action="/console/keys" id="mint">
     ${csrfField(f.csrf)}
+    <input type="hidden" name="${MINT_TOKEN_FIELD}" value="${v.mintToken}">
     <div class="field">
       <label for="f-label">${L('label')}</label>
       <input id="f-label" name="label" maxlength="100" value="${form.label}">
@@ -60,17 +66,24 @@ export function keysPage(f: Frame, v: KeysView): string {
 </div>`;
   }
 
-  const minted = v.minted
-    ? html`<div class="card" id="minted">
+  const secretCard = (secret: string, note: string, repeated: boolean) => html`<div class="card" id="minted"${repeated ? html` data-repeated="true"` : ''}>
   <h2>${L('minted_title')}</h2>
-  ${notice('info', L('minted_once'))}
+  ${notice('info', note)}
   <div class="secret">
-    <input id="new-key" readonly value="${v.minted.secret}" dir="ltr" aria-label="${L('minted_title')}">
+    <input id="new-key" readonly value="${secret}" dir="ltr" aria-label="${L('minted_title')}">
     <button type="button" data-copy="new-key" data-copied="${L('copied')}">${L('copy')}</button>
   </div>
   <p class="muted">${L('rotation')}</p>
-</div>`
-    : '';
+</div>`;
+  let minted: Html | string = '';
+  if (v.minted) minted = secretCard(v.minted.secret, L('minted_once'), false);
+  else if (v.repeated) {
+    const k = v.repeated.key;
+    const which = { prefix: k.prefix, label: k.label ? ` (${k.label})` : '' };
+    minted = v.repeated.secret
+      ? secretCard(v.repeated.secret, L('mint_repeated_shown', which), true)
+      : html`<div id="repeated">${notice('ok', L('mint_repeated', which))}</div>`;
+  }
 
   const rows = v.keys
     .slice()

@@ -281,7 +281,7 @@ export function installErrorHandler(app: FastifyInstance): void {
       return sendError(reply, err.status, err.reason, err.message);
     }
     if (err.validation) {
-      return sendError(reply, 400, 'validation', validationMessage(err.validationContext, err.validation as AjvError[]));
+      return sendError(reply, 400, 'validation', validationMessage(err.validationContext, err.validation));
     }
     const known = frameworkAnswer(err, req);
     if (known) return sendError(reply, ...known);

@@ -123,7 +123,7 @@ export function registerLlmsTxt(app: FastifyInstance): void {
   let text: string | undefined;
   app.get('/llms.txt', { schema: { hide: true } }, async (_req, reply) => {
     // Written on the first request: the document is only complete once every route is registered.
-    text ??= renderLlmsTxt(app.swagger() as Json);
+    text ??= renderLlmsTxt(app.swagger());
     return reply.type('text/plain; charset=utf-8').send(text);
   });
   const guide = readFileSync(GUIDE, 'utf8');

@@ -48,6 +48,7 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'businesses', description: 'Businesses (Israeli dealers) of the account: identity, numbering, branding, deactivation.' },
   { name: 'parties', description: 'Saved customers and suppliers of a business.' },
   { name: 'documents', description: 'Drafts, issue with gapless numbers, credit notes, prints, shares and emails of tax documents.' },
+  { name: 'exchange-rates', description: 'Exchange rates of foreign-currency documents: the Bank of Israel representative rate and the business\'s agreed rates.' },
   { name: 'allocation', description: 'Allocation numbers of the tax authority: consent, connection state, requests.' },
   { name: 'expenses', description: 'Expense drafts, receipt upload and scan, recording and storno.' },
   { name: 'files', description: 'Stored files (PDFs, receipts, logos, export and backup zips) and image previews.' },
@@ -84,8 +85,11 @@ const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 interface RouteInfo {
   schema?: Json;
   url: string;
-  route: { method: string | string[] };
+  route: { method: string | string[]; preValidation?: unknown };
 }
+
+/** Marks an operation whose body may be left out (its route reads an empty body as `{}`). */
+const EMPTY_BODY = 'x-empty-body-accepted';
 
 const hasIdempotencyKey = (schema: Json) => Boolean(schema.headers?.properties?.['idempotency-key']);
 
@@ -109,6 +113,9 @@ export function openapiTransform({ schema, url, route }: RouteInfo): { schema?: 
   if (methods.some((m) => m !== 'GET' && m !== 'HEAD')) statuses.push(413, 415);
   if (hasIdempotencyKey(out)) statuses.push(409);
   out.response = { ...errors(...statuses), ...(schema.response ?? {}) };
+  // A route that reads an empty body as `{}` (emptyBodyIsEmptyObject: issue, credit note, print, share…):
+  // @fastify/swagger marks every body required, so generated clients would demand `body: {}`.
+  if ([route.preValidation].flat().some((f) => typeof f === 'function' && f.name === 'emptyBodyIsEmptyObject')) out[EMPTY_BODY] = true;
   return { schema: out, url };
 }
 
@@ -125,6 +132,10 @@ export function finishOpenapiDocument({ openapiObject }: { openapiObject: Json }
   for (const item of Object.values<Json>(doc.paths ?? {})) {
     for (const op of Object.values<Json>(item)) {
       if (!op?.responses) continue;
+      if (op[EMPTY_BODY]) {
+        if (op.requestBody) op.requestBody.required = false;
+        delete op[EMPTY_BODY];
+      }
       const idempotent = (op.parameters ?? []).some((p: Json) => p.in === 'header' && p.name === 'idempotency-key');
       for (const [status, response] of Object.entries<Json>(op.responses)) {
         response.headers = {

@@ -878,6 +878,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/businesses/{bid}/exchange-rates/{currency}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The exchange rate a document of `date` in this currency would use: the business's agreed rate, else the Bank of Israel representative rate */
+        get: operations["getExchangeRate"];
+        /** Set (or replace) the business's agreed rate of a currency from a date on; audited */
+        put: operations["setExchangeRate"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/businesses/{bid}/exchange-rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The business's agreed exchange rates, by currency and effective-from date */
+        get: operations["listExchangeRates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/businesses/{bid}/exchange-rates/{currency}/{effectiveFrom}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove an agreed rate (documents already issued keep the rate they used); audited */
+        delete: operations["deleteExchangeRate"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/businesses/{bid}/expenses/upload": {
         parameters: {
             query?: never;
@@ -1015,6 +1067,11 @@ export interface components {
                 cardCompany: string | null;
                 cardName: string | null;
                 cardTxType: string | null;
+                /** @description The currency the payment was made in, when given. */
+                currency?: string;
+                exchangeRate?: string | null;
+                /** @description The amount in the payment's own currency (its minor units), set at issue when that currency is not the document's. */
+                originalAmount?: number;
             }[];
             note: string | null;
             documentDate: string;
@@ -1026,9 +1083,36 @@ export interface components {
             totalIncVat: number;
             discountAmount: number;
             withholdingAmount: number;
+            /** @description ISO 4217; the money fields above, lines and payments are in its minor units. */
+            currency: string;
+            exchangeRate: string | null;
+            exchangeRateDate: string | null;
+            exchangeRateSource: ("boi" | "business" | "request") | null;
+            ils: {
+                totalExVat: number;
+                vatAmount: number;
+                totalIncVat: number;
+                discountAmount: number;
+                withholdingAmount: number;
+            } | null;
+            /**
+             * @description The printed language: he (default), en, or he+en (bilingual); frozen at issue.
+             * @enum {string}
+             */
+            language: "he" | "en" | "he+en";
             linkedDocumentId: string | null;
             cancelledByDocumentId: string | null;
             externalRef: string | null;
+            /**
+             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported. Frozen with the document at issue.
+             * @example {
+             *       "orderId": "1001",
+             *       "crm": "acct-17"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
             warnings: {
                 code: string;
                 message: string;
@@ -1284,7 +1368,10 @@ export interface operations {
     };
     listBusinesses: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Exact match on metadata: `key:value` (split at the first colon), repeatable; all pairs must match. */
+                metadata?: string[];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1314,6 +1401,7 @@ export interface operations {
                             defaultVatRateBp: number | null;
                             requireAllocation: boolean;
                             bookkeeping: "single" | "double";
+                            vatReportingPeriod: "monthly" | "bimonthly";
                             branding: {
                                 logoRef: {
                                     fileId: string;
@@ -1337,6 +1425,16 @@ export interface operations {
                             /** @description Configured first numbers per doc type. */
                             numbering: {
                                 [key: string]: number;
+                            };
+                            /**
+                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                             * @example {
+                             *       "orderId": "1001",
+                             *       "crm": "acct-17"
+                             *     }
+                             */
+                            metadata: {
+                                [key: string]: string;
                             };
                             deactivatedAt: string | null;
                             /** Format: date-time */
@@ -1472,6 +1570,18 @@ export interface operations {
                         330?: number;
                         400?: number;
                     };
+                    /** @description The VAT reporting period the VAT office set: `monthly` (default) or `bimonthly`. `period=YYYY-MM` of the VAT report and the PCN874 file means the business's period holding that month. */
+                    vatReportingPeriod?: "monthly" | "bimonthly";
+                    /**
+                     * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                     * @example {
+                     *       "orderId": "1001",
+                     *       "crm": "acct-17"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -1500,6 +1610,7 @@ export interface operations {
                             defaultVatRateBp: number | null;
                             requireAllocation: boolean;
                             bookkeeping: "single" | "double";
+                            vatReportingPeriod: "monthly" | "bimonthly";
                             branding: {
                                 logoRef: {
                                     fileId: string;
@@ -1523,6 +1634,16 @@ export interface operations {
                             /** @description Configured first numbers per doc type. */
                             numbering: {
                                 [key: string]: number;
+                            };
+                            /**
+                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                             * @example {
+                             *       "orderId": "1001",
+                             *       "crm": "acct-17"
+                             *     }
+                             */
+                            metadata: {
+                                [key: string]: string;
                             };
                             deactivatedAt: string | null;
                             /** Format: date-time */
@@ -1668,6 +1789,7 @@ export interface operations {
                             defaultVatRateBp: number | null;
                             requireAllocation: boolean;
                             bookkeeping: "single" | "double";
+                            vatReportingPeriod: "monthly" | "bimonthly";
                             branding: {
                                 logoRef: {
                                     fileId: string;
@@ -1691,6 +1813,16 @@ export interface operations {
                             /** @description Configured first numbers per doc type. */
                             numbering: {
                                 [key: string]: number;
+                            };
+                            /**
+                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                             * @example {
+                             *       "orderId": "1001",
+                             *       "crm": "acct-17"
+                             *     }
+                             */
+                            metadata: {
+                                [key: string]: string;
                             };
                             deactivatedAt: string | null;
                             /** Format: date-time */
@@ -1812,6 +1944,12 @@ export interface operations {
                         330?: number;
                         400?: number;
                     };
+                    /** @description The VAT reporting period the VAT office set: `monthly` (default) or `bimonthly`. `period=YYYY-MM` of the VAT report and the PCN874 file means the business's period holding that month. */
+                    vatReportingPeriod?: "monthly" | "bimonthly";
+                    /** @description Replaces the stored metadata whole; null clears it. At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported. */
+                    metadata?: {
+                        [key: string]: string;
+                    } | null;
                 };
             };
         };
@@ -1839,6 +1977,7 @@ export interface operations {
                             defaultVatRateBp: number | null;
                             requireAllocation: boolean;
                             bookkeeping: "single" | "double";
+                            vatReportingPeriod: "monthly" | "bimonthly";
                             branding: {
                                 logoRef: {
                                     fileId: string;
@@ -1862,6 +2001,16 @@ export interface operations {
                             /** @description Configured first numbers per doc type. */
                             numbering: {
                                 [key: string]: number;
+                            };
+                            /**
+                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                             * @example {
+                             *       "orderId": "1001",
+                             *       "crm": "acct-17"
+                             *     }
+                             */
+                            metadata: {
+                                [key: string]: string;
                             };
                             deactivatedAt: string | null;
                             /** Format: date-time */
@@ -2007,6 +2156,7 @@ export interface operations {
                             defaultVatRateBp: number | null;
                             requireAllocation: boolean;
                             bookkeeping: "single" | "double";
+                            vatReportingPeriod: "monthly" | "bimonthly";
                             branding: {
                                 logoRef: {
                                     fileId: string;
@@ -2030,6 +2180,16 @@ export interface operations {
                             /** @description Configured first numbers per doc type. */
                             numbering: {
                                 [key: string]: number;
+                            };
+                            /**
+                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                             * @example {
+                             *       "orderId": "1001",
+                             *       "crm": "acct-17"
+                             *     }
+                             */
+                            metadata: {
+                                [key: string]: string;
                             };
                             deactivatedAt: string | null;
                             /** Format: date-time */
@@ -2163,6 +2323,7 @@ export interface operations {
                             defaultVatRateBp: number | null;
                             requireAllocation: boolean;
                             bookkeeping: "single" | "double";
+                            vatReportingPeriod: "monthly" | "bimonthly";
                             branding: {
                                 logoRef: {
                                     fileId: string;
@@ -2186,6 +2347,16 @@ export interface operations {
                             /** @description Configured first numbers per doc type. */
                             numbering: {
                                 [key: string]: number;
+                            };
+                            /**
+                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                             * @example {
+                             *       "orderId": "1001",
+                             *       "crm": "acct-17"
+                             *     }
+                             */
+                            metadata: {
+                                [key: string]: string;
                             };
                             deactivatedAt: string | null;
                             /** Format: date-time */
@@ -2289,6 +2460,8 @@ export interface operations {
         parameters: {
             query?: {
                 kind?: "customer" | "supplier" | "both";
+                /** @description Exact match on metadata: `key:value` (split at the first colon), repeatable; all pairs must match. */
+                metadata?: string[];
                 take?: number;
                 /** @description Opaque position: the `nextCursor` of the previous page. Answers the rows strictly after it in the order (created time, id), newest first: no row is skipped or repeated, and rows created meanwhile (newer) do not appear on later pages. The way to page. */
                 cursor?: string;
@@ -2323,6 +2496,16 @@ export interface operations {
                             email: string | null;
                             address: string | null;
                             digitalDocConsentAt: string | null;
+                            /**
+                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                             * @example {
+                             *       "orderId": "1001",
+                             *       "crm": "acct-17"
+                             *     }
+                             */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             createdAt: string;
                         }[];
@@ -2434,6 +2617,16 @@ export interface operations {
                     email?: string | null;
                     address?: string | null;
                     digitalDocConsentAt?: string | null;
+                    /**
+                     * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                     * @example {
+                     *       "orderId": "1001",
+                     *       "crm": "acct-17"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -2461,6 +2654,16 @@ export interface operations {
                             email: string | null;
                             address: string | null;
                             digitalDocConsentAt: string | null;
+                            /**
+                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                             * @example {
+                             *       "orderId": "1001",
+                             *       "crm": "acct-17"
+                             *     }
+                             */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             createdAt: string;
                         };
@@ -2604,6 +2807,16 @@ export interface operations {
                             email: string | null;
                             address: string | null;
                             digitalDocConsentAt: string | null;
+                            /**
+                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                             * @example {
+                             *       "orderId": "1001",
+                             *       "crm": "acct-17"
+                             *     }
+                             */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             createdAt: string;
                         };
@@ -2699,6 +2912,10 @@ export interface operations {
                     email?: string | null;
                     address?: string | null;
                     digitalDocConsentAt?: string | null;
+                    /** @description Replaces the stored metadata whole; null clears it. At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported. */
+                    metadata?: {
+                        [key: string]: string;
+                    } | null;
                 };
             };
         };
@@ -2725,6 +2942,16 @@ export interface operations {
                             email: string | null;
                             address: string | null;
                             digitalDocConsentAt: string | null;
+                            /**
+                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                             * @example {
+                             *       "orderId": "1001",
+                             *       "crm": "acct-17"
+                             *     }
+                             */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             createdAt: string;
                         };
@@ -2850,6 +3077,16 @@ export interface operations {
                         zip?: string;
                         country?: string;
                     } | null;
+                    /**
+                     * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                     * @example {
+                     *       "orderId": "1001",
+                     *       "crm": "acct-17"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -2877,6 +3114,16 @@ export interface operations {
                             email: string | null;
                             address: string | null;
                             digitalDocConsentAt: string | null;
+                            /**
+                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                             * @example {
+                             *       "orderId": "1001",
+                             *       "crm": "acct-17"
+                             *     }
+                             */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             createdAt: string;
                         };
@@ -2907,6 +3154,16 @@ export interface operations {
                             email: string | null;
                             address: string | null;
                             digitalDocConsentAt: string | null;
+                            /**
+                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                             * @example {
+                             *       "orderId": "1001",
+                             *       "crm": "acct-17"
+                             *     }
+                             */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             createdAt: string;
                         };
@@ -3350,6 +3607,8 @@ export interface operations {
                 cursor?: string;
                 q?: string;
                 counts?: "1";
+                /** @description Exact match on metadata: `key:value` (split at the first colon), repeatable; all pairs must match. */
+                metadata?: string[];
             };
             header?: never;
             path: {
@@ -3395,6 +3654,16 @@ export interface operations {
                             reversesExpenseId: string | null;
                             reversedByExpenseId: string | null;
                             externalRef: string | null;
+                            /**
+                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                             * @example {
+                             *       "orderId": "1001",
+                             *       "crm": "acct-17"
+                             *     }
+                             */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             recordedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -3512,6 +3781,16 @@ export interface operations {
                     vatAmount?: number | null;
                     amountIncVat?: number | null;
                     note?: string | null;
+                    /**
+                     * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                     * @example {
+                     *       "orderId": "1001",
+                     *       "crm": "acct-17"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                     externalRef?: string;
                 };
             };
@@ -3555,6 +3834,16 @@ export interface operations {
                             reversesExpenseId: string | null;
                             reversedByExpenseId: string | null;
                             externalRef: string | null;
+                            /**
+                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                             * @example {
+                             *       "orderId": "1001",
+                             *       "crm": "acct-17"
+                             *     }
+                             */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             recordedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -3717,6 +4006,16 @@ export interface operations {
                             reversesExpenseId: string | null;
                             reversedByExpenseId: string | null;
                             externalRef: string | null;
+                            /**
+                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                             * @example {
+                             *       "orderId": "1001",
+                             *       "crm": "acct-17"
+                             *     }
+                             */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             recordedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -3940,6 +4239,10 @@ export interface operations {
                     vatAmount?: number | null;
                     amountIncVat?: number | null;
                     note?: string | null;
+                    /** @description Replaces the stored metadata whole; null clears it. At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported. */
+                    metadata?: {
+                        [key: string]: string;
+                    } | null;
                 };
             };
         };
@@ -3981,6 +4284,16 @@ export interface operations {
                             reversesExpenseId: string | null;
                             reversedByExpenseId: string | null;
                             externalRef: string | null;
+                            /**
+                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                             * @example {
+                             *       "orderId": "1001",
+                             *       "crm": "acct-17"
+                             *     }
+                             */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             recordedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -4142,6 +4455,16 @@ export interface operations {
                             reversesExpenseId: string | null;
                             reversedByExpenseId: string | null;
                             externalRef: string | null;
+                            /**
+                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                             * @example {
+                             *       "orderId": "1001",
+                             *       "crm": "acct-17"
+                             *     }
+                             */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             recordedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -4253,7 +4576,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description Also open a new draft cloned from the corrected row. */
@@ -4299,6 +4622,16 @@ export interface operations {
                             reversesExpenseId: string | null;
                             reversedByExpenseId: string | null;
                             externalRef: string | null;
+                            /**
+                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                             * @example {
+                             *       "orderId": "1001",
+                             *       "crm": "acct-17"
+                             *     }
+                             */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             recordedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -4331,6 +4664,16 @@ export interface operations {
                             reversesExpenseId: string | null;
                             reversedByExpenseId: string | null;
                             externalRef: string | null;
+                            /**
+                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                             * @example {
+                             *       "orderId": "1001",
+                             *       "crm": "acct-17"
+                             *     }
+                             */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             recordedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -4456,7 +4799,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /**
@@ -6514,7 +6857,7 @@ export interface operations {
     getVatReport: {
         parameters: {
             query?: {
-                /** @description A VAT period: `YYYY-MM` (a month) or `YYYY-MM/YYYY-MM` (two months, starting in an odd month) */
+                /** @description A VAT period: `YYYY-MM` (the business's period holding that month: the month, or its two months for a `bimonthly` business) or `YYYY-MM/YYYY-MM` (two months starting in an odd month, for any business) */
                 period?: string;
                 /** @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31 */
                 from?: string;
@@ -6529,11 +6872,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description JSON; with `Accept: text/csv`, one row per figure (`figure`, `value`; nested figures as `sales.taxable`, counts as whole numbers) (RFC 4180, UTF-8 with BOM, amounts in shekels with 2 decimals) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "X-Service-Mode": components["headers"]["ServiceMode"];
+                    /** @description With text/csv: `attachment; filename="…csv"`. */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6563,7 +6908,7 @@ export interface operations {
                             documents: number;
                             expenses: number;
                             /**
-                             * @description A VAT period: `YYYY-MM` (a month) or `YYYY-MM/YYYY-MM` (two months, starting in an odd month)
+                             * @description A VAT period: `YYYY-MM` (the business's period holding that month: the month, or its two months for a `bimonthly` business) or `YYYY-MM/YYYY-MM` (two months starting in an odd month, for any business)
                              * @example 2026-02
                              * @example 2026-01/2026-02
                              */
@@ -6597,6 +6942,7 @@ export interface operations {
                             };
                         };
                     };
+                    "text/csv": string;
                 };
             };
             /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
@@ -6671,7 +7017,7 @@ export interface operations {
     listVatReportLines: {
         parameters: {
             query: {
-                /** @description A VAT period: `YYYY-MM` (a month) or `YYYY-MM/YYYY-MM` (two months, starting in an odd month) */
+                /** @description A VAT period: `YYYY-MM` (the business's period holding that month: the month, or its two months for a `bimonthly` business) or `YYYY-MM/YYYY-MM` (two months starting in an odd month, for any business) */
                 period: string;
                 /** @description The last `entryNo` of the previous page (`nextAfter`) */
                 after?: number;
@@ -6685,11 +7031,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description JSON; with `Accept: text/csv`, every line of the period (no paging) and a `total` row equal to the report's figures (RFC 4180, UTF-8 with BOM, amounts in shekels with 2 decimals) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "X-Service-Mode": components["headers"]["ServiceMode"];
+                    /** @description With text/csv: `attachment; filename="…csv"`. */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6719,6 +7067,7 @@ export interface operations {
                                  * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                                  */
                                 date: string;
+                                partyName: string | null;
                                 partyTaxId: string | null;
                                 allocationNumber: string | null;
                             } | null;
@@ -6737,6 +7086,7 @@ export interface operations {
                         }[];
                         nextAfter: number | null;
                     };
+                    "text/csv": string;
                 };
             };
             /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
@@ -7129,6 +7479,8 @@ export interface operations {
                 /** @description Offset within the page (after `cursor`); rows inserted meanwhile shift it: page with `cursor`. */
                 skip?: number;
                 counts?: "1" | "0";
+                /** @description Exact match on metadata: `key:value` (split at the first colon), repeatable; all pairs must match. */
+                metadata?: string[];
             };
             header?: never;
             path: {
@@ -7288,7 +7640,7 @@ export interface operations {
                         description: string;
                         /** @description May be fractional, at most 4 decimals (OPENFRMT D110/1264). */
                         quantity: number;
-                        /** @description Agorot; VAT-inclusive in gross mode. At most 99999999999999 (OPENFRMT D110/1265). */
+                        /** @description Minor units of the document's currency (agorot for ILS); VAT-inclusive in gross mode. At most 99999999999999 (OPENFRMT D110/1265). */
                         unitPriceExVat: number;
                         sku?: string | null;
                         unit?: string | null;
@@ -7297,7 +7649,7 @@ export interface operations {
                     payments?: {
                         /** @description Integer code 1, 2, 3, 4, 5, 8, 9, 91, 92, 93 or a string alias; stored as the integer code. */
                         method: (1 | 2 | 3 | 4 | 5 | 8 | 9 | 91 | 92 | 93) | ("cash" | "check" | "cheque" | "card" | "credit" | "transfer" | "bank_transfer" | "voucher" | "standing_order" | "other" | "bit" | "paybox" | "payment_app" | "app");
-                        /** @description Agorot. At most 99999999999999 (OPENFRMT D120/1312). */
+                        /** @description Minor units of the document's currency. At most 99999999999999 (OPENFRMT D120/1312). */
                         amount: number;
                         dueDate?: string | null;
                         bankCode?: string | null;
@@ -7307,6 +7659,8 @@ export interface operations {
                         cardCompany?: string | null;
                         cardName?: string | null;
                         cardTxType?: string | null;
+                        currency?: ("AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG") | null;
+                        exchangeRate?: string | null;
                     }[];
                     note?: string | null;
                     /**
@@ -7319,13 +7673,34 @@ export interface operations {
                      * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                      */
                     valueDate?: string;
-                    /** @description Agorot. At most 99999999999999 (OPENFRMT C100/1220). */
+                    /** @description Minor units of the document's currency. At most 99999999999999 (OPENFRMT C100/1220). */
                     discountAmount?: number;
-                    /** @description Agorot. At most 99999999999 (OPENFRMT C100/1224). */
+                    /** @description Minor units of the document's currency. At most 99999999999 (OPENFRMT C100/1224). */
                     withholdingAmount?: number;
                     vatRateBp?: number | null;
                     vatExemptionReason?: ("eilat" | "export" | "exempt") | null;
                     allocationNumber?: string | null;
+                    /**
+                     * @description ISO 4217; default ILS. Every amount of the document (lines, payments, discount, withholding) is in this currency's minor units (cents; yen for JPY; fils for KWD).
+                     * @enum {string}
+                     */
+                    currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                    exchangeRate?: string | null;
+                    /**
+                     * @description The printed language: he (default), en, or he+en (bilingual); frozen at issue.
+                     * @enum {string}
+                     */
+                    language?: "he" | "en" | "he+en";
+                    /**
+                     * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                     * @example {
+                     *       "orderId": "1001",
+                     *       "crm": "acct-17"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                     externalRef?: string;
                 };
             };
@@ -7709,7 +8084,7 @@ export interface operations {
                         description: string;
                         /** @description May be fractional, at most 4 decimals (OPENFRMT D110/1264). */
                         quantity: number;
-                        /** @description Agorot; VAT-inclusive in gross mode. At most 99999999999999 (OPENFRMT D110/1265). */
+                        /** @description Minor units of the document's currency (agorot for ILS); VAT-inclusive in gross mode. At most 99999999999999 (OPENFRMT D110/1265). */
                         unitPriceExVat: number;
                         sku?: string | null;
                         unit?: string | null;
@@ -7718,7 +8093,7 @@ export interface operations {
                     payments?: {
                         /** @description Integer code 1, 2, 3, 4, 5, 8, 9, 91, 92, 93 or a string alias; stored as the integer code. */
                         method: (1 | 2 | 3 | 4 | 5 | 8 | 9 | 91 | 92 | 93) | ("cash" | "check" | "cheque" | "card" | "credit" | "transfer" | "bank_transfer" | "voucher" | "standing_order" | "other" | "bit" | "paybox" | "payment_app" | "app");
-                        /** @description Agorot. At most 99999999999999 (OPENFRMT D120/1312). */
+                        /** @description Minor units of the document's currency. At most 99999999999999 (OPENFRMT D120/1312). */
                         amount: number;
                         dueDate?: string | null;
                         bankCode?: string | null;
@@ -7728,6 +8103,8 @@ export interface operations {
                         cardCompany?: string | null;
                         cardName?: string | null;
                         cardTxType?: string | null;
+                        currency?: ("AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG") | null;
+                        exchangeRate?: string | null;
                     }[];
                     note?: string | null;
                     /**
@@ -7740,13 +8117,28 @@ export interface operations {
                      * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                      */
                     valueDate?: string;
-                    /** @description Agorot. At most 99999999999999 (OPENFRMT C100/1220). */
+                    /** @description Minor units of the document's currency. At most 99999999999999 (OPENFRMT C100/1220). */
                     discountAmount?: number;
-                    /** @description Agorot. At most 99999999999 (OPENFRMT C100/1224). */
+                    /** @description Minor units of the document's currency. At most 99999999999 (OPENFRMT C100/1224). */
                     withholdingAmount?: number;
                     vatRateBp?: number | null;
                     vatExemptionReason?: ("eilat" | "export" | "exempt") | null;
                     allocationNumber?: string | null;
+                    /**
+                     * @description ISO 4217; default ILS. Every amount of the document (lines, payments, discount, withholding) is in this currency's minor units (cents; yen for JPY; fils for KWD).
+                     * @enum {string}
+                     */
+                    currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                    exchangeRate?: string | null;
+                    /**
+                     * @description The printed language: he (default), en, or he+en (bilingual); frozen at issue.
+                     * @enum {string}
+                     */
+                    language?: "he" | "en" | "he+en";
+                    /** @description Replaces the stored metadata whole; null clears it. At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported. */
+                    metadata?: {
+                        [key: string]: string;
+                    } | null;
                 };
             };
         };
@@ -7880,7 +8272,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description Optional. */
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description Fields given replace the stored ones; null clears one. */
@@ -8040,7 +8432,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description Optional. */
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description Printed on the credit note as its note. */
@@ -8566,11 +8958,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description JSON; with `Accept: text/csv`, the lines with their running balance after an opening-balance row (RFC 4180, UTF-8 with BOM, amounts in shekels with 2 decimals) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "X-Service-Mode": components["headers"]["ServiceMode"];
+                    /** @description With text/csv: `attachment; filename="…csv"`. */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8613,6 +9007,7 @@ export interface operations {
                             balance: number;
                         }[];
                     };
+                    "text/csv": string;
                 };
             };
             /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
@@ -9663,11 +10058,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description JSON; with `Accept: text/csv`, one row per group (`line` revenue or expenses), each total and the profit (RFC 4180, UTF-8 with BOM, amounts in shekels with 2 decimals) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "X-Service-Mode": components["headers"]["ServiceMode"];
+                    /** @description With text/csv: `attachment; filename="…csv"`. */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9698,6 +10095,7 @@ export interface operations {
                         totalExpenses: number;
                         profit: number;
                     };
+                    "text/csv": string;
                 };
             };
             /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
@@ -9783,11 +10181,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description JSON; with `Accept: text/csv`, one row per group (`line` assets, liabilities or equity), each total and the profit to date (RFC 4180, UTF-8 with BOM, amounts in shekels with 2 decimals) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "X-Service-Mode": components["headers"]["ServiceMode"];
+                    /** @description With text/csv: `attachment; filename="…csv"`. */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9820,6 +10220,7 @@ export interface operations {
                         profitToDate: number;
                         balanced: boolean;
                     };
+                    "text/csv": string;
                 };
             };
             /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
@@ -9905,11 +10306,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description JSON; with `Accept: text/csv`, one row per account and a `totals` row (RFC 4180, UTF-8 with BOM, amounts in shekels with 2 decimals) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "X-Service-Mode": components["headers"]["ServiceMode"];
+                    /** @description With text/csv: `attachment; filename="…csv"`. */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9934,6 +10337,7 @@ export interface operations {
                             credit: number;
                         };
                     };
+                    "text/csv": string;
                 };
             };
             /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
@@ -10021,7 +10425,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description A VAT period: `YYYY-MM` (a month) or `YYYY-MM/YYYY-MM` (two months, starting in an odd month)
+                     * @description A VAT period: `YYYY-MM` (the business's period holding that month: the month, or its two months for a `bimonthly` business) or `YYYY-MM/YYYY-MM` (two months starting in an odd month, for any business)
                      * @example 2026-02
                      * @example 2026-01/2026-02
                      */
@@ -10199,7 +10603,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description Optional. */
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description `auto` (default): the origin the first time, a copy afterwards. */
@@ -10443,7 +10847,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description Optional. */
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description `auto` (default): the origin the first time, a copy afterwards. */
@@ -10744,6 +11148,502 @@ export interface operations {
             };
         };
     };
+    getExchangeRate: {
+        parameters: {
+            query?: {
+                /** @description The document date; default today (Israel time) */
+                date?: string;
+            };
+            header?: never;
+            path: {
+                bid: string;
+                /** @description ISO 4217 code of a foreign currency (not ILS), e.g. USD */
+                currency: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        exchangeRate: {
+                            currency: string;
+                            /** @description Shekels for ONE unit of the currency, a decimal string */
+                            rate: string;
+                            /** @description The day of the rate: the Bank of Israel publication day, or the effective-from day of an agreed rate */
+                            date: string;
+                            /** @description `boi`: Bank of Israel representative rate; `business`: the business's agreed rate */
+                            source: "boi" | "business";
+                        };
+                    };
+                };
+            };
+            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A business rule refused the request (`payments_mismatch`, `allocation_required`, `unbalanced`, `period_closed`, ...). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The feature is not configured on this server or the business has not connected it (`unconfigured`), or the server cannot answer it now (`unavailable`). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setExchangeRate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bid: string;
+                /** @description ISO 4217 code of a foreign currency (not ILS), e.g. USD */
+                currency: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Shekels for ONE unit of the currency, a decimal string (e.g. "3.7125"): more than zero, at most 12 integer digits and 10 decimals */
+                    rate: string;
+                    /**
+                     * Format: date
+                     * @description The first document date the rate applies to (until a later one of the same currency)
+                     */
+                    effectiveFrom: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        exchangeRate: {
+                            currency: string;
+                            effectiveFrom: string;
+                            rate: string;
+                            createdAt: string;
+                        };
+                        created: boolean;
+                    };
+                };
+            };
+            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is of a type this endpoint does not take (`validation`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listExchangeRates: {
+        parameters: {
+            query?: {
+                /** @description ISO 4217 code of a foreign currency (not ILS), e.g. USD */
+                currency?: string;
+            };
+            header?: never;
+            path: {
+                bid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        exchangeRates: {
+                            currency: string;
+                            effectiveFrom: string;
+                            rate: string;
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteExchangeRate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bid: string;
+                /** @description ISO 4217 code of a foreign currency (not ILS), e.g. USD */
+                currency: string;
+                /** @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31 */
+                effectiveFrom: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        exchangeRate: {
+                            currency: string;
+                            effectiveFrom: string;
+                            rate: string;
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is of a type this endpoint does not take (`validation`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     uploadExpenseReceipt: {
         parameters: {
             query?: never;
@@ -10811,6 +11711,16 @@ export interface operations {
                             reversesExpenseId: string | null;
                             reversedByExpenseId: string | null;
                             externalRef: string | null;
+                            /**
+                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                             * @example {
+                             *       "orderId": "1001",
+                             *       "crm": "acct-17"
+                             *     }
+                             */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             recordedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -10991,6 +11901,16 @@ export interface operations {
                             reversesExpenseId: string | null;
                             reversedByExpenseId: string | null;
                             externalRef: string | null;
+                            /**
+                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+                             * @example {
+                             *       "orderId": "1001",
+                             *       "crm": "acct-17"
+                             *     }
+                             */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             recordedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;

@@ -1,0 +1,29 @@
+/** Typed definition of `businesses` (migrations 0001, 0018, 0019, 0022), written by the businesses domain. */
+import { boolean, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { metadataColumn, timestamptz3 } from '../platform/db/tables.ts';
+
+export const businesses = pgTable('businesses', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  createdByKeyId: text('created_by_key_id').notNull(),
+  name: text('name').notNull(),
+  taxId: text('tax_id').notNull(),
+  dealerType: text('dealer_type', { enum: ['patur', 'murshe', 'company', 'ngo'] }).notNull(),
+  address: text('address'),
+  phone: text('phone'),
+  email: text('email'),
+  defaultVatRateBp: integer('default_vat_rate_bp'),
+  requireAllocation: boolean('require_allocation').notNull().default(false),
+  branding: jsonb('branding').$type<Record<string, unknown>>().notNull().default({}),
+  approvalStatus: text('approval_status', { enum: ['approved', 'pending', 'suspended'] }).notNull().default('approved'),
+  planKey: text('plan_key'),
+  deactivatedAt: timestamptz3('deactivated_at'),
+  createdAt: timestamptz3('created_at').notNull(),
+  updatedAt: timestamptz3('updated_at').notNull(),
+  /** Null follows the dealer type (double for company and ngo). */
+  bookkeeping: text('bookkeeping', { enum: ['single', 'double'] }),
+  metadata: metadataColumn(),
+  vatReportingPeriod: text('vat_reporting_period', { enum: ['monthly', 'bimonthly'] }).notNull().default('monthly'),
+});
+export type BusinessRow = typeof businesses.$inferSelect;
+export type NewBusinessRow = typeof businesses.$inferInsert;

@@ -1,0 +1,156 @@
+/**
+ * A document in a foreign currency (issue 21), pure: amounts are integers in the currency's minor
+ * units; `exchangeRate` is a decimal string, shekels for one unit. The shekel figures are computed
+ * once, at issue, and frozen in the snapshot (docs/currency.md):
+ *
+ * - each of totalExVat, vatAmount, discountAmount and withholdingAmount is converted on its own:
+ *   amount × rate, to the agora, half away from zero;
+ * - totalIncVat in shekels is totalExVat + vatAmount in shekels, so the books balance to the agora;
+ * - line and payment amounts are converted and then adjusted by the largest-remainder method so
+ *   that they add up exactly to the shekel total they make up (never more than one agora per line).
+ *
+ * All arithmetic is in BigInt over the decimal digits of the rate: no binary fractions.
+ */
+import { minorUnitsOf, SHEKEL } from '../platform/currencies.ts';
+import type { DocType, Totals } from './figures.ts';
+
+/** Rate text: a positive decimal, up to 6 integer digits and 10 decimals (BoI quotes 4–6 decimals). */
+export const EXCHANGE_RATE_PATTERN = '^(?!0+(\\.0+)?$)\\d{1,6}(\\.\\d{1,10})?$';
+const RATE = new RegExp(EXCHANGE_RATE_PATTERN);
+
+export function isExchangeRate(text: string): boolean {
+  return RATE.test(text);
+}
+
+/** A rate as an exact fraction: numerator / 10^scale. */
+interface Fraction {
+  numerator: bigint;
+  denominator: bigint;
+}
+
+function rateFraction(rate: string): Fraction {
+  if (!RATE.test(rate)) throw new Error(`not an exchange rate: ${rate}`);
+  const [whole, frac = ''] = rate.split('.');
+  return { numerator: BigInt(whole + frac), denominator: 10n ** BigInt(frac.length) };
+}
+
+/** n / d rounded half away from zero (d > 0). */
+function divideRounded(n: bigint, d: bigint): bigint {
+  const negative = n < 0n;
+  const a = negative ? -n : n;
+  const q = (2n * a + d) / (2n * d);
+  return negative ? -q : q;
+}
+
+/** The exact shekel value of `minor` units of `currency` at `rate`, as agorot × denominator (unrounded). */
+function agorotFraction(minor: number, currency: string, rate: string): Fraction {
+  const r = rateFraction(rate);
+  const unitScale = 10n ** BigInt(minorUnitsOf(currency));
+  return { numerator: BigInt(minor) * r.numerator * 100n, denominator: r.denominator * unitScale };
+}
+
+/** `minor` units of `currency` in agorot at `rate` (shekels per unit), half away from zero. */
+export function toAgorot(minor: number, currency: string, rate: string): number {
+  if (currency === SHEKEL) return minor;
+  const f = agorotFraction(minor, currency, rate);
+  return Number(divideRounded(f.numerator, f.denominator));
+}
+
+/**
+ * Converts each amount and makes them add up to `targetAgorot` exactly: each starts rounded toward
+ * zero and the agorot left over go to the largest remainders (ties: the first), so no amount moves
+ * by more than one agora from its own exact value when the target is the rounded exact sum.
+ */
+export function allocateAgorot(amounts: number[], currency: string, rate: string, targetAgorot: number): number[] {
+  if (currency === SHEKEL) return [...amounts];
+  if (amounts.length === 0) return [];
+  const parts = amounts.map((a) => agorotFraction(a, currency, rate));
+  const d = parts[0].denominator;
+  const floors = parts.map((p) => p.numerator / d); // BigInt division truncates toward zero
+  const remainders = parts.map((p, i) => p.numerator - floors[i] * d);
+  let left = BigInt(targetAgorot) - floors.reduce((a, b) => a + b, 0n);
+  const out = floors.slice();
+  const step = left > 0n ? 1n : -1n;
+  // Toward the target: the largest remainders in the direction of the shortfall first.
+  const order = amounts
+    .map((_, i) => i)
+    .sort((i, j) => {
+      const a = step > 0n ? remainders[i] : -remainders[i];
+      const b = step > 0n ? remainders[j] : -remainders[j];
+      return a === b ? i - j : a > b ? -1 : 1;
+    });
+  for (let k = 0; left !== 0n; k = (k + 1) % order.length) {
+    out[order[k]] += step;
+    left -= step;
+  }
+  return out.map(Number);
+}
+
+/** The five totals in agorot (see the header for the rule). */
+export function ilsTotals(t: Totals, currency: string, rate: string | null): Totals {
+  if (currency === SHEKEL || rate === null) {
+    return { totalExVat: t.totalExVat, vatAmount: t.vatAmount, totalIncVat: t.totalIncVat, discountAmount: t.discountAmount, withholdingAmount: t.withholdingAmount };
+  }
+  const totalExVat = toAgorot(t.totalExVat, currency, rate);
+  const vatAmount = toAgorot(t.vatAmount, currency, rate);
+  return {
+    totalExVat,
+    vatAmount,
+    totalIncVat: totalExVat + vatAmount,
+    discountAmount: toAgorot(t.discountAmount, currency, rate),
+    withholdingAmount: toAgorot(t.withholdingAmount, currency, rate),
+  };
+}
+
+/**
+ * The shekel amount of each payment: they add up to what they settle in shekels — the amount received
+ * of a receipt (its totalIncVat), or a 320's total less the tax withheld.
+ */
+export function ilsPayments(amounts: number[], currency: string, rate: string | null, ils: Totals, docType: number): number[] {
+  if (currency === SHEKEL || rate === null) return [...amounts];
+  const target = docType === 400 ? ils.totalIncVat : ils.totalIncVat - ils.withholdingAmount;
+  return allocateAgorot(amounts, currency, rate, target);
+}
+
+/**
+ * A payment's amount in its own currency: `amount` minor units of the document's currency at the
+ * document's rate, at the payment's rate (shekels per unit of the payment currency), to the payment
+ * currency's minor unit.
+ */
+export function paymentInOwnCurrency(amount: number, docCurrency: string, docRate: string | null, payCurrency: string, payRate: string | null): number {
+  if (payCurrency === docCurrency) return amount;
+  const agorotExact = docCurrency === SHEKEL ? { numerator: BigInt(amount), denominator: 1n } : agorotFraction(amount, docCurrency, docRate!);
+  if (payCurrency === SHEKEL) return Number(divideRounded(agorotExact.numerator, agorotExact.denominator));
+  const r = rateFraction(payRate!);
+  const payScale = 10n ** BigInt(minorUnitsOf(payCurrency));
+  // agorot / 100 / rate × 10^minor = agorot × r.den × payScale / (100 × r.num)
+  return Number(divideRounded(agorotExact.numerator * r.denominator * payScale, agorotExact.denominator * 100n * r.numerator));
+}
+
+/** `minor` units as a decimal string of the currency (12345 USD → "123.45", 5 JPY → "5", 1234 KWD → "1.234"). */
+export function formatMinor(minor: number, currency: string): string {
+  const digits = minorUnitsOf(currency);
+  const negative = minor < 0;
+  const s = String(Math.abs(minor)).padStart(digits + 1, '0');
+  const text = digits === 0 ? s : `${s.slice(0, -digits)}.${s.slice(-digits)}`;
+  return negative ? `-${text}` : text;
+}
+
+/**
+ * `minor` units expressed in hundredths of the unit (OPENFRMT's foreign amounts carry 2 decimals):
+ * JPY 5 → 500; KWD 1.234 (1234) → 123 (half away from zero).
+ */
+export function toHundredths(minor: number, currency: string): number {
+  const digits = minorUnitsOf(currency);
+  if (digits === 2) return minor;
+  if (digits < 2) return minor * 10 ** (2 - digits);
+  return Number(divideRounded(BigInt(minor), 10n ** BigInt(digits - 2)));
+}
+
+/** The shekel amount of each payment of a frozen snapshot (they add up to what they settle). */
+export function ilsPaymentAmounts(snap: { docType: DocType; payments: { amount: number }[]; currency?: string; exchangeRate?: string | null; ils?: Totals }): number[] {
+  const amounts = snap.payments.map((p) => p.amount);
+  if (!snap.currency || snap.currency === SHEKEL || !snap.ils) return amounts;
+  return ilsPayments(amounts, snap.currency, snap.exchangeRate ?? null, snap.ils, snap.docType);
+}
+

@@ -1,0 +1,68 @@
+/**
+ * A document's currency at issue (issue 21; docs/currency.md): the rate is taken — the draft's own,
+ * else the business's agreed rate or the Bank of Israel's for the document date — and the shekel
+ * figures are computed once and frozen with it.
+ */
+import type { Executor } from '../platform/db/engine.ts';
+import { SHEKEL } from '../platform/currencies.ts';
+import type { Services } from '../platform/http/services.ts';
+import { exchangeRateDeps, rateForDocument } from '../exchange-rates/index.ts';
+import { carrier, maxAgorot } from '../openfrmt/limits.ts';
+import { ilsTotals, paymentInOwnCurrency, toHundredths } from './currency.ts';
+import type { DocumentCurrency, DocumentPayment, DocumentRow, Totals } from './snapshot.ts';
+
+/** The rate of a draft at issue; null for a shekel document. May ask the Bank of Israel (cached daily). */
+export async function rateAtIssue(
+  s: Services,
+  ex: Executor,
+  businessId: string,
+  d: Pick<DocumentRow, 'currency' | 'exchangeRate' | 'documentDate'>,
+): Promise<DocumentCurrency> {
+  if (d.currency === SHEKEL) return { currency: SHEKEL, exchangeRate: null, exchangeRateDate: null, exchangeRateSource: null };
+  if (d.exchangeRate !== null) {
+    return { currency: d.currency, exchangeRate: d.exchangeRate, exchangeRateDate: d.documentDate, exchangeRateSource: 'request' };
+  }
+  const r = await rateForDocument(exchangeRateDeps(s), ex, businessId, d.currency, d.documentDate);
+  return { currency: d.currency, exchangeRate: r.rate, exchangeRateDate: r.date, exchangeRateSource: r.source };
+}
+
+export interface FrozenCurrency extends DocumentCurrency {
+  ils: Totals;
+  /** The payments, each in a foreign payment currency with its amount in that currency. */
+  payments: DocumentPayment[];
+}
+
+/** The snapshot's currency fields (pure). */
+export function frozenCurrency(rate: DocumentCurrency, totals: Totals, payments: DocumentPayment[]): FrozenCurrency {
+  const ils = ilsTotals(totals, rate.currency, rate.exchangeRate);
+  const withOwn = payments.map((p) => {
+    const own = p.currency ?? rate.currency;
+    if (own === rate.currency) return p;
+    const payRate = own === SHEKEL ? null : (p.exchangeRate ?? null);
+    return { ...p, originalAmount: paymentInOwnCurrency(p.amount, rate.currency, rate.exchangeRate, own, payRate) };
+  });
+  return { ...rate, ils, payments: withOwn };
+}
+
+/**
+ * The shekel figures must fit the OPENFRMT fields that carry them, as the document's own figures do
+ * (a large amount at a rate above 1 can outgrow its field), and the foreign total C100/1217, which
+ * carries hundredths of the unit (a yen total × 100). Null when they fit.
+ */
+export function shekelFiguresProblem(money: FrozenCurrency, totals: Totals): { field: string; problem: string } | null {
+  if (money.currency === SHEKEL) return null;
+  const checks: [string, number, 'totalExVat' | 'vatAmount' | 'totalIncVat' | 'withholding'][] = [
+    ['totalExVat', money.ils.totalExVat, 'totalExVat'],
+    ['vatAmount', money.ils.vatAmount, 'vatAmount'],
+    ['totalIncVat', money.ils.totalIncVat, 'totalIncVat'],
+    ['withholdingAmount', money.ils.withholdingAmount, 'withholding'],
+    ['totalIncVat in hundredths of the currency', toHundredths(totals.totalIncVat, money.currency), 'totalIncVat'],
+  ];
+  for (const [figure, value, carried] of checks) {
+    const max = maxAgorot(carried);
+    if (Math.abs(value) > max) {
+      return { field: 'body.exchangeRate', problem: `${figure} comes to ${value} in shekels at ${money.exchangeRate}, more than the ${max} ${carrier(carried)} carries` };
+    }
+  }
+  return null;
+}

@@ -1,0 +1,92 @@
+/**
+ * Typed definitions of the tables the documents domain writes (migrations 0001, 0002, 0010, 0019,
+ * 0021). Other domains change an issued document only in the ways its trigger allows (allocation,
+ * PDFs, prints), through the documents domain's functions.
+ */
+import { sql } from 'drizzle-orm';
+import { integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { day, int8, metadataColumn, timestamptz3 } from '../platform/db/tables.ts';
+
+/** The document types of the database's CHECK (305, 320, 330, 400). */
+export type StoredDocType = 305 | 320 | 330 | 400;
+
+export const documents = pgTable(
+  'documents',
+  {
+    id: text('id').primaryKey(),
+    businessId: text('business_id').notNull(),
+    status: text('status', { enum: ['draft', 'issued'] }).notNull(),
+    docType: integer('doc_type').$type<StoredDocType>().notNull(),
+    docNumber: int8('doc_number'),
+    partyId: text('party_id'),
+    party: jsonb('party'),
+    priceMode: text('price_mode', { enum: ['net', 'gross'] }).notNull().default('net'),
+    lines: jsonb('lines').notNull().default([]),
+    payments: jsonb('payments').notNull().default([]),
+    note: text('note'),
+    documentDate: day('document_date').notNull(),
+    valueDate: day('value_date').notNull(),
+    vatRateBp: integer('vat_rate_bp'),
+    vatExemptionReason: text('vat_exemption_reason', { enum: ['eilat', 'export', 'exempt'] }),
+    discountAmount: int8('discount_amount').notNull().default(0),
+    withholdingAmount: int8('withholding_amount').notNull().default(0),
+    totalExVat: int8('total_ex_vat').notNull().default(0),
+    vatAmount: int8('vat_amount').notNull().default(0),
+    totalIncVat: int8('total_inc_vat').notNull().default(0),
+    linkedDocumentId: text('linked_document_id'),
+    externalRef: text('external_ref'),
+    requestHash: text('request_hash'),
+    allocationNumber: text('allocation_number'),
+    allocation: jsonb('allocation'),
+    warnings: jsonb('warnings').notNull().default([]),
+    cancelledByDocumentId: text('cancelled_by_document_id'),
+    pdfFiles: jsonb('pdf_files'),
+    originHandedOutAt: timestamptz3('origin_handed_out_at'),
+    printCount: integer('print_count').notNull().default(0),
+    snapshot: jsonb('snapshot'),
+    issuedAt: timestamptz3('issued_at'),
+    createdByKeyId: text('created_by_key_id'),
+    createdAt: timestamptz3('created_at').notNull(),
+    updatedAt: timestamptz3('updated_at').notNull(),
+    metadata: metadataColumn(),
+    currency: text('currency').notNull().default('ILS'),
+    /** Shekels for one unit of the currency, decimal text (never a float); null for ILS. */
+    exchangeRate: text('exchange_rate'),
+    exchangeRateDate: day('exchange_rate_date'),
+    exchangeRateSource: text('exchange_rate_source', { enum: ['boi', 'business', 'request'] }),
+    language: text('language', { enum: ['he', 'en', 'he+en'] }).notNull().default('he'),
+  },
+  (t) => [
+    uniqueIndex('documents_number').on(t.businessId, t.docType, t.docNumber).where(sql`doc_number IS NOT NULL`),
+    uniqueIndex('documents_external_ref').on(t.businessId, t.externalRef).where(sql`external_ref IS NOT NULL`),
+    uniqueIndex('documents_one_credit').on(t.linkedDocumentId).where(sql`linked_document_id IS NOT NULL`),
+  ],
+);
+export type DocumentRow = typeof documents.$inferSelect;
+export type NewDocumentRow = typeof documents.$inferInsert;
+
+/** The numbering series of each (business, doc type): last_number is null until the first issue. */
+export const documentCounters = pgTable(
+  'document_counters',
+  {
+    businessId: text('business_id').notNull(),
+    docType: integer('doc_type').$type<StoredDocType>().notNull(),
+    startNumber: int8('start_number').notNull().default(1),
+    lastNumber: int8('last_number'),
+  },
+  (t) => [primaryKey({ columns: [t.businessId, t.docType] })],
+);
+export type DocumentCounterRow = typeof documentCounters.$inferSelect;
+export type NewDocumentCounterRow = typeof documentCounters.$inferInsert;
+
+/** Issued documents per business and Israel calendar month (0010), for the monthly ceiling. */
+export const documentMonthCounts = pgTable(
+  'document_month_counts',
+  {
+    businessId: text('business_id').notNull(),
+    month: day('month').notNull(),
+    count: int8('count').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.businessId, t.month] })],
+);
+export type DocumentMonthCountRow = typeof documentMonthCounts.$inferSelect;

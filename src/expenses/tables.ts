@@ -1,0 +1,43 @@
+/** Typed definition of `expenses` (migrations 0004, 0019), written by the expenses domain. */
+import { sql } from 'drizzle-orm';
+import { jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { day, int8, metadataColumn, timestamptz3 } from '../platform/db/tables.ts';
+
+export const expenses = pgTable(
+  'expenses',
+  {
+    id: text('id').primaryKey(),
+    businessId: text('business_id').notNull(),
+    status: text('status', { enum: ['draft', 'recorded'] }).notNull(),
+    source: text('source', { enum: ['manual', 'upload', 'scan', 'reversal', 'redraft'] }).notNull(),
+    categoryKey: text('category_key'),
+    supplierName: text('supplier_name'),
+    supplierTaxId: text('supplier_tax_id'),
+    partyId: text('party_id'),
+    supplierDocType: text('supplier_doc_type', {
+      enum: ['tax_invoice', 'tax_invoice_receipt', 'credit_invoice', 'receipt', 'import_entry', 'other'],
+    }),
+    supplierDocNumber: text('supplier_doc_number'),
+    supplierDocDate: day('supplier_doc_date'),
+    allocationNumber: text('allocation_number'),
+    amountExVat: int8('amount_ex_vat'),
+    vatAmount: int8('vat_amount'),
+    amountIncVat: int8('amount_inc_vat'),
+    deductibleVat: int8('deductible_vat'),
+    note: text('note'),
+    receiptFileId: text('receipt_file_id'),
+    ocrExtraction: jsonb('ocr_extraction'),
+    reversesExpenseId: text('reverses_expense_id').unique('expenses_reverses_expense_id_key'),
+    reversedByExpenseId: text('reversed_by_expense_id').unique('expenses_reversed_by_expense_id_key'),
+    externalRef: text('external_ref'),
+    requestHash: text('request_hash'),
+    createdByKeyId: text('created_by_key_id'),
+    recordedAt: timestamptz3('recorded_at'),
+    createdAt: timestamptz3('created_at').notNull(),
+    updatedAt: timestamptz3('updated_at').notNull(),
+    metadata: metadataColumn(),
+  },
+  (t) => [uniqueIndex('expenses_external_ref').on(t.businessId, t.externalRef).where(sql`external_ref IS NOT NULL`)],
+);
+export type ExpenseRow = typeof expenses.$inferSelect;
+export type NewExpenseRow = typeof expenses.$inferInsert;
