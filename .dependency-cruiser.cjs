@@ -19,9 +19,18 @@ module.exports = {
     {
       name: 'pure-formats-import-no-io',
       severity: 'error',
-      comment: 'OPENFRMT record formatting and the PDF layout are pure: each imports only its own folder.',
+      comment:
+        'OPENFRMT record formatting and the PDF layout are pure: each imports only its own folder, and the document ' +
+        'types\' table (src/documents/doc-types.ts, pure; it imports only the DealerType type).',
       from: { path: '^src/(openfrmt|pdf)/' },
-      to: { path: '^src/', pathNot: ['^src/openfrmt/', '^src/pdf/'] },
+      to: { path: '^src/', pathNot: ['^src/openfrmt/', '^src/pdf/', '^src/documents/doc-types\\.ts$'] },
+    },
+    {
+      name: 'doc-types-table-is-pure',
+      severity: 'error',
+      comment: 'src/documents/doc-types.ts is read by src/pdf and src/openfrmt: it imports types only (no I/O, no runtime dependency).',
+      from: { path: '^src/documents/doc-types\\.ts$' },
+      to: { path: '^src/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'no-orphans',

@@ -35,7 +35,7 @@ async function bench(label: string, sandbox: Database, live: Database, receiver:
     );
   }
   await sandbox.db.transaction(async (tx) => {
-    for (let i = 0; i < EVENTS; i++) await recordEvent(tx, new Date(), { event: 'expense.recorded', accountId: account.id, businessId: null, data: { i } });
+    for (let i = 0; i < EVENTS; i++) await recordEvent(tx, new Date(), { event: 'expense.recorded', accountId: account.id, businessId: null, data: { expenseId: `exp_bench_${i}`, amountIncVat: i, supplierName: null } });
   });
   const dispatcher = new WebhookDispatcher(s, { batch: 50, concurrency: 16 });
   let t = performance.now();

@@ -44,10 +44,11 @@ function modeFromHeader(h: unknown): 'live' | 'sandbox' {
   return typeof h === 'string' && h.trim().startsWith('bk_test_') ? 'sandbox' : 'live';
 }
 
-export async function buildApp(s: Services): Promise<FastifyInstance> {
+/** Bodies strict, queries and params coerced (then checked finite and exact). */
+function createValidatorCompiler() {
   const bodyAjv = ajv(false);
   const queryAjv = ajv(true);
-  const validatorCompiler = ({ schema, httpPart }: { schema: object; httpPart?: string }): FastifySchemaValidator => {
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }): FastifySchemaValidator => {
     if (httpPart === 'body') return bodyAjv.compile(schema) as FastifySchemaValidator;
     // Query strings and params are coerced: "1e309" becomes Infinity and "1e20" a number past 2^53,
     // which `type: integer` lets through; each coerced number must be finite and exact as well.
@@ -64,6 +65,10 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     checked.schemaEnv = (validate as unknown as { schemaEnv: unknown }).schemaEnv;
     return checked;
   };
+}
+
+export async function buildApp(s: Services): Promise<FastifyInstance> {
+  const validatorCompiler = createValidatorCompiler();
   const app = Fastify({
     // The assertion picks Fastify's logger generic; without it the instance type no longer matches FastifyInstance.
     loggerInstance: s.logger as FastifyBaseLogger,
@@ -88,6 +93,37 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(validatorCompiler);
 
+  installJsonBodyParser(app);
+
+  installRequestContext(app);
+  installErrorHandler(app);
+  installMetrics(app, s);
+  installRouteList(app);
+  installCommonHooks(app);
+
+  app.addSchema(ErrorSchema);
+  await registerOpenapi(app);
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
+
+  await app.register(
+    async (api) => {
+      installApiAuth(api, s);
+      installBusinessGuard(api);
+      installIdempotency(api, s, IDEMPOTENT_CREATES);
+      for (const d of domains) d.api?.(api, s);
+    },
+    { prefix: '/v1' },
+  );
+  for (const d of domains) await d.root?.(app, s);
+
+  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  registerLlmsTxt(app);
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  return app;
+}
+
+function installJsonBodyParser(app: FastifyInstance): void {
   // JSON is the one body type of the API (the expense intake adds multipart in its own scope, the
   // console form bodies in its own): anything else is 415. An empty body on a JSON POST (e.g.
   // `/issue` with no options) means "no options", not an error. See platform/http/input.ts for what
@@ -102,10 +138,9 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
       done(err as Error, undefined);
     }
   });
+}
 
-  installRequestContext(app);
-  installErrorHandler(app);
-  installMetrics(app, s);
+function installRouteList(app: FastifyInstance): void {
   // Every route, for the OpenAPI coverage check and the cross-tenant test.
   const routes: { method: string; url: string; hidden: boolean }[] = [];
   app.decorate('routeList', routes);
@@ -114,20 +149,24 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
       if (method !== 'HEAD') routes.push({ method, url: r.url, hidden: Boolean((r.schema)?.hide) });
     }
   });
+}
+
+function installCommonHooks(app: FastifyInstance): void {
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Service-Mode', modeFromHeader(req.headers['x-api-key']));
     reply.header('X-Request-Id', req.id);
   });
   // Text PostgreSQL cannot store (NUL, lone surrogates) in a query string, a path parameter or a
   // form body (the console's): refused for every route before its guard or handler reads it. JSON
-  // bodies were checked by their parser above, multipart file names by the intake.
+  // bodies were checked by their parser (installJsonBodyParser), multipart file names by the intake.
   app.addHook('preValidation', async (req) => {
     checkRequestText(req.query, 'querystring');
     checkRequestText(req.params, 'params');
     if (String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) checkRequestText(req.body, 'body');
   });
+}
 
-  app.addSchema(ErrorSchema);
+async function registerOpenapi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -159,22 +198,4 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     transformObject: finishOpenapiDocument as never,
     refResolver: { buildLocalReference: (json, _base, _frag, i) => String(json.$id ?? `def-${i}`) },
   });
-
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
-
-  await app.register(
-    async (api) => {
-      installApiAuth(api, s);
-      installBusinessGuard(api);
-      installIdempotency(api, s, IDEMPOTENT_CREATES);
-      for (const d of domains) d.api?.(api, s);
-    },
-    { prefix: '/v1' },
-  );
-  for (const d of domains) await d.root?.(app, s);
-
-  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  registerLlmsTxt(app);
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
-  return app;
 }

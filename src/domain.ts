@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from './platform/http/services.ts';
-import type { JobHandler } from './platform/jobs.ts';
+import type { JobHandlers } from './platform/jobs.ts';
 import type { Database } from './platform/db/engine.ts';
 
 export interface Worker {
@@ -20,8 +20,11 @@ export interface Domain {
   root?(app: FastifyInstance, s: Services): void | Promise<void>;
   /** Background work the server process runs (tests start it themselves, with their own clock). */
   worker?(s: Services): Worker;
-  /** Handlers of durable jobs (see platform/jobs.ts), by job kind; one runner serves them all. */
-  jobs?(s: Services): Record<string, JobHandler>;
+  /**
+   * Handlers of durable jobs (platform/catalog/jobs.ts), by job kind; one runner serves them all.
+   * Across all domains every job of the catalog has exactly one (allJobHandlers checks it).
+   */
+  jobs?(s: Services): Partial<JobHandlers>;
   /**
    * Ends the leases (claims) of background work held by a process that died. Called at server start
    * on the embedded cluster only, where the data-folder lock proves no other process holds any.

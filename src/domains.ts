@@ -1,5 +1,6 @@
 import type { Services } from './platform/http/services.ts';
-import type { JobHandler } from './platform/jobs.ts';
+import type { JobHandlers } from './platform/jobs.ts';
+import { JOB_KINDS } from './platform/catalog/jobs.ts';
 import { registerAccountRoutes } from './accounts/routes.ts';
 import { registerBusinessRoutes } from './businesses/routes.ts';
 import { registerPartyRoutes } from './parties/routes.ts';
@@ -40,7 +41,20 @@ export const domains: Domain[] = [
   exchangeRatesDomain,
 ];
 
-/** Every job handler of every domain. */
-export function allJobHandlers(s: Services): Record<string, JobHandler> {
-  return Object.assign({}, ...domains.map((d) => d.jobs?.(s) ?? {}));
+/**
+ * Every job handler of every domain: exactly one for each job of the catalog. A job with none or
+ * two is a programming error, refused at start (and by test/unit/catalogs.test.ts).
+ */
+export function allJobHandlers(s: Services): JobHandlers {
+  const found: Partial<JobHandlers> = {};
+  for (const d of domains) {
+    const own = d.jobs?.(s) ?? {};
+    for (const kind of Object.keys(own) as (keyof JobHandlers)[]) {
+      if (found[kind]) throw new Error(`job ${kind} has two handlers (domain ${d.name} is the second)`);
+      Object.assign(found, { [kind]: own[kind] });
+    }
+  }
+  const missing = JOB_KINDS.filter((kind) => !found[kind]);
+  if (missing.length > 0) throw new Error(`no domain handles the job(s) ${missing.join(', ')}`);
+  return found as JobHandlers;
 }

@@ -5,15 +5,31 @@ import type { Database, Mode } from './platform/db/engine.ts';
 import { soleProcess, type Services } from './platform/http/services.ts';
 import { MemoryRateLimiter, PostgresRateLimiter } from './platform/rate-limit.ts';
 import { RequestCounter } from './platform/usage.ts';
+import { createAllocationProviders } from './allocation/providers.ts';
+import { createExchangeRateProvider } from './exchange-rates/deps.ts';
+import { createWebhookSender } from './webhooks/runtime.ts';
+import { ConsoleSecretStore } from './console/secrets.ts';
 
 /**
- * The composition root. The rate limiter follows the deployment: in memory for a sole process
- * (no round trip per request), in the live database when several processes share the databases
- * (a supervised server's workers, or servers sharing a PostgreSQL server).
+ * The composition root: every process-wide dependency is made here, once, and passed down in
+ * Services (the domains declare their own fields on it). The rate limiter follows the deployment:
+ * in memory for a sole process (no round trip per request), in the live database when several
+ * processes share the databases (a supervised server's workers, or servers sharing a PostgreSQL server).
  */
 export function createServices(config: Config, clock: Clock, logger: Logger, databases: Record<Mode, Database>): Services {
   const rateLimiter = soleProcess({ config, databases })
     ? new MemoryRateLimiter(config.rateLimitPerMinute)
     : new PostgresRateLimiter(databases.live, config.rateLimitPerMinute);
-  return { config, clock, logger, databases, rateLimiter, requestCounter: new RequestCounter(databases) };
+  return {
+    config,
+    clock,
+    logger,
+    databases,
+    rateLimiter,
+    requestCounter: new RequestCounter(databases),
+    allocationProviders: createAllocationProviders(config, clock, databases.live),
+    exchangeRateProvider: createExchangeRateProvider(config),
+    webhookSender: createWebhookSender(config.webhooks),
+    consoleSecrets: new ConsoleSecretStore(databases.live),
+  };
 }

@@ -1,8 +1,9 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
 import { israelDate } from '../platform/clock.ts';
 import { AUTH_THROTTLE_DEFAULTS } from '../platform/config.ts';
 import { AppError, unauthorized } from '../platform/errors.ts';
 import { modeOfKey } from '../platform/http/context.ts';
+import type { Database } from '../platform/db/engine.ts';
 import { soleProcess, type Services } from '../platform/http/services.ts';
 import { errorSummary } from '../platform/logger.ts';
 import { sql } from 'drizzle-orm';
@@ -109,16 +110,7 @@ export function installApiAuth(api: FastifyInstance, s: Services): void {
     const mode = modeOfKey(key.mode);
     reply.header('X-Service-Mode', mode);
 
-    const decision = await s.rateLimiter.hit(key.id, now.getTime());
-    reply.header('X-RateLimit-Limit', String(decision.limit));
-    reply.header('X-RateLimit-Remaining', String(decision.remaining));
-    if (!decision.allowed) {
-      const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-      throw new AppError(429, 'rate_limited', `more than ${decision.limit} requests per minute with this key; retry in ${seconds} s`, {
-        'Retry-After': String(seconds),
-        'X-RateLimit-Reset': String(seconds),
-      });
-    }
+    await limitKeyRate(s, key.id, now, reply);
 
     const scope = req.routeOptions.config?.scope;
     if (scope && !key.scopes.includes(scope)) {
@@ -137,11 +129,30 @@ export function installApiAuth(api: FastifyInstance, s: Services): void {
     const last = lastUsedWritten.get(key.id) ?? (key.lastUsedAt ? new Date(key.lastUsedAt).getTime() : 0);
     if (now.getTime() - last >= LAST_USED_RESOLUTION_MS) {
       lastUsedWritten.set(key.id, now.getTime());
-      try {
-        await control.db.execute(sql`UPDATE api_keys SET last_used_at = ${now.toISOString()} WHERE id = ${key.id}`);
-      } catch (err) {
-        req.log.warn({ err: errorSummary(err) }, 'could not record lastUsedAt');
-      }
+      await recordLastUsed(control, key.id, now, req.log);
     }
   });
+}
+
+/** The per-key rate limit: counts the request, sets the X-RateLimit headers, 429 past the limit. */
+async function limitKeyRate(s: Services, keyId: string, now: Date, reply: FastifyReply): Promise<void> {
+  const decision = await s.rateLimiter.hit(keyId, now.getTime());
+  reply.header('X-RateLimit-Limit', String(decision.limit));
+  reply.header('X-RateLimit-Remaining', String(decision.remaining));
+  if (!decision.allowed) {
+    const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+    throw new AppError(429, 'rate_limited', `more than ${decision.limit} requests per minute with this key; retry in ${seconds} s`, {
+      'Retry-After': String(seconds),
+      'X-RateLimit-Reset': String(seconds),
+    });
+  }
+}
+
+/** Best effort: a failed write of lastUsedAt never fails the request. */
+async function recordLastUsed(control: Database, keyId: string, now: Date, log: FastifyBaseLogger): Promise<void> {
+  try {
+    await control.db.execute(sql`UPDATE api_keys SET last_used_at = ${now.toISOString()} WHERE id = ${keyId}`);
+  } catch (err) {
+    log.warn({ err: errorSummary(err) }, 'could not record lastUsedAt');
+  }
 }

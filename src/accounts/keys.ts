@@ -4,7 +4,8 @@ import type { Db, Executor } from '../platform/db/engine.ts';
 import { iso, isoOrNull, query, queryOne } from '../platform/db/sql.ts';
 import { AppError, conflict, notFound, validation } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { DEFAULT_SCOPES, SCOPES, type AccountLimits, type KeyMode, type Scope } from '../platform/http/context.ts';
+import type { AccountLimits, KeyMode } from '../platform/http/context.ts';
+import { DEFAULT_SCOPES, isScope, SCOPES, type Scope } from '../platform/catalog/scopes.ts';
 
 /** A key: `bk_live_` or `bk_test_` and 32 base62 characters (≈190 random bits). */
 const KEY_BODY_CHARS = 32;
@@ -64,8 +65,8 @@ export function parseScopes(input: string[] | undefined): Scope[] {
   if (!input || input.length === 0) return [...DEFAULT_SCOPES];
   const out: Scope[] = [];
   for (const s of input) {
-    if (!(SCOPES as readonly string[]).includes(s)) throw validation('scopes', `unknown scope "${s}" (known: ${SCOPES.join(', ')})`);
-    if (!out.includes(s as Scope)) out.push(s as Scope);
+    if (!isScope(s)) throw validation('scopes', `unknown scope "${s}" (known: ${SCOPES.join(', ')})`);
+    if (!out.includes(s)) out.push(s);
   }
   return out;
 }

@@ -9,11 +9,10 @@ import { Type } from 'typebox';
 import type { Services } from '../platform/http/services.ts';
 import { redirectResponse } from '../platform/http/openapi.ts';
 import { errors } from '../platform/http/schemas.ts';
-import { appendAudit } from '../platform/audit.ts';
 import { AppError, notFound, validation } from '../platform/errors.ts';
 import { randomToken } from '../platform/ids.ts';
-import { errorSummary } from '../platform/logger.ts';
-import { claimConsentRequest, modeOfState, saveGrant, setConsentOutcome } from './connections.ts';
+import { completeConsent } from './consent.ts';
+import { modeOfState } from './connections.ts';
 import { providerFor } from './providers.ts';
 
 const CallbackQuery = Type.Object(
@@ -40,6 +39,11 @@ function finish(reply: FastifyReply, returnUrl: string | null, outcome: 'connect
 }
 
 export function registerAllocationRootRoutes(app: FastifyInstance, s: Services): void {
+  registerConsentCallback(app, s);
+  registerSimulatorConsentScreen(app, s);
+}
+
+function registerConsentCallback(app: FastifyInstance, s: Services): void {
   app.get(
     '/ita/callback',
     {
@@ -60,38 +64,13 @@ export function registerAllocationRootRoutes(app: FastifyInstance, s: Services):
       const q = req.query as { state: string; code?: string; error?: string; error_description?: string };
       const mode = modeOfState(q.state);
       if (!mode) throw validation('query.state', 'unknown consent state');
-      const database = s.databases[mode];
-      const now = s.clock.now();
-      if (q.error || !q.code) {
-        const request = await claimConsentRequest(database, now, q.state, 'denied');
-        if (!request) throw validation('query.state', 'unknown, used or expired consent state: start again with POST /v1/businesses/{bid}/allocation/connect');
-        const message = `the dealer did not grant access at the tax authority (${q.error ?? 'no code'}${q.error_description ? `: ${q.error_description}` : ''})`;
-        return finish(reply, request.returnUrl, 'denied', request.businessId, message);
-      }
-      const provider = providerFor(s, mode);
-      if (!provider) throw new AppError(503, 'unconfigured', 'live mode has no tax authority client configured');
-      const request = await claimConsentRequest(database, now, q.state, 'connected');
-      if (!request) throw validation('query.state', 'unknown, used or expired consent state: start again with POST /v1/businesses/{bid}/allocation/connect');
-      let tokens;
-      try {
-        tokens = await provider.exchangeCode(q.code);
-      } catch (err) {
-        await setConsentOutcome(database.db, q.state, 'failed');
-        s.logger.warn({ err: errorSummary(err), businessId: request.businessId }, 'tax authority code exchange failed');
-        return finish(reply, request.returnUrl, 'failed', request.businessId, `the tax authority did not accept the consent: ${errorSummary(err).message}`);
-      }
-      const at = s.clock.now();
-      await database.db.transaction(async (tx) => {
-        const c = await saveGrant(tx, at, request.businessId, provider.kind, tokens);
-        await appendAudit(tx, at, { accountId: null, keyId: null }, {
-          businessId: request.businessId, action: 'allocation.connected', entityType: 'ita_connection', entityId: request.businessId,
-          after: { provider: c.provider, expiresAt: c.refreshExpiresAt, scope: c.scope },
-        });
-      });
-      return finish(reply, request.returnUrl, 'connected', request.businessId);
+      const done = await completeConsent(s, mode, q);
+      return finish(reply, done.returnUrl, done.outcome, done.businessId, done.message);
     },
   );
+}
 
+function registerSimulatorConsentScreen(app: FastifyInstance, s: Services): void {
   // The simulated consent screen grants at once: it redirects back to the callback with a code.
   app.get(
     '/ita/simulator/authorize',

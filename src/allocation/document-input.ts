@@ -7,6 +7,7 @@ import { roundHalfAwayFromZero } from '../platform/money.ts';
 import type { DealerType } from '../businesses/schemas.ts';
 import type { DocumentRow } from '../documents/snapshot.ts';
 import { totalsOfDraft } from '../documents/totals.ts';
+import { DOC_TYPES, docTypesWhere, listOfCodes } from '../documents/doc-types.ts';
 import { ilsTotals } from '../documents/currency.ts';
 import { allocationEligibility, type Eligibility } from './eligibility.ts';
 import type { ApprovalInput } from './provider.ts';
@@ -94,7 +95,7 @@ export function approvalInputOfDraft(d: DocumentRow, issuer: IssuerOfDraft, toda
  * The authority needs a tax invoice (305/320) with VAT and a buyer VAT number.
  */
 export function draftRequestProblem(d: DocumentRow, a: DraftApproval): string | null {
-  if (d.docType !== 305 && d.docType !== 320) return `document type ${d.docType} never takes an allocation number (only 305 and 320)`;
+  if (!DOC_TYPES[d.docType].allocation) return `document type ${d.docType} never takes an allocation number (only ${listOfCodes(docTypesWhere((r) => r.allocation), 'and')})`;
   if (d.currency !== 'ILS' && d.exchangeRate === null) {
     return `the draft is in ${d.currency} without an exchangeRate: its shekel figures are known only at issue (set exchangeRate, or issue and the number is requested then)`;
   }

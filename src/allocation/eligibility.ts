@@ -4,7 +4,10 @@
  * strictly greater than the threshold in force on the document date. Never 330 or 400.
  * Thresholds before VAT (israel-tax.md §4.2): 25,000 NIS from 2024-05-05, 20,000 from 2025-01-01,
  * 10,000 from 2026-01-01, 5,000 from 2026-06-01. Before 2024-05-05 nothing needed one.
+ * Which types may need one is the types' table (doc-types.ts `allocation`).
  */
+import { docTypeRuleOf } from '../documents/doc-types.ts';
+
 export const ALLOCATION_THRESHOLDS: readonly { from: string; agorot: number }[] = [
   { from: '2026-06-01', agorot: 500_000 },
   { from: '2026-01-01', agorot: 1_000_000 },
@@ -29,7 +32,7 @@ export interface EligibilityInput {
 export type Eligibility = { required: true; threshold: number } | { required: false; why: string };
 
 export function allocationEligibility(d: EligibilityInput): Eligibility {
-  if (d.docType !== 305 && d.docType !== 320) return { required: false, why: `doc type ${d.docType} never needs one` };
+  if (!docTypeRuleOf(d.docType)?.allocation) return { required: false, why: `doc type ${d.docType} never needs one` };
   if (d.vatAmount <= 0) return { required: false, why: 'the document carries no VAT' };
   if (!d.partyTaxId) return { required: false, why: 'the buyer has no tax id' };
   const threshold = allocationThreshold(d.documentDate);

@@ -10,6 +10,7 @@ import { queryOne } from '../platform/db/sql.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { recordEvent } from '../platform/outbox.ts';
 import type { Job, JobHandler } from '../platform/jobs.ts';
+import { backoffMs, JOBS, type JobKind } from '../platform/catalog/jobs.ts';
 import type { Services } from '../platform/http/services.ts';
 import { errorSummary } from '../platform/logger.ts';
 import { countAllocationOutcome } from '../platform/metrics.ts';
@@ -19,14 +20,14 @@ import { AllocationNotConnectedError, AllocationTransportError } from './provide
 import { providerFor, UNCONFIGURED_MESSAGE } from './providers.ts';
 import { failed, granted, refused, stillPending, warningsAfterFailure, warningsAfterGrant, warningsAfterRefusal } from './lifecycle-state.ts';
 
-export const ALLOCATION_JOB = 'document.allocation';
+export const ALLOCATION_JOB = 'document.allocation' satisfies JobKind;
 
 /** The service itself acts on the document (no API key). */
 const SYSTEM: Actor = { accountId: null, keyId: null };
 
-/** 10 s, 30 s, 90 s … capped at 1 h: the PDF of the document waits for the answer. */
-export const allocationBackoffMs = (attempt: number) => Math.min(10_000 * 3 ** (attempt - 1), 3_600_000);
-export const ALLOCATION_MAX_ATTEMPTS = 10;
+/** The catalog's retry policy: 10 s, 30 s, 90 s … capped at 1 h; 10 attempts. */
+export const allocationBackoffMs = (attempt: number) => backoffMs(JOBS[ALLOCATION_JOB].retry.backoff, attempt);
+export const ALLOCATION_MAX_ATTEMPTS = JOBS[ALLOCATION_JOB].retry.maxAttempts;
 
 async function accountOf(ex: Executor, businessId: string): Promise<string> {
   const r = await queryOne<{ account_id: string }>(ex, sql`SELECT account_id FROM businesses WHERE id = ${businessId}`);
@@ -107,11 +108,9 @@ async function recordTransient(database: Database, at: Date, documentId: string,
   });
 }
 
-export function allocationJobHandler(s: Services): JobHandler {
+export function allocationJobHandler(s: Services): JobHandler<typeof ALLOCATION_JOB> {
   return {
-    maxAttempts: ALLOCATION_MAX_ATTEMPTS,
-    backoffMs: allocationBackoffMs,
-    async handle(job: Job, database: Database) {
+    async handle(job: Job<typeof ALLOCATION_JOB>, database: Database) {
       const d = await getDocumentById(database.db, job.refId);
       // Gone, not issued, already numbered or already decided: nothing left to ask.
       if (!d || d.status !== 'issued' || d.allocationNumber !== null || d.allocation?.status !== 'pending') return;
@@ -139,7 +138,7 @@ export function allocationJobHandler(s: Services): JobHandler {
       if (result.status === 'approved') await recordGranted(database, s.clock.now(), d.id, result.allocationNumber);
       else await recordUnsuccessful(database, s.clock.now(), d.id, { status: 'refused', code: result.code, message: result.message });
     },
-    async onFailed(job: Job, database: Database, error: string) {
+    async onFailed(job: Job<typeof ALLOCATION_JOB>, database: Database, error: string) {
       countAllocationOutcome(database.mode, 'failed');
       await recordUnsuccessful(database, s.clock.now(), job.refId, { status: 'failed', error: `${job.attempts} attempts: ${error}` });
     },

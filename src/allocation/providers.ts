@@ -3,7 +3,9 @@
  * the real ITA client when ITA_CLIENT_ID is set, to the simulator outside production otherwise,
  * and in production without configuration to nobody (503 `unconfigured`, never a made-up number).
  */
-import type { Mode } from '../platform/db/engine.ts';
+import type { Config } from '../platform/config.ts';
+import type { Clock } from '../platform/clock.ts';
+import type { Database, Mode } from '../platform/db/engine.ts';
 import type { Services } from '../platform/http/services.ts';
 import { unconfigured } from '../platform/errors.ts';
 import { AllocationSimulator } from './simulator.ts';
@@ -12,30 +14,35 @@ import type { AllocationProvider, ConsentProvider } from './provider.ts';
 
 export type FullProvider = AllocationProvider & ConsentProvider;
 
-const simulators = new WeakMap<Services, AllocationSimulator>();
-const clients = new WeakMap<Services, ItaClient>();
+/** The process's tax-authority clients, made once by the composition root (src/services.ts). */
+export interface AllocationProviders {
+  simulator: AllocationSimulator;
+  /** Null: ITA_CLIENT_ID is not configured. */
+  ita: ItaClient | null;
+}
+
+declare module '../platform/http/services.ts' {
+  interface Services {
+    allocationProviders: AllocationProviders;
+  }
+}
+
+export function createAllocationProviders(config: Config, clock: Clock, live: Database): AllocationProviders {
+  const { timeoutMs, ita } = config.allocation;
+  return {
+    simulator: new AllocationSimulator(clock, { timeoutMs, publicBaseUrl: config.publicBaseUrl }),
+    ita: ita ? new ItaClient(ita, timeoutMs, clock, live) : null,
+  };
+}
 
 export function simulatorOf(s: Services): AllocationSimulator {
-  let sim = simulators.get(s);
-  if (!sim) {
-    sim = new AllocationSimulator(s.clock, { timeoutMs: s.config.allocation.timeoutMs, publicBaseUrl: s.config.publicBaseUrl });
-    simulators.set(s, sim);
-  }
-  return sim;
+  return s.allocationProviders.simulator;
 }
 
 /** The provider of a mode, or null when live has none (production without ITA configuration). */
 export function providerFor(s: Services, mode: Mode): FullProvider | null {
   if (mode === 'sandbox') return simulatorOf(s);
-  const ita = s.config.allocation.ita;
-  if (ita) {
-    let client = clients.get(s);
-    if (!client) {
-      client = new ItaClient(ita, s.config.allocation.timeoutMs, s.clock, s.databases.live);
-      clients.set(s, client);
-    }
-    return client;
-  }
+  if (s.allocationProviders.ita) return s.allocationProviders.ita;
   return s.config.env === 'production' ? null : simulatorOf(s);
 }
 

@@ -10,14 +10,10 @@ import { Type, type Static } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidIdParams, BidParams, errors, IsoDateTime, Nullable, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
-import { appendAudit } from '../platform/audit.ts';
 import { validation } from '../platform/errors.ts';
 import { businessOf } from '../businesses/guard.ts';
-import { documentView, getDocumentRow } from '../documents/snapshot.ts';
-import { connectionState, createConsentRequest, deleteConnection, getConnection, newState, type Connection } from './connections.ts';
-import { requireProvider, providerFor } from './providers.ts';
-import { requestDraftAllocation } from './draft-request.ts';
-import { retryFailedAllocation } from './retry.ts';
+import { connectionView, disconnect, requestAllocation, startConsent } from './consent.ts';
+import { requireProvider } from './providers.ts';
 
 const tags = ['allocation'];
 
@@ -42,23 +38,13 @@ const emptyBodyIsEmptyObject = async (req: FastifyRequest) => {
   if (req.body === undefined || req.body === null) req.body = {};
 };
 
-function view(s: Services, mode: 'live' | 'sandbox', c: Connection | null) {
-  const p = providerFor(s, mode);
-  // A grant made through the simulator (development) does not count once the real client answers.
-  if (c && p && c.provider !== p.kind) c = null;
-  return {
-    status: connectionState(c, s.clock.now(), s.config.allocation.expiryWarningMs),
-    provider: p?.kind ?? 'ita',
-    required: p?.needsConnection ?? true,
-    connectedAt: c?.connectedAt ?? null,
-    expiresAt: c?.refreshExpiresAt ?? null,
-    accessTokenExpiresAt: c?.accessExpiresAt ?? null,
-    refreshedAt: c?.refreshedAt ?? null,
-    problem: c?.brokenReason ?? null,
-  };
+export function registerAllocationRoutes(api: FastifyInstance, s: Services): void {
+  registerConnect(api, s);
+  registerConnection(api, s);
+  registerDocumentAllocation(api, s);
 }
 
-export function registerAllocationRoutes(api: FastifyInstance, s: Services): void {
+function registerConnect(api: FastifyInstance, s: Services): void {
   api.post(
     '/businesses/:bid/allocation/connect',
     {
@@ -74,25 +60,18 @@ export function registerAllocationRoutes(api: FastifyInstance, s: Services): voi
       },
     },
     async (req, reply) => {
+      const body = (req.body ?? {}) as Static<typeof ConnectBody>;
       const ctx = ctxOf(req);
       const business = businessOf(req);
-      const provider = requireProvider(s, ctx.mode);
-      const body = (req.body ?? {}) as Static<typeof ConnectBody>;
+      requireProvider(s, ctx.mode);
       if (body.returnUrl && !/^https?:\/\//i.test(body.returnUrl)) throw validation('body.returnUrl', 'must be an http(s) address');
-      const now = s.clock.now();
-      const state = newState(ctx.mode);
-      const request = await ctx.database.db.transaction(async (tx) => {
-        const r = await createConsentRequest(tx, now, { state, businessId: business.id, keyId: ctx.key.id, accountId: ctx.key.accountId, returnUrl: body.returnUrl ?? null });
-        await appendAudit(tx, now, ctx.actor, {
-          businessId: business.id, action: 'allocation.connect_started', entityType: 'ita_connection', entityId: business.id,
-          after: { provider: provider.kind, expiresAt: r.expiresAt },
-        });
-        return r;
-      });
-      return reply.status(201).send({ ok: true, authorizationUrl: provider.authorizationUrl(state), state, expiresAt: request.expiresAt });
+      const started = await startConsent(s, ctx, business.id, body.returnUrl ?? null);
+      return reply.status(201).send({ ok: true, ...started });
     },
   );
+}
 
+function registerConnection(api: FastifyInstance, s: Services): void {
   api.get(
     '/businesses/:bid/allocation/connection',
     {
@@ -101,7 +80,7 @@ export function registerAllocationRoutes(api: FastifyInstance, s: Services): voi
     },
     async (req) => {
       const ctx = ctxOf(req);
-      return { ok: true as const, connection: view(s, ctx.mode, await getConnection(ctx.database.db, businessOf(req).id)) };
+      return { ok: true as const, connection: await connectionView(s, ctx.mode, ctx.database.db, businessOf(req).id) };
     },
   );
 
@@ -111,19 +90,11 @@ export function registerAllocationRoutes(api: FastifyInstance, s: Services): voi
       config: { scope: 'businesses', allowWhenDeactivated: true },
       schema: { tags, operationId: 'deleteAllocationConnection', summary: "Forget the business's grant (the dealer can also revoke it at the authority)", params: BidParams, response: { 200: Ok({ deleted: Type.Boolean() }), ...errors(...AUTH_ERRORS) } },
     },
-    async (req) => {
-      const ctx = ctxOf(req);
-      const business = businessOf(req);
-      const now = s.clock.now();
-      const deleted = await ctx.database.db.transaction(async (tx) => {
-        const gone = await deleteConnection(tx, business.id);
-        if (gone) await appendAudit(tx, now, ctx.actor, { businessId: business.id, action: 'allocation.disconnected', entityType: 'ita_connection', entityId: business.id });
-        return gone;
-      });
-      return { ok: true as const, deleted };
-    },
+    async (req) => ({ ok: true as const, deleted: await disconnect(s, ctxOf(req), businessOf(req).id) }),
   );
+}
 
+function registerDocumentAllocation(api: FastifyInstance, s: Services): void {
   api.post(
     '/businesses/:bid/documents/:id/allocation',
     {
@@ -141,16 +112,9 @@ export function registerAllocationRoutes(api: FastifyInstance, s: Services): voi
       },
     },
     async (req, reply) => {
-      const ctx = ctxOf(req);
-      const business = businessOf(req);
       const { id } = req.params as { id: string };
-      const current = await getDocumentRow(ctx.database.db, business.id, id);
-      if (current.status === 'issued') {
-        const d = await retryFailedAllocation(s, ctx, business.id, id);
-        return reply.status(202).send({ ok: true, document: documentView(d) });
-      }
-      const d = await requestDraftAllocation(s, ctx, business, id);
-      return reply.status(200).send({ ok: true, document: documentView(d) });
+      const { status, document } = await requestAllocation(s, ctxOf(req), businessOf(req), id);
+      return reply.status(status).send({ ok: true, document });
     },
   );
 }

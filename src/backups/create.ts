@@ -59,13 +59,9 @@ async function tableRows(ex: Executor, table: string, businessId: string): Promi
   }
 }
 
-export async function createBackup(s: Services, database: Database, business: BusinessRecord, actor: Actor): Promise<{ backup: BackupView; file: FileMeta }> {
-  const db = database.db;
-  // Before any work: production without BACKUP_SEAL_KEY refuses (503 unconfigured).
-  const sealKey = sealKeyForWriting(s.config);
-  const at = s.clock.now();
+/** Adds every table's rows (and the bytes of each backed-up file) to the zip, in load order; returns the manifest. */
+async function addBusinessData(db: Executor, zip: yazl.ZipFile, business: BusinessRecord, at: Date): Promise<Manifest> {
   const { order, dropped } = loadOrder(await businessTables(db), await foreignKeys(db));
-  const zip = new yazl.ZipFile();
   const manifest: Manifest = { format: BACKUP_FORMAT, businessId: business.id, createdAt: at.toISOString(), tables: [], files: [], notBackedUp: dropped };
   // Earlier backup zips are not business records (see NOT_BACKED_UP): their file rows and bytes stay out.
   const backupFiles = new Set((await query<{ file_id: string }>(db, sql`SELECT file_id FROM backups WHERE business_id = ${business.id}`)).map((r) => r.file_id));
@@ -77,25 +73,41 @@ export async function createBackup(s: Services, database: Database, business: Bu
     const path = `tables/${table}.jsonl`;
     zip.addBuffer(bytes, path, { mtime: at });
     manifest.tables.push({ name: table, rows: lines.length, path, sha256: sha256(bytes) });
-    if (table === 'files') {
-      for (const l of lines) {
-        const id = String(JSON.parse(l).id);
-        const f = await fileContent(db, id);
-        if (!f) continue;
-        const p = `files/${f.sha256}`;
-        zip.addBuffer(f.content, p, { mtime: at });
-        manifest.files.push({ id, sha256: sha256(f.content), size: f.content.length, path: p });
-      }
-    }
+    if (table === 'files') await addFileContents(db, zip, manifest, lines, at);
   }
+  return manifest;
+}
+
+async function addFileContents(db: Executor, zip: yazl.ZipFile, manifest: Manifest, fileLines: string[], at: Date): Promise<void> {
+  for (const l of fileLines) {
+    const id = String(JSON.parse(l).id);
+    const f = await fileContent(db, id);
+    if (!f) continue;
+    const p = `files/${f.sha256}`;
+    zip.addBuffer(f.content, p, { mtime: at });
+    manifest.files.push({ id, sha256: sha256(f.content), size: f.content.length, path: p });
+  }
+}
+
+async function zipBytes(zip: yazl.ZipFile): Promise<Buffer> {
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const c of zip.outputStream) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+export async function createBackup(s: Services, database: Database, business: BusinessRecord, actor: Actor): Promise<{ backup: BackupView; file: FileMeta }> {
+  const db = database.db;
+  // Before any work: production without BACKUP_SEAL_KEY refuses (503 unconfigured).
+  const sealKey = sealKeyForWriting(s.config);
+  const at = s.clock.now();
+  const zip = new yazl.ZipFile();
+  const manifest = await addBusinessData(db, zip, business, at);
   const manifestBytes = Buffer.from(JSON.stringify(manifest, null, 2), 'utf8');
   zip.addBuffer(manifestBytes, 'manifest.json', { mtime: at });
   const theSeal = seal(manifestBytes, sealKey);
   zip.addBuffer(Buffer.from(JSON.stringify(theSeal, null, 2), 'utf8'), SEAL_ENTRY, { mtime: at });
-  zip.end();
-  const chunks: Buffer[] = [];
-  for await (const c of zip.outputStream) chunks.push(c as Buffer);
-  const bytes = Buffer.concat(chunks);
+  const bytes = await zipBytes(zip);
   const summary = {
     format: BACKUP_FORMAT,
     tables: Object.fromEntries(manifest.tables.map((t) => [t.name, t.rows])),

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { unzipSync } from 'fflate';
 import { sql } from 'drizzle-orm';
-import type { Database } from '../platform/db/engine.ts';
+import type { Database, Executor } from '../platform/db/engine.ts';
 import { query, queryOne } from '../platform/db/sql.ts';
 import { AppError, conflict, validation } from '../platform/errors.ts';
 import { BACKUP_FORMAT, UNSEALED_FORMAT, type Manifest } from './create.ts';
@@ -136,27 +136,7 @@ export async function restoreBackup(database: Database, zipBytes: Uint8Array, op
       if (owner !== ownerInBackup && !ACCOUNT_HISTORY.has(table)) {
         rows = rows.map((r) => (r.account_id === ownerInBackup ? { ...r, account_id: owner } : r));
       }
-      if (table === 'files') {
-        rows = rows.map((r) => {
-          const bytes = fileBytes.get(String(r.id));
-          if (!bytes) throw validation('file', `the content of file ${String(r.id)} is missing`);
-          // A chunked file (migration 0012) keeps content NULL: its bytes go back into file_chunks.
-          if (r.chunk_size != null) {
-            chunkSizes.set(String(r.id), Number(r.chunk_size));
-            return r;
-          }
-          return { ...r, content: '\\x' + Buffer.from(bytes).toString('hex') };
-        });
-      }
-      if (table === 'file_chunks') {
-        rows = rows.map((r) => {
-          const bytes = fileBytes.get(String(r.file_id));
-          const size = chunkSizes.get(String(r.file_id));
-          if (!bytes || size === undefined) throw validation('file', `the content of file ${String(r.file_id)} is missing`);
-          const n = Number(r.n);
-          return { ...r, bytes: '\\x' + Buffer.from(bytes.subarray(n * size, (n + 1) * size)).toString('hex') };
-        });
-      }
+      rows = withFileBytes(table, rows, fileBytes, chunkSizes);
       // Chunk rows are up to a MiB each (twice that as hex): a few per statement.
       const batch = table === 'file_chunks' ? 4 : BATCH;
       for (let i = 0; i < rows.length; i += batch) {
@@ -165,18 +145,50 @@ export async function restoreBackup(database: Database, zipBytes: Uint8Array, op
         );
       }
       counts[table] = rows.length;
-      // Serial columns: the next value must come after the restored ones.
-      const serials = await query<{ column_name: string; seq: string }>(
-        tx,
-        sql`SELECT column_name, pg_get_serial_sequence(${table}, column_name) AS seq FROM information_schema.columns
-            WHERE table_schema = 'public' AND table_name = ${table} AND pg_get_serial_sequence(${table}, column_name) IS NOT NULL`,
-      );
-      for (const s of serials) {
-        await tx.execute(
-          sql`SELECT setval(${s.seq}, GREATEST((SELECT coalesce(max(${sql.identifier(s.column_name)}), 0) FROM ${sql.identifier(table)}), (SELECT last_value FROM ${sql.raw(s.seq)}), 1))`,
-        );
-      }
+      await advanceSerials(tx, table);
     }
   });
   return { businessId: manifest.businessId, accountId: owner, sealed, tables: counts, files: manifest.files.length };
+}
+
+type Row = Record<string, unknown>;
+
+/** File rows get their bytes back from the zip: whole in `files.content`, or sliced into `file_chunks`. */
+function withFileBytes(table: string, rows: Row[], fileBytes: Map<string, Uint8Array>, chunkSizes: Map<string, number>): Row[] {
+  if (table === 'files') {
+    return rows.map((r) => {
+      const bytes = fileBytes.get(String(r.id));
+      if (!bytes) throw validation('file', `the content of file ${String(r.id)} is missing`);
+      // A chunked file (migration 0012) keeps content NULL: its bytes go back into file_chunks.
+      if (r.chunk_size != null) {
+        chunkSizes.set(String(r.id), Number(r.chunk_size));
+        return r;
+      }
+      return { ...r, content: '\\x' + Buffer.from(bytes).toString('hex') };
+    });
+  }
+  if (table === 'file_chunks') {
+    return rows.map((r) => {
+      const bytes = fileBytes.get(String(r.file_id));
+      const size = chunkSizes.get(String(r.file_id));
+      if (!bytes || size === undefined) throw validation('file', `the content of file ${String(r.file_id)} is missing`);
+      const n = Number(r.n);
+      return { ...r, bytes: '\\x' + Buffer.from(bytes.subarray(n * size, (n + 1) * size)).toString('hex') };
+    });
+  }
+  return rows;
+}
+
+/** Serial columns: the next value must come after the restored ones. */
+async function advanceSerials(tx: Executor, table: string): Promise<void> {
+  const serials = await query<{ column_name: string; seq: string }>(
+    tx,
+    sql`SELECT column_name, pg_get_serial_sequence(${table}, column_name) AS seq FROM information_schema.columns
+        WHERE table_schema = 'public' AND table_name = ${table} AND pg_get_serial_sequence(${table}, column_name) IS NOT NULL`,
+  );
+  for (const s of serials) {
+    await tx.execute(
+      sql`SELECT setval(${s.seq}, GREATEST((SELECT coalesce(max(${sql.identifier(s.column_name)}), 0) FROM ${sql.identifier(table)}), (SELECT last_value FROM ${sql.raw(s.seq)}), 1))`,
+    );
+  }
 }

@@ -12,9 +12,16 @@ import { businessOf } from './guard.ts';
 const tags = ['businesses'];
 const BusinessOk = Ok({ business: Business });
 
-export function registerBusinessRoutes(api: FastifyInstance, s: Services): void {
-  const config = { scope: 'businesses' as const };
+const config = { scope: 'businesses' as const };
 
+export function registerBusinessRoutes(api: FastifyInstance, s: Services): void {
+  registerBusinessListRoutes(api, s);
+  registerOneBusinessRoutes(api, s);
+  registerActivationRoutes(api, s);
+}
+
+/** Businesses: create and list. */
+function registerBusinessListRoutes(api: FastifyInstance, s: Services): void {
   api.post(
     '/businesses',
     {
@@ -46,7 +53,10 @@ export function registerBusinessRoutes(api: FastifyInstance, s: Services): void 
       return { ok: true as const, businesses: await viewsOf(s, ctx.database.db, ctx.key.accountId, rows) };
     },
   );
+}
 
+/** One business: read and change. */
+function registerOneBusinessRoutes(api: FastifyInstance, s: Services): void {
   api.get(
     '/businesses/:bid',
     { config, schema: { tags, operationId: 'getBusiness', summary: 'Read a business', params: BidParams, response: { 200: BusinessOk, ...errors(...AUTH_ERRORS) } } },
@@ -68,7 +78,10 @@ export function registerBusinessRoutes(api: FastifyInstance, s: Services): void 
       return { ok: true as const, business };
     },
   );
+}
 
+/** Deactivate and reactivate. */
+function registerActivationRoutes(api: FastifyInstance, s: Services): void {
   for (const [path, active] of [['deactivate', false], ['reactivate', true]] as const) {
     api.post(
       `/businesses/:bid/${path}`,

@@ -6,7 +6,6 @@ import { MetadataCreate, MetadataPatch, MetadataSchema } from '../platform/metad
 
 export const DEALER_TYPES = ['patur', 'murshe', 'company', 'ngo'] as const;
 export type DealerType = (typeof DEALER_TYPES)[number];
-export const DOC_TYPES = [305, 320, 330, 400] as const;
 const APPROVAL_STATUSES = ['approved', 'pending', 'suspended'] as const satisfies readonly ApprovalStatus[];
 
 /** A logo data URI may be at most 400 KB. */

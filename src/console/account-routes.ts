@@ -1,12 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { getAccount } from '../accounts/accounts.ts';
-import { listKeys, revokeKey } from '../accounts/keys.ts';
-import { usageByDay } from '../accounts/routes.ts';
-import { listOwnedBusinesses } from '../businesses/service.ts';
-import { appendAudit } from '../platform/audit.ts';
 import { AppError } from '../platform/errors.ts';
 import type { Services } from '../platform/http/services.ts';
 import { randomToken } from '../platform/ids.ts';
+import { accountWithKeys, revokeThroughConsole, usageView } from './account-data.ts';
 import { frameOf, stateOf } from './context.ts';
 import { field, fieldList } from './forms.ts';
 import { t, type Lang } from './i18n.ts';
@@ -37,19 +33,24 @@ function mintRefusal(lang: Lang, err: AppError): string {
   return err.message;
 }
 
+async function renderKeys(s: Services, req: FastifyRequest, reply: FastifyReply, accountId: string, status: number, extra: Partial<KeysView> = {}) {
+  const { account, keys } = await accountWithKeys(s.databases.live, accountId);
+  // Every rendering of the form carries a fresh token: submitting it again is a repeat, a new form is a new key.
+  const mintToken = randomToken(24);
+  return reply
+    .status(status)
+    .type(htmlType)
+    .send(keysPage(frameOf(req), { account, keys, nowMs: s.clock.now().getTime(), mintToken, ...extra }));
+}
+
 export function registerAccountPages(c: FastifyInstance, s: Services): void {
-  const control = s.databases.live;
+  registerKeysPage(c, s);
+  registerMintForm(c, s);
+  registerRevokeForm(c, s);
+  registerUsagePage(c, s);
+}
 
-  async function renderKeys(req: FastifyRequest, reply: FastifyReply, accountId: string, status: number, extra: Partial<KeysView> = {}) {
-    const [account, keys] = await Promise.all([getAccount(control.db, accountId), listKeys(control.db, accountId)]);
-    // Every rendering of the form carries a fresh token: submitting it again is a repeat, a new form is a new key.
-    const mintToken = randomToken(24);
-    return reply
-      .status(status)
-      .type(htmlType)
-      .send(keysPage(frameOf(req), { account, keys, nowMs: s.clock.now().getTime(), mintToken, ...extra }));
-  }
-
+function registerKeysPage(c: FastifyInstance, s: Services): void {
   c.get('/keys', async (req, reply) => {
     const accountId = signedIn(req, reply);
     if (!accountId) return reply;
@@ -58,76 +59,66 @@ export function registerAccountPages(c: FastifyInstance, s: Services): void {
     const message = typeof revoked === 'string' && /^bk_(live|test)_[0-9A-Za-z]{0,4}$/.test(revoked)
       ? { kind: 'ok' as const, text: t(lang, 'revoked_done', { prefix: revoked }) }
       : undefined;
-    return renderKeys(req, reply, accountId, 200, { message });
+    return renderKeys(s, req, reply, accountId, 200, { message });
   });
+}
 
+function registerMintForm(c: FastifyInstance, s: Services): void {
   c.post('/keys', async (req, reply) => {
     const accountId = signedIn(req, reply);
     if (!accountId) return reply;
     const lang = stateOf(req).lang;
     const form = { label: field(req.body, 'label').trim(), mode: field(req.body, 'mode'), scopes: fieldList(req.body, 'scopes') };
     if (form.mode !== 'live' && form.mode !== 'test') {
-      return renderKeys(req, reply, accountId, 400, { form, message: { kind: 'error', text: 'mode: must be live or test' } });
+      return renderKeys(s, req, reply, accountId, 400, { form, message: { kind: 'error', text: 'mode: must be live or test' } });
     }
     if (form.scopes.length === 0) {
-      return renderKeys(req, reply, accountId, 400, { form, message: { kind: 'error', text: `${t(lang, 'scopes')}: ${t(lang, 'err_required')}` } });
+      return renderKeys(s, req, reply, accountId, 400, { form, message: { kind: 'error', text: `${t(lang, 'scopes')}: ${t(lang, 'err_required')}` } });
     }
     try {
       const token = mintTokenOf(req);
       const sessionToken = req.cookies[SESSION_COOKIE]!;
       const outcome = await mintThroughConsole(s, { accountId, form: { ...form, mode: form.mode }, token, sessionToken });
       if (outcome.kind === 'conflict') {
-        return renderKeys(req, reply, accountId, 409, { form, message: { kind: 'error', text: t(lang, 'mint_token_conflict') } });
+        return renderKeys(s, req, reply, accountId, 409, { form, message: { kind: 'error', text: t(lang, 'mint_token_conflict') } });
       }
       if (outcome.kind === 'repeat') {
         // Same flag as the JSON API's replays, for scripts posting the form.
         reply.header('Idempotent-Replayed', 'true');
-        return renderKeys(req, reply, accountId, 200, { repeated: { key: outcome.key, secret: outcome.secret } });
+        return renderKeys(s, req, reply, accountId, 200, { repeated: { key: outcome.key, secret: outcome.secret } });
       }
-      return renderKeys(req, reply, accountId, 201, { minted: { secret: outcome.secret, key: outcome.key } });
+      return renderKeys(s, req, reply, accountId, 201, { minted: { secret: outcome.secret, key: outcome.key } });
     } catch (err) {
       if (err instanceof AppError) {
-        return renderKeys(req, reply, accountId, err.status, { form, message: { kind: 'error', text: mintRefusal(lang, err) } });
+        return renderKeys(s, req, reply, accountId, err.status, { form, message: { kind: 'error', text: mintRefusal(lang, err) } });
       }
       throw err;
     }
   });
+}
 
+function registerRevokeForm(c: FastifyInstance, s: Services): void {
   c.post('/keys/:id/revoke', async (req, reply) => {
     const accountId = signedIn(req, reply);
     if (!accountId) return reply;
     const id = (req.params as { id: string }).id;
-    const now = s.clock.now();
     try {
-      const key = await control.db.transaction(async (tx) => {
-        const k = await revokeKey(tx, now, id, accountId);
-        await appendAudit(tx, now, { accountId, keyId: null }, {
-          action: 'key.revoked',
-          entityType: 'api_key',
-          entityId: k.id,
-          after: { prefix: k.prefix, revokedAt: k.revokedAt, via: 'console' },
-        });
-        return k;
-      });
+      const key = await revokeThroughConsole(s.databases.live, s.clock.now(), id, accountId);
       return reply.redirect(`/console/keys?revoked=${encodeURIComponent(key.prefix)}`, 303);
     } catch (err) {
-      if (err instanceof AppError) return renderKeys(req, reply, accountId, err.status, { message: { kind: 'error', text: err.message } });
+      if (err instanceof AppError) return renderKeys(s, req, reply, accountId, err.status, { message: { kind: 'error', text: err.message } });
       throw err;
     }
   });
+}
 
+function registerUsagePage(c: FastifyInstance, s: Services): void {
   c.get('/usage', async (req, reply) => {
     const accountId = signedIn(req, reply);
     if (!accountId) return reply;
     const q = req.query as { mode?: string; days?: string };
     const mode = q.mode === 'sandbox' ? 'sandbox' : 'live';
     const days = USAGE_DAY_CHOICES.includes(Number(q.days)) ? Number(q.days) : 30;
-    const account = await getAccount(control.db, accountId);
-    const usage = await usageByDay(s, mode, accountId, days);
-    const live = await listOwnedBusinesses(s.databases.live.db, accountId);
-    const sandbox = await listOwnedBusinesses(s.databases.sandbox.db, accountId);
-    return reply
-      .type(htmlType)
-      .send(usagePage(frameOf(req), { accountName: account.name, mode, days, usage, businesses: { live, sandbox } }));
+    return reply.type(htmlType).send(usagePage(frameOf(req), await usageView(s, accountId, mode, days)));
   });
 }

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../platform/http/services.ts';
 import { randomToken } from '../platform/ids.ts';
 import { pickLang, type Lang } from './i18n.ts';
-import { consoleSecret, csrfToken, csrfValid } from './secrets.ts';
+import { csrfToken, csrfValid } from './secrets.ts';
 import { findSession, SESSION_COOKIE, touchSession, type ConsoleSession } from './sessions.ts';
 import { field } from './forms.ts';
 import type { Frame } from './views/auth-pages.ts';
@@ -20,6 +20,7 @@ export interface ConsoleState {
   csrf: string;
 }
 
+// Request-scoped, not a singleton: an entry lives exactly as long as its request object.
 const states = new WeakMap<FastifyRequest, ConsoleState>();
 
 export function stateOf(req: FastifyRequest): ConsoleState {
@@ -47,7 +48,7 @@ export function cookieOptions(s: Services, maxAgeSeconds?: number) {
 export async function loadState(s: Services, req: FastifyRequest, reply: FastifyReply): Promise<void> {
   const now = s.clock.now();
   const control = s.databases.live;
-  const secret = await consoleSecret(control, now);
+  const secret = await s.consoleSecrets.get(now);
   const lang = pickLang(req.cookies[LANG_COOKIE], req.headers['accept-language']);
   const session = await findSession(control.db, req.cookies[SESSION_COOKIE], now);
   if (session?.secondFactorAt) await touchSession(control.db, session, now);

@@ -55,27 +55,7 @@ export async function registerConsole(app: FastifyInstance, s: Services): Promis
         }
       });
 
-      c.setErrorHandler((err: FastifyError, req, reply) => {
-        const lang = pickLang(req.cookies?.[LANG_COOKIE], req.headers['accept-language']);
-        const f = { lang, csrf: '', path: '/console' };
-        let status = 500;
-        let message = t(lang, 'err_internal');
-        if (err instanceof AppError) {
-          status = err.status;
-          message = status === 404 ? t(lang, 'err_not_found') : err.message;
-          reply.headers(err.headers);
-        } else if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-          status = err.statusCode;
-          message = err.statusCode === 413 ? 'the form is larger than the console accepts' : t(lang, 'err_csrf');
-        } else {
-          req.log.error({ err: errorSummary(err), url: req.url }, 'console: unexpected error');
-        }
-        return reply.status(status).type('text/html; charset=utf-8').send(errorPage(f, status, message));
-      });
-      c.setNotFoundHandler((req, reply) => {
-        const lang = pickLang(req.cookies?.[LANG_COOKIE], req.headers['accept-language']);
-        return reply.status(404).type('text/html; charset=utf-8').send(errorPage({ lang, csrf: '', path: '/console' }, 404, t(lang, 'err_not_found')));
-      });
+      installErrorPages(c);
 
       c.get('/assets/console.css', async (_req, reply) => reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(CONSOLE_CSS));
       c.get('/assets/console.js', async (_req, reply) =>
@@ -94,4 +74,29 @@ export async function registerConsole(app: FastifyInstance, s: Services): Promis
     },
     { prefix: '/console' },
   );
+}
+
+/** Failures and unknown pages of the console answer an HTML page in the visitor's language. */
+function installErrorPages(c: FastifyInstance): void {
+  c.setErrorHandler((err: FastifyError, req, reply) => {
+    const lang = pickLang(req.cookies?.[LANG_COOKIE], req.headers['accept-language']);
+    const f = { lang, csrf: '', path: '/console' };
+    let status = 500;
+    let message = t(lang, 'err_internal');
+    if (err instanceof AppError) {
+      status = err.status;
+      message = status === 404 ? t(lang, 'err_not_found') : err.message;
+      reply.headers(err.headers);
+    } else if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+      status = err.statusCode;
+      message = err.statusCode === 413 ? 'the form is larger than the console accepts' : t(lang, 'err_csrf');
+    } else {
+      req.log.error({ err: errorSummary(err), url: req.url }, 'console: unexpected error');
+    }
+    return reply.status(status).type('text/html; charset=utf-8').send(errorPage(f, status, message));
+  });
+  c.setNotFoundHandler((req, reply) => {
+    const lang = pickLang(req.cookies?.[LANG_COOKIE], req.headers['accept-language']);
+    return reply.status(404).type('text/html; charset=utf-8').send(errorPage({ lang, csrf: '', path: '/console' }, 404, t(lang, 'err_not_found')));
+  });
 }

@@ -6,24 +6,38 @@ import { queryOne } from '../platform/db/sql.ts';
 /**
  * The console's HMAC secret lives in the control database (made on first use), so every process
  * sharing that database signs and checks the same CSRF tokens with no configuration to get wrong.
+ * One store per process, made by the composition root (src/services.ts); it reads the row once.
  */
-const cache = new WeakMap<Database, Promise<Buffer>>();
+export class ConsoleSecretStore {
+  private loaded: Promise<Buffer> | null = null;
 
-export function consoleSecret(database: Database, now: Date): Promise<Buffer> {
-  let p = cache.get(database);
-  if (!p) {
-    p = (async () => {
-      await database.db.execute(
-        sql`INSERT INTO console_secrets(name, value, created_at) VALUES ('hmac', ${randomBytes(32).toString('hex')}, ${now.toISOString()})
-            ON CONFLICT (name) DO NOTHING`,
-      );
-      const row = await queryOne<{ value: string }>(database.db, sql`SELECT value FROM console_secrets WHERE name = 'hmac'`);
-      return Buffer.from(row!.value, 'hex');
-    })();
-    p.catch(() => cache.delete(database));
-    cache.set(database, p);
+  constructor(private readonly control: Database) {}
+
+  get(now: Date): Promise<Buffer> {
+    if (!this.loaded) {
+      const p = this.load(now);
+      p.catch(() => {
+        if (this.loaded === p) this.loaded = null;
+      });
+      this.loaded = p;
+    }
+    return this.loaded;
   }
-  return p;
+
+  private async load(now: Date): Promise<Buffer> {
+    await this.control.db.execute(
+      sql`INSERT INTO console_secrets(name, value, created_at) VALUES ('hmac', ${randomBytes(32).toString('hex')}, ${now.toISOString()})
+          ON CONFLICT (name) DO NOTHING`,
+    );
+    const row = await queryOne<{ value: string }>(this.control.db, sql`SELECT value FROM console_secrets WHERE name = 'hmac'`);
+    return Buffer.from(row!.value, 'hex');
+  }
+}
+
+declare module '../platform/http/services.ts' {
+  interface Services {
+    consoleSecrets: ConsoleSecretStore;
+  }
 }
 
 function hmac(secret: Buffer, text: string): string {

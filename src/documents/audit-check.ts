@@ -7,7 +7,7 @@ import type { Executor } from '../platform/db/engine.ts';
 import { query } from '../platform/db/sql.ts';
 import { canonicalJson } from '../platform/canonical-json.ts';
 import { plain, verifyAuditChains, type ChainCheck } from '../platform/audit.ts';
-import { documentView, toDocumentRow } from './snapshot.ts';
+import { documentView, toDocumentRow, type DocumentRow } from './snapshot.ts';
 
 // The audit actions whose `after` is the Document JSON at issue (src/documents/issue.ts afterIssue),
 // 'document.issue' and 'document.credit_note', are written as literals in the query below: the partial
@@ -31,6 +31,56 @@ function frozenPart(view: Record<string, unknown>): string {
 }
 
 const sameNumber = (a: unknown, b: unknown) => (a === null || a === undefined ? b === null || b === undefined : Number(a) === Number(b));
+
+/** The fields in which an issued row's frozen snapshot and its columns disagree. */
+function snapshotMismatches(row: DocumentRow): string[] {
+  const snap = row.snapshot;
+  if (!snap) return [];
+  const t = snap.totals ?? ({} as Record<string, unknown>);
+  const mismatched = [
+    ['docType', snap.docType, row.docType],
+    ['docNumber', snap.docNumber, row.docNumber],
+    ['vatRateBp', snap.vatRateBp, row.vatRateBp],
+    ['totalExVat', t.totalExVat, row.totalExVat],
+    ['vatAmount', t.vatAmount, row.vatAmount],
+    ['totalIncVat', t.totalIncVat, row.totalIncVat],
+    ['discountAmount', t.discountAmount, row.discountAmount],
+    ['withholdingAmount', t.withholdingAmount, row.withholdingAmount],
+  ]
+    .filter(([, a, b]) => !sameNumber(a, b))
+    .map(([k]) => k as string);
+  for (const [k, a, b] of [
+    ['documentDate', snap.documentDate, row.documentDate],
+    ['valueDate', snap.valueDate, row.valueDate],
+    ['issuedAt', snap.issuedAt, row.issuedAt],
+    ['priceMode', snap.priceMode, row.priceMode],
+  ] as const) {
+    if (a !== b) mismatched.push(k);
+  }
+  return mismatched;
+}
+
+/** One issued row (joined with its issue audit row): its snapshot against its columns, then against what the audit recorded. */
+function checkIssuedRow(r: Record<string, unknown>, result: ChainCheck): void {
+  const documentId = String(r.id);
+  const chain = `biz:${String(r.business_id)}`;
+  const report = (problem: string, seq: number | null = null) =>
+    result.problems.push({ chain: 'documents', seq, documentId, problem: `issued document ${documentId} (${chain}): ${problem}` });
+  const row = toDocumentRow(r);
+  const mismatched = snapshotMismatches(row);
+  if (mismatched.length > 0) report(`its snapshot and its columns disagree (${mismatched.join(', ')})`);
+  if (r.issue_after === null || r.issue_after === undefined) {
+    report('no document.issue or document.credit_note audit row records it');
+    return;
+  }
+  const seq = Number(r.issue_seq);
+  const recorded = (typeof r.issue_after === 'string' ? JSON.parse(r.issue_after) : r.issue_after) as Record<string, unknown>;
+  const now = plain(documentView(row)) as Record<string, unknown>;
+  if (frozenPart(now) !== frozenPart(recorded)) {
+    const differ = FROZEN_VIEW_FIELDS.filter((k) => canonicalJson(now[k] ?? null) !== canonicalJson(recorded[k] ?? null));
+    report(`differs from what its issue audit row (${String(r.issue_chain)} #${seq}) recorded (${differ.join(', ')})`, seq);
+  }
+}
 
 /**
  * Every issued document must still say what the audit trail recorded when it was issued (the
@@ -58,46 +108,7 @@ export async function checkIssuedDocuments(ex: Executor, result: ChainCheck, bus
     for (const r of rows) {
       result.documents++;
       afterId = String(r.id);
-      const chain = `biz:${String(r.business_id)}`;
-      const report = (problem: string, seq: number | null = null) =>
-        result.problems.push({ chain: 'documents', seq, documentId: afterId, problem: `issued document ${afterId} (${chain}): ${problem}` });
-      const row = toDocumentRow(r);
-      const snap = row.snapshot;
-      if (snap) {
-        const t = snap.totals ?? ({} as Record<string, unknown>);
-        const mismatched = [
-          ['docType', snap.docType, row.docType],
-          ['docNumber', snap.docNumber, row.docNumber],
-          ['vatRateBp', snap.vatRateBp, row.vatRateBp],
-          ['totalExVat', t.totalExVat, row.totalExVat],
-          ['vatAmount', t.vatAmount, row.vatAmount],
-          ['totalIncVat', t.totalIncVat, row.totalIncVat],
-          ['discountAmount', t.discountAmount, row.discountAmount],
-          ['withholdingAmount', t.withholdingAmount, row.withholdingAmount],
-        ]
-          .filter(([, a, b]) => !sameNumber(a, b))
-          .map(([k]) => k);
-        for (const [k, a, b] of [
-          ['documentDate', snap.documentDate, row.documentDate],
-          ['valueDate', snap.valueDate, row.valueDate],
-          ['issuedAt', snap.issuedAt, row.issuedAt],
-          ['priceMode', snap.priceMode, row.priceMode],
-        ] as const) {
-          if (a !== b) mismatched.push(k);
-        }
-        if (mismatched.length > 0) report(`its snapshot and its columns disagree (${mismatched.join(', ')})`);
-      }
-      if (r.issue_after === null || r.issue_after === undefined) {
-        report('no document.issue or document.credit_note audit row records it');
-        continue;
-      }
-      const seq = Number(r.issue_seq);
-      const recorded = (typeof r.issue_after === 'string' ? JSON.parse(r.issue_after) : r.issue_after) as Record<string, unknown>;
-      const now = plain(documentView(row)) as Record<string, unknown>;
-      if (frozenPart(now) !== frozenPart(recorded)) {
-        const differ = FROZEN_VIEW_FIELDS.filter((k) => canonicalJson(now[k] ?? null) !== canonicalJson(recorded[k] ?? null));
-        report(`differs from what its issue audit row (${String(r.issue_chain)} #${seq}) recorded (${differ.join(', ')})`, seq);
-      }
+      checkIssuedRow(r, result);
     }
   }
 }

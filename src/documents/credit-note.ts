@@ -1,8 +1,8 @@
 /**
  * Credit notes: the only way to undo an issued document. A 305/320 gets a linked 330 in its own
  * series mirroring the original's amounts and VAT rate (positive amounts: the type carries the
- * meaning, OPENFRMT §2.4(יב)); a 400 gets a negative receipt in the 400 series. The original
- * stays issued and shows cancelledByDocumentId.
+ * meaning, OPENFRMT §2.4(יב)); a 400 gets a negative receipt in the 400 series (doc-types.ts
+ * `creditedBy`). The original stays issued and shows cancelledByDocumentId.
  */
 import { sql } from 'drizzle-orm';
 import { pgErrorCode, queryOne } from '../platform/db/sql.ts';
@@ -13,9 +13,18 @@ import { israelDate as israelToday } from '../platform/clock.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { RequestContext } from '../platform/http/context.ts';
 import type { BusinessRecord } from '../businesses/service.ts';
-import { getDocumentRow, toDocumentRow, type AllocationState, type DocType, type DocumentRow, type DocumentSnapshot, type DocumentView } from './snapshot.ts';
+import type { Tx } from '../platform/db/engine.ts';
+import { getDocumentRow, toDocumentRow, type AllocationState, type DocumentRow, type DocumentSnapshot, type DocumentView } from './snapshot.ts';
+import { DOC_TYPES, type CreditRule } from './doc-types.ts';
 import { takeNextNumber } from './numbering.ts';
 import { afterIssue, approvalRequired, monthCountBump } from './issue.ts';
+
+/** How the original is undone (doc-types.ts `creditedBy`); a 409 for a type that cannot be credited or a reversal. */
+function creditRuleOf(original: DocumentRow): CreditRule {
+  const credit = DOC_TYPES[original.docType].creditedBy;
+  if (!credit || original.linkedDocumentId) throw conflict('a credit note or negative receipt cannot itself be credited');
+  return credit;
+}
 
 /** The content of the reversing document, from the original's frozen snapshot. Pure. */
 export function reversalOf(original: DocumentRow, reason: string | null): Omit<DocumentSnapshot, 'docNumber' | 'issuedAt' | 'documentDate' | 'valueDate'> {
@@ -30,13 +39,14 @@ export function reversalOf(original: DocumentRow, reason: string | null): Omit<D
     language: snap.language ?? 'he',
   };
   const linkedDocument = { id: original.id, docType: original.docType, docNumber: original.docNumber! };
-  if (original.docType === 400) {
+  const credit = creditRuleOf(original);
+  if (credit.as === 'negative') {
     // A negative receipt: the money goes back by the same methods.
     const payments = snap.payments.map((p) => ({ ...p, amount: -p.amount, ...(p.originalAmount !== undefined ? { originalAmount: -p.originalAmount } : {}) }));
     return {
       ...snap,
       ...money,
-      docType: 400,
+      docType: credit.docType,
       payments,
       ils: {
         totalExVat: -ils.totalExVat,
@@ -61,7 +71,7 @@ export function reversalOf(original: DocumentRow, reason: string | null): Omit<D
   return {
     ...snap,
     ...money,
-    docType: 330,
+    docType: credit.docType,
     payments: [],
     totals: { ...snap.totals, withholdingAmount: 0 },
     ils: { ...ils, withholdingAmount: 0 },
@@ -69,6 +79,47 @@ export function reversalOf(original: DocumentRow, reason: string | null): Omit<D
     allocationNumber: null,
     linkedDocument,
   };
+}
+
+/** The reversing document's snapshot: the original's content, today's dealer and branding, its own number. */
+function creditSnapshot(business: BusinessRecord, original: DocumentRow, reason: string | null, docNumber: number, now: Date): DocumentSnapshot {
+  const day = original.documentDate > israelToday(now) ? original.documentDate : israelToday(now);
+  // A new document: the dealer's details and branding as they are today.
+  return {
+    ...reversalOf(original, reason),
+    docNumber,
+    issuedAt: now.toISOString(),
+    documentDate: day,
+    valueDate: day,
+    dealer: { name: business.name, taxId: business.taxId, dealerType: business.dealerType, address: business.address, phone: business.phone, email: business.email },
+    branding: business.branding,
+    metadata: {}, // the credit note's own (its row starts empty), not the original's
+  };
+}
+
+/** Inserts the issued reversing document and marks the original as cancelled by it. */
+async function insertCredit(tx: Tx, ctx: RequestContext, business: BusinessRecord, original: DocumentRow, snapshot: DocumentSnapshot, now: Date): Promise<DocumentRow> {
+  const allocation: AllocationState = { status: 'not_required', number: null, error: null, requestedAt: null, decidedAt: null };
+  const id = newId('doc', now.getTime());
+  const day = snapshot.documentDate;
+  const r = await queryOne<Record<string, unknown>>(
+    tx,
+    sql`INSERT INTO documents(id, business_id, status, doc_type, doc_number, party_id, party, price_mode, lines, payments, note,
+                              document_date, value_date, vat_rate_bp, vat_exemption_reason, discount_amount, withholding_amount,
+                              total_ex_vat, vat_amount, total_inc_vat, currency, exchange_rate, exchange_rate_date, exchange_rate_source, language,
+                              linked_document_id, allocation, warnings, snapshot, issued_at,
+                              created_by_key_id, created_at, updated_at)
+        VALUES (${id}, ${business.id}, 'issued', ${snapshot.docType}, ${snapshot.docNumber}, ${original.partyId}, ${JSON.stringify(snapshot.party)}::jsonb,
+                ${snapshot.priceMode}, ${JSON.stringify(snapshot.lines)}::jsonb, ${JSON.stringify(snapshot.payments)}::jsonb, ${snapshot.note},
+                ${day}, ${day}, ${snapshot.vatRateBp}, ${snapshot.vatExemptionReason}, ${snapshot.totals.discountAmount},
+                ${snapshot.totals.withholdingAmount}, ${snapshot.totals.totalExVat}, ${snapshot.totals.vatAmount}, ${snapshot.totals.totalIncVat},
+                ${snapshot.currency}, ${snapshot.exchangeRate}, ${snapshot.exchangeRateDate}, ${snapshot.exchangeRateSource}, ${snapshot.language},
+                ${original.id}, ${JSON.stringify(allocation)}::jsonb, '[]'::jsonb, ${JSON.stringify(snapshot)}::jsonb, ${now.toISOString()},
+                ${ctx.key.id}, ${now.toISOString()}, ${now.toISOString()})
+        RETURNING *`,
+  );
+  await tx.execute(sql`UPDATE documents SET cancelled_by_document_id = ${id}, updated_at = ${now.toISOString()} WHERE id = ${original.id}`);
+  return toDocumentRow(r!);
 }
 
 export async function issueCreditNote(
@@ -87,46 +138,10 @@ export async function issueCreditNote(
     const creditNote = await db.transaction(async (tx) => {
       const original = await getDocumentRow(tx, business.id, id, true);
       if (original.cancelledByDocumentId) throw conflict(`document ${id} was already credited by ${original.cancelledByDocumentId}`);
-      if (original.docType === 330 || original.linkedDocumentId) throw conflict('a credit note or negative receipt cannot itself be credited');
-      const docType: DocType = original.docType === 400 ? 400 : 330;
-      const base = reversalOf(original, reason);
-      const docNumber = await takeNextNumber(tx, business.id, docType);
-      const day = original.documentDate > israelToday(now) ? original.documentDate : israelToday(now);
-      // A new document: the dealer's details and branding as they are today.
-      const snapshot: DocumentSnapshot = {
-        ...base,
-        docType,
-        docNumber,
-        issuedAt: now.toISOString(),
-        documentDate: day,
-        valueDate: day,
-        dealer: { name: business.name, taxId: business.taxId, dealerType: business.dealerType, address: business.address, phone: business.phone, email: business.email },
-        branding: business.branding,
-        metadata: {}, // the credit note's own (its row starts empty), not the original's
-      };
-      const allocation: AllocationState = { status: 'not_required', number: null, error: null, requestedAt: null, decidedAt: null };
-      const newIdValue = newId('doc', now.getTime());
-      const r = await queryOne<Record<string, unknown>>(
-        tx,
-        sql`INSERT INTO documents(id, business_id, status, doc_type, doc_number, party_id, party, price_mode, lines, payments, note,
-                                  document_date, value_date, vat_rate_bp, vat_exemption_reason, discount_amount, withholding_amount,
-                                  total_ex_vat, vat_amount, total_inc_vat, currency, exchange_rate, exchange_rate_date, exchange_rate_source, language,
-                                  linked_document_id, allocation, warnings, snapshot, issued_at,
-                                  created_by_key_id, created_at, updated_at)
-            VALUES (${newIdValue}, ${business.id}, 'issued', ${docType}, ${docNumber}, ${original.partyId}, ${JSON.stringify(snapshot.party)}::jsonb,
-                    ${snapshot.priceMode}, ${JSON.stringify(snapshot.lines)}::jsonb, ${JSON.stringify(snapshot.payments)}::jsonb, ${reason},
-                    ${day}, ${day}, ${snapshot.vatRateBp}, ${snapshot.vatExemptionReason}, ${snapshot.totals.discountAmount},
-                    ${snapshot.totals.withholdingAmount}, ${snapshot.totals.totalExVat}, ${snapshot.totals.vatAmount}, ${snapshot.totals.totalIncVat},
-                    ${snapshot.currency}, ${snapshot.exchangeRate}, ${snapshot.exchangeRateDate}, ${snapshot.exchangeRateSource}, ${snapshot.language},
-                    ${original.id}, ${JSON.stringify(allocation)}::jsonb, '[]'::jsonb, ${JSON.stringify(snapshot)}::jsonb, ${now.toISOString()},
-                    ${ctx.key.id}, ${now.toISOString()}, ${now.toISOString()})
-            RETURNING *`,
-      );
-      await tx.execute(
-        sql`UPDATE documents SET cancelled_by_document_id = ${newIdValue}, updated_at = ${now.toISOString()} WHERE id = ${original.id}`,
-      );
-      const credit = toDocumentRow(r!);
-      return afterIssue(tx, ctx, business, credit, now, 'document.credit_note', [monthCountBump(business.id, now)]);
+      const credit = creditRuleOf(original);
+      const docNumber = await takeNextNumber(tx, business.id, credit.docType);
+      const row = await insertCredit(tx, ctx, business, original, creditSnapshot(business, original, reason, docNumber, now), now);
+      return afterIssue(tx, ctx, business, row, now, 'document.credit_note', [monthCountBump(business.id, now)]);
     });
     countDocumentIssued(ctx.database.mode, creditNote.docType);
     return creditNote;

@@ -13,6 +13,7 @@
  */
 import { minorUnitsOf, SHEKEL } from '../platform/currencies.ts';
 import type { DocType, Totals } from './figures.ts';
+import { DOC_TYPES } from './doc-types.ts';
 
 /** Rate text: a positive decimal, up to 6 integer digits and 10 decimals (BoI quotes 4–6 decimals). */
 export const EXCHANGE_RATE_PATTERN = '^(?!0+(\\.0+)?$)\\d{1,6}(\\.\\d{1,10})?$';
@@ -106,9 +107,9 @@ export function ilsTotals(t: Totals, currency: string, rate: string | null): Tot
  * The shekel amount of each payment: they add up to what they settle in shekels — the amount received
  * of a receipt (its totalIncVat), or a 320's total less the tax withheld.
  */
-export function ilsPayments(amounts: number[], currency: string, rate: string | null, ils: Totals, docType: number): number[] {
+export function ilsPayments(amounts: number[], currency: string, rate: string | null, ils: Totals, docType: DocType): number[] {
   if (currency === SHEKEL || rate === null) return [...amounts];
-  const target = docType === 400 ? ils.totalIncVat : ils.totalIncVat - ils.withholdingAmount;
+  const target = DOC_TYPES[docType].payments === 'are-the-total' ? ils.totalIncVat : ils.totalIncVat - ils.withholdingAmount;
   return allocateAgorot(amounts, currency, rate, target);
 }
 

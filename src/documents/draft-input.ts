@@ -9,7 +9,8 @@ import { normalizeTaxId } from '../platform/tax-id.ts';
 import type { DealerType } from '../businesses/schemas.ts';
 import type { DocumentLine, DocumentParty, DocumentPayment, DocumentRow, PaymentMethodCode } from './snapshot.ts';
 import type { LineInputBody, PaymentInputBody } from './schemas.ts';
-import { docTypeAllowed, lineAmount, vatRateProblem } from './totals.ts';
+import { lineAmount, vatRateProblem } from './totals.ts';
+import { DOC_TYPES, docTypeAllowed, docTypeRefusal, docTypesWhere, type DocTypeRule } from './doc-types.ts';
 import { decimalsProblemOf, digitsProblemOf, textProblemOf, type CarriedField } from '../openfrmt/limits.ts';
 
 /** The Hebrew word for "unit", the default line unit. */
@@ -100,20 +101,9 @@ export type DraftFields = Pick<
  */
 export function checkDraft(d: DraftFields, dealerType: DealerType): void {
   if (!docTypeAllowed(dealerType, d.docType)) {
-    throw new AppError(400, 'doc_type_not_allowed', `docType: a ${dealerType} business issues receipts (400) only`);
+    throw new AppError(400, 'doc_type_not_allowed', `docType: ${docTypeRefusal(dealerType)}`);
   }
-  if ((d.docType === 305 || d.docType === 320) && d.lines.length === 0) {
-    throw validation('body.lines', `a ${d.docType} needs at least one line`);
-  }
-  if (d.docType === 305 && d.payments.length > 0) {
-    throw validation('body.payments', 'a 305 tax invoice carries no payments; use a 320 invoice/receipt or a 400 receipt');
-  }
-  if (d.docType === 305 && d.withholdingAmount !== 0) {
-    throw validation('body.withholdingAmount', 'withholding is recorded on receipts (320, 400), not on a 305');
-  }
-  if (d.docType === 400 && d.discountAmount !== 0) {
-    throw validation('body.discountAmount', 'a 400 receipt has no document discount: its total is the sum of the payments');
-  }
+  checkPartsOfType(d, DOC_TYPES[d.docType]);
   checkCurrency(d);
   const rateProblem = vatRateProblem(d.vatRateBp, d.vatExemptionReason);
   if (rateProblem) throw validation(d.vatRateBp === 0 || d.vatRateBp === null ? 'body.vatExemptionReason' : 'body.vatRateBp', rateProblem);
@@ -122,7 +112,7 @@ export function checkDraft(d: DraftFields, dealerType: DealerType): void {
     if (l.amount < 0) throw validation(`body.lines[${i}].lineDiscount`, 'is larger than the line amount');
   });
   const linesTotal = d.lines.reduce((a, l) => a + l.amount, 0);
-  if (d.docType !== 400 && d.discountAmount > linesTotal) {
+  if (DOC_TYPES[d.docType].totalsFrom === 'lines' && d.discountAmount > linesTotal) {
     throw validation('body.discountAmount', `is larger than the sum of the lines (${linesTotal} agorot)`);
   }
   // The route schema already refuses these (IsoDate); the merged draft is checked again with the
@@ -132,6 +122,24 @@ export function checkDraft(d: DraftFields, dealerType: DealerType): void {
   d.payments.forEach((p, i) => {
     if (p.dueDate !== null) checkedDate(p.dueDate, `body.payments[${i}].dueDate`);
   });
+}
+
+/** What the type requires or refuses (doc-types.ts): lines, payments, withholding, a document discount. */
+function checkPartsOfType(d: DraftFields, rule: DocTypeRule): void {
+  const a = (r: DocTypeRule) => `a ${r.code} ${r.noun}`;
+  if (rule.linesRequired && d.lines.length === 0) {
+    throw validation('body.lines', `a ${d.docType} needs at least one line`);
+  }
+  if (rule.payments === 'none' && d.payments.length > 0) {
+    const paid = docTypesWhere((r) => r.createdBy === 'draft' && r.payments !== 'none').map((c) => a(DOC_TYPES[c]));
+    throw validation('body.payments', `${a(rule)} carries no payments; use ${paid.join(' or ')}`);
+  }
+  if (!rule.withholding && d.withholdingAmount !== 0) {
+    throw validation('body.withholdingAmount', `withholding is recorded on receipts (${docTypesWhere((r) => r.withholding).join(', ')}), not on a ${rule.code}`);
+  }
+  if (rule.totalsFrom === 'payments' && d.discountAmount !== 0) {
+    throw validation('body.discountAmount', `${a(rule)} has no document discount: its total is the sum of the payments`);
+  }
 }
 
 /**

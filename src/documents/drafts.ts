@@ -78,6 +78,41 @@ function replay(existing: DocumentRow, hash: string): { document: DocumentView; 
   return { document: documentView(existing), deduped: true };
 }
 
+/** The one idempotency key of a create: the header or `externalRef` (they must agree when both are sent). */
+function externalRefOf(body: DraftCreateBody, headerKey: string | undefined): string | null {
+  const header = headerKey?.trim() || undefined;
+  if (header && body.externalRef && header !== body.externalRef) {
+    throw validation('body.externalRef', 'differs from the Idempotency-Key header; they are the same key, send one or make them equal');
+  }
+  const externalRef = header ?? body.externalRef ?? null;
+  if (externalRef !== null && externalRef.length > 200) throw validation('Idempotency-Key', 'is longer than 200 characters');
+  return externalRef;
+}
+
+/** A create body with its defaults filled in (the party resolved), checked for the business's dealer type. */
+async function draftFieldsOf(tx: Tx, business: BusinessRecord, body: DraftCreateBody, today: string): Promise<DraftFields> {
+  const fields: DraftFields = {
+    docType: body.docType,
+    party: await resolveParty(tx, business.id, body.party),
+    priceMode: body.priceMode ?? 'net',
+    lines: (body.lines ?? []).map(normalizeLine),
+    payments: (body.payments ?? []).map(normalizePayment),
+    note: body.note ?? null,
+    documentDate: body.documentDate ?? today,
+    valueDate: body.valueDate ?? body.documentDate ?? today,
+    vatRateBp: body.vatRateBp ?? null,
+    vatExemptionReason: body.vatExemptionReason ?? null,
+    discountAmount: body.discountAmount ?? 0,
+    withholdingAmount: body.withholdingAmount ?? 0,
+    allocationNumber: body.allocationNumber ?? null,
+    currency: body.currency ?? SHEKEL,
+    exchangeRate: body.exchangeRate ?? null,
+    language: body.language ?? 'he',
+  };
+  checkDraft(fields, business.dealerType);
+  return fields;
+}
+
 export async function createDraft(
   s: Services,
   ctx: RequestContext,
@@ -85,12 +120,7 @@ export async function createDraft(
   body: DraftCreateBody,
   headerKey: string | undefined,
 ): Promise<{ document: DocumentView; deduped: boolean }> {
-  const header = headerKey?.trim() || undefined;
-  if (header && body.externalRef && header !== body.externalRef) {
-    throw validation('body.externalRef', 'differs from the Idempotency-Key header; they are the same key, send one or make them equal');
-  }
-  const externalRef = header ?? body.externalRef ?? null;
-  if (externalRef !== null && externalRef.length > 200) throw validation('Idempotency-Key', 'is longer than 200 characters');
+  const externalRef = externalRefOf(body, headerKey);
   const hash = requestHash({ ...body, externalRef: undefined });
   const db = ctx.database.db;
   if (externalRef) {
@@ -98,27 +128,8 @@ export async function createDraft(
     if (existing) return replay(toDocumentRow(existing), hash);
   }
   const now = s.clock.now();
-  const today = israelDate(now);
   const result = await db.transaction(async (tx) => {
-    const fields: DraftFields = {
-      docType: body.docType,
-      party: await resolveParty(tx, business.id, body.party),
-      priceMode: body.priceMode ?? 'net',
-      lines: (body.lines ?? []).map(normalizeLine),
-      payments: (body.payments ?? []).map(normalizePayment),
-      note: body.note ?? null,
-      documentDate: body.documentDate ?? today,
-      valueDate: body.valueDate ?? body.documentDate ?? today,
-      vatRateBp: body.vatRateBp ?? null,
-      vatExemptionReason: body.vatExemptionReason ?? null,
-      discountAmount: body.discountAmount ?? 0,
-      withholdingAmount: body.withholdingAmount ?? 0,
-      allocationNumber: body.allocationNumber ?? null,
-      currency: body.currency ?? SHEKEL,
-      exchangeRate: body.exchangeRate ?? null,
-      language: body.language ?? 'he',
-    };
-    checkDraft(fields, business.dealerType);
+    const fields = await draftFieldsOf(tx, business, body, israelDate(now));
     const totals = totalsOfDraft(fields, business);
     const inserted = await insertDraft(tx, now, business.id, ctx.key.id, fields, totals, externalRef, hash, chainOf(ctx.actor, { businessId: business.id }), body.metadata);
     if (!inserted) return undefined; // a racing request with the same key won: answer its row below
@@ -135,36 +146,42 @@ export async function createDraft(
   return replay(toDocumentRow(winner!), hash);
 }
 
+/** A draft's fields after a patch: absent keys keep the stored value, null clears a nullable one; checked for the dealer type. */
+async function patchedFields(tx: Tx, business: BusinessRecord, cur: DocumentRow, body: DraftPatchBody): Promise<DraftFields> {
+  const pick = <K extends keyof DraftPatchBody, V>(k: K, fallback: V, map: (v: NonNullable<DraftPatchBody[K]>) => V): V => {
+    const v = body[k];
+    if (v === undefined) return fallback;
+    return v === null ? (null as V) : map(v);
+  };
+  const fields: DraftFields = {
+    docType: body.docType ?? cur.docType,
+    party: body.party === undefined ? cur.party : await resolveParty(tx, business.id, body.party),
+    priceMode: body.priceMode ?? cur.priceMode,
+    lines: body.lines ? body.lines.map(normalizeLine) : cur.lines,
+    payments: body.payments ? body.payments.map(normalizePayment) : cur.payments,
+    note: pick('note', cur.note, (v) => v),
+    documentDate: body.documentDate ?? cur.documentDate,
+    valueDate: body.valueDate ?? cur.valueDate,
+    vatRateBp: pick('vatRateBp', cur.vatRateBp, (v) => v),
+    vatExemptionReason: pick('vatExemptionReason', cur.vatExemptionReason, (v) => v),
+    discountAmount: body.discountAmount ?? cur.discountAmount,
+    withholdingAmount: body.withholdingAmount ?? cur.withholdingAmount,
+    allocationNumber: pick('allocationNumber', cur.allocationNumber, (v) => v),
+    currency: body.currency ?? cur.currency,
+    // A new currency without a new rate drops the old currency's rate.
+    exchangeRate: body.exchangeRate !== undefined ? body.exchangeRate : body.currency !== undefined && body.currency !== cur.currency ? null : cur.exchangeRate,
+    language: body.language ?? cur.language,
+  };
+  checkDraft(fields, business.dealerType);
+  return fields;
+}
+
 export async function patchDraft(s: Services, ctx: RequestContext, business: BusinessRecord, id: string, body: DraftPatchBody): Promise<DocumentView> {
   const now = s.clock.now();
   return ctx.database.db.transaction(async (tx) => {
     const cur = await getDocumentRow(tx, business.id, id, true);
     if (cur.status !== 'draft') throw notDraft(id);
-    const pick = <K extends keyof DraftPatchBody, V>(k: K, fallback: V, map: (v: NonNullable<DraftPatchBody[K]>) => V): V => {
-      const v = body[k];
-      if (v === undefined) return fallback;
-      return v === null ? (null as V) : map(v);
-    };
-    const fields: DraftFields = {
-      docType: body.docType ?? cur.docType,
-      party: body.party === undefined ? cur.party : await resolveParty(tx, business.id, body.party),
-      priceMode: body.priceMode ?? cur.priceMode,
-      lines: body.lines ? body.lines.map(normalizeLine) : cur.lines,
-      payments: body.payments ? body.payments.map(normalizePayment) : cur.payments,
-      note: pick('note', cur.note, (v) => v),
-      documentDate: body.documentDate ?? cur.documentDate,
-      valueDate: body.valueDate ?? cur.valueDate,
-      vatRateBp: pick('vatRateBp', cur.vatRateBp, (v) => v),
-      vatExemptionReason: pick('vatExemptionReason', cur.vatExemptionReason, (v) => v),
-      discountAmount: body.discountAmount ?? cur.discountAmount,
-      withholdingAmount: body.withholdingAmount ?? cur.withholdingAmount,
-      allocationNumber: pick('allocationNumber', cur.allocationNumber, (v) => v),
-      currency: body.currency ?? cur.currency,
-      // A new currency without a new rate drops the old currency's rate.
-      exchangeRate: body.exchangeRate !== undefined ? body.exchangeRate : body.currency !== undefined && body.currency !== cur.currency ? null : cur.exchangeRate,
-      language: body.language ?? cur.language,
-    };
-    checkDraft(fields, business.dealerType);
+    const fields = await patchedFields(tx, business, cur, body);
     const t = totalsOfDraft(fields, business);
     await tx.execute(
       sql`UPDATE documents SET doc_type = ${fields.docType}, party_id = ${fields.party?.partyId ?? null}, party = ${JSON.stringify(fields.party)}::jsonb,

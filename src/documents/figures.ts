@@ -1,7 +1,7 @@
-// The document types and a document's totals: the vocabulary both the snapshot and the currency
+// The document types (their table: doc-types.ts) and a document's totals: the vocabulary both the snapshot and the currency
 // arithmetic speak, kept apart so that neither imports the other.
 
-export type DocType = 305 | 320 | 330 | 400;
+export type { DocType } from './doc-types.ts';
 
 /** A document's figures in minor units of its currency (agorot for shekels). */
 export interface Totals {

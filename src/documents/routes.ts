@@ -48,10 +48,19 @@ const ContinuityEntry = Type.Object({
   outOfSeries: Type.Array(Type.Integer(), { description: 'Stored numbers the series never handed out: below expectedFirst or above counter.' }),
 });
 
+const DocumentRef = Type.Ref('Document');
+
 export function registerDocumentRoutes(api: FastifyInstance, s: Services): void {
   // The Document schema is shared: other areas answer documents with Type.Ref('Document').
   api.addSchema({ ...Document, $id: 'Document' });
-  const DocumentRef = Type.Ref('Document');
+  registerDraftListRoutes(api, s);
+  registerDraftRoutes(api, s);
+  registerIssueRoutes(api, s);
+  registerContinuityRoute(api);
+}
+
+/** Drafts and documents: create a draft, list. */
+function registerDraftListRoutes(api: FastifyInstance, s: Services): void {
   api.post(
     '/businesses/:bid/documents',
     {
@@ -96,7 +105,10 @@ export function registerDocumentRoutes(api: FastifyInstance, s: Services): void 
       return { ok: true as const, ...result };
     },
   );
+}
 
+/** One document: read; a draft: change, delete. */
+function registerDraftRoutes(api: FastifyInstance, s: Services): void {
   api.get(
     '/businesses/:bid/documents/:id',
     { config, schema: { tags, operationId: 'getDocument', summary: 'Read a document', params: BidIdParams, response: { 200: Ok({ document: DocumentRef }), ...errors(...AUTH_ERRORS) } } },
@@ -128,7 +140,10 @@ export function registerDocumentRoutes(api: FastifyInstance, s: Services): void 
       return { ok: true as const };
     },
   );
+}
 
+/** Issue a draft; credit an issued document. */
+function registerIssueRoutes(api: FastifyInstance, s: Services): void {
   api.post(
     '/businesses/:bid/documents/:id/issue',
     {
@@ -172,7 +187,9 @@ export function registerDocumentRoutes(api: FastifyInstance, s: Services): void 
       return reply.status(201).send({ ok: true, document });
     },
   );
+}
 
+function registerContinuityRoute(api: FastifyInstance): void {
   api.get(
     '/businesses/:bid/reports/continuity',
     {

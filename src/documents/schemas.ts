@@ -1,9 +1,9 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TLiteral, type TUnion } from 'typebox';
 import { IsoDate, IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { CursorQuery } from '../platform/http/cursor.ts';
 import { BrandingInput } from '../businesses/schemas.ts';
 import { carrier, maxAgorot, maxLength, maxScaled, maxValue } from '../openfrmt/limits.ts';
-import { DOC_TYPES } from '../businesses/schemas.ts';
+import { DOC_TYPE_CODES, DOC_TYPES, DRAFT_DOC_TYPE_CODES, docTypesWhere, listOfCodes, type DocType as DocTypeCode } from './doc-types.ts';
 import type { AllocationStatus } from './snapshot.ts';
 import { CURRENCY_CODES } from '../platform/currencies.ts';
 import { EXCHANGE_RATE_PATTERN } from './currency.ts';
@@ -107,15 +107,17 @@ export const PartyInput = Type.Union([PartyRef, PartyInline], {
 export type PartyInputBody = Static<typeof PartyInput>;
 
 /** Every document type: 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt. */
-export const DocType = Type.Enum([...DOC_TYPES], {
+export const DocType = Type.Enum([...DOC_TYPE_CODES], {
   // `type` too: a query string value is coerced to the type before the enum is checked.
-  type: 'integer', description: '305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt.' });
+  type: 'integer', description: `${DOC_TYPE_CODES.map((c) => `${c} ${DOC_TYPES[c].name}`).join(', ')}.` });
 const PRICE_MODES = ['net', 'gross'] as const;
 const VAT_EXEMPTION_REASONS = ['eilat', 'export', 'exempt'] as const;
 
-const DocTypeInput = Type.Union([Type.Literal(305), Type.Literal(320), Type.Literal(400)], {
-  description: '305, 320 or 400; a 330 is created only by the credit-note endpoint.',
-});
+// The draft types' literals (an anyOf of consts in the OpenAPI document). Typed as one literal of
+// the DocType union: TypeBox infers a union's type from a tuple, and the list is built from the table.
+const DocTypeInput = Type.Union(DRAFT_DOC_TYPE_CODES.map((c) => Type.Literal(c)), {
+  description: `${listOfCodes(DRAFT_DOC_TYPE_CODES, 'or')}; a ${listOfCodes(docTypesWhere((r) => r.createdBy === 'credit-note'), 'or')} is created only by the credit-note endpoint.`,
+}) as unknown as TUnion<[TLiteral<DocTypeCode>]>;
 
 const draftFields = {
   party: Type.Optional(Nullable(PartyInput)),

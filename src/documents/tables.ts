@@ -6,9 +6,10 @@
 import { sql } from 'drizzle-orm';
 import { integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { day, int8, metadataColumn, timestamptz3 } from '../platform/db/tables.ts';
+import type { DocType } from './doc-types.ts';
 
-/** The document types of the database's CHECK (305, 320, 330, 400). */
-export type StoredDocType = 305 | 320 | 330 | 400;
+/** The document types of the database's CHECK (305, 320, 330, 400): the table's (doc-types.ts). */
+export type StoredDocType = DocType;
 
 export const documents = pgTable(
   'documents',

@@ -7,6 +7,9 @@ import { validation } from '../platform/errors.ts';
 import { carrier, maxAgorot, maxScaled, type CarriedField } from '../openfrmt/limits.ts';
 import type { DealerType } from '../businesses/schemas.ts';
 import type { DocType, PriceMode, VatExemptionReason } from './snapshot.ts';
+import { DOC_TYPES } from './doc-types.ts';
+
+export { docTypeAllowed } from './doc-types.ts';
 
 export interface LineAmountInput {
   quantity: number;
@@ -66,7 +69,7 @@ export function computeTotals(input: TotalsInput): ComputedTotals {
   const linesTotal = sum(lineAmounts);
   const paymentsTotal = sum(input.payments.map((p) => p.amount));
   const base = { lineAmounts, linesTotal, paymentsTotal, withholdingAmount: input.withholdingAmount };
-  if (input.docType === 400) {
+  if (DOC_TYPES[input.docType].totalsFrom === 'payments') {
     return { ...base, totalExVat: paymentsTotal, vatAmount: 0, totalIncVat: paymentsTotal, discountAmount: 0 };
   }
   const rate = input.vatRateBp;
@@ -101,7 +104,7 @@ export interface VatRateInput {
  */
 export function resolveVatRateBp(v: VatRateInput): number {
   if (v.dealerType === 'patur' || v.dealerType === 'ngo') return 0;
-  if (v.docType === 400) return 0;
+  if (!DOC_TYPES[v.docType].carriesVat) return 0;
   if (v.draftRateBp !== null) return v.draftRateBp;
   if (v.businessDefaultBp !== null) return v.businessDefaultBp;
   return statutoryVatRateBp(v.documentDate);
@@ -156,7 +159,7 @@ export function figuresProblem(
   if (t.vatRateBp > maxRate) {
     return { field: 'business.defaultVatRateBp', problem: `${t.vatRateBp} is more than the ${maxRate} basis points ${carrier('vatRate')} carries` };
   }
-  const source = d.docType === 400 ? 'body.payments' : 'body.lines';
+  const source = DOC_TYPES[d.docType].totalsFrom === 'payments' ? 'body.payments' : 'body.lines';
   const checks: FigureCheck[] = [
     ...t.lineAmounts.map((value, i) => ({ figure: 'the line total (quantity × unitPriceExVat − lineDiscount)', value, carried: 'lineTotal' as const, field: `body.lines[${i}]` })),
     { figure: 'the sum of the lines', value: t.linesTotal, carried: 'amountBeforeDiscount', field: 'body.lines' },
@@ -216,33 +219,27 @@ export function vatRateProblem(rateBp: number | null | undefined, reason: VatExe
 }
 
 /**
- * 320: the payments must equal the total net of withholding. 400: payments are the total by
- * construction, but there must be some and they must not be zero. Null when consistent.
+ * By the type's payments rule (doc-types.ts): a 320's payments must equal the total net of
+ * withholding; a 400's are the total by construction, but there must be some and they must not be
+ * zero. Null when consistent.
  */
 export function paymentsProblem(docType: DocType, t: ComputedTotals, paymentCount: number): string | null {
-  if (docType === 320) {
-    if (paymentCount === 0) return 'a 320 invoice/receipt needs payments';
+  const rule = DOC_TYPES[docType];
+  if (rule.payments === 'none') return null;
+  if (paymentCount === 0) return `a ${rule.code} ${rule.noun} needs payments`;
+  if (rule.payments === 'settle-total-less-withholding') {
     const due = t.totalIncVat - t.withholdingAmount;
     if (t.paymentsTotal !== due) {
       return `payments total ${t.paymentsTotal} agorot but the document needs ${due} (totalIncVat ${t.totalIncVat} − withholdingAmount ${t.withholdingAmount})`;
     }
   }
-  if (docType === 400) {
-    if (paymentCount === 0) return 'a 400 receipt needs payments';
-    if (t.paymentsTotal === 0) return 'a 400 receipt must receive a non-zero amount';
-  }
+  if (rule.payments === 'are-the-total' && t.paymentsTotal === 0) return `a ${rule.code} ${rule.noun} must receive a non-zero amount`;
   return null;
-}
-
-/** patur and ngo issue receipts (400) only; murshe and company issue 305, 320, 330, 400. */
-export function docTypeAllowed(dealerType: DealerType, docType: DocType): boolean {
-  if (dealerType === 'patur' || dealerType === 'ngo') return docType === 400;
-  return true;
 }
 
 /** A buyer's tax id is required on 305/320 when the amount before VAT is 5,000 NIS or more. */
 export const BUYER_TAX_ID_THRESHOLD = 500_000;
 
 export function buyerTaxIdRequired(docType: DocType, totalExVat: number): boolean {
-  return (docType === 305 || docType === 320) && totalExVat >= BUYER_TAX_ID_THRESHOLD;
+  return DOC_TYPES[docType].buyerTaxIdCheck && totalExVat >= BUYER_TAX_ID_THRESHOLD;
 }

@@ -3,6 +3,7 @@
  * source is the Bank of Israel client when EXCHANGE_RATES_URL is configured, none otherwise
  * (then a foreign-currency document must carry its own rate). Tests swap the source per Services.
  */
+import type { Config } from '../platform/config.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Services } from '../platform/http/services.ts';
 import { BoiClient } from './boi-client.ts';
@@ -14,22 +15,23 @@ export interface ExchangeRateDeps {
   provider: ExchangeRateProvider | null;
 }
 
-const overrides = new WeakMap<Services, ExchangeRateProvider | null>();
-const clients = new WeakMap<Services, BoiClient>();
+declare module '../platform/http/services.ts' {
+  interface Services {
+    /** Made once by the composition root (src/services.ts); null: no source configured. */
+    exchangeRateProvider: ExchangeRateProvider | null;
+  }
+}
+
+export function createExchangeRateProvider(config: Config): ExchangeRateProvider | null {
+  const { baseUrl, timeoutMs } = config.exchangeRates;
+  return baseUrl ? new BoiClient(baseUrl, timeoutMs) : null;
+}
 
 /** Tests (and embedders): answer rates from this source instead (null: none configured). */
 export function setExchangeRateProvider(s: Services, provider: ExchangeRateProvider | null): void {
-  overrides.set(s, provider);
+  s.exchangeRateProvider = provider;
 }
 
 export function exchangeRateDeps(s: Services): ExchangeRateDeps {
-  if (overrides.has(s)) return { clock: s.clock, provider: overrides.get(s) ?? null };
-  const { baseUrl, timeoutMs } = s.config.exchangeRates;
-  if (!baseUrl) return { clock: s.clock, provider: null };
-  let client = clients.get(s);
-  if (!client) {
-    client = new BoiClient(baseUrl, timeoutMs);
-    clients.set(s, client);
-  }
-  return { clock: s.clock, provider: client };
+  return { clock: s.clock, provider: s.exchangeRateProvider };
 }

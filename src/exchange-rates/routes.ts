@@ -29,6 +29,12 @@ const read = { scope: 'documents' as const };
 const settings = { scope: 'businesses' as const };
 
 export function registerExchangeRateRoutes(api: FastifyInstance, s: Services): void {
+  registerRateReadRoutes(api, s);
+  registerRateWriteRoutes(api, s);
+}
+
+/** The rate for a date, and the rates the business set. */
+function registerRateReadRoutes(api: FastifyInstance, s: Services): void {
   api.get(
     '/businesses/:bid/exchange-rates/:currency',
     {
@@ -69,7 +75,10 @@ export function registerExchangeRateRoutes(api: FastifyInstance, s: Services): v
       return { ok: true as const, exchangeRates: await listBusinessRates(ctxOf(req).database.db, businessOf(req).id, currency) };
     },
   );
+}
 
+/** Set and remove the business's own rate of a day. */
+function registerRateWriteRoutes(api: FastifyInstance, s: Services): void {
   api.put(
     '/businesses/:bid/exchange-rates/:currency',
     {

@@ -33,6 +33,14 @@ async function emptyBodyIsEmptyObject(req: FastifyRequest): Promise<void> {
 }
 
 export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
+  registerExpenseReadRoutes(api);
+  registerExpenseDraftRoutes(api, s);
+  registerExpenseRecordRoutes(api, s);
+  registerReceiptIntakeRoutes(api, s);
+}
+
+/** Categories, the expense list, one expense. */
+function registerExpenseReadRoutes(api: FastifyInstance): void {
   api.get(
     '/expense-categories',
     {
@@ -71,7 +79,15 @@ export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
       return { ok: true as const, expense: await getExpense(ctxOf(req).database.db, businessOf(req).id, id) };
     },
   );
+}
 
+/** Expense drafts: create, change, delete. */
+function registerExpenseDraftRoutes(api: FastifyInstance, s: Services): void {
+  registerExpenseCreateRoute(api, s);
+  registerExpenseDraftEditRoutes(api, s);
+}
+
+function registerExpenseCreateRoute(api: FastifyInstance, s: Services): void {
   api.post(
     '/businesses/:bid/expenses',
     {
@@ -94,7 +110,10 @@ export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
       return reply.status(201).send({ ok: true, ...result });
     },
   );
+}
 
+/** Change or discard a draft. */
+function registerExpenseDraftEditRoutes(api: FastifyInstance, s: Services): void {
   api.patch(
     '/businesses/:bid/expenses/:id',
     {
@@ -118,7 +137,10 @@ export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
       return { ok: true as const };
     },
   );
+}
 
+/** Record a draft; correct a recorded expense. */
+function registerExpenseRecordRoutes(api: FastifyInstance, s: Services): void {
   api.post(
     '/businesses/:bid/expenses/:id/record',
     {
@@ -162,12 +184,11 @@ export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
       return reply.status(201).send({ ok: true, ...(await correctExpense(s, ctx.database, ctx.actor, businessOf(req), id, redraft)) });
     },
   );
+}
 
-  // Upload and scan accept multipart: the parser is registered in this scope only.
-  const maxBytes = s.config.expenses.uploadMaxBytes;
-  // A JSON data URI of the largest file: base64 (4/3) plus the envelope.
-  const bodyLimit = Math.ceil(maxBytes / 3) * 4 + 64 * 1024;
-  const intakeSchema = (operationId: string, summary: string) => ({
+/** The schema of a receipt intake route (multipart or JSON data URI, documented by hand: the body is parsed by the route). */
+function receiptIntakeSchema(maxBytes: number, operationId: string, summary: string) {
+  return {
     tags,
     operationId,
     summary,
@@ -184,7 +205,16 @@ export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
       },
     },
     response: { 201: Ok({ expense: Expense, deduped: Type.Boolean() }), ...errors(...AUTH_ERRORS, 413) },
-  });
+  };
+}
+
+/** Receipt uploads (multipart, in their own scope). */
+function registerReceiptIntakeRoutes(api: FastifyInstance, s: Services): void {
+  // Upload and scan accept multipart: the parser is registered in this scope only.
+  const maxBytes = s.config.expenses.uploadMaxBytes;
+  // A JSON data URI of the largest file: base64 (4/3) plus the envelope.
+  const bodyLimit = Math.ceil(maxBytes / 3) * 4 + 64 * 1024;
+  const intakeSchema = (operationId: string, summary: string) => receiptIntakeSchema(maxBytes, operationId, summary);
   api.register(async (scope) => {
     await scope.register(multipart, { limits: { fileSize: maxBytes, files: 1 } });
     scope.post(

@@ -208,6 +208,48 @@ export async function recordDraft(s: Services, database: Database, actor: Actor,
   });
 }
 
+/** The storno of one recorded expense (refused for a draft, a storno, or an expense already corrected), linked from the original. */
+async function writeReversal(
+  tx: Tx,
+  now: Date,
+  actor: Actor,
+  b: BusinessRecord,
+  ceiling: number | null,
+  id: string,
+): Promise<{ reversal: ExpenseView; original: ExpenseView }> {
+  const original = toExpense(await expenseRow(tx, b.id, id, true));
+  if (original.status !== 'recorded') throw new AppError(409, 'not_draft', 'only a recorded expense is corrected; edit or delete the draft instead');
+  if (original.reversesExpenseId) throw conflict('this row is itself a storno and cannot be corrected');
+  if (original.reversedByExpenseId) throw conflict(`the expense was already corrected by ${original.reversedByExpenseId}`);
+  await openExpenseRows(tx, b, ceiling, now);
+  const neg = (v: number | null) => (v === null ? null : -v + 0);
+  const reversal = (await insertExpense(tx, now, actor, b, {
+    ...fieldsOf(original),
+    amountExVat: neg(original.amountExVat),
+    vatAmount: neg(original.vatAmount),
+    amountIncVat: neg(original.amountIncVat),
+    deductibleVat: neg(original.deductibleVat),
+    note: original.note,
+    source: 'reversal',
+    status: 'recorded',
+    recordedAt: now,
+    receiptFileId: original.receiptFileId,
+    reversesExpenseId: original.id,
+    metadata: original.metadata, // a metadata filter finds the storno beside the row it corrects
+  }))!;
+  await tx.execute(sql`UPDATE expenses SET reversed_by_expense_id = ${reversal.id} WHERE id = ${original.id}`);
+  await appendAudit(tx, now, actor, {
+    businessId: b.id,
+    action: 'expense.reverse',
+    entityType: 'expense',
+    entityId: original.id,
+    before: { reversedByExpenseId: null },
+    after: { reversedByExpenseId: reversal.id },
+  });
+  await announceRecorded(tx, now, b, reversal, actor.keyId);
+  return { reversal, original };
+}
+
 /**
  * Storno: writes a recorded reversing row (every amount negated, same supplier document) and links
  * the original to it. A second correction answers 409 `conflict`; a draft answers 409 `not_draft`
@@ -226,39 +268,7 @@ export async function correctExpense(
   requireApproved(b, 'correcting an expense');
   const ceiling = await expenseCeiling(s, b);
   const now = s.clock.now();
-  const { reversal, original } = await database.db.transaction(async (tx) => {
-    const original = toExpense(await expenseRow(tx, b.id, id, true));
-    if (original.status !== 'recorded') throw new AppError(409, 'not_draft', 'only a recorded expense is corrected; edit or delete the draft instead');
-    if (original.reversesExpenseId) throw conflict('this row is itself a storno and cannot be corrected');
-    if (original.reversedByExpenseId) throw conflict(`the expense was already corrected by ${original.reversedByExpenseId}`);
-    await openExpenseRows(tx, b, ceiling, now);
-    const neg = (v: number | null) => (v === null ? null : -v + 0);
-    const reversal = (await insertExpense(tx, now, actor, b, {
-      ...fieldsOf(original),
-      amountExVat: neg(original.amountExVat),
-      vatAmount: neg(original.vatAmount),
-      amountIncVat: neg(original.amountIncVat),
-      deductibleVat: neg(original.deductibleVat),
-      note: original.note,
-      source: 'reversal',
-      status: 'recorded',
-      recordedAt: now,
-      receiptFileId: original.receiptFileId,
-      reversesExpenseId: original.id,
-      metadata: original.metadata, // a metadata filter finds the storno beside the row it corrects
-    }))!;
-    await tx.execute(sql`UPDATE expenses SET reversed_by_expense_id = ${reversal.id} WHERE id = ${original.id}`);
-    await appendAudit(tx, now, actor, {
-      businessId: b.id,
-      action: 'expense.reverse',
-      entityType: 'expense',
-      entityId: original.id,
-      before: { reversedByExpenseId: null },
-      after: { reversedByExpenseId: reversal.id },
-    });
-    await announceRecorded(tx, now, b, reversal, actor.keyId);
-    return { reversal, original };
-  });
+  const { reversal, original } = await database.db.transaction((tx) => writeReversal(tx, now, actor, b, ceiling, id));
   if (!redraft) return { expense: reversal };
   try {
     const draft = await database.db.transaction(async (tx) => {

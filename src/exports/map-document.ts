@@ -27,6 +27,7 @@ import type { DocumentSnapshot, DocumentPayment } from '../documents/snapshot.ts
 import type { ExportDocument } from '../openfrmt/assemble.ts';
 import { SHEKEL } from '../platform/currencies.ts';
 import { allocateAgorot, ilsPaymentAmounts, toAgorot, toHundredths } from '../documents/currency.ts';
+import { DOC_TYPES } from '../documents/doc-types.ts';
 
 const WALK_IN_NAME = 'לקוח מזדמן';
 
@@ -133,12 +134,14 @@ export function exportDocument(snap: DocumentSnapshot): ExportDocument {
   const money = shekelFigures(snap);
   const t = money.t;
   const gross = snap.priceMode === 'gross';
-  const sign = snap.docType === 330 ? (x: number) => Math.abs(x) : (x: number) => x;
-  const isReceipt = snap.docType === 400;
+  // How the type is written (doc-types.ts `openfrmt`): its amounts' sign, C100 as a receipt, D110/D120/1224.
+  const written = DOC_TYPES[snap.docType].openfrmt;
+  const sign = written.amounts === 'positive' ? (x: number) => Math.abs(x) : (x: number) => x;
+  const isReceipt = written.c100 === 'receipt';
   const discountExVat = gross ? exVat(t.discountAmount, snap.vatRateBp) : t.discountAmount;
   const party = snap.party;
-  const withLines = snap.docType === 305 || snap.docType === 320 || snap.docType === 330;
-  const withPayments = snap.docType === 320 || snap.docType === 400;
+  const withLines = written.d110;
+  const withPayments = written.d120;
   const base = snap.linkedDocument;
   return {
     docType: snap.docType,
@@ -159,7 +162,7 @@ export function exportDocument(snap: DocumentSnapshot): ExportDocument {
       amountAfterDiscountExVat: sign(isReceipt ? t.totalIncVat : t.totalExVat),
       vatAmount: sign(isReceipt ? 0 : t.vatAmount),
       totalIncVat: sign(t.totalIncVat),
-      withholding: withPayments ? Math.abs(t.withholdingAmount) : 0,
+      withholding: written.withholding1224 ? Math.abs(t.withholdingAmount) : 0,
       partyKey:
         party?.key ||
         party?.taxId ||
@@ -173,7 +176,7 @@ export function exportDocument(snap: DocumentSnapshot): ExportDocument {
           sku: l.sku,
           description: l.description,
           unit: l.unit || 'יחידה',
-          quantity: snap.docType === 330 ? Math.abs(l.quantity) : l.quantity,
+          quantity: written.amounts === 'positive' ? Math.abs(l.quantity) : l.quantity,
           unitPriceExVat: sign(gross ? exVat(money.unit(l.unitPriceExVat), snap.vatRateBp) : money.unit(l.unitPriceExVat)),
           lineDiscount: Math.abs(gross ? exVat(money.unit(l.lineDiscount), snap.vatRateBp) : money.unit(l.lineDiscount)),
           lineTotal: sign(gross ? exVat(money.lineAmounts[i], snap.vatRateBp) : money.lineAmounts[i]),

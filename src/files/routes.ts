@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'drizzle-orm';
 import { ctxOf } from '../platform/http/context.ts';
 import { Type } from 'typebox';
 import { AUTH_ERRORS, BidParams, errors, IdParams, Ok } from '../platform/http/schemas.ts';
@@ -8,10 +7,9 @@ import { MAX_THUMB_IDS, thumbnails } from './thumbs.ts';
 import type { Services } from '../platform/http/services.ts';
 import { binaryResponse } from '../platform/http/openapi.ts';
 import { RECEIPT_MIMES } from '../expenses/receipt-bytes.ts';
-import { queryOne } from '../platform/db/sql.ts';
-import { notFound } from '../platform/errors.ts';
 import { Readable } from 'node:stream';
-import { fileContent, fileStream, storedFile } from '../platform/files.ts';
+import { fileContent, fileStream } from '../platform/files.ts';
+import { accountFile } from './access.ts';
 
 /** What is stored: receipts (RECEIPT_MIMES: images and PDF), logos (PNG, JPEG), document PDFs, export and backup zips. */
 const STORED_FILE_MIMES = [...new Set([...RECEIPT_MIMES, 'application/zip'])];
@@ -38,10 +36,7 @@ export function registerFileRoutes(api: FastifyInstance, _s: Services): void {
     async (req, reply) => {
       const ctx = ctxOf(req);
       const { id } = req.params as { id: string };
-      const file = await storedFile(ctx.database.db, id);
-      if (!file) throw notFound('file');
-      const owner = await queryOne(ctx.database.db, sql`SELECT 1 FROM businesses WHERE id = ${file.businessId} AND account_id = ${ctx.key.accountId}`);
-      if (!owner) throw notFound('file');
+      const file = await accountFile(ctx.database.db, id, ctx.key.accountId);
       const safeName = file.name.replace(/[^\w.-]+/g, '_');
       return reply
         .header('Content-Type', file.mime)

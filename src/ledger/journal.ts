@@ -16,6 +16,7 @@
 import type { DealerType } from '../businesses/schemas.ts';
 import type { DocumentSnapshot } from '../documents/snapshot.ts';
 import { ilsPaymentAmounts } from '../documents/currency.ts';
+import { DOC_TYPES } from '../documents/doc-types.ts';
 import {
   CUSTOMERS, FIXED_ASSET_CATEGORIES, INPUT_VAT, INPUT_VAT_FIXED_ASSETS, OCCASIONAL_CUSTOMERS, OCCASIONAL_SUPPLIERS, OUTPUT_VAT,
   SUPPLIERS, WITHHOLDING_RECEIVABLE, expenseAccount, partyAccountCode, paymentAccount, revenueAccount,
@@ -116,21 +117,11 @@ export function journalOfDocument(snap: DocumentSnapshot, dealerType: DealerType
     const received = shekels.reduce((a, x) => a + x, 0) + t.withholdingAmount;
     post(lines, against, CREDIT, received, fx(snap.payments.reduce((a, p) => a + p.amount, 0) + f.withholdingAmount));
   };
-  switch (snap.docType) {
-    case 305:
-      invoice(1);
-      break;
-    case 320:
-      invoice(1);
-      receipt(customer);
-      break;
-    case 330:
-      invoice(-1);
-      break;
-    case 400:
-      receipt(vatDealer ? customer : revenue);
-      break;
-  }
+  // The type's entry (doc-types.ts `journal`): its invoice part, then its receipt part. A receipt on
+  // its own is against the customer, or against revenue for an exempt dealer (no customer accounts).
+  const entry = DOC_TYPES[snap.docType].journal;
+  if (entry.invoice !== 0) invoice(entry.invoice);
+  if (entry.receipt) receipt(entry.invoice !== 0 || vatDealer ? customer : revenue);
   // A patur/ngo receipt books no customer: drop a sub-account it does not use.
   const used = merged(lines);
   return { lines: used, partyAccounts: partyAccounts.filter((a) => used.some((l) => l.account === a.code)) };

@@ -7,18 +7,19 @@ import type { DealerType } from '../businesses/schemas.ts';
 import type { DocumentSnapshot } from '../documents/snapshot.ts';
 import { journalOfDocument, journalOfExpense, type ExpenseFacts } from './journal.ts';
 import { postEntry } from './store.ts';
-
-const TITLES: Record<number, string> = { 305: 'חשבונית מס', 320: 'חשבונית מס קבלה', 330: 'חשבונית מס זיכוי', 400: 'קבלה' };
+import { DOC_TYPES } from '../documents/doc-types.ts';
 
 /** The entry a document writes (pure): its lines, the party sub-accounts it needs, and what it says. */
 export function documentEntryOf(snap: DocumentSnapshot, dealerType: DealerType) {
   const { lines, partyAccounts } = journalOfDocument(snap, dealerType);
-  const credit = snap.docType === 400 && snap.totals.totalIncVat < 0 ? ' (זיכוי)' : '';
+  const rule = DOC_TYPES[snap.docType];
+  // A negative document (the credit of a type reversed by its own negative, a 400) says so.
+  const credit = rule.creditedBy?.as === 'negative' && snap.totals.totalIncVat < 0 ? ' (זיכוי)' : '';
   return {
     date: snap.documentDate,
     reference: String(snap.docNumber),
     referenceDocType: snap.docType,
-    description: `${TITLES[snap.docType]}${credit} ${snap.docNumber}${snap.party ? ` — ${snap.party.name}` : ''}`.slice(0, 50),
+    description: `${rule.titles.journal}${credit} ${snap.docNumber}${snap.party ? ` — ${snap.party.name}` : ''}`.slice(0, 50),
     lines,
     partyAccounts,
   };

@@ -57,7 +57,23 @@ const groupRows = (section: string, groups: GroupAmount[], totalName: string, to
 ];
 const sendGroups = (reply: FastifyReply, name: string, rows: CsvCell[][]) => sendCsv(reply, name, csvFile(GROUP_HEADER, rows));
 
+const Period = Type.Object({ period: Type.String(), closedAt: Type.String() });
+
+const Group = Type.Object({ trialBalanceCode: Type.String(), trialBalanceName: Type.String(), amount: Int });
+
 export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
+  registerChartRoutes(api, s);
+  registerLedgerAccountRoutes(api, s);
+  registerEntryListRoutes(api, s);
+  registerEntryRoutes(api, s);
+  registerPeriodRoutes(api, s);
+  registerIncomeStatementRoute(api, s);
+  registerBalanceSheetRoute(api, s);
+  registerTrialBalanceRoute(api, s);
+}
+
+/** The chart of accounts: list (made on first read) and add. */
+function registerChartRoutes(api: FastifyInstance, s: Services): void {
   api.get('/businesses/:bid/ledger/accounts', {
     config: read,
     schema: { tags, operationId: 'listLedgerAccounts', summary: 'The chart of accounts (the default chart of the dealer type, and accounts added)', params: BidParams, response: { 200: Ok({ accounts: Type.Array(AccountSchema) }), ...errors(...AUTH_ERRORS) } },
@@ -83,24 +99,31 @@ export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
     const account = await createAccount(ctx.database, s.clock.now(), ctx.actor, businessOf(req), req.body as NewAccountInput);
     return reply.status(201).send({ ok: true, account });
   });
+}
 
+/** One account: its lines over a range (JSON or CSV), and its name or state. */
+function registerLedgerAccountRoutes(api: FastifyInstance, s: Services): void {
+  registerAccountLedgerRoute(api, s);
+  registerAccountUpdateRoute(api, s);
+}
+
+const AccountLedgerResponse = jsonOrCsvResponse(
+  Ok({
+    account: AccountSchema,
+    from: IsoDate, to: IsoDate, opening: Int, closing: Int,
+    lines: Type.Array(Type.Object({ entryNo: Int, date: IsoDate, description: Type.String(), reference: Nullable(Type.String()), debit: Int, credit: Int, balance: Int })),
+  }),
+  'the lines with their running balance after an opening-balance row',
+);
+
+function registerAccountLedgerRoute(api: FastifyInstance, s: Services): void {
   api.get('/businesses/:bid/ledger/accounts/:code', {
     config: read,
     schema: {
       tags, operationId: 'getLedgerAccount', summary: "One account and its lines with the running balance (debit − credit) over a range",
       params: CodeParams,
       querystring: Type.Object({ from: Type.Optional(IsoDate), to: Type.Optional(IsoDate) }, { additionalProperties: false }),
-      response: {
-        200: jsonOrCsvResponse(
-          Ok({
-            account: AccountSchema,
-            from: IsoDate, to: IsoDate, opening: Int, closing: Int,
-            lines: Type.Array(Type.Object({ entryNo: Int, date: IsoDate, description: Type.String(), reference: Nullable(Type.String()), debit: Int, credit: Int, balance: Int })),
-          }),
-          'the lines with their running balance after an opening-balance row',
-        ),
-        ...errors(...AUTH_ERRORS),
-      },
+      response: { 200: AccountLedgerResponse, ...errors(...AUTH_ERRORS) },
     },
   }, async (req, reply) => {
     const b = businessOf(req);
@@ -123,7 +146,9 @@ export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
     }
     return { ok: true as const, account, from, to, ...ledger };
   });
+}
 
+function registerAccountUpdateRoute(api: FastifyInstance, s: Services): void {
   api.patch('/businesses/:bid/ledger/accounts/:code', {
     config: write,
     schema: {
@@ -136,7 +161,15 @@ export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
     const { code } = req.params as { code: string };
     return { ok: true as const, account: await updateAccount(ctx.database, s.clock.now(), ctx.actor, businessOf(req), code, req.body as { name?: string; closed?: boolean }) };
   });
+}
 
+/** Journal entries: list and write a manual one. */
+function registerEntryListRoutes(api: FastifyInstance, s: Services): void {
+  registerEntryListRoute(api);
+  registerManualEntryRoute(api, s);
+}
+
+function registerEntryListRoute(api: FastifyInstance): void {
   api.get('/businesses/:bid/ledger/entries', {
     config: read,
     schema: {
@@ -154,7 +187,9 @@ export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
     const entries = await listEntries(ctxOf(req).database.db, businessOf(req).id, { ...q, afterEntryNo: q.after, take });
     return { ok: true as const, entries, nextAfter: entries.length === take ? entries[entries.length - 1].entryNo : null };
   });
+}
 
+function registerManualEntryRoute(api: FastifyInstance, s: Services): void {
   api.post('/businesses/:bid/ledger/entries', {
     config: write,
     schema: {
@@ -171,7 +206,10 @@ export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
     const entry = await createManualEntry(ctx.database, s.clock.now(), ctx.actor, businessOf(req), req.body as ManualEntryInput);
     return reply.status(201).send({ ok: true, entry });
   });
+}
 
+/** One journal entry: read and reverse. */
+function registerEntryRoutes(api: FastifyInstance, s: Services): void {
   api.get('/businesses/:bid/ledger/entries/:id', {
     config: read,
     schema: { tags, operationId: 'getLedgerEntry', summary: 'One journal entry with its lines', params: IdParams, response: { 200: Ok({ entry: EntrySchema }), ...errors(...AUTH_ERRORS) } },
@@ -189,8 +227,10 @@ export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
     const entry = await reverseEntry(ctx.database, s.clock.now(), ctx.actor, businessOf(req), (req.params as { id: string }).id, (req.body as { date: string }).date);
     return reply.status(201).send({ ok: true, entry });
   });
+}
 
-  const Period = Type.Object({ period: Type.String(), closedAt: Type.String() });
+/** Closed months: list and close. */
+function registerPeriodRoutes(api: FastifyInstance, s: Services): void {
   api.get('/businesses/:bid/ledger/periods', {
     config: read,
     schema: { tags, operationId: 'listLedgerPeriods', summary: 'The closed months of the books', params: BidParams, response: { 200: Ok({ closed: Type.Array(Period) }), ...errors(...AUTH_ERRORS) } },
@@ -209,8 +249,9 @@ export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
     const period = await closePeriod(ctx.database, now, ctx.actor, businessOf(req), (req.params as { period: string }).period, israelDate(now));
     return reply.status(201).send({ ok: true, period });
   });
+}
 
-  const Group = Type.Object({ trialBalanceCode: Type.String(), trialBalanceName: Type.String(), amount: Int });
+function registerIncomeStatementRoute(api: FastifyInstance, s: Services): void {
   api.get('/businesses/:bid/ledger/income-statement', {
     config: read,
     schema: {
@@ -240,7 +281,9 @@ export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
     }
     return { ok: true as const, ...r };
   });
+}
 
+function registerBalanceSheetRoute(api: FastifyInstance, s: Services): void {
   api.get('/businesses/:bid/ledger/balance-sheet', {
     config: read,
     schema: {
@@ -271,7 +314,9 @@ export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
     }
     return { ok: true as const, ...r };
   });
+}
 
+function registerTrialBalanceRoute(api: FastifyInstance, s: Services): void {
   api.get('/businesses/:bid/ledger/trial-balance', {
     config: read,
     schema: {

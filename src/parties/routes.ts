@@ -12,9 +12,16 @@ import { MetadataQuery } from '../platform/metadata.ts';
 
 const tags = ['parties'];
 
-export function registerPartyRoutes(api: FastifyInstance, s: Services): void {
-  const config = { scope: 'businesses' as const };
+const config = { scope: 'businesses' as const };
 
+export function registerPartyRoutes(api: FastifyInstance, s: Services): void {
+  registerPartyReadRoutes(api);
+  registerPartyCreateRoutes(api, s);
+  registerPartyUpdateRoute(api, s);
+}
+
+/** Parties: list and read. */
+function registerPartyReadRoutes(api: FastifyInstance): void {
   api.get(
     '/businesses/:bid/parties',
     {
@@ -45,7 +52,10 @@ export function registerPartyRoutes(api: FastifyInstance, s: Services): void {
       return { ok: true as const, party: await getParty(ctxOf(req).database.db, businessOf(req).id, id) };
     },
   );
+}
 
+/** Create, and find-or-create by tax id. */
+function registerPartyCreateRoutes(api: FastifyInstance, s: Services): void {
   api.post(
     '/businesses/:bid/parties',
     {
@@ -82,7 +92,9 @@ export function registerPartyRoutes(api: FastifyInstance, s: Services): void {
       return reply.status(result.created ? 201 : 200).send({ ok: true, ...result });
     },
   );
+}
 
+function registerPartyUpdateRoute(api: FastifyInstance, s: Services): void {
   api.patch(
     '/businesses/:bid/parties/:id',
     {

@@ -2,14 +2,10 @@
 // Keys mirror hebrew.ts so every Hebrew label has its English twin (checked by the type below).
 import type { DealerType, DocType } from './hebrew.ts';
 import { L } from './hebrew.ts';
+import { DOC_TYPE_RULES } from '../documents/doc-types.ts';
 
-/** The titles used by the reference notes (israel-tax.md) and the API contract. */
-export const EN_DOC_TITLES: Record<DocType, string> = {
-  305: 'Tax Invoice',
-  320: 'Tax Invoice / Receipt',
-  330: 'Credit Tax Invoice',
-  400: 'Receipt',
-};
+/** The titles used by the reference notes (israel-tax.md) and the API contract, from the document types' table. */
+export const EN_DOC_TITLES = Object.fromEntries(DOC_TYPE_RULES.map((r) => [r.code, r.titles.en])) as Record<DocType, string>;
 
 export const EN_DEALER_ID_LABELS: Record<DealerType, string> = {
   murshe: 'Authorized Dealer',

@@ -1,14 +1,11 @@
 // Hebrew wording printed on documents (decisions.md "What a printed document says").
+import { DOC_TYPE_RULES, type DocType } from '../documents/doc-types.ts';
 
-export type DocType = 305 | 320 | 330 | 400;
+export type { DocType };
 export type DealerType = 'patur' | 'murshe' | 'company' | 'ngo';
 
-export const DOC_TITLES: Record<DocType, string> = {
-  305: 'חשבונית מס',
-  320: 'חשבונית מס / קבלה',
-  330: 'חשבונית מס זיכוי',
-  400: 'קבלה',
-};
+/** The titles by type, from the document types' table. */
+export const DOC_TITLES = Object.fromEntries(DOC_TYPE_RULES.map((r) => [r.code, r.titles.he])) as Record<DocType, string>;
 
 /** The words printed before the dealer's tax id. */
 export const DEALER_ID_LABELS: Record<DealerType, string> = {

@@ -176,10 +176,12 @@ export function drawLines(w: PdfWriter, m: RenderModel, theme: Theme): void {
   const f = flowOf(m);
   const anyDiscount = m.lines.some((l) => l.lineDiscount);
   const defaultUnit = f.lang === 'en' ? EN.defaultUnit : L.defaultUnit;
+  // A draft's line without a unit stores the Hebrew default (יחידה); an English document prints it in English.
+  const unitOf = (unit: string | null | undefined): string => (!unit || (f.lang === 'en' && unit === L.unit) ? defaultUnit : unit);
   const columns: Column[] = [
     { head: head(f.lang, 'lineNo'), width: 24, cell: (i) => String(i + 1), numeric: true },
     { head: head(f.lang, 'description'), width: 0, cell: (i) => m.lines[i].description, sub: (i) => (m.lines[i].sku ? `${label(f.lang, 'sku')}: ${m.lines[i].sku}` : null) },
-    { head: head(f.lang, 'quantity'), width: 62, cell: (i) => `${formatQuantity(m.lines[i].quantity)} ${m.lines[i].unit || defaultUnit}` },
+    { head: head(f.lang, 'quantity'), width: 62, cell: (i) => `${formatQuantity(m.lines[i].quantity)} ${unitOf(m.lines[i].unit)}` },
     { head: head(f.lang, m.priceMode === 'gross' ? 'unitPriceGross' : 'unitPrice'), width: 86, cell: (i) => amountIn(m, m.lines[i].unitPrice), numeric: true },
   ];
   if (anyDiscount) columns.push({ head: head(f.lang, 'lineDiscount'), width: 66, cell: (i) => (m.lines[i].lineDiscount ? amountIn(m, -m.lines[i].lineDiscount) : ''), numeric: true });

@@ -11,6 +11,7 @@ import {
 import { SHEKEL, formatAmount, formatDateIn, formatExchangeRate } from './format.ts';
 import { both, label, languageOf, named } from './language.ts';
 import type { Language, RenderCurrency, RenderModel, RenderPayment, SignatureInfo, Variant } from './model.ts';
+import { DOC_TYPES } from '../documents/doc-types.ts';
 
 export interface TotalsRow {
   label: string;
@@ -69,7 +70,7 @@ export function infoLines(m: RenderModel): string[] {
   if (m.valueDate && m.valueDate !== m.documentDate) out.push(`${label(lang, 'valueDate')}: ${formatDateIn(m.valueDate, lang)}`);
   if (m.allocationNumber) out.push(`${label(lang, 'allocation')}: ${m.allocationNumber}`);
   if (m.linkedDocument) {
-    const key = m.docType === 330 ? 'corrects' : 'reverses';
+    const key = DOC_TYPES[m.docType].linkedLabel;
     const { docType, docNumber } = m.linkedDocument;
     const which = both(lang, `${DOC_TITLES[docType]} ${L.number} ${docNumber}`, `${EN_DOC_TITLES[docType]} ${EN.number} ${docNumber}`);
     out.push(`${label(lang, key)}: ${which}`);
@@ -82,9 +83,9 @@ export function isNoVatDealer(m: RenderModel): boolean {
   return m.dealer.dealerType === 'patur' || m.dealer.dealerType === 'ngo';
 }
 
-/** A receipt (400), or any document without lines, totals what was received, not VAT. */
+/** A receipt (totals from its payments), or any document without lines, totals what was received, not VAT. */
 export function isReceiptStyle(m: RenderModel): boolean {
-  return m.docType === 400 || m.lines.length === 0;
+  return DOC_TYPES[m.docType].totalsFrom === 'payments' || m.lines.length === 0;
 }
 
 function vatLabel(m: RenderModel, lang: Language): string {

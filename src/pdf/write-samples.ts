@@ -9,6 +9,7 @@ import { generateSelfSignedP12, parseP12 } from './certificate.ts';
 import { pdfSigner } from './sign.ts';
 import { renderDocumentPdf } from './render.ts';
 import { sampleLanguageModel, sampleModel } from './samples.ts';
+import { DOC_TYPE_CODES } from '../documents/doc-types.ts';
 
 const out = process.argv[2];
 if (!out) {
@@ -19,7 +20,7 @@ mkdirSync(out, { recursive: true });
 const at = new Date();
 const signer = pdfSigner(parseP12(generateSelfSignedP12({ commonName: 'pinkas sample signer', password: 'sample', now: at }), 'sample'), { name: 'pinkas', development: true });
 for (const template of ['classic', 'stripe'] as const) {
-  for (const docType of [305, 320, 330, 400] as const) {
+  for (const docType of DOC_TYPE_CODES) {
     for (const variant of ['origin', 'copy'] as const) {
       const file = path.join(out, `${docType}-${template}-${variant}.pdf`);
       writeFileSync(file, await renderDocumentPdf(sampleModel(docType, template), variant, { signer, at }));
@@ -35,7 +36,7 @@ const languages = path.join(out, 'languages');
 mkdirSync(languages, { recursive: true });
 const currencies = { ILS: { code: 'ILS', minorUnits: 2 }, USD: { code: 'USD', minorUnits: 2 }, JPY: { code: 'JPY', minorUnits: 0 }, KWD: { code: 'KWD', minorUnits: 3 } };
 for (const language of ['he', 'en', 'he+en'] as const) {
-  for (const docType of [305, 320, 330, 400] as const) {
+  for (const docType of DOC_TYPE_CODES) {
     for (const code of ['ILS', 'USD'] as const) {
       const file = path.join(languages, `${docType}-${language.replace('+', '-')}-${code}-origin.pdf`);
       writeFileSync(file, await renderDocumentPdf(sampleLanguageModel(docType, language, currencies[code]), 'origin', { signer, at }));

@@ -4,6 +4,7 @@ import type { Db, Executor } from './db/engine.ts';
 import { iso, query, queryOne, writeTogether } from './db/sql.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { newId } from './ids.ts';
+import type { AuditAction } from './catalog/audit-actions.ts';
 
 /** Who made a write: an API key, the console (account only) or the operator CLI (neither). */
 export interface Actor {
@@ -13,7 +14,8 @@ export interface Actor {
 
 export interface AuditEntry {
   businessId?: string | null;
-  action: string;
+  /** One of the catalog (catalog/audit-actions.ts). */
+  action: AuditAction;
   entityType: string;
   entityId: string;
   before?: unknown;

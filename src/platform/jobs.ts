@@ -5,13 +5,15 @@ import { newId } from './ids.ts';
 import type { Clock } from './clock.ts';
 import type { Logger } from './logger.ts';
 import { errorSummary } from './logger.ts';
+import { backoffMs, JOBS, type JobKind, type JobPayload } from './catalog/jobs.ts';
 
-export interface Job {
+/** One job row; its kind is one of the catalog (catalog/jobs.ts), its payload that kind's. */
+export interface Job<K extends JobKind = JobKind> {
   id: string;
-  kind: string;
+  kind: K;
   businessId: string | null;
   refId: string;
-  payload: Record<string, unknown>;
+  payload: JobPayload<K>;
   runAt: string;
   attempts: number;
   lastError: string | null;
@@ -20,12 +22,13 @@ export interface Job {
   failedAt: string | null;
 }
 
+// Rows are read by a kind of the catalog (getJob) or of a handler (the runner's claim).
 const toJob = (r: Record<string, unknown>): Job => ({
   id: String(r.id),
-  kind: String(r.kind),
+  kind: String(r.kind) as JobKind,
   businessId: (r.business_id as string | null) ?? null,
   refId: String(r.ref_id),
-  payload: (r.payload as Record<string, unknown>) ?? {},
+  payload: (r.payload as JobPayload<JobKind>) ?? {},
   runAt: iso(r.run_at),
   attempts: Number(r.attempts),
   lastError: (r.last_error as string | null) ?? null,
@@ -34,28 +37,30 @@ const toJob = (r: Record<string, unknown>): Job => ({
   failedAt: isoOrNull(r.failed_at),
 });
 
+/** The payload may be left out when every field of the kind's payload is optional (or it has none). */
+type PayloadOf<K extends JobKind> = Partial<JobPayload<K>> extends JobPayload<K> ? { payload?: JobPayload<K> } : { payload: JobPayload<K> };
+
 /** Enqueues in the caller's transaction; a second enqueue of the same (kind, refId) is ignored. */
-export interface JobRequest {
-  kind: string;
+export type JobRequest<K extends JobKind = JobKind> = {
+  kind: K;
   refId: string;
   businessId?: string | null;
-  payload?: Record<string, unknown>;
   runAt?: Date;
-}
+} & PayloadOf<K>;
 
 /** The INSERT of one job (once per kind and ref), for a caller that writes it with other rows. */
-export function jobInsert(at: Date, j: JobRequest): SQL {
+export function jobInsert<K extends JobKind>(at: Date, j: JobRequest<K>): SQL {
   return sql`INSERT INTO jobs(id, kind, business_id, ref_id, payload, run_at, created_at)
       VALUES (${newId('job', at.getTime())}, ${j.kind}, ${j.businessId ?? null}, ${j.refId}, ${JSON.stringify(j.payload ?? {})}::jsonb,
               ${(j.runAt ?? at).toISOString()}, ${at.toISOString()})
       ON CONFLICT (kind, ref_id) DO NOTHING`;
 }
 
-export async function enqueueJob(tx: Executor, at: Date, j: JobRequest): Promise<void> {
+export async function enqueueJob<K extends JobKind>(tx: Executor, at: Date, j: JobRequest<K>): Promise<void> {
   await tx.execute(jobInsert(at, j));
 }
 
-export async function getJob(ex: Executor, kind: string, refId: string): Promise<Job | undefined> {
+export async function getJob(ex: Executor, kind: JobKind, refId: string): Promise<Job | undefined> {
   const rows = await query<Record<string, unknown>>(ex, sql`SELECT * FROM jobs WHERE kind = ${kind} AND ref_id = ${refId}`);
   return rows[0] ? toJob(rows[0]) : undefined;
 }
@@ -73,17 +78,16 @@ export class RetryLaterError extends Error {
   }
 }
 
-export interface JobHandler {
-  handle(job: Job, database: Database): Promise<void>;
-  /** Delay before retry number `attempt` (1-based), ms. Default: 30 s doubling, capped at 1 h. */
-  backoffMs?(attempt: number): number;
-  /** Attempts before the job is marked failed. Default 10. */
-  maxAttempts?: number;
+/** Runs one kind of job; its retry policy (attempts, backoff) is the catalog's. */
+export interface JobHandler<K extends JobKind = JobKind> {
+  // Properties, not methods: parameters are then checked strictly (a handler of another kind's jobs is refused).
+  handle: (job: Job<K>, database: Database) => Promise<void>;
   /** Called once when the job is marked failed (e.g. to emit an event). */
-  onFailed?(job: Job, database: Database, error: string): Promise<void>;
+  onFailed?: (job: Job<K>, database: Database, error: string) => Promise<void>;
 }
 
-const defaultBackoff = (attempt: number) => Math.min(30_000 * 2 ** (attempt - 1), 3_600_000);
+/** One handler for every job of the catalog, each given its own kind's jobs. */
+export type JobHandlers = { [K in JobKind]: JobHandler<K> };
 
 /** Ends the leases of unfinished jobs held by a dead process, so that they run again now. */
 export async function releaseJobLeases(database: Database): Promise<number> {
@@ -105,13 +109,13 @@ export class JobRunner {
     private readonly databases: Record<Mode, Database>,
     private readonly clock: Clock,
     private readonly logger: Logger,
-    private readonly handlers: Record<string, JobHandler>,
+    private readonly handlers: Partial<JobHandlers>,
     private readonly opts: { leaseMs?: number; batch?: number } = {},
   ) {}
 
   /** Runs every job due now in one database; answers how many ran. Tests call this directly. */
   async runDue(mode: Mode): Promise<number> {
-    const kinds = Object.keys(this.handlers);
+    const kinds = Object.keys(this.handlers) as JobKind[];
     if (kinds.length === 0) return 0;
     const database = this.databases[mode];
     let total = 0;
@@ -140,7 +144,9 @@ export class JobRunner {
   }
 
   private async runOne(database: Database, job: Job): Promise<void> {
-    const handler = this.handlers[job.kind];
+    // Only kinds with a handler are claimed, and the handler of a kind is given that kind's jobs.
+    const handler = this.handlers[job.kind] as JobHandler;
+    const { maxAttempts, backoff } = JOBS[job.kind].retry;
     try {
       await handler.handle(job, database);
       await database.db.execute(sql`UPDATE jobs SET done_at = ${this.clock.now().toISOString()}, locked_until = NULL, last_error = NULL WHERE id = ${job.id}`);
@@ -154,16 +160,15 @@ export class JobRunner {
         return;
       }
       const permanent = err instanceof PermanentJobError;
-      const max = handler.maxAttempts ?? 10;
       const now = this.clock.now();
-      if (permanent || job.attempts >= max) {
+      if (permanent || job.attempts >= maxAttempts) {
         await database.db.execute(
           sql`UPDATE jobs SET failed_at = ${now.toISOString()}, locked_until = NULL, last_error = ${message} WHERE id = ${job.id}`,
         );
         this.logger.warn({ job: job.id, kind: job.kind, error: message }, 'job failed for good');
         await handler.onFailed?.(job, database, message).catch((e) => this.logger.error({ err: errorSummary(e) }, 'onFailed handler failed'));
       } else {
-        const next = new Date(now.getTime() + (handler.backoffMs ?? defaultBackoff)(job.attempts));
+        const next = new Date(now.getTime() + backoffMs(backoff, job.attempts));
         await database.db.execute(
           sql`UPDATE jobs SET run_at = ${next.toISOString()}, locked_until = NULL, last_error = ${message} WHERE id = ${job.id}`,
         );

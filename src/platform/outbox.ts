@@ -1,27 +1,10 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from './db/engine.ts';
 import { newId } from './ids.ts';
+import type { EventData, EventName } from './catalog/events.ts';
 
-/** Every event name the service emits (the webhook filter accepts exactly these). */
-export const EVENT_NAMES = [
-  'document.issued',
-  'document.pdf_ready',
-  'document.allocation_assigned',
-  'document.allocation_failed',
-  'allocation.connection_expiring',
-  'expense.recorded',
-  'export.completed',
-  'business.status_changed',
-  'webhook.test',
-] as const;
-export type EventName = (typeof EVENT_NAMES)[number];
-
-export interface OutboxEvent {
-  event: EventName;
-  accountId: string;
-  businessId: string | null;
-  data: Record<string, unknown>;
-}
+/** One event to record: a name from the catalog (catalog/events.ts) and the data its schema describes. */
+export type OutboxEvent = { [E in EventName]: { event: E; accountId: string; businessId: string | null; data: EventData<E> } }[EventName];
 
 /** The INSERT of one event, for a caller that writes it together with other rows (writeTogether). */
 export function eventInsert(at: Date, e: OutboxEvent): SQL {

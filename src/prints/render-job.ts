@@ -1,9 +1,10 @@
 // The durable `document.render` job: renders and signs the origin and the copy of an issued
 // document, stores them, and publishes them (pdf_files, public links, document.pdf_ready) at once.
 import { sql } from 'drizzle-orm';
-import type { Database } from '../platform/db/engine.ts';
+import type { Database, Tx } from '../platform/db/engine.ts';
 import { queryOne } from '../platform/db/sql.ts';
 import { PermanentJobError, RetryLaterError, type Job, type JobHandler } from '../platform/jobs.ts';
+import { backoffMs, JOBS, type JobKind } from '../platform/catalog/jobs.ts';
 import { fileContent, storeFile } from '../platform/files.ts';
 import { randomToken } from '../platform/ids.ts';
 import { appendAudit } from '../platform/audit.ts';
@@ -14,13 +15,13 @@ import { renderDocumentPdf } from '../pdf/render.ts';
 import { issuedRenderModel } from './render-model.ts';
 import { SigningUnconfigured, signerFor } from './signing.ts';
 
-export const RENDER_JOB = 'document.render';
+export const RENDER_JOB = 'document.render' satisfies JobKind;
 
 /** Slugs are 24 random bytes (192 bits), base64url: public capabilities that cannot be guessed. */
 export const SLUG_BYTES = 24;
 
-/** Retry delays of a failed render: 2 s doubling, capped at 10 min. */
-export const renderBackoffMs = (attempt: number) => Math.min(2_000 * 2 ** (attempt - 1), 600_000);
+/** Retry delays of a failed render (the catalog's policy). */
+export const renderBackoffMs = (attempt: number) => backoffMs(JOBS[RENDER_JOB].retry.backoff, attempt);
 
 /** How long until a pending allocation answer is checked again, within the configured bound. */
 export function allocationWait(doc: DocumentRow, now: Date, boundMs: number): number | null {
@@ -34,6 +35,45 @@ async function logoBytes(database: Database, doc: DocumentRow): Promise<Uint8Arr
   if (!ref) return null;
   const f = await fileContent(database.db, ref.fileId);
   return f ? f.content : null;
+}
+
+/** Stores both files, links them, marks the document and tells the audit trail and the webhooks; null when another run published first. */
+async function publishPdfs(s: Services, tx: Tx, doc: DocumentRow, pdfs: { origin: Buffer; copy: Buffer }, allocationNumber: string | null): Promise<PdfFiles | null> {
+  const { origin, copy } = pdfs;
+  const current = await findDocumentRow(tx, doc.businessId, doc.id, true);
+  if (!current || current.pdfFiles) return current?.pdfFiles ?? null;
+  const now = s.clock.now();
+  const name = (v: string) => `${doc.docType}-${doc.docNumber}-${v}.pdf`;
+  const originFile = await storeFile(tx, now, { businessId: doc.businessId, bytes: origin, mime: 'application/pdf', name: name('origin') });
+  const copyFile = await storeFile(tx, now, { businessId: doc.businessId, bytes: copy, mime: 'application/pdf', name: name('copy') });
+  const files: PdfFiles = {
+    origin: { fileId: originFile.id, slug: randomToken(SLUG_BYTES) },
+    copy: { fileId: copyFile.id, slug: randomToken(SLUG_BYTES) },
+  };
+  for (const variant of ['origin', 'copy'] as const) {
+    await tx.execute(sql`INSERT INTO pdf_links(slug, business_id, document_id, variant, file_id, created_at)
+      VALUES (${files[variant].slug}, ${doc.businessId}, ${doc.id}, ${variant}, ${files[variant].fileId}, ${now.toISOString()})`);
+  }
+  await tx.execute(sql`UPDATE documents SET pdf_files = ${JSON.stringify(files)}::jsonb, updated_at = ${now.toISOString()}
+    WHERE id = ${doc.id} AND pdf_files IS NULL`);
+  const business = await queryOne<{ account_id: string }>(tx, sql`SELECT account_id FROM businesses WHERE id = ${doc.businessId}`);
+  await appendAudit(tx, now, { accountId: business!.account_id, keyId: null }, {
+    businessId: doc.businessId,
+    action: 'document.pdf_rendered',
+    entityType: 'document',
+    entityId: doc.id,
+    after: { pdfFiles: { origin: files.origin.fileId, copy: files.copy.fileId }, allocationNumber },
+  });
+  await recordEvent(tx, now, {
+    event: 'document.pdf_ready',
+    accountId: business!.account_id,
+    businessId: doc.businessId,
+    data: {
+      documentId: doc.id,
+      files: { origin: { id: files.origin.fileId, slug: files.origin.slug }, copy: { id: files.copy.fileId, slug: files.copy.slug } },
+    },
+  });
+  return files;
 }
 
 /** Renders, then publishes in one short transaction; idempotent (a second run finds pdf_files set). */
@@ -60,52 +100,15 @@ export async function renderAndPublish(s: Services, database: Database, document
     renderDocumentPdf(model, 'copy', { signer, at, sandbox }),
   ]);
 
-  return database.db.transaction(async (tx) => {
-    const current = await findDocumentRow(tx, doc.businessId, doc.id, true);
-    if (!current || current.pdfFiles) return current?.pdfFiles ?? null;
-    const now = s.clock.now();
-    const name = (v: string) => `${doc.docType}-${doc.docNumber}-${v}.pdf`;
-    const originFile = await storeFile(tx, now, { businessId: doc.businessId, bytes: origin, mime: 'application/pdf', name: name('origin') });
-    const copyFile = await storeFile(tx, now, { businessId: doc.businessId, bytes: copy, mime: 'application/pdf', name: name('copy') });
-    const files: PdfFiles = {
-      origin: { fileId: originFile.id, slug: randomToken(SLUG_BYTES) },
-      copy: { fileId: copyFile.id, slug: randomToken(SLUG_BYTES) },
-    };
-    for (const variant of ['origin', 'copy'] as const) {
-      await tx.execute(sql`INSERT INTO pdf_links(slug, business_id, document_id, variant, file_id, created_at)
-        VALUES (${files[variant].slug}, ${doc.businessId}, ${doc.id}, ${variant}, ${files[variant].fileId}, ${now.toISOString()})`);
-    }
-    await tx.execute(sql`UPDATE documents SET pdf_files = ${JSON.stringify(files)}::jsonb, updated_at = ${now.toISOString()}
-      WHERE id = ${doc.id} AND pdf_files IS NULL`);
-    const business = await queryOne<{ account_id: string }>(tx, sql`SELECT account_id FROM businesses WHERE id = ${doc.businessId}`);
-    await appendAudit(tx, now, { accountId: business!.account_id, keyId: null }, {
-      businessId: doc.businessId,
-      action: 'document.pdf_rendered',
-      entityType: 'document',
-      entityId: doc.id,
-      after: { pdfFiles: { origin: files.origin.fileId, copy: files.copy.fileId }, allocationNumber: model.allocationNumber ?? null },
-    });
-    await recordEvent(tx, now, {
-      event: 'document.pdf_ready',
-      accountId: business!.account_id,
-      businessId: doc.businessId,
-      data: {
-        documentId: doc.id,
-        files: { origin: { id: files.origin.fileId, slug: files.origin.slug }, copy: { id: files.copy.fileId, slug: files.copy.slug } },
-      },
-    });
-    return files;
-  });
+  return database.db.transaction((tx) => publishPdfs(s, tx, doc, { origin, copy }, model.allocationNumber ?? null));
 }
 
-export function renderJobHandler(s: Services): JobHandler {
+export function renderJobHandler(s: Services): JobHandler<typeof RENDER_JOB> {
   return {
-    maxAttempts: 20,
-    backoffMs: renderBackoffMs,
-    async handle(job: Job, database: Database) {
+    async handle(job: Job<typeof RENDER_JOB>, database: Database) {
       await renderAndPublish(s, database, job.refId);
     },
-    async onFailed(job: Job, _database: Database, error: string) {
+    async onFailed(job: Job<typeof RENDER_JOB>, _database: Database, error: string) {
       s.logger.error({ documentId: job.refId, error }, 'PDF rendering failed for good; prints of this document answer pdf_pending');
     },
   };

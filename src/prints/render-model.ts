@@ -89,15 +89,6 @@ export function draftRenderModel(doc: DocumentRow, business: BusinessRecord, log
     draftRateBp: doc.vatRateBp,
     documentDate: doc.documentDate,
   });
-  const t = computeTotals({
-    docType: doc.docType,
-    priceMode: doc.priceMode,
-    vatRateBp,
-    lines: doc.lines,
-    payments: doc.payments,
-    discountAmount: doc.discountAmount,
-    withholdingAmount: doc.withholdingAmount,
-  });
   const b = business.branding;
   return {
     docType: doc.docType,
@@ -118,9 +109,23 @@ export function draftRenderModel(doc: DocumentRow, business: BusinessRecord, log
     exchangeRateDate: code === SHEKEL ? null : (doc.exchangeRateDate ?? null),
     exchangeRateSource: code === SHEKEL ? null : (doc.exchangeRateSource ?? null),
     ils: null,
-    totals: { discountAmount: t.discountAmount, totalExVat: t.totalExVat, vatAmount: t.vatAmount, totalIncVat: t.totalIncVat, withholdingAmount: t.withholdingAmount },
+    totals: draftTotals(doc, vatRateBp),
     allocationNumber: doc.allocationNumber,
     note: doc.note,
     linkedDocument: null,
   };
+}
+
+/** The five printed totals of a draft, computed at `vatRateBp`. */
+function draftTotals(doc: DocumentRow, vatRateBp: number): RenderModel['totals'] {
+  const t = computeTotals({
+    docType: doc.docType,
+    priceMode: doc.priceMode,
+    vatRateBp,
+    lines: doc.lines,
+    payments: doc.payments,
+    discountAmount: doc.discountAmount,
+    withholdingAmount: doc.withholdingAmount,
+  });
+  return { discountAmount: t.discountAmount, totalExVat: t.totalExVat, vatAmount: t.vatAmount, totalIncVat: t.totalIncVat, withholdingAmount: t.withholdingAmount };
 }

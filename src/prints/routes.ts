@@ -1,19 +1,18 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { sql } from 'drizzle-orm';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidIdParams, errors, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
 import { binaryResponse } from '../platform/http/openapi.ts';
 import { AppError, notFound } from '../platform/errors.ts';
 import { fileContent } from '../platform/files.ts';
-import { queryOne } from '../platform/db/sql.ts';
 import { businessOf } from '../businesses/guard.ts';
 import { findDocumentRow } from '../documents/snapshot.ts';
 import { renderDocumentPdf } from '../pdf/render.ts';
 import { draftRenderModel } from './render-model.ts';
 import { consentWarnings, handOut, printLog, type PrintKind } from './handout.ts';
 import { emailDocument } from './send-email.ts';
+import { sharedPdf } from './shared-link.ts';
 import { EmailBody, PrintBody, PrintLogEntry, Variant, Warning } from './schemas.ts';
 
 const tags = ['documents'];
@@ -34,9 +33,16 @@ export function publicPdfPath(slug: string): string {
   return `/api/docs/${slug}/d.pdf`;
 }
 
-export function registerPrintRoutes(api: FastifyInstance, s: Services): void {
-  const config = { scope: 'documents' as const };
+const config = { scope: 'documents' as const };
 
+export function registerPrintRoutes(api: FastifyInstance, s: Services): void {
+  registerPrintRoute(api, s);
+  registerPrintLogRoute(api);
+  registerShareRoute(api, s);
+  registerEmailRoute(api, s);
+}
+
+function registerPrintRoute(api: FastifyInstance, s: Services): void {
   api.post(
     '/businesses/:bid/documents/:id/print',
     {
@@ -71,7 +77,9 @@ export function registerPrintRoutes(api: FastifyInstance, s: Services): void {
       return sendPdf(reply, file.content, handout.variant, file.name);
     },
   );
+}
 
+function registerPrintLogRoute(api: FastifyInstance): void {
   api.get(
     '/businesses/:bid/documents/:id/prints',
     {
@@ -92,7 +100,9 @@ export function registerPrintRoutes(api: FastifyInstance, s: Services): void {
       return { ok: true as const, prints: await printLog(ctx.database.db, doc.businessId, doc.id), printCount: doc.printCount };
     },
   );
+}
 
+function registerShareRoute(api: FastifyInstance, s: Services): void {
   api.post(
     '/businesses/:bid/documents/:id/share',
     {
@@ -129,7 +139,9 @@ export function registerPrintRoutes(api: FastifyInstance, s: Services): void {
       };
     },
   );
+}
 
+function registerEmailRoute(api: FastifyInstance, s: Services): void {
   api.post(
     '/businesses/:bid/documents/:id/email',
     {
@@ -181,16 +193,10 @@ export function registerPublicPdfRoutes(app: FastifyInstance, s: Services): void
     async (req, reply) => {
       const { slug } = req.params as { slug: string };
       if (!/^[A-Za-z0-9_-]{22,64}$/.test(slug)) throw notFound('document');
-      for (const mode of ['live', 'sandbox'] as const) {
-        const database = s.databases[mode];
-        const link = await queryOne<{ file_id: string; variant: string }>(database.db, sql`SELECT file_id, variant FROM pdf_links WHERE slug = ${slug}`);
-        if (!link) continue;
-        const file = await fileContent(database.db, link.file_id);
-        if (!file) break;
-        reply.header('X-Service-Mode', mode).header('X-Robots-Tag', 'noindex, nofollow').header('Referrer-Policy', 'no-referrer');
-        return sendPdf(reply, file.content, link.variant, file.name);
-      }
-      throw new AppError(404, 'not_found', 'document not found');
+      const pdf = await sharedPdf(s.databases, slug);
+      if (!pdf) throw new AppError(404, 'not_found', 'document not found');
+      reply.header('X-Service-Mode', pdf.mode).header('X-Robots-Tag', 'noindex, nofollow').header('Referrer-Policy', 'no-referrer');
+      return sendPdf(reply, pdf.content, pdf.variant, pdf.name);
     },
   );
 }

@@ -52,6 +52,11 @@ const VatSchema = Type.Object({
 });
 
 export function registerReportRoutes(api: FastifyInstance, _s: Services): void {
+  registerSummaryRoute(api);
+  registerVatReportRoutes(api);
+}
+
+function registerSummaryRoute(api: FastifyInstance): void {
   api.get(
     '/businesses/:bid/reports/summary',
     {
@@ -67,7 +72,10 @@ export function registerReportRoutes(api: FastifyInstance, _s: Services): void {
     },
     async (req) => ({ ok: true as const, report: await summaryReport(ctxOf(req).database.db, businessOf(req), req.query as Range) }),
   );
+}
 
+/** The periodic VAT report and the journal lines behind it (JSON or CSV). */
+function registerVatReportRoutes(api: FastifyInstance): void {
   api.get(
     '/businesses/:bid/reports/vat',
     {

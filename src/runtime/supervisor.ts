@@ -73,19 +73,20 @@ export function supervise(webWorkers: number, logger: Logger): Supervisor {
     ready,
     stop: async () => {
       stopping = true;
-      const exits = [...roles.keys()].map(
-        (w) =>
-          new Promise<void>((resolve) => {
-            if (w.isDead()) return resolve();
-            const timer = setTimeout(() => w.process.kill('SIGKILL'), STOP_TIMEOUT_MS);
-            w.once('exit', () => {
-              clearTimeout(timer);
-              resolve();
-            });
-            w.process.kill('SIGTERM');
-          }),
-      );
-      await Promise.all(exits);
+      await Promise.all([...roles.keys()].map(stopWorker));
     },
   };
+}
+
+/** SIGTERM (drain), then SIGKILL after STOP_TIMEOUT_MS; resolves when the worker has exited. */
+function stopWorker(w: ClusterWorker): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (w.isDead()) return resolve();
+    const timer = setTimeout(() => w.process.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    w.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    w.process.kill('SIGTERM');
+  });
 }

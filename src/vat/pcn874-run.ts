@@ -5,7 +5,7 @@
  * recorded on the run with a reason and audited, like an OPENFRMT run.
  */
 import { sql } from 'drizzle-orm';
-import type { Database } from '../platform/db/engine.ts';
+import type { Database, Tx } from '../platform/db/engine.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { recordEvent } from '../platform/outbox.ts';
 import { storeFile, type FileMeta } from '../platform/files.ts';
@@ -17,10 +17,10 @@ import type { BusinessRecord } from '../businesses/service.ts';
 import { exportFailureReason } from '../exports/run.ts';
 import { finishRun, type ExportRunView } from '../exports/store.ts';
 import type { Verification } from '../exports/verify.ts';
-import { parseVatPeriod } from './period.ts';
+import { parseVatPeriod, type VatPeriod } from './period.ts';
 import { allVatLines, ledgerVatReport } from './report.ts';
 import { formatPcn874, readPcn874 } from './pcn874.ts';
-import { pcn874Of, verifyPcn874 } from './pcn874-map.ts';
+import { pcn874Of, verifyPcn874, type Pcn874Verification } from './pcn874-map.ts';
 
 export interface Pcn874Result {
   exportRun: ExportRunView;
@@ -37,6 +37,63 @@ function formatted(write: () => Buffer): Buffer {
   }
 }
 
+type RunAudit = { businessId: string; action: 'export.pcn874'; entityType: string; entityId: string };
+
+/** Reads the period's VAT report and lines in one snapshot, formats the file and checks it against that report. */
+async function producePcn874(database: Database, business: BusinessRecord, period: VatPeriod, vatId: string, today: string) {
+  const { report, lines } = await database.db.transaction(
+    async (tx) => {
+      const report = await ledgerVatReport(tx, business.id, period);
+      return { report, lines: await allVatLines(tx, business.id, period) };
+    },
+    { isolationLevel: 'repeatable read', accessMode: 'read only' },
+  );
+  const bytes = formatted(() => formatPcn874(pcn874Of(vatId, report, lines, period.firstMonth, today)));
+  return { bytes, verification: verifyPcn874(readPcn874(bytes), vatId, report, lines) };
+}
+
+/** Stores the file and finishes the run (completed, or failed when the check found problems), with its audit row and event. */
+async function storeRun(
+  tx: Tx,
+  at: Date,
+  business: BusinessRecord,
+  actor: Actor,
+  run: { id: string; name: string; period: string; audit: RunAudit },
+  bytes: Buffer,
+  verification: Pcn874Verification,
+): Promise<Pcn874Result> {
+  const { id, audit } = run;
+  const status = verification.ok ? 'completed' : 'failed';
+  const recordCounts = { ...verification.recordCounts };
+  const file = await storeFile(tx, at, { businessId: business.id, bytes, mime: 'text/plain; charset=us-ascii', name: run.name });
+  // export_runs.verification is jsonb: a PCN874 run keeps its own check there (kind tells which).
+  const exportRun = await finishRun(tx, at, id, {
+    status, recordCounts, fileId: file.id, verification: verification as unknown as Verification, report: null, error: verification.ok ? null : `verification failed: ${verification.problems.slice(0, 3).join('; ')}`,
+  });
+  await appendAudit(tx, at, actor, { ...audit, after: { kind: 'pcn874', period: run.period, status, fileId: file.id, recordCounts } });
+  if (status === 'completed') {
+    await recordEvent(tx, at, {
+      event: 'export.completed', accountId: business.accountId, businessId: business.id,
+      data: { exportRunId: id, fileId: file.id, recordCount: recordCounts.total },
+    });
+  }
+  const { existed: _existed, ...meta } = file;
+  return { exportRun, file: meta };
+}
+
+/** Records a run that threw as failed, with the reason; a failure to record it is logged, never thrown over the first error. */
+async function recordFailedRun(s: Services, database: Database, actor: Actor, run: { id: string; period: string; audit: RunAudit }, err: unknown): Promise<void> {
+  const reason = exportFailureReason(err);
+  s.logger.error({ err, exportRunId: run.id, businessId: run.audit.businessId }, 'PCN874 export failed');
+  const failedAt = s.clock.now();
+  await database.db
+    .transaction(async (tx) => {
+      await finishRun(tx, failedAt, run.id, { status: 'failed', recordCounts: null, fileId: null, verification: null, report: null, error: reason });
+      await appendAudit(tx, failedAt, actor, { ...run.audit, after: { kind: 'pcn874', period: run.period, status: 'failed', fileId: null, error: reason } });
+    })
+    .catch((e) => s.logger.error({ err: e, exportRunId: run.id }, 'the failed PCN874 run could not be recorded'));
+}
+
 export async function runPcn874Export(s: Services, database: Database, business: BusinessRecord, body: { period: string }, actor: Actor): Promise<Pcn874Result> {
   const period = parseVatPeriod(body.period, 'body.period', business.vatReportingPeriod);
   if (business.dealerType !== 'murshe' && business.dealerType !== 'company') {
@@ -51,50 +108,18 @@ export async function runPcn874Export(s: Services, database: Database, business:
   const id = newId('exr', now.getTime());
   // The circular's Appendix A names the file PCN874.TXT; the run (kind, period) tells one from another.
   const name = 'PCN874.TXT';
-  const audit = { businessId: business.id, action: 'export.pcn874', entityType: 'export_run', entityId: id };
+  const audit: RunAudit = { businessId: business.id, action: 'export.pcn874' as const, entityType: 'export_run', entityId: id };
+  const run = { id, name, period: period.period, audit };
   // `directory` is unique per business: the file's name and the run make it so.
   await db.execute(sql`INSERT INTO export_runs(id, business_id, kind, from_date, to_date, status, cut_off_at, production_at, directory, primary_id, created_by_key_id, created_at)
     VALUES (${id}, ${business.id}, 'pcn874', ${period.from}, ${period.to}, 'running', ${now.toISOString()}, ${now.toISOString()},
             ${`${name}/${id}`}, NULL, ${actor.keyId}, ${now.toISOString()})`);
   try {
-    const { report, lines } = await db.transaction(
-      async (tx) => {
-        const report = await ledgerVatReport(tx, business.id, period);
-        return { report, lines: await allVatLines(tx, business.id, period) };
-      },
-      { isolationLevel: 'repeatable read', accessMode: 'read only' },
-    );
-    const bytes = formatted(() => formatPcn874(pcn874Of(vatId, report, lines, period.firstMonth, today)));
-    const verification = verifyPcn874(readPcn874(bytes), vatId, report, lines);
-    const status = verification.ok ? 'completed' : 'failed';
-    const recordCounts = { ...verification.recordCounts };
+    const { bytes, verification } = await producePcn874(database, business, period, vatId, today);
     const at = s.clock.now();
-    return await db.transaction(async (tx) => {
-      const file = await storeFile(tx, at, { businessId: business.id, bytes, mime: 'text/plain; charset=us-ascii', name });
-      // export_runs.verification is jsonb: a PCN874 run keeps its own check there (kind tells which).
-      const exportRun = await finishRun(tx, at, id, {
-        status, recordCounts, fileId: file.id, verification: verification as unknown as Verification, report: null, error: verification.ok ? null : `verification failed: ${verification.problems.slice(0, 3).join('; ')}`,
-      });
-      await appendAudit(tx, at, actor, { ...audit, after: { kind: 'pcn874', period: period.period, status, fileId: file.id, recordCounts } });
-      if (status === 'completed') {
-        await recordEvent(tx, at, {
-          event: 'export.completed', accountId: business.accountId, businessId: business.id,
-          data: { exportRunId: id, fileId: file.id, recordCount: recordCounts.total },
-        });
-      }
-      const { existed: _existed, ...meta } = file;
-      return { exportRun, file: meta };
-    });
+    return await db.transaction((tx) => storeRun(tx, at, business, actor, run, bytes, verification));
   } catch (err) {
-    const reason = exportFailureReason(err);
-    s.logger.error({ err, exportRunId: id, businessId: business.id }, 'PCN874 export failed');
-    const failedAt = s.clock.now();
-    await db
-      .transaction(async (tx) => {
-        await finishRun(tx, failedAt, id, { status: 'failed', recordCounts: null, fileId: null, verification: null, report: null, error: reason });
-        await appendAudit(tx, failedAt, actor, { ...audit, after: { kind: 'pcn874', period: period.period, status: 'failed', fileId: null, error: reason } });
-      })
-      .catch((e) => s.logger.error({ err: e, exportRunId: id }, 'the failed PCN874 run could not be recorded'));
+    await recordFailedRun(s, database, actor, run, err);
     throw err;
   }
 }

@@ -184,6 +184,49 @@ function take(layout: Field[], line: string, lineNo: number, problems: string[])
   return out;
 }
 
+function readHeader(line: string, problems: string[]): Pcn874Header {
+  if (line[0] !== 'O') problems.push(`line 1: the first record is the header "O", found "${line[0] ?? ''}"`);
+  if (line.length !== HEADER_LENGTH) problems.push(`line 1: the header is ${HEADER_LENGTH} characters, found ${line.length}`);
+  const v = take(HEADER_LAYOUT, line, 1, problems);
+  if (v.reportType !== '1') problems.push(`line 1 reportType: "${v.reportType}" (expected 1)`);
+  if (v.otherRateSales !== 0 || v.otherRateVat !== 0) problems.push('line 1: sales at another rate are not zero');
+  return {
+    vatId: String(v.vatId), period: String(v.period), generated: String(v.generated),
+    taxableSales: Number(v.taxableSales), taxableVat: Number(v.taxableVat), salesCount: Number(v.salesCount),
+    zeroOrExemptSales: Number(v.zeroOrExemptSales), otherInputsVat: Number(v.otherInputsVat), equipmentInputsVat: Number(v.equipmentInputsVat),
+    inputsCount: Number(v.inputsCount), vatPayable: Number(v.vatPayable),
+  };
+}
+
+/** The closing record's VAT number. */
+function readClosing(line: string, lineNo: number, problems: string[]): string {
+  if (line[0] !== 'X') problems.push(`line ${lineNo}: the last record is the closing "X", found "${line[0] ?? ''}"`);
+  if (line.length !== CLOSING_LENGTH) problems.push(`line ${lineNo}: the closing record is ${CLOSING_LENGTH} characters, found ${line.length}`);
+  return String(take(CLOSING_LAYOUT, line, lineNo, problems).vatId);
+}
+
+function readEntry(line: string, lineNo: number, problems: string[]): Pcn874Entry {
+  if (line.length !== ENTRY_LENGTH) problems.push(`line ${lineNo}: an entry is ${ENTRY_LENGTH} characters, found ${line.length}`);
+  const v = take(ENTRY_LAYOUT, line, lineNo, problems);
+  const type = String(v.type);
+  if (!isSale(type) && !isInput(type)) problems.push(`line ${lineNo} type: "${type}" is not a PCN874 entry type`);
+  return {
+    type: type as EntryType, counterpartyId: String(v.counterpartyId), date: String(v.date), refGroup: String(v.refGroup),
+    refNumber: String(v.refNumber), vat: Number(v.vat), exVat: Number(v.exVat), allocation: String(v.allocation),
+  };
+}
+
+/** The header's VAT number and counts against the closing record and the entries. */
+function checkHeaderAgainstBody(result: ReadPcn874): void {
+  const { header: h, problems } = result;
+  if (!h) return;
+  if (result.closingVatId !== null && result.closingVatId !== h.vatId) problems.push(`the closing record's VAT number ${result.closingVatId} is not the header's ${h.vatId}`);
+  const sales = result.entries.filter((e) => isSale(e.type)).length;
+  const inputs = result.entries.filter((e) => isInput(e.type)).length;
+  if (sales !== h.salesCount) problems.push(`the header counts ${h.salesCount} sales, the file holds ${sales}`);
+  if (inputs !== h.inputsCount) problems.push(`the header counts ${h.inputsCount} inputs, the file holds ${inputs}`);
+}
+
 /** Reads a PCN874 file from its layout alone: record lengths, line ends, characters, order, counts. */
 export function readPcn874(bytes: Uint8Array): ReadPcn874 {
   const problems: string[] = [];
@@ -199,43 +242,11 @@ export function readPcn874(bytes: Uint8Array): ReadPcn874 {
     if (/[\r\n]/.test(line)) problems.push(`line ${lineNo}: a bare CR or LF inside the record (records end with CR LF)`);
     const first = i === 0;
     const last = i === lines.length - 1 && !first;
-    if (first) {
-      if (line[0] !== 'O') problems.push(`line 1: the first record is the header "O", found "${line[0] ?? ''}"`);
-      if (line.length !== HEADER_LENGTH) problems.push(`line 1: the header is ${HEADER_LENGTH} characters, found ${line.length}`);
-      const v = take(HEADER_LAYOUT, line, lineNo, problems);
-      if (v.reportType !== '1') problems.push(`line 1 reportType: "${v.reportType}" (expected 1)`);
-      if (v.otherRateSales !== 0 || v.otherRateVat !== 0) problems.push('line 1: sales at another rate are not zero');
-      result.header = {
-        vatId: String(v.vatId), period: String(v.period), generated: String(v.generated),
-        taxableSales: Number(v.taxableSales), taxableVat: Number(v.taxableVat), salesCount: Number(v.salesCount),
-        zeroOrExemptSales: Number(v.zeroOrExemptSales), otherInputsVat: Number(v.otherInputsVat), equipmentInputsVat: Number(v.equipmentInputsVat),
-        inputsCount: Number(v.inputsCount), vatPayable: Number(v.vatPayable),
-      };
-      return;
-    }
-    if (last) {
-      if (line[0] !== 'X') problems.push(`line ${lineNo}: the last record is the closing "X", found "${line[0] ?? ''}"`);
-      if (line.length !== CLOSING_LENGTH) problems.push(`line ${lineNo}: the closing record is ${CLOSING_LENGTH} characters, found ${line.length}`);
-      result.closingVatId = String(take(CLOSING_LAYOUT, line, lineNo, problems).vatId);
-      return;
-    }
-    if (line.length !== ENTRY_LENGTH) problems.push(`line ${lineNo}: an entry is ${ENTRY_LENGTH} characters, found ${line.length}`);
-    const v = take(ENTRY_LAYOUT, line, lineNo, problems);
-    const type = String(v.type);
-    if (!isSale(type) && !isInput(type)) problems.push(`line ${lineNo} type: "${type}" is not a PCN874 entry type`);
-    result.entries.push({
-      type: type as EntryType, counterpartyId: String(v.counterpartyId), date: String(v.date), refGroup: String(v.refGroup),
-      refNumber: String(v.refNumber), vat: Number(v.vat), exVat: Number(v.exVat), allocation: String(v.allocation),
-    });
+    if (first) result.header = readHeader(line, problems);
+    else if (last) result.closingVatId = readClosing(line, lineNo, problems);
+    else result.entries.push(readEntry(line, lineNo, problems));
   });
   if (lines.length < 2) problems.push(`the file has ${lines.length} record(s): a header and a closing record at least`);
-  const h = result.header;
-  if (h) {
-    if (result.closingVatId !== null && result.closingVatId !== h.vatId) problems.push(`the closing record's VAT number ${result.closingVatId} is not the header's ${h.vatId}`);
-    const sales = result.entries.filter((e) => isSale(e.type)).length;
-    const inputs = result.entries.filter((e) => isInput(e.type)).length;
-    if (sales !== h.salesCount) problems.push(`the header counts ${h.salesCount} sales, the file holds ${sales}`);
-    if (inputs !== h.inputsCount) problems.push(`the header counts ${h.inputsCount} inputs, the file holds ${inputs}`);
-  }
+  checkHeaderAgainstBody(result);
   return result;
 }

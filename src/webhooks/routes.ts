@@ -14,17 +14,25 @@ import { closeWebhookSender, webhookSender } from './runtime.ts';
 
 const tags = ['webhooks'];
 
+/** SSRF rules and DNS, checked outside any transaction (a lookup is slow I/O). */
+async function checkUrl(s: Services, url: string): Promise<void> {
+  const problem = await webhookSender(s).checkUrl(url);
+  if (problem) throw validation('body.url', problem);
+}
+
+const config = { scope: 'businesses' as const };
+
 export function registerWebhookRoutes(api: FastifyInstance, s: Services): void {
-  const config = { scope: 'businesses' as const };
-  const dispatcher = new WebhookDispatcher(s);
+  // The process's sender (its connection pool) closes with the app.
   api.addHook('onClose', async () => closeWebhookSender(s));
+  registerEndpointListRoutes(api, s);
+  registerEndpointRoutes(api, s);
+  registerTestDeliveryRoute(api, s);
+  registerDeliveryListRoute(api);
+}
 
-  /** SSRF rules and DNS, checked outside any transaction (a lookup is slow I/O). */
-  const checkUrl = async (url: string) => {
-    const problem = await webhookSender(s).checkUrl(url);
-    if (problem) throw validation('body.url', problem);
-  };
-
+/** Endpoints: register and list. */
+function registerEndpointListRoutes(api: FastifyInstance, s: Services): void {
   api.post(
     '/webhooks',
     {
@@ -41,7 +49,7 @@ export function registerWebhookRoutes(api: FastifyInstance, s: Services): void {
     async (req, reply) => {
       const ctx = ctxOf(req);
       const body = req.body as WebhookCreateBody;
-      await checkUrl(body.url);
+      await checkUrl(s, body.url);
       const webhook = await ctx.database.db.transaction((tx) =>
         createWebhook(tx, s.clock.now(), { ...ctx.actor, accountId: ctx.key.accountId }, body),
       );
@@ -67,7 +75,16 @@ export function registerWebhookRoutes(api: FastifyInstance, s: Services): void {
       return { ok: true as const, ...(await listWebhooks(ctx.database.db, ctx.key.accountId, { take, cursor })) };
     },
   );
+}
 
+/** One endpoint: read, change, delete. */
+function registerEndpointRoutes(api: FastifyInstance, s: Services): void {
+  registerEndpointReadRoute(api);
+  registerEndpointUpdateRoute(api, s);
+  registerEndpointDeleteRoute(api, s);
+}
+
+function registerEndpointReadRoute(api: FastifyInstance): void {
   api.get(
     '/webhooks/:id',
     { config, schema: { tags, operationId: 'getWebhook', summary: 'Read a webhook endpoint', params: IdParams, response: { 200: Ok({ webhook: Webhook }), ...errors(...AUTH_ERRORS) } } },
@@ -77,7 +94,9 @@ export function registerWebhookRoutes(api: FastifyInstance, s: Services): void {
       return { ok: true as const, webhook };
     },
   );
+}
 
+function registerEndpointUpdateRoute(api: FastifyInstance, s: Services): void {
   api.patch(
     '/webhooks/:id',
     {
@@ -94,14 +113,16 @@ export function registerWebhookRoutes(api: FastifyInstance, s: Services): void {
     async (req) => {
       const ctx = ctxOf(req);
       const body = req.body as WebhookPatchBody;
-      if (body.url !== undefined) await checkUrl(body.url);
+      if (body.url !== undefined) await checkUrl(s, body.url);
       const webhook = await ctx.database.db.transaction((tx) =>
         patchWebhook(tx, s.clock.now(), { ...ctx.actor, accountId: ctx.key.accountId }, (req.params as { id: string }).id, body),
       );
       return { ok: true as const, webhook };
     },
   );
+}
 
+function registerEndpointDeleteRoute(api: FastifyInstance, s: Services): void {
   api.delete(
     '/webhooks/:id',
     { config, schema: { tags, operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint and its delivery log', params: IdParams, response: { 200: Ok({}), ...errors(...AUTH_ERRORS) } } },
@@ -113,6 +134,10 @@ export function registerWebhookRoutes(api: FastifyInstance, s: Services): void {
       return { ok: true as const };
     },
   );
+}
+
+function registerTestDeliveryRoute(api: FastifyInstance, s: Services): void {
+  const dispatcher = new WebhookDispatcher(s);
 
   api.post(
     '/webhooks/:id/test',
@@ -133,7 +158,9 @@ export function registerWebhookRoutes(api: FastifyInstance, s: Services): void {
       return { ok: true as const, ...result };
     },
   );
+}
 
+function registerDeliveryListRoute(api: FastifyInstance): void {
   api.get(
     '/webhooks/:id/deliveries',
     {

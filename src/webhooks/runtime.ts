@@ -1,25 +1,27 @@
+import type { WebhooksConfig } from '../platform/config.ts';
 import type { Services } from '../platform/http/services.ts';
 import { WebhookSender, type Resolver } from './sender.ts';
 
-/** One SSRF-safe sender (and its connection pool) per service instance, shared by routes and dispatchers. */
-const senders = new WeakMap<Services, WebhookSender>();
+declare module '../platform/http/services.ts' {
+  interface Services {
+    /** One SSRF-safe sender (and its connection pool) per service instance, shared by routes and dispatchers. */
+    webhookSender: WebhookSender;
+  }
+}
+
+export function createWebhookSender(config: WebhooksConfig): WebhookSender {
+  return new WebhookSender(config);
+}
 
 export function webhookSender(s: Services): WebhookSender {
-  let sender = senders.get(s);
-  if (!sender) {
-    sender = new WebhookSender(s.config.webhooks);
-    senders.set(s, sender);
-  }
-  return sender;
+  return s.webhookSender;
 }
 
 /** Tests (and embedders) play DNS: every later registration check and delivery resolves through it. */
 export function setWebhookResolver(s: Services, resolver: Resolver): void {
-  webhookSender(s).resolver = resolver;
+  s.webhookSender.resolver = resolver;
 }
 
 export async function closeWebhookSender(s: Services): Promise<void> {
-  const sender = senders.get(s);
-  senders.delete(s);
-  await sender?.close();
+  await s.webhookSender.close();
 }

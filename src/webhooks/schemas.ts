@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { EVENT_NAMES } from '../platform/outbox.ts';
+import { EVENT_NAMES } from '../platform/catalog/events.ts';
 import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { CursorQuery } from '../platform/http/cursor.ts';
 

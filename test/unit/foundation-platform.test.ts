@@ -7,7 +7,7 @@ import { newId } from '../../src/platform/ids.ts';
 import { israelDate } from '../../src/platform/clock.ts';
 import { validationMessage } from '../../src/platform/http/error-handler.ts';
 import { generateKeySecret, KEY_PATTERN, displayPrefix } from '../../src/accounts/keys.ts';
-import { lastDays } from '../../src/accounts/routes.ts';
+import { lastDays } from '../../src/accounts/usage.ts';
 
 describe('config', () => {
   it('has defaults that work on a fresh machine', () => {

@@ -1,7 +1,8 @@
 import { createServer as createNetServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../helpers/env.ts';
-import { recordEvent } from '../../src/platform/outbox.ts';
+import { recordEvent, type OutboxEvent } from '../../src/platform/outbox.ts';
+import type { EventName } from '../../src/platform/catalog/events.ts';
 import { setWebhookResolver } from '../../src/webhooks/runtime.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { verifyWebhook } from '../../src/webhooks/verify.ts';
@@ -39,8 +40,9 @@ async function endpoint(key: string, body: Record<string, unknown>) {
   return res.body.webhook as { id: string; secret: string; url: string };
 }
 
-async function emit(accountId: string, businessId: string | null, event = 'expense.recorded', data: Record<string, unknown> = { n: 1 }) {
-  await env.db.sandbox.db.transaction((tx) => recordEvent(tx, env.clock.now(), { event: event as 'expense.recorded', accountId, businessId, data }));
+// Delivery does not read `data`: these tests record synthetic data under real names on purpose (hence the cast).
+async function emit(accountId: string, businessId: string | null, event: EventName = 'expense.recorded', data: Record<string, unknown> = { n: 1 }) {
+  await env.db.sandbox.db.transaction((tx) => recordEvent(tx, env.clock.now(), { event, accountId, businessId, data } as OutboxEvent));
 }
 
 async function deliveries(key: string, id: string) {

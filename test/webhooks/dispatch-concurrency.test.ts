@@ -38,7 +38,7 @@ afterAll(async () => {
 
 async function emitMany(n: number) {
   await env.db.sandbox.db.transaction(async (tx) => {
-    for (let i = 0; i < n; i++) await recordEvent(tx, env.clock.now(), { event: 'expense.recorded', accountId: acct.id, businessId: null, data: { i } });
+    for (let i = 0; i < n; i++) await recordEvent(tx, env.clock.now(), { event: 'expense.recorded', accountId: acct.id, businessId: null, data: { expenseId: `exp_${i}`, amountIncVat: i, supplierName: null } });
   });
 }
 

@@ -206,7 +206,7 @@ describe('SSRF', () => {
     const a = await env.account();
     const wh = (await env.call('POST', '/v1/webhooks', { key: a.test, body: { url: 'https://rebind.example.net/hook' } })).body.webhook;
     dns = { 'rebind.example.net': ['127.0.0.1'] };
-    await env.db.sandbox.db.transaction((tx) => recordEvent(tx, env.clock.now(), { event: 'expense.recorded', accountId: a.id, businessId: null, data: {} }));
+    await env.db.sandbox.db.transaction((tx) => recordEvent(tx, env.clock.now(), { event: 'expense.recorded', accountId: a.id, businessId: null, data: { expenseId: 'exp_rebind', amountIncVat: null, supplierName: null } }));
     await new WebhookDispatcher(env.s).runOnce('sandbox');
     const d = (await env.call('GET', `/v1/webhooks/${wh.id}/deliveries`, { key: a.test })).body.deliveries[0];
     expect(d.status).toBe('pending');

@@ -1,6 +1,6 @@
 import type { Account } from '../../accounts/accounts.ts';
 import type { KeyRecord } from '../../accounts/keys.ts';
-import { DEFAULT_SCOPES, SCOPES } from '../../platform/http/context.ts';
+import { DEFAULT_SCOPES, SCOPES } from '../../platform/catalog/scopes.ts';
 import { t, type MessageKey } from '../i18n.ts';
 import { MINT_TOKEN_FIELD } from '../forms.ts';
 import type { Frame } from './auth-pages.ts';
@@ -30,21 +30,39 @@ export interface KeysView {
 export function keysPage(f: Frame, v: KeysView): string {
   const L = (k: MessageKey, p?: Record<string, string | number>) => t(f.lang, k, p);
   const active = v.keys.filter((k) => keyState(k, v.nowMs) === 'active').length;
-  const atLimit = active >= v.account.maxActiveKeys;
-  const approved = v.account.approvalStatus === 'approved';
+  const mintSection = mintForm(f, v, active >= v.account.maxActiveKeys);
+  const minted = mintedCard(v, L);
+  const rows = keyRows(f, v, L);
 
-  let mintSection: Html;
-  if (!approved) {
-    mintSection = notice('info', L(v.account.approvalStatus === 'pending' ? 'keys_pending' : 'keys_suspended'));
-  } else if (atLimit) {
-    mintSection = notice('error', L('keys_limit', { max: v.account.maxActiveKeys }));
-  } else {
-    const form = v.form ?? { label: '', mode: 'test', scopes: [...DEFAULT_SCOPES] };
-    const scopeBoxes = SCOPES.map((sc) => {
-      const allowed = sc !== 'ocr' || v.account.ocrGranted;
-      return html`<label><input type="checkbox" name="scopes" value="${sc}"${form.scopes.includes(sc) && allowed ? html` checked` : ''}${allowed ? '' : html` disabled`}> <code>${sc}</code></label>`;
-    });
-    mintSection = html`<div class="card">
+  return page(
+    { ...f, title: L('keys_title'), user: { name: v.account.name }, active: 'keys' },
+    html`${v.message ? notice(v.message.kind, v.message.text) : ''}
+${minted}
+<p class="muted" id="active-count">${L('keys_active', { active, max: v.account.maxActiveKeys })}</p>
+${mintSection}
+<table id="keys">
+  <thead><tr><th>${L('prefix')}</th><th>${L('label')}</th><th>${L('mode')}</th><th>${L('scopes')}</th><th>${L('created')}</th><th>${L('last_used')}</th><th>${L('status')}</th><th></th></tr></thead>
+  <tbody>${rows.length ? rows : html`<tr><td colspan="8" class="muted">${L('no_keys')}</td></tr>`}</tbody>
+</table>
+<p class="muted">${L('rotation')}</p>`,
+  );
+}
+
+type Say = (k: MessageKey, p?: Record<string, string | number>) => string;
+
+/** The form that mints a key, or why the account cannot mint one now. */
+function mintForm(f: Frame, v: KeysView, atLimit: boolean): Html {
+  const L: Say = (k, p) => t(f.lang, k, p);
+  if (v.account.approvalStatus !== 'approved') {
+    return notice('info', L(v.account.approvalStatus === 'pending' ? 'keys_pending' : 'keys_suspended'));
+  }
+  if (atLimit) return notice('error', L('keys_limit', { max: v.account.maxActiveKeys }));
+  const form = v.form ?? { label: '', mode: 'test', scopes: [...DEFAULT_SCOPES] };
+  const scopeBoxes = SCOPES.map((sc) => {
+    const allowed = sc !== 'ocr' || v.account.ocrGranted;
+    return html`<label><input type="checkbox" name="scopes" value="${sc}"${form.scopes.includes(sc) && allowed ? html` checked` : ''}${allowed ? '' : html` disabled`}> <code>${sc}</code></label>`;
+  });
+  return html`<div class="card">
   <h2>${L('mint_title')}</h2>
   <form method="post" action="/console/keys" id="mint">
     ${csrfField(f.csrf)}
@@ -64,8 +82,10 @@ export function keysPage(f: Frame, v: KeysView): string {
     <button type="submit">${L('mint_submit')}</button>
   </form>
 </div>`;
-  }
+}
 
+/** The card of a key just minted (its secret shown once), or of a repeated form. */
+function mintedCard(v: KeysView, L: Say): Html | string {
   const secretCard = (secret: string, note: string, repeated: boolean) => html`<div class="card" id="minted"${repeated ? html` data-repeated="true"` : ''}>
   <h2>${L('minted_title')}</h2>
   ${notice('info', note)}
@@ -75,17 +95,20 @@ export function keysPage(f: Frame, v: KeysView): string {
   </div>
   <p class="muted">${L('rotation')}</p>
 </div>`;
-  let minted: Html | string = '';
-  if (v.minted) minted = secretCard(v.minted.secret, L('minted_once'), false);
-  else if (v.repeated) {
+  if (v.minted) return secretCard(v.minted.secret, L('minted_once'), false);
+  if (v.repeated) {
     const k = v.repeated.key;
     const which = { prefix: k.prefix, label: k.label ? ` (${k.label})` : '' };
-    minted = v.repeated.secret
+    return v.repeated.secret
       ? secretCard(v.repeated.secret, L('mint_repeated_shown', which), true)
       : html`<div id="repeated">${notice('ok', L('mint_repeated', which))}</div>`;
   }
+  return '';
+}
 
-  const rows = v.keys
+/** One row per key, newest first, with its revoke form while active. */
+function keyRows(f: Frame, v: KeysView, L: Say): Html[] {
+  return v.keys
     .slice()
     .reverse()
     .map((k) => {
@@ -103,17 +126,4 @@ export function keysPage(f: Frame, v: KeysView): string {
         : ''}</td>
 </tr>`;
     });
-
-  return page(
-    { ...f, title: L('keys_title'), user: { name: v.account.name }, active: 'keys' },
-    html`${v.message ? notice(v.message.kind, v.message.text) : ''}
-${minted}
-<p class="muted" id="active-count">${L('keys_active', { active, max: v.account.maxActiveKeys })}</p>
-${mintSection}
-<table id="keys">
-  <thead><tr><th>${L('prefix')}</th><th>${L('label')}</th><th>${L('mode')}</th><th>${L('scopes')}</th><th>${L('created')}</th><th>${L('last_used')}</th><th>${L('status')}</th><th></th></tr></thead>
-  <tbody>${rows.length ? rows : html`<tr><td colspan="8" class="muted">${L('no_keys')}</td></tr>`}</tbody>
-</table>
-<p class="muted">${L('rotation')}</p>`,
-  );
 }

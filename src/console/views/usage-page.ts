@@ -18,9 +18,10 @@ export interface UsageView {
 
 export const USAGE_DAY_CHOICES = [7, 30, 90];
 
-export function usagePage(f: Frame, v: UsageView): string {
-  const L = (k: MessageKey, p?: Record<string, string | number>) => t(f.lang, k, p);
-  const charts = USAGE_METRICS.map((m) => {
+type Label = (k: MessageKey, p?: Record<string, string | number>) => string;
+
+function usageCharts(L: Label, v: UsageView): Html[] {
+  return USAGE_METRICS.map((m) => {
     const title = L(`m_${m}` as MessageKey);
     const total = v.usage.reduce((sum, d) => sum + d[m], 0);
     return html`<div class="card chart-card" data-metric="${m}">
@@ -29,7 +30,10 @@ export function usagePage(f: Frame, v: UsageView): string {
   ${new Html(barChartSvg(v.usage.map((d) => ({ date: d.date, value: d[m] })), { title }))}
 </div>`;
   });
-  const bizTable = (list: BusinessRecord[], mode: 'live' | 'sandbox') => html`<h3>${L(mode)}</h3>
+}
+
+function businessesTable(L: Label, list: BusinessRecord[], mode: 'live' | 'sandbox'): Html {
+  return html`<h3>${L(mode)}</h3>
 ${list.length === 0
     ? html`<p class="muted">${L('businesses_none')}</p>`
     : html`<table class="businesses" data-mode="${mode}">
@@ -38,6 +42,10 @@ ${list.length === 0
     (b) => html`<tr><td>${b.name}</td><td><code>${b.taxId}</code></td><td>${L(`dealer_${b.dealerType}` as MessageKey)}</td><td>${L(`approval_${b.approvalStatus}` as MessageKey)}${b.deactivatedAt ? html` · ${L('deactivated')}` : ''}</td><td>${b.createdAt.slice(0, 10)}</td></tr>`,
   )}</tbody>
 </table>`}`;
+}
+
+export function usagePage(f: Frame, v: UsageView): string {
+  const L: Label = (k, p) => t(f.lang, k, p);
   return page(
     { ...f, title: L('usage_title'), user: { name: v.accountName }, active: 'usage' },
     html`<form method="get" action="/console/usage" class="filters card">
@@ -50,9 +58,9 @@ ${list.length === 0
     <select id="f-days" name="days">${USAGE_DAY_CHOICES.map((d) => html`<option value="${d}"${d === v.days ? html` selected` : ''}>${d}</option>`)}</select></div>
   <button type="submit">${L('show')}</button>
 </form>
-<div class="charts">${charts}</div>
+<div class="charts">${usageCharts(L, v)}</div>
 <h2>${L('businesses_title')}</h2>
-${bizTable(v.businesses.live, 'live')}
-${bizTable(v.businesses.sandbox, 'sandbox')}`,
+${businessesTable(L, v.businesses.live, 'live')}
+${businessesTable(L, v.businesses.sandbox, 'sandbox')}`,
   );
 }

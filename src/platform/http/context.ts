@@ -1,10 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Database, Mode } from '../db/engine.ts';
 import type { Actor } from '../audit.ts';
-
-export const SCOPES = ['businesses', 'documents', 'expenses', 'export', 'ocr'] as const;
-export type Scope = (typeof SCOPES)[number];
-export const DEFAULT_SCOPES: Scope[] = ['businesses', 'documents', 'expenses', 'export'];
+import type { Scope } from '../catalog/scopes.ts';
 
 export type KeyMode = 'live' | 'test';
 export const modeOfKey = (m: KeyMode): Mode => (m === 'live' ? 'live' : 'sandbox');

@@ -119,9 +119,38 @@ function formatProblem(format: string, data: unknown): string {
   }
 }
 
-const LIMIT_KEYWORDS = new Set([
+const LIMIT_KEYWORD_LIST = [
   'minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties',
-]);
+] as const;
+type LimitKeyword = (typeof LIMIT_KEYWORD_LIST)[number];
+const LIMIT_KEYWORDS = new Set<string>(LIMIT_KEYWORD_LIST);
+const isLimitKeyword = (k: string | undefined): k is LimitKeyword => LIMIT_KEYWORDS.has(k ?? '');
+
+/** A failed bound (one of LIMIT_KEYWORDS), in words. */
+function limitProblem(keyword: LimitKeyword, limit: unknown): string {
+  switch (keyword) {
+    case 'minimum':
+      return `must be >= ${limit}`;
+    case 'exclusiveMinimum':
+      return `must be > ${limit}`;
+    case 'maximum':
+      return `must be <= ${limit}`;
+    case 'exclusiveMaximum':
+      return `must be < ${limit}`;
+    case 'minLength':
+      return limit === 1 ? 'must not be empty' : `must be at least ${limit} characters long`;
+    case 'maxLength':
+      return `must be at most ${limit} characters long`;
+    case 'minItems':
+      return limit === 1 ? 'must not be empty' : `must have at least ${limit} items`;
+    case 'maxItems':
+      return `must have at most ${limit} items`;
+    case 'minProperties':
+      return `must have at least ${limit} fields`;
+    case 'maxProperties':
+      return `must have at most ${limit} fields`;
+  }
+}
 
 /** One failed keyword, in words: what the value must be. */
 function problem(err: AjvError, context: string | undefined): string {
@@ -129,7 +158,7 @@ function problem(err: AjvError, context: string | undefined): string {
   const parent = err.parentSchema ?? {};
   const limit = p.limit;
   // Errors built without ajv's params (older callers, hand-made ones) keep their own words.
-  if (LIMIT_KEYWORDS.has(err.keyword ?? '') && limit === undefined) return err.message ?? 'is invalid';
+  if (isLimitKeyword(err.keyword)) return limit === undefined ? (err.message ?? 'is invalid') : limitProblem(err.keyword, limit);
   switch (err.keyword) {
     case 'additionalProperties':
       return 'unknown field';
@@ -143,28 +172,8 @@ function problem(err: AjvError, context: string | undefined): string {
       return `must be ${literal(p.allowedValue)}`;
     case 'enum':
       return `must be one of ${((p.allowedValues as unknown[] | undefined) ?? []).map(literal).join(', ')}`;
-    case 'minimum':
-      return `must be >= ${limit}`;
-    case 'exclusiveMinimum':
-      return `must be > ${limit}`;
-    case 'maximum':
-      return `must be <= ${limit}`;
-    case 'exclusiveMaximum':
-      return `must be < ${limit}`;
     case 'multipleOf':
       return `must be a multiple of ${p.multipleOf}`;
-    case 'minLength':
-      return limit === 1 ? 'must not be empty' : `must be at least ${limit} characters long`;
-    case 'maxLength':
-      return `must be at most ${limit} characters long`;
-    case 'minItems':
-      return limit === 1 ? 'must not be empty' : `must have at least ${limit} items`;
-    case 'maxItems':
-      return `must have at most ${limit} items`;
-    case 'minProperties':
-      return `must have at least ${limit} fields`;
-    case 'maxProperties':
-      return `must have at most ${limit} fields`;
     case 'uniqueItems':
       return `must not repeat an item (items ${p.j} and ${p.i} are the same)`;
     case 'pattern':

@@ -48,6 +48,7 @@ interface Claim {
   renew: NodeJS.Timeout;
 }
 
+// Request-scoped, not a singleton: a claim lives exactly as long as its request object.
 const claims = new WeakMap<FastifyRequest, Claim>();
 
 interface KeyRow {

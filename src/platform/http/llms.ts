@@ -98,20 +98,7 @@ export function renderLlmsTxt(doc: Json, links: LlmsLinks = LLMS_LINKS): string 
     out.push('');
   }
 
-  // Operations by tag, in the document's tag order; an operation with an undeclared tag still appears.
-  const tags: { name: string; description?: string }[] = [...(doc.tags ?? [])];
-  for (const o of ops) {
-    const tag = o.op.tags?.[0] ?? 'other';
-    if (!tags.some((t) => t.name === tag)) tags.push({ name: tag });
-  }
-  for (const tag of tags) {
-    const mine = ops.filter((o) => (o.op.tags?.[0] ?? 'other') === tag.name);
-    if (mine.length === 0) continue;
-    out.push(`## Operations: ${tag.name}`, '');
-    if (tag.description) out.push(oneLine(tag.description), '');
-    for (const o of mine) out.push(`- \`${o.method} ${o.path}\` (${o.op.operationId ?? 'no operationId'}): ${oneLine(o.op.summary)}`);
-    out.push('');
-  }
+  out.push(...operationSections(doc, ops));
   return out.join('\n');
 }
 
@@ -128,4 +115,23 @@ export function registerLlmsTxt(app: FastifyInstance): void {
   });
   const guide = readFileSync(GUIDE, 'utf8');
   app.get(LLMS_LINKS.guide, { schema: { hide: true } }, async (_req, reply) => reply.type('text/markdown; charset=utf-8').send(guide));
+}
+
+/** Operations by tag, in the document's tag order; an operation with an undeclared tag still appears. */
+function operationSections(doc: Json, ops: Operation[]): string[] {
+  const lines: string[] = [];
+  const tags: { name: string; description?: string }[] = [...(doc.tags ?? [])];
+  for (const o of ops) {
+    const tag = o.op.tags?.[0] ?? 'other';
+    if (!tags.some((t) => t.name === tag)) tags.push({ name: tag });
+  }
+  for (const tag of tags) {
+    const mine = ops.filter((o) => (o.op.tags?.[0] ?? 'other') === tag.name);
+    if (mine.length === 0) continue;
+    lines.push(`## Operations: ${tag.name}`, '');
+    if (tag.description) lines.push(oneLine(tag.description), '');
+    for (const o of mine) lines.push(`- \`${o.method} ${o.path}\` (${o.op.operationId ?? 'no operationId'}): ${oneLine(o.op.summary)}`);
+    lines.push('');
+  }
+  return lines;
 }

@@ -5,7 +5,11 @@ import type { Database, Mode } from '../db/engine.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import type { RequestCounter } from '../usage.ts';
 
-/** The process-wide dependencies every domain receives: injected, so tests swap clocks and databases. */
+/**
+ * The process-wide dependencies every domain receives: injected, so tests swap clocks and databases.
+ * A domain adds the clients it owns by augmenting this interface (`declare module`), so platform
+ * imports no domain; src/services.ts makes every field once at start.
+ */
 export interface Services {
   config: Config;
   clock: Clock;

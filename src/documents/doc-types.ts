@@ -1,0 +1,213 @@
+/**
+ * The document types and every rule that depends on the type, in one table (issue 19): who may
+ * issue it, its numbering series, what it must carry, how its payments settle it, what credits it,
+ * how OPENFRMT writes it, its journal entry and its printed titles. Adding a type is one row here
+ * (plus the database CHECK of documents.doc_type, migrations) and its tests.
+ *
+ * Pure: no I/O, imports only types, so src/pdf and src/openfrmt may read it.
+ * Sources: service-api.md (Documents), decisions.md ("Money and tax", "What a printed document says").
+ */
+import type { DealerType } from '../businesses/schemas.ts';
+
+/** How a type's payments relate to its totals. */
+export type PaymentsRule =
+  /** No payments (a draft with some is refused). */
+  | 'none'
+  /** Required: they settle the total less the tax withheld (else 422 payments_mismatch at issue). */
+  | 'settle-total-less-withholding'
+  /** Required and non-zero: they are the total (the amount received). */
+  | 'are-the-total';
+
+/** How a type is undone (service-api.md "credit note"). */
+export interface CreditRule {
+  /** The type of the reversing document, numbered in that type's series. */
+  docType: DocType;
+  /** `credit-note`: a linked 330 mirroring the invoice part; `negative`: the same type with negative amounts. */
+  as: 'credit-note' | 'negative';
+}
+
+export interface DocTypeRule {
+  /** The type's number: the API's `docType`, OPENFRMT 1203/1253/1303 and the printed type. */
+  code: DocType;
+  /** The API's name (OpenAPI descriptions): "tax invoice-receipt". */
+  name: string;
+  /** The word used in error messages, singular and plural: "invoice/receipt", "receipts". */
+  noun: string;
+  nounPlural: string;
+  /** decisions.md: patur and ngo issue 400 only. */
+  issuedBy: readonly DealerType[];
+  /** `draft`: created as a draft and issued; `credit-note`: only by the credit-note endpoint. */
+  createdBy: 'draft' | 'credit-note';
+  /** The numbering series (document_counters.doc_type) the type takes its number from. */
+  series: DocType;
+  /** Issue and draft writes refuse it without lines. */
+  linesRequired: boolean;
+  /** `lines`: totals from the lines (VAT, document discount); `payments`: the amount received. */
+  totalsFrom: 'lines' | 'payments';
+  payments: PaymentsRule;
+  /** Whether withholding (tax withheld at source) may be recorded on it. */
+  withholding: boolean;
+  /** Whether the document carries VAT of its own (a receipt does not: rate 0). */
+  carriesVat: boolean;
+  /** A buyer's tax id is warned about at 5,000 NIS or more before VAT. */
+  buyerTaxIdCheck: boolean;
+  /** Israel Invoices allocation numbers may be needed (decisions.md). */
+  allocation: boolean;
+  /** What undoes it; null: it cannot itself be credited. */
+  creditedBy: CreditRule | null;
+  openfrmt: {
+    /** `positive`: written with absolute amounts, the type carries the meaning (330); `signed`: as they are. */
+    amounts: 'positive' | 'signed';
+    /** C100 1219–1223 as a receipt (1219 = 1221 = 1223 = received, VAT 0) or as an invoice. */
+    c100: 'invoice' | 'receipt';
+    /** D110 lines, D120 payments, and 1224 (withholding) written. */
+    d110: boolean;
+    d120: boolean;
+    withholding1224: boolean;
+  };
+  /** Its journal entry (src/ledger/journal.ts): the invoice part (1, mirrored -1, none 0) and the receipt part. */
+  journal: { invoice: 1 | -1 | 0; receipt: boolean };
+  titles: {
+    /** Printed titles (PDF, e-mail subject): checked byte for byte. */
+    he: string;
+    en: string;
+    /** The journal entry's description. */
+    journal: string;
+  };
+  /** The label before the document it links to (PDF): a credit note corrects, a negative document reverses. */
+  linkedLabel: 'corrects' | 'reverses';
+}
+
+const ALL_DEALERS: readonly DealerType[] = ['patur', 'murshe', 'company', 'ngo'];
+const VAT_DEALERS: readonly DealerType[] = ['murshe', 'company'];
+
+/** The type codes. A new type: its code here and its row below (the compiler asks for both). */
+export type DocType = 305 | 320 | 330 | 400;
+
+/** The table. Keys are the codes; order is ascending code (lists, the OpenAPI enum). */
+export const DOC_TYPES: Readonly<Record<DocType, DocTypeRule>> = {
+  305: {
+    code: 305,
+    name: 'tax invoice',
+    noun: 'tax invoice',
+    nounPlural: 'tax invoices',
+    issuedBy: VAT_DEALERS,
+    createdBy: 'draft',
+    series: 305,
+    linesRequired: true,
+    totalsFrom: 'lines',
+    payments: 'none',
+    withholding: false,
+    carriesVat: true,
+    buyerTaxIdCheck: true,
+    allocation: true,
+    creditedBy: { docType: 330, as: 'credit-note' },
+    openfrmt: { amounts: 'signed', c100: 'invoice', d110: true, d120: false, withholding1224: false },
+    journal: { invoice: 1, receipt: false },
+    titles: { he: 'חשבונית מס', en: 'Tax Invoice', journal: 'חשבונית מס' },
+    linkedLabel: 'reverses',
+  },
+  320: {
+    code: 320,
+    name: 'tax invoice-receipt',
+    noun: 'invoice/receipt',
+    nounPlural: 'invoice/receipts',
+    issuedBy: VAT_DEALERS,
+    createdBy: 'draft',
+    series: 320,
+    linesRequired: true,
+    totalsFrom: 'lines',
+    payments: 'settle-total-less-withholding',
+    withholding: true,
+    carriesVat: true,
+    buyerTaxIdCheck: true,
+    allocation: true,
+    creditedBy: { docType: 330, as: 'credit-note' },
+    openfrmt: { amounts: 'signed', c100: 'invoice', d110: true, d120: true, withholding1224: true },
+    journal: { invoice: 1, receipt: true },
+    titles: { he: 'חשבונית מס / קבלה', en: 'Tax Invoice / Receipt', journal: 'חשבונית מס קבלה' },
+    linkedLabel: 'reverses',
+  },
+  330: {
+    code: 330,
+    name: 'credit invoice',
+    noun: 'credit note',
+    nounPlural: 'credit notes',
+    issuedBy: VAT_DEALERS,
+    createdBy: 'credit-note',
+    series: 330,
+    linesRequired: false,
+    totalsFrom: 'lines',
+    payments: 'none',
+    withholding: false,
+    carriesVat: true,
+    buyerTaxIdCheck: false,
+    allocation: false,
+    creditedBy: null,
+    openfrmt: { amounts: 'positive', c100: 'invoice', d110: true, d120: false, withholding1224: false },
+    journal: { invoice: -1, receipt: false },
+    titles: { he: 'חשבונית מס זיכוי', en: 'Credit Tax Invoice', journal: 'חשבונית מס זיכוי' },
+    linkedLabel: 'corrects',
+  },
+  400: {
+    code: 400,
+    name: 'receipt',
+    noun: 'receipt',
+    nounPlural: 'receipts',
+    issuedBy: ALL_DEALERS,
+    createdBy: 'draft',
+    series: 400,
+    linesRequired: false,
+    totalsFrom: 'payments',
+    payments: 'are-the-total',
+    withholding: true,
+    carriesVat: false,
+    buyerTaxIdCheck: false,
+    allocation: false,
+    creditedBy: { docType: 400, as: 'negative' },
+    openfrmt: { amounts: 'signed', c100: 'receipt', d110: false, d120: true, withholding1224: true },
+    journal: { invoice: 0, receipt: true },
+    titles: { he: 'קבלה', en: 'Receipt', journal: 'קבלה' },
+    linkedLabel: 'reverses',
+  },
+};
+
+/** Every row, ascending code. */
+export const DOC_TYPE_RULES: readonly DocTypeRule[] = Object.values(DOC_TYPES);
+
+/** Every code, ascending: the OpenAPI enum of `docType`. */
+export const DOC_TYPE_CODES: readonly DocType[] = DOC_TYPE_RULES.map((r) => r.code);
+
+/** The codes a draft may have (a credit note is created only by the credit-note endpoint). */
+export const DRAFT_DOC_TYPE_CODES: readonly DocType[] = docTypesWhere((r) => r.createdBy === 'draft');
+
+/** The row of a type. */
+export function docTypeRule(docType: DocType): DocTypeRule {
+  return DOC_TYPES[docType];
+}
+
+/** The row of a number that may not be a type (OPENFRMT input, stored integers); undefined when none. */
+export function docTypeRuleOf(code: number): DocTypeRule | undefined {
+  return DOC_TYPE_RULES.find((r) => r.code === code);
+}
+
+/** The codes whose row passes `test`. */
+export function docTypesWhere(test: (r: DocTypeRule) => boolean): DocType[] {
+  return DOC_TYPE_RULES.filter(test).map((r) => r.code);
+}
+
+/** "305, 320 or 400" (`or`) / "305 and 320" (`and`). */
+export function listOfCodes(codes: readonly number[], last: 'or' | 'and'): string {
+  return codes.length <= 1 ? codes.join('') : `${codes.slice(0, -1).join(', ')} ${last} ${codes[codes.length - 1]}`;
+}
+
+/** Whether a dealer of this kind may issue the type. */
+export function docTypeAllowed(dealerType: DealerType, docType: DocType): boolean {
+  return DOC_TYPES[docType].issuedBy.includes(dealerType);
+}
+
+/** The refusal of a type a dealer may not issue: "a patur business issues receipts (400) only". */
+export function docTypeRefusal(dealerType: DealerType): string {
+  const allowed = DOC_TYPE_RULES.filter((r) => r.createdBy === 'draft' && r.issuedBy.includes(dealerType));
+  return `a ${dealerType} business issues ${allowed.map((r) => `${r.nounPlural} (${r.code})`).join(', ')} only`;
+}

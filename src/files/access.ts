@@ -1,0 +1,14 @@
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../platform/db/engine.ts';
+import { queryOne } from '../platform/db/sql.ts';
+import { notFound } from '../platform/errors.ts';
+import { storedFile, type StoredFile } from '../platform/files.ts';
+
+/** A stored file of one of the account's own businesses; 404 for a missing file and for another account's alike. */
+export async function accountFile(db: Executor, id: string, accountId: string): Promise<StoredFile> {
+  const file = await storedFile(db, id);
+  if (!file) throw notFound('file');
+  const owner = await queryOne(db, sql`SELECT 1 FROM businesses WHERE id = ${file.businessId} AND account_id = ${accountId}`);
+  if (!owner) throw notFound('file');
+  return file;
+}
