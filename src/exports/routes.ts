@@ -5,13 +5,9 @@ import { AUTH_ERRORS, BidIdParams, BidParams, errors, IsoDate, IsoDateTime, Null
 import type { Services } from '../platform/http/services.ts';
 import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { CursorQuery, NextCursor } from '../platform/http/cursor.ts';
-import { notFound } from '../platform/errors.ts';
-import { fileMeta } from '../platform/files.ts';
-import { queryOne } from '../platform/db/sql.ts';
-import { sql } from 'drizzle-orm';
 import { businessOf } from '../businesses/guard.ts';
 import { runOpenfrmtExport } from './run.ts';
-import { listRuns, toRunView } from './store.ts';
+import { getRun, listRuns } from './store.ts';
 
 const tags = ['exports'];
 
@@ -47,8 +43,13 @@ const ExportBody = Type.Object(
 );
 
 export function registerExportRoutes(api: FastifyInstance, s: Services): void {
-  const config = { scope: 'export' as const, allowWhenDeactivated: true };
+  registerCreateRoute(api, s);
+  registerListRoute(api);
+  registerGetRoute(api);
+}
 
+function registerCreateRoute(api: FastifyInstance, s: Services): void {
+  const config = { scope: 'export' as const, allowWhenDeactivated: true };
   api.post(
     '/businesses/:bid/exports/openfrmt',
     {
@@ -70,7 +71,9 @@ export function registerExportRoutes(api: FastifyInstance, s: Services): void {
       return reply.status(201).send({ ok: true, ...result });
     },
   );
+}
 
+function registerListRoute(api: FastifyInstance): void {
   api.get(
     '/businesses/:bid/exports',
     {
@@ -99,7 +102,9 @@ export function registerExportRoutes(api: FastifyInstance, s: Services): void {
       return { ok: true as const, ...(await listRuns(ctxOf(req).database.db, businessOf(req).id, { limit, before, cursor })) };
     },
   );
+}
 
+function registerGetRoute(api: FastifyInstance): void {
   api.get(
     '/businesses/:bid/exports/:id',
     {
@@ -113,13 +118,8 @@ export function registerExportRoutes(api: FastifyInstance, s: Services): void {
       },
     },
     async (req) => {
-      const db = ctxOf(req).database.db;
-      const bid = businessOf(req).id;
       const { id } = req.params as { id: string };
-      const row = await queryOne<Record<string, unknown>>(db, sql`SELECT * FROM export_runs WHERE id = ${id} AND business_id = ${bid}`);
-      if (!row) throw notFound('export run');
-      const exportRun = toRunView(row);
-      return { ok: true as const, exportRun, file: exportRun.fileId ? ((await fileMeta(db, bid, exportRun.fileId)) ?? null) : null };
+      return { ok: true as const, ...(await getRun(ctxOf(req).database.db, businessOf(req).id, id)) };
     },
   );
 }

@@ -5,7 +5,7 @@ import { iso, isoOrNull, pgErrorCode, query, queryOne } from '../platform/db/sql
 import { fileMeta, type FileMeta } from '../platform/files.ts';
 import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
 import { newId } from '../platform/ids.ts';
-import { AppError } from '../platform/errors.ts';
+import { AppError, notFound } from '../platform/errors.ts';
 import { appendAudit } from '../platform/audit.ts';
 import { isoDay } from '../documents/snapshot.ts';
 import type { Verification } from './verify.ts';
@@ -166,4 +166,12 @@ export async function listRuns(
     exportRuns.push({ ...v, file: v.fileId ? ((await fileMeta(ex, businessId, v.fileId)) ?? null) : null });
   }
   return { exportRuns, nextCursor };
+}
+
+/** One run of the business with its file's metadata; 404 when the business has no such run. */
+export async function getRun(ex: Executor, businessId: string, id: string): Promise<{ exportRun: ExportRunView; file: FileMeta | null }> {
+  const row = await queryOne<Record<string, unknown>>(ex, sql`SELECT * FROM export_runs WHERE id = ${id} AND business_id = ${businessId}`);
+  if (!row) throw notFound('export run');
+  const exportRun = toRunView(row);
+  return { exportRun, file: exportRun.fileId ? ((await fileMeta(ex, businessId, exportRun.fileId)) ?? null) : null };
 }

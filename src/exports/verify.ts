@@ -5,13 +5,9 @@
  * are compared with an SQL aggregate over the same fixed set of documents.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { ledgerOk, type LedgerCheck, type LedgerVerification } from './ledger.ts';
+import { ledgerOk, type LedgerCheck, type LedgerVerification } from './ledger-check.ts';
 import type { TrialBalanceRow } from '../ledger/store.ts';
-import { Unzip, UnzipInflate } from 'fflate';
-import { sql } from 'drizzle-orm';
-import type { Executor } from '../platform/db/engine.ts';
-import { query } from '../platform/db/sql.ts';
+import { readZipEntries } from './zip-entries.ts';
 import { BkmvReader, CrlfSplitter, readIni, signedValue, type BkmvSummary, type Fields, type Issue } from '../openfrmt/reader.ts';
 import { alpha } from '../openfrmt/fields.ts';
 import { c100Amounts, lineDiscountAmount, paymentMethodCode } from '../openfrmt/records.ts';
@@ -60,6 +56,10 @@ export class SourceDigest {
   digest(): string {
     return this.d.digest();
   }
+  /** Count, digest and items, once every document has been added (the digest closes the hash). */
+  figures(): SourceFigures {
+    return { count: this.count, digest: this.digest(), items: this.items };
+  }
 }
 
 /** The reader's side: the same values, from the parsed fields. */
@@ -100,101 +100,60 @@ export interface Verification {
   issues: Issue[];
 }
 
-/** The database's own figures for the fixed set (same filter as the export, amounts per the C100 conventions). */
-export async function databaseTotals(ex: Executor, businessId: string, from: string, to: string, cutOff: Date): Promise<Map<number, DocTypeCheck['database']>> {
-  const rows = await query<Record<string, number>>(
-    ex,
-    // Shekel figures: a foreign-currency document's frozen `ils` totals (docs/currency.md), its
-    // payments adding up to what they settle; a shekel document's own columns.
-    sql`WITH d AS (
-          SELECT doc_type, snapshot,
-                 CASE WHEN currency = 'ILS' THEN total_ex_vat ELSE (snapshot->'ils'->>'totalExVat')::bigint END AS total_ex_vat,
-                 CASE WHEN currency = 'ILS' THEN vat_amount ELSE (snapshot->'ils'->>'vatAmount')::bigint END AS vat_amount,
-                 CASE WHEN currency = 'ILS' THEN total_inc_vat ELSE (snapshot->'ils'->>'totalIncVat')::bigint END AS total_inc_vat,
-                 CASE WHEN currency = 'ILS' THEN withholding_amount ELSE (snapshot->'ils'->>'withholdingAmount')::bigint END AS withholding_amount,
-                 currency
-            FROM documents
-           WHERE business_id = ${businessId} AND status = 'issued'
-             AND document_date BETWEEN ${from} AND ${to} AND issued_at <= ${cutOff.toISOString()})
-        SELECT d.doc_type,
-          count(*) AS count,
-          sum(CASE WHEN d.doc_type = 400 THEN d.total_inc_vat WHEN d.doc_type = 330 THEN abs(d.total_ex_vat) ELSE d.total_ex_vat END) AS ex_vat,
-          sum(CASE WHEN d.doc_type = 400 THEN 0 WHEN d.doc_type = 330 THEN abs(d.vat_amount) ELSE d.vat_amount END) AS vat,
-          sum(CASE WHEN d.doc_type = 330 THEN abs(d.total_inc_vat) ELSE d.total_inc_vat END) AS inc_vat,
-          sum(CASE WHEN d.doc_type IN (320, 400) THEN d.withholding_amount ELSE 0 END) AS withholding,
-          sum(CASE WHEN d.doc_type IN (305, 320, 330) THEN jsonb_array_length(d.snapshot->'lines') ELSE 0 END) AS lines,
-          sum(CASE WHEN d.doc_type IN (320, 400) THEN jsonb_array_length(d.snapshot->'payments') ELSE 0 END) AS payments,
-          sum(CASE WHEN d.doc_type NOT IN (320, 400) THEN 0
-                   WHEN d.currency <> 'ILS' AND d.doc_type = 320 THEN d.total_inc_vat - d.withholding_amount
-                   WHEN d.currency <> 'ILS' THEN d.total_inc_vat
-                   ELSE (SELECT coalesce(sum((p->>'amount')::bigint), 0) FROM jsonb_array_elements(d.snapshot->'payments') p)
-                   END) AS payments_total
-        FROM d
-        GROUP BY d.doc_type`,
-  );
-  return new Map(
-    rows.map((r) => [
-      Number(r.doc_type),
-      {
-        count: Number(r.count), exVat: Number(r.ex_vat), vat: Number(r.vat), incVat: Number(r.inc_vat), withholding: Number(r.withholding),
-        lines: Number(r.lines), payments: Number(r.payments), paymentsTotal: Number(r.payments_total),
-      },
-    ]),
-  );
-}
-
 const ZERO = { count: 0, exVat: 0, vat: 0, incVat: 0, withholding: 0, lines: 0, payments: 0, paymentsTotal: 0 };
 
+/** What the zip held: its entry names, INI.TXT's bytes, and whether BKMVDATA.TXT was there (read into `reader`). */
+interface Unzipped {
+  entries: string[];
+  ini: Buffer;
+  sawBkmv: boolean;
+}
+
 /**
- * Unzips the zip at `zipPath` as it is read from disk (a MiB at a time: neither the zip nor its
- * BKMVDATA.TXT is ever whole in memory), reads INI.TXT and BKMVDATA.TXT back and compares them with
- * the source and the database.
+ * Reads the zip on disk entry by entry (sizes from its central directory, src/exports/zip-entries.ts), a chunk
+ * at a time: neither the zip nor its BKMVDATA.TXT is ever whole in memory; BKMVDATA.TXT line by line into `reader`.
  */
-export async function verifyZip(
-  zipPath: string,
-  expectedDir: string,
-  source: SourceDigest,
-  database: Map<number, DocTypeCheck['database']>,
-  /** A double-entry business: B100/B110 checked as read, against the books' trial balances. */
-  ledger: { check: LedgerCheck; books: () => Promise<{ before: TrialBalanceRow[]; at: TrialBalanceRow[] }> } | null = null,
-): Promise<Verification> {
-  const digest = fileDigest();
-  const reader = new BkmvReader((code, f) => {
-    digest.onRecord(code, f);
-    ledger?.check.onRecord(code, f);
-  });
+async function unzipInto(zipPath: string, expectedDir: string, reader: BkmvReader): Promise<Unzipped> {
   const splitter = new CrlfSplitter();
   const entries: string[] = [];
   const iniChunks: Buffer[] = [];
   let sawBkmv = false;
-  const unzip = new Unzip((file) => {
-    entries.push(file.name);
-    const isBkmv = file.name === `${expectedDir}/BKMVDATA.TXT`;
-    const isIni = file.name === `${expectedDir}/INI.TXT`;
+  await readZipEntries(zipPath, async (name, data) => {
+    entries.push(name);
+    const isBkmv = name === `${expectedDir}/BKMVDATA.TXT`;
+    const isIni = name === `${expectedDir}/INI.TXT`;
     if (isBkmv) sawBkmv = true;
-    file.ondata = (err, chunk) => {
-      if (err) throw err;
-      if (isBkmv) for (const line of splitter.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))) reader.pushLine(line);
-      else if (isIni) iniChunks.push(Buffer.from(chunk));
-    };
-    file.start();
+    for await (const chunk of data as AsyncIterable<Buffer>) {
+      if (isBkmv) for (const line of splitter.push(chunk)) reader.pushLine(line);
+      else if (isIni) iniChunks.push(chunk);
+    }
   });
-  unzip.register(UnzipInflate);
-  for await (const piece of createReadStream(zipPath, { highWaterMark: 1 << 20 })) unzip.push(piece as Buffer, false);
-  unzip.push(new Uint8Array(0), true);
   const rest = splitter.end();
   if (rest.length) reader.pushLine(rest);
-  const summary: BkmvSummary = reader.finish();
-  const ini = readIni(Buffer.concat(iniChunks), summary);
-  const issues = [...ini.issues, ...summary.issues];
-  const zipProblems: Issue[] = [];
-  if (!sawBkmv) zipProblems.push({ file: 'BKMVDATA.TXT', line: 0, problem: `${expectedDir}/BKMVDATA.TXT is missing from the zip` });
-  if (!entries.includes(`${expectedDir}/INI.TXT`)) zipProblems.push({ file: 'INI.TXT', line: 0, problem: `${expectedDir}/INI.TXT is missing from the zip` });
+  return { entries, ini: Buffer.concat(iniChunks), sawBkmv };
+}
+
+/** What the exporter wrote, as verification compares it: the documents' digest and count, the M100 items. */
+export interface SourceFigures {
+  count: number;
+  digest: string;
+  items: number;
+}
+
+/** Problems of the zip itself: a missing entry, M100 records the exporter did not write. */
+function zipProblemsOf(z: Unzipped, expectedDir: string, summary: BkmvSummary, source: SourceFigures): Issue[] {
+  const problems: Issue[] = [];
+  if (!z.sawBkmv) problems.push({ file: 'BKMVDATA.TXT', line: 0, problem: `${expectedDir}/BKMVDATA.TXT is missing from the zip` });
+  if (!z.entries.includes(`${expectedDir}/INI.TXT`)) problems.push({ file: 'INI.TXT', line: 0, problem: `${expectedDir}/INI.TXT is missing from the zip` });
   const m100 = summary.recordCounts.M100 ?? 0;
-  if (m100 !== source.items) zipProblems.push({ file: 'BKMVDATA.TXT', line: 0, problem: `${m100} M100 records, the exporter wrote ${source.items} items` });
-  const read = digest.result();
+  if (m100 !== source.items) problems.push({ file: 'BKMVDATA.TXT', line: 0, problem: `${m100} M100 records, the exporter wrote ${source.items} items` });
+  return problems;
+}
+
+/** Counts and totals per doc type, as read from the file and as the database has them. */
+function compareByDocType(summary: BkmvSummary, database: Map<number, DocTypeCheck['database']>): DocTypeCheck[] {
   const types = new Set([...database.keys(), ...summary.byDocType.map((t) => t.docType)]);
-  const byDocType = [...types].sort((a, b) => a - b).map((docType) => {
+  return [...types].sort((a, b) => a - b).map((docType) => {
     const t = summary.byDocType.find((x) => x.docType === docType);
     const file = t
       ? { count: t.count, exVat: t.exVat, vat: t.vat, incVat: t.incVat, withholding: t.withholding, lines: t.lines, payments: t.payments, paymentsTotal: t.paymentsTotal }
@@ -203,13 +162,46 @@ export async function verifyZip(
     const match = (Object.keys(ZERO) as (keyof typeof ZERO)[]).every((k) => file[k] === db[k]);
     return { docType, file, database: db, match };
   });
-  const documentsMatchSource = read.count === source.count && read.digest === source.digest();
+}
+
+/** The zip as read back, before it is compared with anything. */
+export interface ReadBack {
+  expectedDir: string;
+  unzipped: Unzipped;
+  summary: BkmvSummary;
+  read: { count: number; digest: string };
+  ledger: LedgerCheck | null;
+}
+
+/** Reads the zip's bytes (INI.TXT, BKMVDATA.TXT through the independent reader; B100/B110 into a LedgerCheck when asked). */
+export async function readZipBack(zipPath: string, expectedDir: string, ledger: LedgerCheck | null): Promise<ReadBack> {
+  const digest = fileDigest();
+  const reader = new BkmvReader((code, f) => {
+    digest.onRecord(code, f);
+    ledger?.onRecord(code, f);
+  });
+  const unzipped = await unzipInto(zipPath, expectedDir, reader);
+  return { expectedDir, unzipped, summary: reader.finish(), read: digest.result(), ledger };
+}
+
+/** Compares what was read back with the source, the database and (double entry) the books' trial balances. */
+export function judge(
+  back: ReadBack,
+  source: SourceFigures,
+  database: Map<number, DocTypeCheck['database']>,
+  books: { before: TrialBalanceRow[]; at: TrialBalanceRow[] } | null,
+): Verification {
+  const { summary, read, unzipped } = back;
+  const ini = readIni(unzipped.ini, summary);
+  const zipProblems = zipProblemsOf(unzipped, back.expectedDir, summary, source);
+  const byDocType = compareByDocType(summary, database);
+  const documentsMatchSource = read.count === source.count && read.digest === source.digest;
   const issueCount = summary.issueCount + ini.issues.length + zipProblems.length;
-  const ledgerResult = ledger ? ledger.check.result(await ledger.books()) : null;
+  const ledgerResult = back.ledger && books ? back.ledger.result(books) : null;
   return {
     ok: issueCount === 0 && documentsMatchSource && byDocType.every((c) => c.match) && (ledgerResult === null || ledgerOk(ledgerResult)),
     ledger: ledgerResult,
-    zipEntries: entries,
+    zipEntries: unzipped.entries,
     records: summary.records,
     recordCounts: summary.recordCounts,
     iniCounts: ini.counts,
@@ -218,6 +210,19 @@ export async function verifyZip(
     documentsMatchSource,
     byDocType,
     issueCount,
-    issues: [...zipProblems, ...issues].slice(0, 50),
+    issues: [...zipProblems, ...ini.issues, ...summary.issues].slice(0, 50),
   };
+}
+
+/** Reads INI.TXT and BKMVDATA.TXT back from the zip on disk and compares them with the source and the database. */
+export async function verifyZip(
+  zipPath: string,
+  expectedDir: string,
+  source: SourceDigest,
+  database: Map<number, DocTypeCheck['database']>,
+  /** A double-entry business: B100/B110 checked as read, against the books' trial balances. */
+  ledger: { check: LedgerCheck; books: () => Promise<{ before: TrialBalanceRow[]; at: TrialBalanceRow[] }> } | null = null,
+): Promise<Verification> {
+  const back = await readZipBack(zipPath, expectedDir, ledger?.check ?? null);
+  return judge(back, source.figures(), database, ledger ? await ledger.books() : null);
 }

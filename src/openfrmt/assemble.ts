@@ -69,9 +69,22 @@ export class BkmvAssembler {
 
   /** One document: its C100, then a D110 per line, then a D120 per payment, tied by a link number. */
   document(doc: ExportDocument): Buffer {
+    const out: string[] = [];
+    this.documentRecords(doc, out);
+    return this.bytes(out);
+  }
+
+  /** Several documents in order, as one Buffer (one encoding pass and one write for all their records). */
+  documents(docs: ExportDocument[]): Buffer {
+    const out: string[] = [];
+    for (const doc of docs) this.documentRecords(doc, out);
+    return this.bytes(out);
+  }
+
+  private documentRecords(doc: ExportDocument, out: string[]): void {
     const linkNo = ++this.link;
     const common = { docType: doc.docType, docNumber: doc.docNumber, docDate: doc.docDate, linkNo };
-    const out = [c100({ ...doc.header, ...this.head(), ...common })];
+    out.push(c100({ ...doc.header, ...this.head(), ...common }));
     this.counts.C100++;
     doc.lines.forEach((line, i) => {
       out.push(d110({ ...line, ...this.head(), ...common, lineNo: i + 1 }));
@@ -81,7 +94,6 @@ export class BkmvAssembler {
       out.push(d120({ ...p, ...this.head(), ...common, lineNo: i + 1 }));
       this.counts.D120++;
     });
-    return this.bytes(out);
   }
 
   /** B110 records: the ledger's accounts (double-entry books only). */

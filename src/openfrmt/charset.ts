@@ -50,8 +50,12 @@ function isDropped(code: number): boolean {
   );
 }
 
+/** Text already inside the repertoire (most of it): folding would give it back unchanged (NFC leaves it as is). */
+const IN_REPERTOIRE = /^[\x20-\x7e\u05d0-\u05ea]*$/;
+
 /** Folds any text into the ISO-8859-8 printable repertoire; unknown characters become `?`. */
 export function foldToRepertoire(text: string): string {
+  if (IN_REPERTOIRE.test(text)) return text;
   let out = '';
   for (const ch of text.normalize('NFC')) {
     const code = ch.codePointAt(0)!;

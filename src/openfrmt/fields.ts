@@ -15,6 +15,12 @@ export function alpha(value: string | null | undefined, n: number): string {
 /** `9(n)`: digits only, right-aligned, zero-filled; empty → zeros. */
 export function num(value: string | number | null | undefined, n: number, field = 'numeric'): string {
   if (value === null || value === undefined || value === '') return '0'.repeat(n);
+  // A non-negative safe integer prints as digits only: no need to test them.
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) {
+    const printed = String(value);
+    if (printed.length > n) throw new FieldError(`${field}: "${printed}" does not fit in ${n} digits`);
+    return printed.padStart(n, '0');
+  }
   const digits = typeof value === 'number' ? String(value) : value;
   if (!/^\d+$/.test(digits)) throw new FieldError(`${field}: "${digits}" is not a non-negative integer`);
   if (digits.length > n) throw new FieldError(`${field}: "${digits}" does not fit in ${n} digits`);

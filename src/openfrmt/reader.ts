@@ -46,7 +46,20 @@ export type Fields = Record<number, string>;
 const MAX_KEPT_ISSUES = 200;
 const SYSTEM_CONSTANT = '&OF1.31&';
 
+/** Dates seen (a file holds few distinct ones): validDate answers from here after the first time. */
+const knownDates = new Map<string, boolean>();
+
 function validDate(s: string): boolean {
+  let ok = knownDates.get(s);
+  if (ok === undefined) {
+    ok = checkDate(s);
+    if (knownDates.size > 100_000) knownDates.clear();
+    knownDates.set(s, ok);
+  }
+  return ok;
+}
+
+function checkDate(s: string): boolean {
   if (!/^\d{8}$/.test(s)) return false;
   const y = Number(s.slice(0, 4));
   const m = Number(s.slice(4, 6));
@@ -57,19 +70,19 @@ function validDate(s: string): boolean {
 
 /** Checks one field against its picture; answers a problem or null. */
 function fieldProblem(def: FieldDef, v: string): string | null {
-  const [, , , kind, req] = def;
-  const blank = v.trim() === '';
+  const kind = def[3];
+  const req = def[4];
   switch (kind) {
     case 'R':
-      return /^[ !]*$/.test(v) ? null : 'reserved area must hold spaces or "!"';
+      return onlySpacesOrBang(v) ? null : 'reserved area must hold spaces or "!"';
     case 'X':
-      return req === 'M' && blank ? 'mandatory field is empty' : null;
+      return req === 'M' && v.trim() === '' ? 'mandatory field is empty' : null;
     case 'N':
     case 'U':
-      return /^\d+$/.test(v) ? null : 'numeric field holds a non-digit';
+      return v.length > 0 && digitsFrom(v, 0) ? null : 'numeric field holds a non-digit';
     case 'S':
-      if (blank && req !== 'M') return null;
-      return /^[+-]\d+$/.test(v) ? null : 'signed amount must be a sign followed by digits';
+      if (req !== 'M' && v.trim() === '') return null;
+      return v.length > 1 && (v[0] === '+' || v[0] === '-') && digitsFrom(v, 1) ? null : 'signed amount must be a sign followed by digits';
     case 'D':
       if (v === '00000000' && req !== 'M') return null;
       return validDate(v) ? null : 'not a valid YYYYMMDD date';
@@ -79,6 +92,24 @@ function fieldProblem(def: FieldDef, v: string): string | null {
       return m && Number(m[1]) < 24 && Number(m[2]) < 60 ? null : 'not a valid HHMM time';
     }
   }
+}
+
+/** Every character from `start` on is an ASCII digit (what /\d/ matches). */
+function digitsFrom(v: string, start: number): boolean {
+  for (let i = start; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
+}
+
+/** What /^[ !]*$/ accepts. */
+function onlySpacesOrBang(v: string): boolean {
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x21) return false;
+  }
+  return true;
 }
 
 /** Signed amount → integer of the smallest unit (`+00000000100000` → 100000). */
@@ -207,59 +238,17 @@ export class BkmvReader {
         if (f[1104] !== SYSTEM_CONSTANT) this.issue(n, 'system constant must be &OF1.31&', 1104);
         break;
       case 'Z900':
-        this.sawZ900 = true;
-        if (f[1153] !== this.primaryId) this.issue(n, 'primary id differs from A100/1103', 1153);
-        if (f[1154] !== SYSTEM_CONSTANT) this.issue(n, 'system constant must be &OF1.31&', 1154);
-        this.z900Total = Number(f[1155]);
-        if (this.z900Total !== n) this.issue(n, `total ${this.z900Total} but the file has ${n} records`, 1155);
+        this.checkZ900(n, f);
         break;
-      case 'C100': {
-        const type = Number(f[1203]);
-        if (type >= 100 && type <= 710) {
-          if (f[1207].trim() === '') this.issue(n, 'customer/supplier name is mandatory for types 100-710', 1207);
-          if (f[1225].trim() === '') this.issue(n, 'customer/supplier key is mandatory for types 100-710', 1225);
-        }
-        if (f[1228] !== ' ' && f[1228] !== '1') this.issue(n, 'cancelled flag must be "1" or blank', 1228);
-        const t = this.totals(type);
-        t.count++;
-        if (f[1228] === '1') t.cancelled++;
-        t.exVat += signedValue(f[1221]);
-        t.vat += signedValue(f[1222]);
-        t.incVat += signedValue(f[1223]);
-        t.withholding += signedValue(f[1224]);
-        this.checkSigns(n, type, f);
-        const link = Number(f[1234]);
-        if (link > 0) {
-          if (this.headers.has(link)) this.issue(n, `link ${link} is used by two headers`, 1234);
-          this.headers.set(link, docKey(type, f[1204]));
-        }
+      case 'C100':
+        this.checkC100(n, f);
         break;
-      }
       case 'D110':
-      case 'D120': {
-        const isD110 = code === 'D110';
-        const [typeF, numF, linkF] = isD110 ? [1253, 1254, 1273] : [1303, 1304, 1323];
-        const type = Number(f[typeF]);
-        const link = Number(f[linkF]);
-        if (link > 0 && this.headers.get(link) !== docKey(type, f[numF])) this.issue(n, `line links to ${link}, which is not a header of this document`, linkF);
-        const t = this.totals(type);
-        if (isD110) {
-          t.lines++;
-          t.linesTotal += signedValue(f[1267]);
-          // A line discount reduces the line: the sign opposite to the line total's (clarification 5).
-          const lineDiscount = signedValue(f[1266]);
-          if (lineDiscount !== 0 && Math.sign(lineDiscount) === (signedValue(f[1267]) < 0 ? -1 : 1)) this.issue(n, 'a line discount takes the sign opposite to the line total (negative on a standard line)', 1266);
-        } else {
-          t.payments++;
-          t.paymentsTotal += signedValue(f[1312]);
-          const method = Number(f[1306]);
-          if (method < 1 || method > 9) this.issue(n, 'payment method must be 1..9', 1306);
-          if (method === 2 && /^0+$/.test(f[1310])) this.issue(n, 'a cheque needs its cheque number', 1310);
-          const acquirer = Number(f[1313]);
-          if (![0, 1, 2, 3, 4, 6].includes(acquirer)) this.issue(n, 'unknown clearing company code', 1313);
-        }
+        this.checkD110(n, f);
         break;
-      }
+      case 'D120':
+        this.checkD120(n, f);
+        break;
       case 'M100':
         if (this.itemCodes.has(f[1455])) this.issue(n, `internal item code "${f[1455].trimEnd()}" appears twice`, 1455);
         this.itemCodes.add(f[1455]);
@@ -268,6 +257,64 @@ export class BkmvReader {
         if (f[1366] !== '1' && f[1366] !== '2') this.issue(n, 'debit/credit indicator must be 1 or 2', 1366);
         break;
     }
+  }
+
+  private checkZ900(n: number, f: Fields): void {
+    this.sawZ900 = true;
+    if (f[1153] !== this.primaryId) this.issue(n, 'primary id differs from A100/1103', 1153);
+    if (f[1154] !== SYSTEM_CONSTANT) this.issue(n, 'system constant must be &OF1.31&', 1154);
+    this.z900Total = Number(f[1155]);
+    if (this.z900Total !== n) this.issue(n, `total ${this.z900Total} but the file has ${n} records`, 1155);
+  }
+
+  private checkC100(n: number, f: Fields): void {
+    const type = Number(f[1203]);
+    if (type >= 100 && type <= 710) {
+      if (f[1207].trim() === '') this.issue(n, 'customer/supplier name is mandatory for types 100-710', 1207);
+      if (f[1225].trim() === '') this.issue(n, 'customer/supplier key is mandatory for types 100-710', 1225);
+    }
+    if (f[1228] !== ' ' && f[1228] !== '1') this.issue(n, 'cancelled flag must be "1" or blank', 1228);
+    const t = this.totals(type);
+    t.count++;
+    if (f[1228] === '1') t.cancelled++;
+    t.exVat += signedValue(f[1221]);
+    t.vat += signedValue(f[1222]);
+    t.incVat += signedValue(f[1223]);
+    t.withholding += signedValue(f[1224]);
+    this.checkSigns(n, type, f);
+    const link = Number(f[1234]);
+    if (link > 0) {
+      if (this.headers.has(link)) this.issue(n, `link ${link} is used by two headers`, 1234);
+      this.headers.set(link, docKey(type, f[1204]));
+    }
+  }
+
+  /** A D110 or D120 names its document's header by link number (clarification 11); answers the totals of its type. */
+  private linkedTotals(n: number, f: Fields, typeF: number, numF: number, linkF: number): DocTypeTotals {
+    const type = Number(f[typeF]);
+    const link = Number(f[linkF]);
+    if (link > 0 && this.headers.get(link) !== docKey(type, f[numF])) this.issue(n, `line links to ${link}, which is not a header of this document`, linkF);
+    return this.totals(type);
+  }
+
+  private checkD110(n: number, f: Fields): void {
+    const t = this.linkedTotals(n, f, 1253, 1254, 1273);
+    t.lines++;
+    t.linesTotal += signedValue(f[1267]);
+    // A line discount reduces the line: the sign opposite to the line total's (clarification 5).
+    const lineDiscount = signedValue(f[1266]);
+    if (lineDiscount !== 0 && Math.sign(lineDiscount) === (signedValue(f[1267]) < 0 ? -1 : 1)) this.issue(n, 'a line discount takes the sign opposite to the line total (negative on a standard line)', 1266);
+  }
+
+  private checkD120(n: number, f: Fields): void {
+    const t = this.linkedTotals(n, f, 1303, 1304, 1323);
+    t.payments++;
+    t.paymentsTotal += signedValue(f[1312]);
+    const method = Number(f[1306]);
+    if (method < 1 || method > 9) this.issue(n, 'payment method must be 1..9', 1306);
+    if (method === 2 && /^0+$/.test(f[1310])) this.issue(n, 'a cheque needs its cheque number', 1310);
+    const acquirer = Number(f[1313]);
+    if (![0, 1, 2, 3, 4, 6].includes(acquirer)) this.issue(n, 'unknown clearing company code', 1313);
   }
 
   /**
