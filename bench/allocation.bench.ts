@@ -34,11 +34,23 @@ async function seed(db: Database, count: number): Promise<string> {
     const id = newId('doc', now.getTime() + i);
     const party = { partyId: null, key: null, name: 'לקוח', taxId: '512200502', phone: null, email: null, address: null };
     const snapshot = {
-      docType: 305, docNumber: i, documentDate: '2026-07-01', valueDate: '2026-07-01', issuedAt: now.toISOString(),
+      docType: 305,
+      docNumber: i,
+      documentDate: '2026-07-01',
+      valueDate: '2026-07-01',
+      issuedAt: now.toISOString(),
       dealer: { name: 'bench', taxId: '516179157', dealerType: 'company', address: null, phone: null, email: null },
-      branding: {}, party, lines: [], payments: [], priceMode: 'net', vatRateBp: 1800, vatExemptionReason: null,
+      branding: {},
+      party,
+      lines: [],
+      payments: [],
+      priceMode: 'net',
+      vatRateBp: 1800,
+      vatExemptionReason: null,
       totals: { totalExVat: 600_000 + i * 100, vatAmount: 108_000 + i * 18, totalIncVat: 708_000 + i * 118, discountAmount: 0, withholdingAmount: 0 },
-      note: null, allocationNumber: null, linkedDocument: null,
+      note: null,
+      allocationNumber: null,
+      linkedDocument: null,
     };
     await db.db.transaction(async (tx) => {
       await tx.execute(
@@ -54,7 +66,12 @@ async function seed(db: Database, count: number): Promise<string> {
 }
 
 /** One run on a fresh pair of databases (each run gets its own set). */
-async function timeJobs({ live, sandbox }: BenchDatabases, env: Record<string, string>, mode: Mode, before?: (db: Database, bid: string) => Promise<void>): Promise<void> {
+async function timeJobs(
+  { live, sandbox }: BenchDatabases,
+  env: Record<string, string>,
+  mode: Mode,
+  before?: (db: Database, bid: string) => Promise<void>,
+): Promise<void> {
   const config = loadConfig({ PINKAS_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent', ...env });
   const s = createServices(config, clock, createLogger('silent'), { live, sandbox });
   const db = s.databases[mode];
@@ -64,16 +81,32 @@ async function timeJobs({ live, sandbox }: BenchDatabases, env: Record<string, s
   const t0 = performance.now();
   const ran = await runner.runDue(mode);
   const ms = performance.now() - t0;
-  const granted = (await db.db.execute(sql`SELECT count(*)::int AS n FROM documents WHERE allocation_number IS NOT NULL`)) as unknown as { rows: { n: number }[] };
-  console.log(`  ${ran} jobs, ${granted.rows[0].n} granted in ${ms.toFixed(0)} ms → ${((ran / ms) * 1000).toFixed(0)} documents/s (${(ms / ran).toFixed(2)} ms each)`);
+  const granted = (await db.db.execute(sql`SELECT count(*)::int AS n FROM documents WHERE allocation_number IS NOT NULL`)) as unknown as {
+    rows: { n: number }[];
+  };
+  console.log(
+    `  ${ran} jobs, ${granted.rows[0].n} granted in ${ms.toFixed(0)} ms → ${((ran / ms) * 1000).toFixed(0)} documents/s (${(ms / ran).toFixed(2)} ms each)`,
+  );
 }
 
 async function main() {
   const sim = new AllocationSimulator(clock, { timeoutMs: 1000, publicBaseUrl: 'http://x' });
   const input = {
-    businessId: 'b', invoiceId: 'doc', invoiceType: 305, vatNumber: '516179157', invoiceReferenceNumber: '1', customerVatNumber: '512200502',
-    customerName: null, invoiceDate: '2026-07-01', invoiceIssuanceDate: '2026-07-01', amountBeforeDiscount: 600_000, discount: 0,
-    paymentAmount: 600_000, vatAmount: 108_000, paymentAmountIncludingVat: 708_000, note: null,
+    businessId: 'b',
+    invoiceId: 'doc',
+    invoiceType: 305,
+    vatNumber: '516179157',
+    invoiceReferenceNumber: '1',
+    customerVatNumber: '512200502',
+    customerName: null,
+    invoiceDate: '2026-07-01',
+    invoiceIssuanceDate: '2026-07-01',
+    amountBeforeDiscount: 600_000,
+    discount: 0,
+    paymentAmount: 600_000,
+    vatAmount: 108_000,
+    paymentAmountIncludingVat: 708_000,
+    note: null,
   };
   const K = 50_000;
   const t0 = performance.now();
@@ -101,12 +134,21 @@ async function allocationJobs(first: BenchDatabases, second: BenchDatabases) {
     console.log(`document.allocation job, real ITA client → local fake authority over HTTP, embedded PostgreSQL, ${N} pending documents:`);
     await timeJobs(
       second,
-      { ITA_CLIENT_ID: 'bench', ITA_CLIENT_SECRET: 'secret', ITA_OAUTH_BASE_URL: fake.url, ITA_API_BASE_URL: fake.url, ITA_REDIRECT_URI: 'http://localhost/ita/callback' },
+      {
+        ITA_CLIENT_ID: 'bench',
+        ITA_CLIENT_SECRET: 'secret',
+        ITA_OAUTH_BASE_URL: fake.url,
+        ITA_API_BASE_URL: fake.url,
+        ITA_REDIRECT_URI: 'http://localhost/ita/callback',
+      },
       'live',
       async (db, bid) => {
         // A real consent through the fake authority's screen and token endpoint.
         fake.consentVatNumbers = [516179157];
-        const auth = await fetch(`${fake.url}/longtimetoken/oauth2/authorize?response_type=code&client_id=bench&scope=scope&redirect_uri=${encodeURIComponent('http://localhost/ita/callback')}&state=s`, { redirect: 'manual' });
+        const auth = await fetch(
+          `${fake.url}/longtimetoken/oauth2/authorize?response_type=code&client_id=bench&scope=scope&redirect_uri=${encodeURIComponent('http://localhost/ita/callback')}&state=s`,
+          { redirect: 'manual' },
+        );
         const code = new URL(auth.headers.get('location')!).searchParams.get('code')!;
         const res = await fetch(`${fake.url}/longtimetoken/oauth2/token`, {
           method: 'POST',
@@ -117,8 +159,12 @@ async function allocationJobs(first: BenchDatabases, second: BenchDatabases) {
         const now = clock.now();
         await db.db.transaction((tx) =>
           saveGrant(tx, now, bid, 'ita', {
-            accessToken: String(t.access_token), refreshToken: String(t.refresh_token), scope: 'scope', consentedOn: null,
-            accessExpiresAt: new Date(now.getTime() + 600_000), refreshExpiresAt: new Date(now.getTime() + 30 * 86_400_000),
+            accessToken: String(t.access_token),
+            refreshToken: String(t.refresh_token),
+            scope: 'scope',
+            consentedOn: null,
+            accessExpiresAt: new Date(now.getTime() + 600_000),
+            refreshExpiresAt: new Date(now.getTime() + 30 * 86_400_000),
           }),
         );
       },

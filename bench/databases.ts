@@ -206,10 +206,14 @@ export async function embeddedDatabases(poolSize?: PoolSize): Promise<BenchDatab
     await release();
     throw err;
   }
-  return closingOnce(set, async () => {
-    // The last set takes the whole cluster with it; dropping its databases first would be wasted work.
-    if (holders > 1) await set.dropDatabases();
-  }, release);
+  return closingOnce(
+    set,
+    async () => {
+      // The last set takes the whole cluster with it; dropping its databases first would be wasted work.
+      if (holders > 1) await set.dropDatabases();
+    },
+    release,
+  );
 }
 
 /**

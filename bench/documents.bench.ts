@@ -41,7 +41,9 @@ async function runPool<T>(items: T[], concurrency: number, fn: (item: T) => Prom
 }
 
 function report(label: string, n: number, ms: number, lat: number[]) {
-  console.log(`${label.padEnd(44)} ${((n * 1000) / ms).toFixed(0).padStart(6)}/s   p50 ${pct(lat, 50).toFixed(1)} ms   p99 ${pct(lat, 99).toFixed(1)} ms   (${n} in ${ms.toFixed(0)} ms, concurrency ${CONCURRENCY})`);
+  console.log(
+    `${label.padEnd(44)} ${((n * 1000) / ms).toFixed(0).padStart(6)}/s   p50 ${pct(lat, 50).toFixed(1)} ms   p99 ${pct(lat, 99).toFixed(1)} ms   (${n} in ${ms.toFixed(0)} ms, concurrency ${CONCURRENCY})`,
+  );
 }
 
 async function benchEngine(name: string, live: Database, sandbox: Database) {
@@ -70,7 +72,10 @@ async function benchEngine(name: string, live: Database, sandbox: Database) {
       const d = await call(`/v1/businesses/${bid}/documents`, {
         docType: 320,
         party: { name: `לקוח ${i}` },
-        lines: [{ description: 'שירות', quantity: 1, unitPriceExVat: 10_000 + i }, { description: 'חלקים', quantity: 2.5, unitPriceExVat: 3_333 }],
+        lines: [
+          { description: 'שירות', quantity: 1, unitPriceExVat: 10_000 + i },
+          { description: 'חלקים', quantity: 2.5, unitPriceExVat: 3_333 },
+        ],
         payments: [{ method: 'card', amount: Math.round((10_000 + i + 8_333) * 1.18) }],
       });
       work.push({ bid, id: d.document.id });

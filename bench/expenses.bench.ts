@@ -23,7 +23,12 @@ try {
     const account = await createAccount(live.db, new Date(), { name: 'bench', approvalStatus: 'approved' });
     const { secret: key } = await mintKey(live.db, new Date(), { accountId: account.id, mode: 'test' });
     const call = async (method: string, url: string, body?: unknown) => {
-      const res = await app.inject({ method: method as 'POST', url, headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await app.inject({
+        method: method as 'POST',
+        url,
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        payload: body === undefined ? undefined : JSON.stringify(body),
+      });
       if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
       return res.json();
     };
@@ -37,7 +42,13 @@ try {
       const t0 = performance.now();
       for (let i = 0; i < n; i++) {
         const bid = bids[i % 3];
-        const d = await call('POST', `/v1/businesses/${bid}/expenses`, { categoryKey: 'office', supplier: { name: `ספק ${i}` }, supplierDocDate: '2026-01-15', amountExVat: 10000 + i, vatAmount: 1800 });
+        const d = await call('POST', `/v1/businesses/${bid}/expenses`, {
+          categoryKey: 'office',
+          supplier: { name: `ספק ${i}` },
+          supplierDocDate: '2026-01-15',
+          amountExVat: 10000 + i,
+          vatAmount: 1800,
+        });
         await call('POST', `/v1/businesses/${bid}/expenses/${d.expense.id}/record`);
       }
       console.log(`draft + record (2 requests each): ${rate(n, performance.now() - t0)}`);
@@ -47,7 +58,9 @@ try {
     const photos: Buffer[] = [];
     for (let i = 0; i < 60; i++) {
       photos.push(
-        await sharp({ create: { width: 1600, height: 1200, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128 + i, sigma: 30 } } }).jpeg({ quality: 80 }).toBuffer(),
+        await sharp({ create: { width: 1600, height: 1200, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128 + i, sigma: 30 } } })
+          .jpeg({ quality: 80 })
+          .toBuffer(),
       );
     }
     const bid = await business();
@@ -73,7 +86,9 @@ try {
 
     // 4. The decode check alone on a 12 MP photo.
     {
-      const big = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 30 } } }).jpeg({ quality: 85 }).toBuffer();
+      const big = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 30 } } })
+        .jpeg({ quality: 85 })
+        .toBuffer();
       const t0 = performance.now();
       for (let i = 0; i < 5; i++) await decodeCheck(big);
       console.log(`decode check of a 4000×3000 JPEG (${(big.length / 1048576).toFixed(1)} MB): ${((performance.now() - t0) / 5).toFixed(0)} ms`);

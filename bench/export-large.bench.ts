@@ -51,7 +51,9 @@ async function exportOnly(url: string, businessId: string, accountId: string): P
   try {
     const s = createServices(config(), systemClock, createLogger('silent'), { live: sandbox, sandbox });
     const business = await readBusiness(sandbox, businessId);
-    const range = (await sandbox.pool.query(`SELECT min(document_date)::text AS f, max(document_date)::text AS t FROM documents WHERE business_id = $1`, [businessId])).rows[0];
+    const range = (
+      await sandbox.pool.query(`SELECT min(document_date)::text AS f, max(document_date)::text AS t FROM documents WHERE business_id = $1`, [businessId])
+    ).rows[0];
     const rssBefore = vm('VmRSS');
     const peakOf: Record<string, number> = {};
     const sampler = setInterval(() => {
@@ -63,21 +65,37 @@ async function exportOnly(url: string, businessId: string, accountId: string): P
     let phase = '';
     let mark = performance.now();
     const t0 = mark;
-    const r = await runOpenfrmtExport(s, sandbox, business, { from: range.f, to: range.t }, { accountId, keyId: null }, {
-      onPhase: (p) => {
-        const now = performance.now();
-        if (phase) phases[phase] = Math.round(now - mark);
-        phase = p;
-        mark = now;
+    const r = await runOpenfrmtExport(
+      s,
+      sandbox,
+      business,
+      { from: range.f, to: range.t },
+      { accountId, keyId: null },
+      {
+        onPhase: (p) => {
+          const now = performance.now();
+          if (phase) phases[phase] = Math.round(now - mark);
+          phase = p;
+          mark = now;
+        },
       },
-    });
+    );
     const end = performance.now();
     clearInterval(sampler);
     phases[phase] = Math.round(end - mark);
     console.log(
       JSON.stringify({
-        ms: Math.round(end - t0), phases, cpu: cpuMs(), memory: Object.fromEntries(Object.entries(peakOf).map(([k, v]) => [k, Math.round(v / 1048576)])), rssBefore, peakRss: vm('VmHWM'), documents: r.exportRun.verification?.documentsRead,
-        records: r.exportRun.recordCounts?.total, zipBytes: r.file.size, ok: r.exportRun.verification?.ok, status: r.exportRun.status,
+        ms: Math.round(end - t0),
+        phases,
+        cpu: cpuMs(),
+        memory: Object.fromEntries(Object.entries(peakOf).map(([k, v]) => [k, Math.round(v / 1048576)])),
+        rssBefore,
+        peakRss: vm('VmHWM'),
+        documents: r.exportRun.verification?.documentsRead,
+        records: r.exportRun.recordCounts?.total,
+        zipBytes: r.file.size,
+        ok: r.exportRun.verification?.ok,
+        status: r.exportRun.status,
       }),
     );
   } finally {
@@ -105,7 +123,9 @@ function exportInChild(url: string, businessId: string, accountId: string): Prom
 function report(size: number, r: Record<string, any>): void {
   console.log(
     `PostgreSQL: OPENFRMT export of ${size.toLocaleString('en')} documents (${Number(r.records).toLocaleString('en')} records, ${Number(r.documents).toLocaleString('en')} read back): ` +
-      `${(r.ms / 1000).toFixed(1)} s (${Object.entries(r.phases as Record<string, number>).map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`).join(', ')}); ` +
+      `${(r.ms / 1000).toFixed(1)} s (${Object.entries(r.phases as Record<string, number>)
+        .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`)
+        .join(', ')}); ` +
       `CPU ${(r.cpu.process / 1000).toFixed(1)} s, of which the main thread ${(r.cpu.mainThread / 1000).toFixed(1)} s; ` +
       `process RSS before ${mb(r.rssBefore)}, peak ${mb(r.peakRss)} (peaks in MB ${JSON.stringify(r.memory)}); zip ${mb(r.zipBytes)}; verification ${r.ok ? 'ok' : 'FAILED'}`,
   );
@@ -128,7 +148,9 @@ async function main(): Promise<void> {
       accountId = account.id;
       const { secret: key } = await mintKey(live.db, new Date(), { accountId: account.id, mode: 'test' });
       const res = await app.inject({
-        method: 'POST', url: '/v1/businesses', headers: { 'x-api-key': key },
+        method: 'POST',
+        url: '/v1/businesses',
+        headers: { 'x-api-key': key },
         payload: { name: 'ספרים גדולים בע"מ', taxId: '516179157', dealerType: 'company' },
       });
       if (res.statusCode !== 201) throw new Error(`business: ${res.statusCode} ${res.body}`);

@@ -39,7 +39,14 @@ async function bench(label: string, sandbox: Database, live: Database, sizes: nu
   for (const n of sizes) {
     const business = await createBusinessRow(sandbox.db, account.id, `bench ${n}`);
     const t0 = performance.now();
-    await seedIssuedInvoices(sandbox.db, { businessId: business.id, count: n, firstNumber: 1, date: '2026-02-15', issuedAt: '2026-02-15T10:00:00.000Z', skus: 200 });
+    await seedIssuedInvoices(sandbox.db, {
+      businessId: business.id,
+      count: n,
+      firstNumber: 1,
+      date: '2026-02-15',
+      issuedAt: '2026-02-15T10:00:00.000Z',
+      skus: 200,
+    });
     const seedMs = performance.now() - t0;
     global.gc?.();
     const before = process.memoryUsage().rss;
@@ -48,13 +55,20 @@ async function bench(label: string, sandbox: Database, live: Database, sizes: nu
     let last = performance.now();
     let longestGap = 0;
     const start = performance.now();
-    const result = await runOpenfrmtExport(s, sandbox, business, { from: '2026-02-01', to: '2026-02-28' }, { accountId: account.id, keyId: null }, {
-      afterChunk: async () => {
-        const now = performance.now();
-        longestGap = Math.max(longestGap, now - last);
-        last = now;
+    const result = await runOpenfrmtExport(
+      s,
+      sandbox,
+      business,
+      { from: '2026-02-01', to: '2026-02-28' },
+      { accountId: account.id, keyId: null },
+      {
+        afterChunk: async () => {
+          const now = performance.now();
+          longestGap = Math.max(longestGap, now - last);
+          last = now;
+        },
       },
-    });
+    );
     const ms = performance.now() - start;
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage().rss);

@@ -27,23 +27,37 @@ const ENGINES = process.env.BENCH_ENGINES ?? 'embedded,server';
 
 function load(job: Record<string, unknown>): Promise<any> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/issue/load.ts'), JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/issue/load.ts'), JSON.stringify(job)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`load generator exited ${code}`))));
   });
 }
 
-interface Figures { n: number; ms: number; perSecond: number; p50: number; p95: number; p99: number }
+interface Figures {
+  n: number;
+  ms: number;
+  perSecond: number;
+  p50: number;
+  p95: number;
+  p99: number;
+}
 const line = (label: string, f: Figures, unit: string) =>
-  console.log(`  ${label.padEnd(38)} ${String(f.perSecond).padStart(6)} ${unit}/s   p50 ${f.p50} ms   p95 ${f.p95} ms   p99 ${f.p99} ms   (${f.n} in ${f.ms} ms)`);
+  console.log(
+    `  ${label.padEnd(38)} ${String(f.perSecond).padStart(6)} ${unit}/s   p50 ${f.p50} ms   p95 ${f.p95} ms   p99 ${f.p99} ms   (${f.n} in ${f.ms} ms)`,
+  );
 
 async function benchEngine(name: string, env: Record<string, string>, floorUrl: (dataDir: string) => string): Promise<void> {
   const dataDir = tempDataDir('pinkas-bench-issue-');
   const server = await startServer(dataDir, {
     env: {
-      LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '10000000', DATABASE_POOL_SIZE: String(process.env.BENCH_POOL_SIZE ?? CONCURRENCY),
-      WEB_CONCURRENCY, ...env,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '10000000',
+      DATABASE_POOL_SIZE: String(process.env.BENCH_POOL_SIZE ?? CONCURRENCY),
+      WEB_CONCURRENCY,
+      ...env,
     },
   });
   try {
@@ -52,7 +66,9 @@ async function benchEngine(name: string, env: Record<string, string>, floorUrl: 
     const { businessIds } = await load({ kind: 'setup', base: server.base, key, businesses: BUSINESSES });
     const r = await load({ kind: 'issue', base: server.base, key, businessIds, docs: DOCS, concurrency: CONCURRENCY, warmup: Math.round(DOCS / 10) });
     const floor = await load({ kind: 'floor', databaseUrl: floorUrl(dataDir), businessIds, count: DOCS, concurrency: CONCURRENCY });
-    console.log(`${name}: ${BUSINESSES} businesses, ${CONCURRENCY} in flight, WEB_CONCURRENCY=${WEB_CONCURRENCY}, ${os.cpus().length} cores, ${new Date().toISOString().slice(0, 10)}`);
+    console.log(
+      `${name}: ${BUSINESSES} businesses, ${CONCURRENCY} in flight, WEB_CONCURRENCY=${WEB_CONCURRENCY}, ${os.cpus().length} cores, ${new Date().toISOString().slice(0, 10)}`,
+    );
     line('documents (draft + issue)', r.documents, 'docs');
     line('  of which POST …/documents', r.draft, 'req');
     line('  of which POST …/issue', r.issue, 'req');
@@ -85,7 +101,9 @@ else {
   const url = (db: string) => Object.assign(new URL(SERVER_URL), { pathname: `/${db}` }).toString();
   for (const n of Object.values(names)) await admin.query(`CREATE DATABASE ${n}`);
   try {
-    await benchEngine('server PostgreSQL (DATABASE_URL)', { DATABASE_URL: url(names.live), SANDBOX_DATABASE_URL: url(names.sandbox) }, () => url(names.sandbox));
+    await benchEngine('server PostgreSQL (DATABASE_URL)', { DATABASE_URL: url(names.live), SANDBOX_DATABASE_URL: url(names.sandbox) }, () =>
+      url(names.sandbox),
+    );
   } finally {
     for (const n of Object.values(names)) await admin.query(`DROP DATABASE IF EXISTS ${n} WITH (FORCE)`);
     await admin.end();

@@ -66,7 +66,16 @@ async function alreadySeeded(sandbox: Database, bid: string) {
   );
   const row = r.rows[0];
   console.log(`  books seeded before: ${row.n.toLocaleString('en')} documents dated ${row.first}..${row.last}`);
-  return { documents: row.n, auditRows: 2 * row.n, firstDay: row.first, lastDay: row.last, partyIds: (row.parties ?? []) as string[], ms: 0, perSecond: 0, phasesMs: {} };
+  return {
+    documents: row.n,
+    auditRows: 2 * row.n,
+    firstDay: row.first,
+    lastDay: row.last,
+    partyIds: (row.parties ?? []) as string[],
+    ms: 0,
+    perSecond: 0,
+    phasesMs: {},
+  };
 }
 
 async function benchEngine(name: string, live: Database, sandbox: Database) {
@@ -99,15 +108,17 @@ async function benchEngine(name: string, live: Database, sandbox: Database) {
 
     // Seed.
     let lastPrint = 0;
-    const seeded = reuse ? await alreadySeeded(sandbox, bid) : await seedDocuments(sandbox, {
-      businessId: bid,
-      count: SIZE,
-      onProgress: (done, total, ms) => {
-        if (ms - lastPrint < 30_000) return;
-        lastPrint = ms;
-        console.log(`  ${name}: seeding ${done.toLocaleString('en')} / ${total.toLocaleString('en')} (${Math.round((done * 1000) / ms)}/s)`);
-      },
-    });
+    const seeded = reuse
+      ? await alreadySeeded(sandbox, bid)
+      : await seedDocuments(sandbox, {
+          businessId: bid,
+          count: SIZE,
+          onProgress: (done, total, ms) => {
+            if (ms - lastPrint < 30_000) return;
+            lastPrint = ms;
+            console.log(`  ${name}: seeding ${done.toLocaleString('en')} / ${total.toLocaleString('en')} (${Math.round((done * 1000) / ms)}/s)`);
+          },
+        });
     console.log(
       `${name}: seeded ${seeded.documents.toLocaleString('en')} documents (${seeded.auditRows.toLocaleString('en')} audit rows) ` +
         `in ${(seeded.ms / 1000).toFixed(0)} s: ${seeded.perSecond}/s; phases ms ${JSON.stringify(seeded.phasesMs)}`,
@@ -165,7 +176,9 @@ async function benchEngine(name: string, live: Database, sandbox: Database) {
         lat.push(performance.now() - t0);
       }
       lat.sort((a, b) => a - b);
-      console.log(`${name}: list ${label.padEnd(36)} p50 ${pct(lat, 50).toFixed(1).padStart(6)} ms  p95 ${pct(lat, 95).toFixed(1).padStart(6)} ms  p99 ${pct(lat, 99).toFixed(1).padStart(6)} ms  (${n} rows, ${runs} requests)`);
+      console.log(
+        `${name}: list ${label.padEnd(36)} p50 ${pct(lat, 50).toFixed(1).padStart(6)} ms  p95 ${pct(lat, 95).toFixed(1).padStart(6)} ms  p99 ${pct(lat, 99).toFixed(1).padStart(6)} ms  (${n} rows, ${runs} requests)`,
+      );
     }
 
     // Export of the whole range.

@@ -65,7 +65,12 @@ async function issueToReady({ live, sandbox }: BenchDatabases, pollMs: number, c
   const account = await createAccount(live.db, new Date(), { name: 'bench', approvalStatus: 'approved' });
   const { secret: key } = await mintKey(live.db, new Date(), { accountId: account.id, mode: 'test' });
   const call = async (url: string, body?: unknown) => {
-    const res = await app.inject({ method: 'POST', url, headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await app.inject({
+      method: 'POST',
+      url,
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      payload: body === undefined ? undefined : JSON.stringify(body),
+    });
     return res.json();
   };
   const business = (await call('/v1/businesses', { name: 'עסק לבדיקה בע"מ', taxId: '516179157', dealerType: 'company' })).business;
@@ -73,7 +78,13 @@ async function issueToReady({ live, sandbox }: BenchDatabases, pollMs: number, c
   const latencies: number[] = [];
   // Warm the signer (certificate generation) and the renderer before measuring.
   for (let i = -2; i < count; i++) {
-    const draft = (await call(`/v1/businesses/${business.id}/documents`, { docType: 305, party: { name: 'לקוח' }, lines: [{ description: 'שירות', quantity: 1, unitPriceExVat: 10_000 }] })).document;
+    const draft = (
+      await call(`/v1/businesses/${business.id}/documents`, {
+        docType: 305,
+        party: { name: 'לקוח' },
+        lines: [{ description: 'שירות', quantity: 1, unitPriceExVat: 10_000 }],
+      })
+    ).document;
     await call(`/v1/businesses/${business.id}/documents/${draft.id}/issue`);
     const t0 = performance.now();
     for (;;) {
@@ -87,7 +98,10 @@ async function issueToReady({ live, sandbox }: BenchDatabases, pollMs: number, c
   await app.close();
   rmSync(dataDir, { recursive: true, force: true });
   latencies.sort((a, b) => a - b);
-  line(`issue → pdf_ready, job runner polling every ${pollMs} ms`, `p50 ${pct(latencies, 50).toFixed(0)} ms   p99 ${pct(latencies, 99).toFixed(0)} ms   max ${latencies[latencies.length - 1].toFixed(0)} ms   (${count} documents, embedded PostgreSQL)`);
+  line(
+    `issue → pdf_ready, job runner polling every ${pollMs} ms`,
+    `p50 ${pct(latencies, 50).toFixed(0)} ms   p99 ${pct(latencies, 99).toFixed(0)} ms   max ${latencies[latencies.length - 1].toFixed(0)} ms   (${count} documents, embedded PostgreSQL)`,
+  );
 }
 
 await pureFigures();

@@ -23,7 +23,13 @@ const EVENTS = 2_000;
 const ENDPOINTS = 3;
 
 async function bench(label: string, sandbox: Database, live: Database, receiver: Receiver) {
-  const config = loadConfig({ PINKAS_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_CA_FILE: receiver.caFile });
+  const config = loadConfig({
+    PINKAS_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: '/nonexistent',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    WEBHOOK_CA_FILE: receiver.caFile,
+  });
   const s = createServices(config, systemClock, createLogger('silent'), { live, sandbox });
   setWebhookResolver(s, async () => ['127.0.0.1']);
   const account = await createAccount(live.db, new Date(), { name: 'bench', approvalStatus: 'approved' });
@@ -35,7 +41,13 @@ async function bench(label: string, sandbox: Database, live: Database, receiver:
     );
   }
   await sandbox.db.transaction(async (tx) => {
-    for (let i = 0; i < EVENTS; i++) await recordEvent(tx, new Date(), { event: 'expense.recorded', accountId: account.id, businessId: null, data: { expenseId: `exp_bench_${i}`, amountIncVat: i, supplierName: null } });
+    for (let i = 0; i < EVENTS; i++)
+      await recordEvent(tx, new Date(), {
+        event: 'expense.recorded',
+        accountId: account.id,
+        businessId: null,
+        data: { expenseId: `exp_bench_${i}`, amountIncVat: i, supplierName: null },
+      });
   });
   const dispatcher = new WebhookDispatcher(s, { batch: 50, concurrency: 16 });
   let t = performance.now();
@@ -51,7 +63,9 @@ async function bench(label: string, sandbox: Database, live: Database, receiver:
   const sendMs = performance.now() - t;
   const deliveries = EVENTS * ENDPOINTS;
   console.log(`${label}: fan-out ${events} events → ${deliveries} deliveries in ${fanMs.toFixed(0)} ms (${((events / fanMs) * 1000).toFixed(0)} events/s)`);
-  console.log(`${label}: sent ${r.attempted} deliveries in ${sendMs.toFixed(0)} ms (${((r.attempted / sendMs) * 1000).toFixed(0)} deliveries/s, HTTPS keep-alive, concurrency 16)`);
+  console.log(
+    `${label}: sent ${r.attempted} deliveries in ${sendMs.toFixed(0)} ms (${((r.attempted / sendMs) * 1000).toFixed(0)} deliveries/s, HTTPS keep-alive, concurrency 16)`,
+  );
   await closeWebhookSender(s);
 }
 

@@ -146,7 +146,7 @@ function installRouteList(app: FastifyInstance): void {
   app.decorate('routeList', routes);
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat()) {
-      if (method !== 'HEAD') routes.push({ method, url: r.url, hidden: Boolean((r.schema)?.hide) });
+      if (method !== 'HEAD') routes.push({ method, url: r.url, hidden: Boolean(r.schema?.hide) });
     }
   });
 }

@@ -25,7 +25,11 @@ function client(base: string, key: string, sockets: number) {
       const payload = body === undefined ? '' : JSON.stringify(body);
       const req = http.request(
         {
-          host: url.hostname, port: url.port, path, method: 'POST', agent,
+          host: url.hostname,
+          port: url.port,
+          path,
+          method: 'POST',
+          agent,
           headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
         },
         (res) => {
@@ -47,7 +51,14 @@ function client(base: string, key: string, sockets: number) {
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const figures = (n: number, ms: number, lat: number[]) => {
   lat.sort((a, b) => a - b);
-  return { n, ms: Math.round(ms), perSecond: Math.round((n * 1000) / ms), p50: +pct(lat, 50).toFixed(1), p95: +pct(lat, 95).toFixed(1), p99: +pct(lat, 99).toFixed(1) };
+  return {
+    n,
+    ms: Math.round(ms),
+    perSecond: Math.round((n * 1000) / ms),
+    p50: +pct(lat, 50).toFixed(1),
+    p95: +pct(lat, 95).toFixed(1),
+    p99: +pct(lat, 99).toFixed(1),
+  };
 };
 
 /** Runs `count` tasks with `concurrency` in flight; returns the wall time. */
@@ -67,7 +78,10 @@ function draftBody(i: number) {
   return {
     docType: 320,
     party: { name: `לקוח ${i}` },
-    lines: [{ description: 'שירות', quantity: 1, unitPriceExVat: price }, { description: 'חלקים', quantity: 2.5, unitPriceExVat: 3_333 }],
+    lines: [
+      { description: 'שירות', quantity: 1, unitPriceExVat: price },
+      { description: 'חלקים', quantity: 2.5, unitPriceExVat: 3_333 },
+    ],
     payments: [{ method: 'card', amount: Math.round((price + 8_333) * 1.18) }],
   };
 }

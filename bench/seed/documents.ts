@@ -116,15 +116,94 @@ export interface SeedResult {
 // Content
 
 const ITEMS = [
-  'שיפוץ מטבח', 'ייעוץ עסקי', 'הנהלת חשבונות', 'תיקון מזגן', 'עיצוב גרפי', 'בניית אתר', 'צילום אירוע', 'שיעור פרטי',
-  'הובלה', 'ניקיון משרד', 'אינסטלציה', 'חשמלאות', 'צביעת דירה', 'גינון', 'הדברה', 'תרגום מסמך', 'עריכת וידאו', 'שירותי מחשוב',
-  'אחסון אתר', 'רישיון תוכנה', 'מנוי חודשי', 'קורס מקוון', 'סדנת צוות', 'טיפול רגשי', 'פיזיותרפיה', 'ייעוץ משפטי', 'שמאות רכב',
-  'תחזוקת מעלית', 'החלפת צנרת', 'התקנת מצלמות', 'איטום גג', 'ריצוף', 'נגרות', 'מסגרות', 'זגגות', 'קייטרינג', 'השכרת ציוד',
-  'Consulting', 'Web hosting', 'Software license', 'Design work', 'Training session', 'Maintenance', 'Cloud backup',
+  'שיפוץ מטבח',
+  'ייעוץ עסקי',
+  'הנהלת חשבונות',
+  'תיקון מזגן',
+  'עיצוב גרפי',
+  'בניית אתר',
+  'צילום אירוע',
+  'שיעור פרטי',
+  'הובלה',
+  'ניקיון משרד',
+  'אינסטלציה',
+  'חשמלאות',
+  'צביעת דירה',
+  'גינון',
+  'הדברה',
+  'תרגום מסמך',
+  'עריכת וידאו',
+  'שירותי מחשוב',
+  'אחסון אתר',
+  'רישיון תוכנה',
+  'מנוי חודשי',
+  'קורס מקוון',
+  'סדנת צוות',
+  'טיפול רגשי',
+  'פיזיותרפיה',
+  'ייעוץ משפטי',
+  'שמאות רכב',
+  'תחזוקת מעלית',
+  'החלפת צנרת',
+  'התקנת מצלמות',
+  'איטום גג',
+  'ריצוף',
+  'נגרות',
+  'מסגרות',
+  'זגגות',
+  'קייטרינג',
+  'השכרת ציוד',
+  'Consulting',
+  'Web hosting',
+  'Software license',
+  'Design work',
+  'Training session',
+  'Maintenance',
+  'Cloud backup',
 ];
 const QUALIFIERS = ['', '', '', ' - חודשי', ' - שנתי', ' דחוף', ' כולל חלקים', ' שלב א', ' שלב ב', ' לפי שעה', ' premium', ' basic'];
-const FIRST = ['משה', 'דנה', 'יוסי', 'רונית', 'אבי', 'מיכל', 'דוד', 'שרה', 'איתי', 'נועה', 'עומר', 'תמר', 'אורי', 'יעל', 'גיל', 'ליאת', 'Daniel', 'Maya', 'Ron', 'Noa'];
-const LAST = ['כהן', 'לוי', 'מזרחי', 'פרץ', 'ביטון', 'דהן', 'אברהם', 'פרידמן', 'אזולאי', 'גבאי', 'שפירא', 'רוזן', 'בן דוד', 'חדד', 'Cohen', 'Levi', 'Katz', 'Green'];
+const FIRST = [
+  'משה',
+  'דנה',
+  'יוסי',
+  'רונית',
+  'אבי',
+  'מיכל',
+  'דוד',
+  'שרה',
+  'איתי',
+  'נועה',
+  'עומר',
+  'תמר',
+  'אורי',
+  'יעל',
+  'גיל',
+  'ליאת',
+  'Daniel',
+  'Maya',
+  'Ron',
+  'Noa',
+];
+const LAST = [
+  'כהן',
+  'לוי',
+  'מזרחי',
+  'פרץ',
+  'ביטון',
+  'דהן',
+  'אברהם',
+  'פרידמן',
+  'אזולאי',
+  'גבאי',
+  'שפירא',
+  'רוזן',
+  'בן דוד',
+  'חדד',
+  'Cohen',
+  'Levi',
+  'Katz',
+  'Green',
+];
 const COMPANIES = ['בע"מ', 'שותפות', 'ושות', 'Ltd', 'סחר', 'שירותים', 'טכנולוגיות', 'השקעות'];
 const CITIES = ['תל אביב', 'חיפה', 'ירושלים', 'באר שבע', 'נתניה', 'רמת גן', 'Eilat'];
 const PAY_METHODS = ['cash', 'card', 'transfer', 'bit', 3, 4] as const;
@@ -187,7 +266,16 @@ export function draftBody(r: Rng, business: BusinessRecord, partyIds: string[], 
   if (docType === 320) {
     // An invoice/receipt is paid in full: one payment of the total.
     const t = totalsOfDraft(
-      { docType, priceMode: 'net', lines: body.lines!.map(normalizeLine), payments: [], documentDate, vatRateBp: null, discountAmount: 0, withholdingAmount: 0 },
+      {
+        docType,
+        priceMode: 'net',
+        lines: body.lines!.map(normalizeLine),
+        payments: [],
+        documentDate,
+        vatRateBp: null,
+        discountAmount: 0,
+        withholdingAmount: 0,
+      },
       business,
     );
     body.payments = [{ method: r.pick(PAY_METHODS), amount: t.totalIncVat }] as DraftCreateBody['payments'];
@@ -213,15 +301,67 @@ function esc(v: string | number | null): string {
 const row = (vals: (string | number | null)[]) => vals.map(esc).join('\t') + '\n';
 
 const DOC_COLUMNS = [
-  'id', 'business_id', 'status', 'doc_type', 'doc_number', 'party_id', 'party', 'price_mode', 'lines', 'payments', 'note',
-  'document_date', 'value_date', 'vat_rate_bp', 'vat_exemption_reason', 'discount_amount', 'withholding_amount', 'total_ex_vat',
-  'vat_amount', 'total_inc_vat', 'external_ref', 'request_hash', 'allocation_number', 'allocation', 'warnings', 'snapshot',
-  'issued_at', 'created_by_key_id', 'created_at', 'updated_at',
+  'id',
+  'business_id',
+  'status',
+  'doc_type',
+  'doc_number',
+  'party_id',
+  'party',
+  'price_mode',
+  'lines',
+  'payments',
+  'note',
+  'document_date',
+  'value_date',
+  'vat_rate_bp',
+  'vat_exemption_reason',
+  'discount_amount',
+  'withholding_amount',
+  'total_ex_vat',
+  'vat_amount',
+  'total_inc_vat',
+  'external_ref',
+  'request_hash',
+  'allocation_number',
+  'allocation',
+  'warnings',
+  'snapshot',
+  'issued_at',
+  'created_by_key_id',
+  'created_at',
+  'updated_at',
 ];
-const AUDIT_COLUMNS = ['id', 'chain', 'at', 'account_id', 'key_id', 'business_id', 'action', 'entity_type', 'entity_id', 'before', 'after', 'prev_hash', 'hash'];
+const AUDIT_COLUMNS = [
+  'id',
+  'chain',
+  'at',
+  'account_id',
+  'key_id',
+  'business_id',
+  'action',
+  'entity_type',
+  'entity_id',
+  'before',
+  'after',
+  'prev_hash',
+  'hash',
+];
 const EVENT_COLUMNS = ['id', 'event', 'account_id', 'business_id', 'data', 'created_at', 'dispatched_at'];
 const JOB_COLUMNS = ['id', 'kind', 'business_id', 'ref_id', 'payload', 'run_at', 'created_at'];
-const ENTRY_COLUMNS = ['id', 'business_id', 'entry_no', 'entry_date', 'source', 'document_id', 'reference', 'reference_doc_type', 'description', 'created_by_key_id', 'created_at'];
+const ENTRY_COLUMNS = [
+  'id',
+  'business_id',
+  'entry_no',
+  'entry_date',
+  'source',
+  'document_id',
+  'reference',
+  'reference_doc_type',
+  'description',
+  'created_by_key_id',
+  'created_at',
+];
 const LINE_COLUMNS = ['entry_id', 'line_no', 'business_id', 'account_code', 'side', 'amount'];
 
 /** What the API stores for one document created from `body` at `createdAt` and issued as number `docNumber` at `issuedAt`. */
@@ -273,14 +413,47 @@ export function issuedRows(
   checkDraft(fields, business.dealerType);
   const draftTotals = totalsOfDraft(fields, business);
   const draft: DocumentRow = {
-    id: ids.id, businessId: business.id, status: 'draft', docType: fields.docType, docNumber: null, partyId: party?.partyId ?? null,
-    party, priceMode: fields.priceMode, lines: fields.lines, payments: fields.payments, note: fields.note, documentDate: fields.documentDate,
-    valueDate: fields.valueDate, vatRateBp: fields.vatRateBp, vatExemptionReason: fields.vatExemptionReason, discountAmount: fields.discountAmount,
-    withholdingAmount: fields.withholdingAmount, totalExVat: draftTotals.totalExVat, vatAmount: draftTotals.vatAmount,
-    totalIncVat: draftTotals.totalIncVat, currency: 'ILS', exchangeRate: null, exchangeRateDate: null, exchangeRateSource: null, language: 'he', linkedDocumentId: null, externalRef: body.externalRef ?? null, metadata: {},
-    requestHash: requestHash({ ...body, externalRef: undefined }), allocationNumber: fields.allocationNumber, allocation: null, warnings: [],
-    cancelledByDocumentId: null, pdfFiles: null, originHandedOutAt: null, printCount: 0, snapshot: null, issuedAt: null,
-    createdByKeyId: keyId, createdAt: ids.createdAt, updatedAt: ids.createdAt,
+    id: ids.id,
+    businessId: business.id,
+    status: 'draft',
+    docType: fields.docType,
+    docNumber: null,
+    partyId: party?.partyId ?? null,
+    party,
+    priceMode: fields.priceMode,
+    lines: fields.lines,
+    payments: fields.payments,
+    note: fields.note,
+    documentDate: fields.documentDate,
+    valueDate: fields.valueDate,
+    vatRateBp: fields.vatRateBp,
+    vatExemptionReason: fields.vatExemptionReason,
+    discountAmount: fields.discountAmount,
+    withholdingAmount: fields.withholdingAmount,
+    totalExVat: draftTotals.totalExVat,
+    vatAmount: draftTotals.vatAmount,
+    totalIncVat: draftTotals.totalIncVat,
+    currency: 'ILS',
+    exchangeRate: null,
+    exchangeRateDate: null,
+    exchangeRateSource: null,
+    language: 'he',
+    linkedDocumentId: null,
+    externalRef: body.externalRef ?? null,
+    metadata: {},
+    requestHash: requestHash({ ...body, externalRef: undefined }),
+    allocationNumber: fields.allocationNumber,
+    allocation: null,
+    warnings: [],
+    cancelledByDocumentId: null,
+    pdfFiles: null,
+    originHandedOutAt: null,
+    printCount: 0,
+    snapshot: null,
+    issuedAt: null,
+    createdByKeyId: keyId,
+    createdAt: ids.createdAt,
+    updatedAt: ids.createdAt,
   };
 
   // issueDocument, on the stored draft (nothing changed the saved party in between).
@@ -295,7 +468,11 @@ export function issuedRows(
     });
   }
   const eligibility = allocationEligibility({
-    docType: draft.docType, documentDate: draft.documentDate, totalExVat: totals.totalExVat, vatAmount: totals.vatAmount, partyTaxId: party?.taxId,
+    docType: draft.docType,
+    documentDate: draft.documentDate,
+    totalExVat: totals.totalExVat,
+    vatAmount: totals.vatAmount,
+    partyTaxId: party?.taxId,
   });
   let allocation: AllocationState = { status: 'not_required', number: draft.allocationNumber, error: null, requestedAt: null, decidedAt: null };
   const jobs: { kind: string }[] = [];
@@ -318,7 +495,14 @@ export function issuedRows(
     documentDate: draft.documentDate,
     valueDate: draft.valueDate,
     issuedAt: ids.issuedAt,
-    dealer: { name: business.name, taxId: business.taxId, dealerType: business.dealerType, address: business.address, phone: business.phone, email: business.email },
+    dealer: {
+      name: business.name,
+      taxId: business.taxId,
+      dealerType: business.dealerType,
+      address: business.address,
+      phone: business.phone,
+      email: business.email,
+    },
     branding: { ...business.branding },
     party,
     lines,
@@ -351,9 +535,21 @@ export function issuedRows(
     language: 'he',
   };
   const issued: DocumentRow = {
-    ...draft, status: 'issued', docNumber: ids.docNumber, party, lines, vatRateBp: totals.vatRateBp, discountAmount: totals.discountAmount,
-    totalExVat: totals.totalExVat, vatAmount: totals.vatAmount, totalIncVat: totals.totalIncVat, allocation, warnings, snapshot,
-    issuedAt: ids.issuedAt, updatedAt: ids.issuedAt,
+    ...draft,
+    status: 'issued',
+    docNumber: ids.docNumber,
+    party,
+    lines,
+    vatRateBp: totals.vatRateBp,
+    discountAmount: totals.discountAmount,
+    totalExVat: totals.totalExVat,
+    vatAmount: totals.vatAmount,
+    totalIncVat: totals.totalIncVat,
+    allocation,
+    warnings,
+    snapshot,
+    issuedAt: ids.issuedAt,
+    updatedAt: ids.issuedAt,
   };
   return { draft, issued, jobs };
 }
@@ -379,16 +575,47 @@ function seedId(prefix: IdPrefix, ms: number): string {
 
 function documentLine(d: DocumentRow): string {
   return row([
-    d.id, d.businessId, d.status, d.docType, d.docNumber, d.partyId, j(d.party), d.priceMode, j(d.lines), j(d.payments), d.note,
-    d.documentDate, d.valueDate, d.vatRateBp, d.vatExemptionReason, d.discountAmount, d.withholdingAmount, d.totalExVat,
-    d.vatAmount, d.totalIncVat, d.externalRef, d.requestHash, d.allocationNumber, d.allocation === null ? null : j(d.allocation),
-    j(d.warnings), d.snapshot === null ? null : j(d.snapshot), d.issuedAt, d.createdByKeyId, d.createdAt, d.updatedAt,
+    d.id,
+    d.businessId,
+    d.status,
+    d.docType,
+    d.docNumber,
+    d.partyId,
+    j(d.party),
+    d.priceMode,
+    j(d.lines),
+    j(d.payments),
+    d.note,
+    d.documentDate,
+    d.valueDate,
+    d.vatRateBp,
+    d.vatExemptionReason,
+    d.discountAmount,
+    d.withholdingAmount,
+    d.totalExVat,
+    d.vatAmount,
+    d.totalIncVat,
+    d.externalRef,
+    d.requestHash,
+    d.allocationNumber,
+    d.allocation === null ? null : j(d.allocation),
+    j(d.warnings),
+    d.snapshot === null ? null : j(d.snapshot),
+    d.issuedAt,
+    d.createdByKeyId,
+    d.createdAt,
+    d.updatedAt,
   ]);
 }
 
 /** The audit chain of one business, continued in memory from its head. */
 class Chain {
-  constructor(readonly chain: string, public prev: string, readonly actor: Actor, readonly businessId: string) {}
+  constructor(
+    readonly chain: string,
+    public prev: string,
+    readonly actor: Actor,
+    readonly businessId: string,
+  ) {}
   rows = 0;
   append(out: string[], at: string, action: string, entityId: string, after: unknown): void {
     const fields = {
@@ -406,7 +633,9 @@ class Chain {
       after,
     };
     const hash = auditHash(this.prev, fields);
-    out.push(row([fields.id, fields.chain, at, fields.accountId, fields.keyId, fields.businessId, action, 'document', entityId, null, j(after), this.prev, hash]));
+    out.push(
+      row([fields.id, fields.chain, at, fields.accountId, fields.keyId, fields.businessId, action, 'document', entityId, null, j(after), this.prev, hash]),
+    );
     this.prev = hash;
     this.rows++;
   }
@@ -468,7 +697,14 @@ export async function seedDocuments(database: Database, o: SeedOptions): Promise
   const actor: Actor = o.actor ?? { accountId: business.accountId, keyId: business.createdByKeyId };
   const r = prng(o.seed ?? 17);
 
-  const parties = await seedParties(database, business.id, actor, o.parties ?? (o.bodies ? 0 : 500), new Date(`${addDays(firstDay, -1)}T06:00:00.000Z`), o.seed);
+  const parties = await seedParties(
+    database,
+    business.id,
+    actor,
+    o.parties ?? (o.bodies ? 0 : 500),
+    new Date(`${addDays(firstDay, -1)}T06:00:00.000Z`),
+    o.seed,
+  );
   const partyIds = parties.map((p) => p.id);
   // Every saved party of the business (explicit bodies may name any of them).
   const savedParties = new Map((await listParties(database.db, business.id)).map((p) => [p.id, p]));
@@ -513,12 +749,17 @@ export async function seedDocuments(database: Database, o: SeedOptions): Promise
         );
         const next = new Map<number, number>();
         for (const c of counters.rows) next.set(Number(c.doc_type), Number(c.last_number ?? Number(c.start_number) - 1) + 1);
-        await client.query(`INSERT INTO audit_chain_heads(chain, last_seq, last_hash) VALUES ($1, 0, $2) ON CONFLICT (chain) DO NOTHING`, [chainName, '0'.repeat(64)]);
+        await client.query(`INSERT INTO audit_chain_heads(chain, last_seq, last_hash) VALUES ($1, 0, $2) ON CONFLICT (chain) DO NOTHING`, [
+          chainName,
+          '0'.repeat(64),
+        ]);
         const head = await client.query<{ last_hash: string }>(`SELECT last_hash FROM audit_chain_heads WHERE chain = $1 FOR UPDATE`, [chainName]);
         const chain = new Chain(chainName, head.rows[0].last_hash, actor, business.id);
 
         // The ledger's entry counter (postEntry takes it under the row's lock, as here).
-        const ledger = await client.query<{ last_entry_no: string }>(`SELECT last_entry_no FROM ledger_counters WHERE business_id = $1 FOR UPDATE`, [business.id]);
+        const ledger = await client.query<{ last_entry_no: string }>(`SELECT last_entry_no FROM ledger_counters WHERE business_id = $1 FOR UPDATE`, [
+          business.id,
+        ]);
         let entryNo = Number(ledger.rows[0]?.last_entry_no ?? 0);
         const entryLines: string[] = [];
         const lineLines: string[] = [];
@@ -553,15 +794,36 @@ export async function seedDocuments(database: Database, o: SeedOptions): Promise
           const view = documentView(d);
           chain.append(auditLines, issuedAt, 'document.issue', d.id, view);
           const data = {
-            documentId: d.id, docType: d.docType, docNumber: d.docNumber, totalIncVat: d.totalIncVat,
-            currency: d.currency, totalIncVatIls: view.ils?.totalIncVat ?? d.totalIncVat,
-            partyName: view.party?.name ?? null, externalRef: d.externalRef,
+            documentId: d.id,
+            docType: d.docType,
+            docNumber: d.docNumber,
+            totalIncVat: d.totalIncVat,
+            currency: d.currency,
+            totalIncVatIls: view.ils?.totalIncVat ?? d.totalIncVat,
+            partyName: view.party?.name ?? null,
+            externalRef: d.externalRef,
           };
-          eventLines.push(row([seedId('evt', createdMs + 250), 'document.issued', business.accountId, business.id, j(data), issuedAt, o.pending ? null : issuedAt]));
+          eventLines.push(
+            row([seedId('evt', createdMs + 250), 'document.issued', business.accountId, business.id, j(data), issuedAt, o.pending ? null : issuedAt]),
+          );
           const entry = documentEntryOf(d.snapshot!, business.dealerType);
           if (entry.lines.length > 0) {
             const entryId = seedId('je', createdMs + 250);
-            entryLines.push(row([entryId, business.id, ++entryNo, entry.date, 'document', d.id, entry.reference, entry.referenceDocType, entry.description, actor.keyId, issuedAt]));
+            entryLines.push(
+              row([
+                entryId,
+                business.id,
+                ++entryNo,
+                entry.date,
+                'document',
+                d.id,
+                entry.reference,
+                entry.referenceDocType,
+                entry.description,
+                actor.keyId,
+                issuedAt,
+              ]),
+            );
             entry.lines.forEach((l, k) => {
               lineLines.push(row([entryId, k + 1, business.id, l.account, l.side, l.amount]));
               accountCodes.add(l.account);
@@ -569,7 +831,8 @@ export async function seedDocuments(database: Database, o: SeedOptions): Promise
             for (const pa of entry.partyAccounts) partyAccounts.set(pa.code, pa);
           }
           for (const job of rows.jobs) {
-            if (o.pending || job.kind === 'document.allocation') jobLines.push(row([seedId('job', createdMs + 250), job.kind, business.id, d.id, '{}', issuedAt, issuedAt]));
+            if (o.pending || job.kind === 'document.allocation')
+              jobLines.push(row([seedId('job', createdMs + 250), job.kind, business.id, d.id, '{}', issuedAt, issuedAt]));
           }
           opened.set(day, (opened.get(day) ?? 0) + 1);
         }
@@ -619,13 +882,22 @@ export async function seedDocuments(database: Database, o: SeedOptions): Promise
           await client.query(`UPDATE document_counters SET last_number = $3 WHERE business_id = $1 AND doc_type = $2`, [business.id, t, nx - 1]);
           byDocType[t] = { first: byDocType[t]?.first ?? first.get(t)!, last: nx - 1 };
         }
-        const last = await client.query<{ seq: string; hash: string }>(`SELECT seq, hash FROM audit_log WHERE chain = $1 ORDER BY seq DESC LIMIT 1`, [chainName]);
+        const last = await client.query<{ seq: string; hash: string }>(`SELECT seq, hash FROM audit_log WHERE chain = $1 ORDER BY seq DESC LIMIT 1`, [
+          chainName,
+        ]);
         if (last.rows[0].hash !== chain.prev) throw new Error('seed: the chain head moved under the batch');
         // (Where the trigger audit_log_move_head of migration 0010 exists, it has moved the head already.)
-        await client.query(`UPDATE audit_chain_heads SET last_seq = $2, last_hash = $3 WHERE chain = $1 AND last_seq < $2`, [chainName, last.rows[0].seq, chain.prev]);
+        await client.query(`UPDATE audit_chain_heads SET last_seq = $2, last_hash = $3 WHERE chain = $1 AND last_seq < $2`, [
+          chainName,
+          last.rows[0].seq,
+          chain.prev,
+        ]);
         const daysOpened = [...opened.keys()];
         const counts = daysOpened.map((d) => opened.get(d)!);
-        for (const [subject, metric] of [[`biz:${business.id}`, 'documents_opened'], [`biz:${business.id}`, 'documents_issued']]) {
+        for (const [subject, metric] of [
+          [`biz:${business.id}`, 'documents_opened'],
+          [`biz:${business.id}`, 'documents_issued'],
+        ]) {
           await client.query(
             `INSERT INTO usage_daily(day, subject, metric, count) SELECT d, $1, $2, c FROM unnest($3::date[], $4::bigint[]) AS u(d, c)
              ON CONFLICT (subject, metric, day) DO UPDATE SET count = usage_daily.count + EXCLUDED.count`,
@@ -659,5 +931,15 @@ export async function seedDocuments(database: Database, o: SeedOptions): Promise
     client.release();
   }
   const ms = performance.now() - t0;
-  return { phasesMs: Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, Math.round(v)])), documents: done, auditRows, firstDay, lastDay: addDays(firstDay, days - 1), byDocType, partyIds, ms, perSecond: Math.round((done * 1000) / ms) };
+  return {
+    phasesMs: Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, Math.round(v)])),
+    documents: done,
+    auditRows,
+    firstDay,
+    lastDay: addDays(firstDay, days - 1),
+    byDocType,
+    partyIds,
+    ms,
+    perSecond: Math.round((done * 1000) / ms),
+  };
 }

@@ -63,10 +63,7 @@ export async function listAccounts(ex: Executor): Promise<Account[]> {
 }
 
 export async function setAccountStatus(ex: Executor, id: string, status: ApprovalStatus): Promise<Account> {
-  const row = await queryOne<Record<string, unknown>>(
-    ex,
-    sql`UPDATE accounts SET approval_status = ${status} WHERE id = ${id} RETURNING *`,
-  );
+  const row = await queryOne<Record<string, unknown>>(ex, sql`UPDATE accounts SET approval_status = ${status} WHERE id = ${id} RETURNING *`);
   if (!row) throw notFound('account');
   return toAccount(row);
 }

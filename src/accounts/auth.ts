@@ -71,8 +71,7 @@ export function installApiAuth(api: FastifyInstance, s: Services): void {
   // Failed authentications per client address: the same store as the per-key limiter (in memory in a
   // sole process, the shared rate_limit_hit window when several processes share the databases).
   const { failuresPerMinute, trustedForMs } = s.config.authThrottle;
-  const failures: PeekableRateLimiter =
-    soleProcess(s) ? new MemoryRateLimiter(failuresPerMinute) : new PostgresRateLimiter(control, failuresPerMinute);
+  const failures: PeekableRateLimiter = soleProcess(s) ? new MemoryRateLimiter(failuresPerMinute) : new PostgresRateLimiter(control, failuresPerMinute);
   const trusted = new TrustedKeys(trustedForMs);
 
   const throttled = (decision: RateDecision) => {

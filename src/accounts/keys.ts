@@ -136,10 +136,7 @@ export async function revokeKey(control: Db, now: Date, keyId: string, accountId
 }
 
 export async function listKeys(ex: Executor, accountId: string): Promise<KeyRecord[]> {
-  const rows = await query<Record<string, unknown>>(
-    ex,
-    sql`SELECT * FROM api_keys WHERE account_id = ${accountId} ORDER BY created_at, id`,
-  );
+  const rows = await query<Record<string, unknown>>(ex, sql`SELECT * FROM api_keys WHERE account_id = ${accountId} ORDER BY created_at, id`);
   return rows.map(toKeyRecord);
 }
 

@@ -54,7 +54,10 @@ function registerConsentCallback(app: FastifyInstance, s: Services): void {
         querystring: CallbackQuery,
         security: [],
         response: {
-          200: Type.Object({ ok: Type.Literal(true), businessId: Type.String(), status: Type.Literal('connected') }, { description: 'Connected (no returnUrl was given).' }),
+          200: Type.Object(
+            { ok: Type.Literal(true), businessId: Type.String(), status: Type.Literal('connected') },
+            { description: 'Connected (no returnUrl was given).' },
+          ),
           302: redirectResponse('Back to the returnUrl of the connect request, with `allocation=connected|denied|failed` and `businessId`.'),
           ...errors(403, 502, 503),
         },
@@ -74,7 +77,12 @@ function registerSimulatorConsentScreen(app: FastifyInstance, s: Services): void
   // The simulated consent screen grants at once: it redirects back to the callback with a code.
   app.get(
     '/ita/simulator/authorize',
-    { schema: { hide: true, querystring: Type.Object({ state: Type.String({ minLength: 1, maxLength: 200 }), deny: Type.Optional(Type.String()) }, { additionalProperties: true }) } },
+    {
+      schema: {
+        hide: true,
+        querystring: Type.Object({ state: Type.String({ minLength: 1, maxLength: 200 }), deny: Type.Optional(Type.String()) }, { additionalProperties: true }),
+      },
+    },
     async (req, reply) => {
       const q = req.query as { state: string; deny?: string };
       const mode = modeOfState(q.state);

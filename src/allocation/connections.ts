@@ -134,7 +134,12 @@ export async function createConsentRequest(
 }
 
 /** Claims a consent request once: answers it when open and unexpired, else null. */
-export async function claimConsentRequest(database: Database, at: Date, state: string, outcome: 'connected' | 'denied' | 'failed'): Promise<ConsentRequest | null> {
+export async function claimConsentRequest(
+  database: Database,
+  at: Date,
+  state: string,
+  outcome: 'connected' | 'denied' | 'failed',
+): Promise<ConsentRequest | null> {
   const r = await queryOne<Record<string, unknown>>(
     database.db,
     sql`UPDATE ita_consent_requests SET completed_at = ${at.toISOString()}, outcome = ${outcome}

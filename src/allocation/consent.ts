@@ -10,7 +10,17 @@ import { AppError, validation } from '../platform/errors.ts';
 import type { RequestContext } from '../platform/http/context.ts';
 import type { Services } from '../platform/http/services.ts';
 import { errorSummary } from '../platform/logger.ts';
-import { claimConsentRequest, connectionState, createConsentRequest, deleteConnection, getConnection, newState, saveGrant, setConsentOutcome, type Connection } from './connections.ts';
+import {
+  claimConsentRequest,
+  connectionState,
+  createConsentRequest,
+  deleteConnection,
+  getConnection,
+  newState,
+  saveGrant,
+  setConsentOutcome,
+  type Connection,
+} from './connections.ts';
 import { requestDraftAllocation } from './draft-request.ts';
 import { providerFor, requireProvider } from './providers.ts';
 import { retryFailedAllocation } from './retry.ts';
@@ -23,7 +33,10 @@ export async function startConsent(s: Services, ctx: RequestContext, businessId:
   const request = await ctx.database.db.transaction(async (tx) => {
     const r = await createConsentRequest(tx, now, { state, businessId, keyId: ctx.key.id, accountId: ctx.key.accountId, returnUrl });
     await appendAudit(tx, now, ctx.actor, {
-      businessId, action: 'allocation.connect_started', entityType: 'ita_connection', entityId: businessId,
+      businessId,
+      action: 'allocation.connect_started',
+      entityType: 'ita_connection',
+      entityId: businessId,
       after: { provider: provider.kind, expiresAt: r.expiresAt },
     });
     return r;
@@ -41,7 +54,11 @@ export interface ConsentOutcome {
 const STALE_STATE = 'unknown, used or expired consent state: start again with POST /v1/businesses/{bid}/allocation/connect';
 
 /** The authority's redirect: claims the state once, then saves the grant (audited) or records the refusal. */
-export async function completeConsent(s: Services, mode: Mode, q: { state: string; code?: string; error?: string; error_description?: string }): Promise<ConsentOutcome> {
+export async function completeConsent(
+  s: Services,
+  mode: Mode,
+  q: { state: string; code?: string; error?: string; error_description?: string },
+): Promise<ConsentOutcome> {
   const database = s.databases[mode];
   const now = s.clock.now();
   if (q.error || !q.code) {
@@ -66,10 +83,18 @@ export async function completeConsent(s: Services, mode: Mode, q: { state: strin
   const at = s.clock.now();
   await database.db.transaction(async (tx) => {
     const c = await saveGrant(tx, at, request.businessId, provider.kind, tokens);
-    await appendAudit(tx, at, { accountId: null, keyId: null }, {
-      businessId: request.businessId, action: 'allocation.connected', entityType: 'ita_connection', entityId: request.businessId,
-      after: { provider: c.provider, expiresAt: c.refreshExpiresAt, scope: c.scope },
-    });
+    await appendAudit(
+      tx,
+      at,
+      { accountId: null, keyId: null },
+      {
+        businessId: request.businessId,
+        action: 'allocation.connected',
+        entityType: 'ita_connection',
+        entityId: request.businessId,
+        after: { provider: c.provider, expiresAt: c.refreshExpiresAt, scope: c.scope },
+      },
+    );
   });
   return { ...done, outcome: 'connected' };
 }
@@ -103,7 +128,12 @@ export async function disconnect(s: Services, ctx: RequestContext, businessId: s
 }
 
 /** A draft's number now (200), or an issued document's failed request asked again in the background (202). */
-export async function requestAllocation(s: Services, ctx: RequestContext, business: BusinessRecord, id: string): Promise<{ status: 200 | 202; document: DocumentView }> {
+export async function requestAllocation(
+  s: Services,
+  ctx: RequestContext,
+  business: BusinessRecord,
+  id: string,
+): Promise<{ status: 200 | 202; document: DocumentView }> {
   const current = await getDocumentRow(ctx.database.db, business.id, id);
   if (current.status === 'issued') {
     const d = await retryFailedAllocation(s, ctx, business.id, id);

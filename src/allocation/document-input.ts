@@ -95,7 +95,11 @@ export function approvalInputOfDraft(d: DocumentRow, issuer: IssuerOfDraft, toda
  * The authority needs a tax invoice (305/320) with VAT and a buyer VAT number.
  */
 export function draftRequestProblem(d: DocumentRow, a: DraftApproval): string | null {
-  if (!DOC_TYPES[d.docType].allocation) return `document type ${d.docType} never takes an allocation number (only ${listOfCodes(docTypesWhere((r) => r.allocation), 'and')})`;
+  if (!DOC_TYPES[d.docType].allocation)
+    return `document type ${d.docType} never takes an allocation number (only ${listOfCodes(
+      docTypesWhere((r) => r.allocation),
+      'and',
+    )})`;
   if (d.currency !== 'ILS' && d.exchangeRate === null) {
     return `the draft is in ${d.currency} without an exchangeRate: its shekel figures are known only at issue (set exchangeRate, or issue and the number is requested then)`;
   }

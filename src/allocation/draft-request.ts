@@ -45,7 +45,8 @@ function requestSeqOf(d: DocumentRow, figures: string): number {
 export async function requestDraftAllocation(s: Services, ctx: RequestContext, business: BusinessRecord, documentId: string): Promise<DocumentRow> {
   const database = ctx.database;
   const draft = await getDocumentRow(database.db, business.id, documentId);
-  if (draft.status !== 'draft') throw new AppError(409, 'not_draft', 'the document is issued: an issued document gets its number through the background request');
+  if (draft.status !== 'draft')
+    throw new AppError(409, 'not_draft', 'the document is issued: an issued document gets its number through the background request');
   const now = s.clock.now();
   const a = approvalInputOfDraft(draft, business, israelDate(now));
   const figures = figuresFingerprint(a.input);

@@ -38,10 +38,18 @@ export async function warnExpiringConnections(s: Services, database: Database): 
       );
       if (!claimed) return false;
       const expired = new Date(expiresAt).getTime() <= now.getTime();
-      await appendAudit(tx, now, { accountId: null, keyId: null }, {
-        businessId: c.business_id, action: 'allocation.connection_expiring', entityType: 'ita_connection', entityId: c.business_id,
-        after: { expiresAt, expired },
-      });
+      await appendAudit(
+        tx,
+        now,
+        { accountId: null, keyId: null },
+        {
+          businessId: c.business_id,
+          action: 'allocation.connection_expiring',
+          entityType: 'ita_connection',
+          entityId: c.business_id,
+          after: { expiresAt, expired },
+        },
+      );
       await recordEvent(tx, now, {
         event: 'allocation.connection_expiring',
         accountId: claimed.account_id,
@@ -61,9 +69,7 @@ export function startExpiryWorker(s: Services, everyMs = 600_000): Worker {
   const tick = () => {
     running = (async () => {
       for (const mode of ['live', 'sandbox'] as const) {
-        await warnExpiringConnections(s, s.databases[mode]).catch((err) =>
-          s.logger.warn({ err: errorSummary(err), mode }, 'allocation expiry check failed'),
-        );
+        await warnExpiringConnections(s, s.databases[mode]).catch((err) => s.logger.warn({ err: errorSummary(err), mode }, 'allocation expiry check failed'));
       }
     })();
   };

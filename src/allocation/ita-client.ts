@@ -73,8 +73,10 @@ export class ItaClient implements AllocationProvider, ConsentProvider {
     const c = await getConnection(this.database.db, businessId);
     const now = this.clock.now().getTime();
     if (!c || c.provider !== 'ita') throw new AllocationNotConnectedError();
-    if (c.brokenAt) throw new AllocationNotConnectedError(`the tax authority grant of the business is no longer valid (${c.brokenReason ?? 'refused'}): connect again`);
-    if (new Date(c.refreshExpiresAt).getTime() <= now) throw new AllocationNotConnectedError('the tax authority grant of the business has expired: connect again');
+    if (c.brokenAt)
+      throw new AllocationNotConnectedError(`the tax authority grant of the business is no longer valid (${c.brokenReason ?? 'refused'}): connect again`);
+    if (new Date(c.refreshExpiresAt).getTime() <= now)
+      throw new AllocationNotConnectedError('the tax authority grant of the business has expired: connect again');
     if (!force && new Date(c.accessExpiresAt).getTime() - REFRESH_MARGIN_MS > now) return c.accessToken;
     const key = `${this.database.mode}:${businessId}`;
     const inFlight = refreshing.get(key);
@@ -111,7 +113,10 @@ export class ItaClient implements AllocationProvider, ConsentProvider {
     const code = typeof err.error === 'string' ? err.error : `http_${res.status}`;
     const text = typeof err.error_description === 'string' ? `${code}: ${err.error_description}` : code;
     // invalid_grant: the code or refresh token is dead; retrying cannot help (the caller decides).
-    throw new AllocationTransportError(`the token endpoint refused: ${text}`, code === 'invalid_grant' || code === 'invalid_client' ? code : `http_${res.status}`);
+    throw new AllocationTransportError(
+      `the token endpoint refused: ${text}`,
+      code === 'invalid_grant' || code === 'invalid_client' ? code : `http_${res.status}`,
+    );
   }
 
   private async send(url: string, init: RequestInit): Promise<{ status: number; json: unknown }> {

@@ -57,11 +57,7 @@ export function parseTokenResponse(body: unknown, now: Date): TokenSet {
 
 function firstError(b: Record<string, unknown>): { code: string; message: string } | null {
   const message = b.Message ?? b.message;
-  const lists = [
-    (message as Record<string, unknown> | undefined)?.errors,
-    b.errors,
-    (b.Message as Record<string, unknown> | undefined)?.Errors,
-  ];
+  const lists = [(message as Record<string, unknown> | undefined)?.errors, b.errors, (b.Message as Record<string, unknown> | undefined)?.Errors];
   for (const list of lists) {
     if (Array.isArray(list) && list.length > 0) {
       const e = list[0] as Record<string, unknown>;
@@ -89,7 +85,11 @@ export function classifyApprovalAnswer(httpStatus: number, body: unknown): Appro
     return { status: 'refused', code: '406', message: 'the VAT number has not been authorised for this application (Not Acceptable)' };
   }
   if (httpStatus === 422) {
-    return { status: 'refused', code: '422', message: `the gateway rejected the request schema: ${String(b.moreInformation ?? b.Message ?? b.message ?? '')}`.trim() };
+    return {
+      status: 'refused',
+      code: '422',
+      message: `the gateway rejected the request schema: ${String(b.moreInformation ?? b.Message ?? b.message ?? '')}`.trim(),
+    };
   }
   if (httpStatus >= 500 || httpStatus === 429 || httpStatus === 408) {
     throw new AllocationTransportError(`the tax authority answered HTTP ${httpStatus}`, `http_${httpStatus}`);

@@ -11,8 +11,7 @@ import type { AllocationState, DocumentWarning } from '../documents/snapshot.ts'
 
 export const ALLOCATION_WARNING_CODES = ['allocation_missing', 'allocation_refused', 'allocation_failed'] as const;
 
-const withoutAllocationWarnings = (ws: DocumentWarning[]) =>
-  ws.filter((w) => !(ALLOCATION_WARNING_CODES as readonly string[]).includes(w.code));
+const withoutAllocationWarnings = (ws: DocumentWarning[]) => ws.filter((w) => !(ALLOCATION_WARNING_CODES as readonly string[]).includes(w.code));
 
 export function granted(prev: AllocationState | null, number: string, at: Date): AllocationState {
   return { status: 'granted', number, error: null, requestedAt: prev?.requestedAt ?? at.toISOString(), decidedAt: at.toISOString() };

@@ -58,11 +58,17 @@ export async function recordGranted(database: Database, at: Date, documentId: st
     const allocation = granted(d.allocation, number, at);
     await writeState(tx, d, allocation, warningsAfterGrant(d.warnings), at, number);
     await appendAudit(tx, at, SYSTEM, {
-      businessId: d.businessId, action: 'document.allocation_assigned', entityType: 'document', entityId: d.id,
-      before: { allocation: d.allocation, allocationNumber: null }, after: { allocation, allocationNumber: number },
+      businessId: d.businessId,
+      action: 'document.allocation_assigned',
+      entityType: 'document',
+      entityId: d.id,
+      before: { allocation: d.allocation, allocationNumber: null },
+      after: { allocation, allocationNumber: number },
     });
     await recordEvent(tx, at, {
-      event: 'document.allocation_assigned', accountId: await accountOf(tx, d.businessId), businessId: d.businessId,
+      event: 'document.allocation_assigned',
+      accountId: await accountOf(tx, d.businessId),
+      businessId: d.businessId,
       data: { documentId: d.id, allocationNumber: number },
     });
     return true;
@@ -79,17 +85,22 @@ export async function recordUnsuccessful(
   return database.db.transaction(async (tx) => {
     const d = await lockPending(tx, documentId);
     if (!d) return false;
-    const allocation =
-      outcome.status === 'refused' ? refused(d.allocation, outcome.code, outcome.message, at) : failed(d.allocation, outcome.error, at);
+    const allocation = outcome.status === 'refused' ? refused(d.allocation, outcome.code, outcome.message, at) : failed(d.allocation, outcome.error, at);
     const warnings =
       outcome.status === 'refused' ? warningsAfterRefusal(d.warnings, outcome.code, outcome.message) : warningsAfterFailure(d.warnings, outcome.error);
     await writeState(tx, d, allocation, warnings, at, null);
     await appendAudit(tx, at, SYSTEM, {
-      businessId: d.businessId, action: `document.allocation_${outcome.status}`, entityType: 'document', entityId: d.id,
-      before: { allocation: d.allocation }, after: { allocation },
+      businessId: d.businessId,
+      action: `document.allocation_${outcome.status}`,
+      entityType: 'document',
+      entityId: d.id,
+      before: { allocation: d.allocation },
+      after: { allocation },
     });
     await recordEvent(tx, at, {
-      event: 'document.allocation_failed', accountId: await accountOf(tx, d.businessId), businessId: d.businessId,
+      event: 'document.allocation_failed',
+      accountId: await accountOf(tx, d.businessId),
+      businessId: d.businessId,
       data:
         outcome.status === 'refused'
           ? { documentId: d.id, status: 'refused', code: outcome.code, message: outcome.message }
@@ -127,9 +138,11 @@ export function allocationJobHandler(s: Services): JobHandler<typeof ALLOCATION_
         result = await provider.requestApproval(input);
       } catch (err) {
         const reason =
-          err instanceof AllocationTransportError ? `${err.code}: ${err.message}`
-          : err instanceof AllocationNotConnectedError ? `not_connected: ${err.message}`
-          : `error: ${errorSummary(err).message}`;
+          err instanceof AllocationTransportError
+            ? `${err.code}: ${err.message}`
+            : err instanceof AllocationNotConnectedError
+              ? `not_connected: ${err.message}`
+              : `error: ${errorSummary(err).message}`;
         await recordTransient(database, s.clock.now(), d.id, `attempt ${job.attempts}: ${reason}`);
         countAllocationOutcome(database.mode, 'transport_error');
         throw err;

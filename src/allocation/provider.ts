@@ -31,12 +31,14 @@ export interface ApprovalInput {
 }
 
 export type ApprovalResult =
-  | { status: 'approved'; allocationNumber: string; confirmationNumber: string }
-  | { status: 'refused'; code: string; message: string };
+  { status: 'approved'; allocationNumber: string; confirmationNumber: string } | { status: 'refused'; code: string; message: string };
 
 /** Retrying may help: network error, timeout, 5xx, token trouble. */
 export class AllocationTransportError extends Error {
-  constructor(message: string, readonly code = 'transport') {
+  constructor(
+    message: string,
+    readonly code = 'transport',
+  ) {
     super(message);
     this.name = 'AllocationTransportError';
   }

@@ -22,10 +22,13 @@ export async function retryFailedAllocation(s: Services, ctx: RequestContext, bu
     const status = d.allocation?.status ?? 'not_required';
     if (status !== 'failed') {
       const why =
-        status === 'pending' ? 'its allocation number is already being requested'
-        : status === 'granted' ? 'it already has its allocation number'
-        : status === 'refused' ? 'the tax authority refused it: correct the invoice (credit note and a new invoice)'
-        : 'it needs no allocation number';
+        status === 'pending'
+          ? 'its allocation number is already being requested'
+          : status === 'granted'
+            ? 'it already has its allocation number'
+            : status === 'refused'
+              ? 'the tax authority refused it: correct the invoice (credit note and a new invoice)'
+              : 'it needs no allocation number';
       throw new AppError(409, 'not_draft', `the document is issued and ${why}; only a failed request is asked again`);
     }
     const allocation: AllocationState = { status: 'pending', number: null, error: null, requestedAt: now.toISOString(), decidedAt: null };
@@ -44,8 +47,12 @@ export async function retryFailedAllocation(s: Services, ctx: RequestContext, bu
     );
     if (!rearmed) await enqueueJob(tx, now, { kind: ALLOCATION_JOB, refId: d.id, businessId });
     await appendAudit(tx, now, ctx.actor, {
-      businessId, action: 'document.allocation_retry', entityType: 'document', entityId: d.id,
-      before: { allocation: d.allocation }, after: { allocation },
+      businessId,
+      action: 'document.allocation_retry',
+      entityType: 'document',
+      entityId: d.id,
+      before: { allocation: d.allocation },
+      after: { allocation },
     });
     return { ...d, allocation, warnings, updatedAt: now.toISOString() };
   });

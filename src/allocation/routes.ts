@@ -29,7 +29,15 @@ const ConnectionView = Type.Object({
 });
 
 const ConnectBody = Type.Object(
-  { returnUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2000, description: 'Where the callback sends the dealer afterwards (with ?allocation=connected|denied|failed).' })) },
+  {
+    returnUrl: Type.Optional(
+      Type.String({
+        format: 'uri',
+        maxLength: 2000,
+        description: 'Where the callback sends the dealer afterwards (with ?allocation=connected|denied|failed).',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 
@@ -76,7 +84,13 @@ function registerConnection(api: FastifyInstance, s: Services): void {
     '/businesses/:bid/allocation/connection',
     {
       config: { scope: 'businesses' },
-      schema: { tags, operationId: 'getAllocationConnection', summary: "The business's grant at the tax authority: state and expiry", params: BidParams, response: { 200: Ok({ connection: ConnectionView }), ...errors(...AUTH_ERRORS) } },
+      schema: {
+        tags,
+        operationId: 'getAllocationConnection',
+        summary: "The business's grant at the tax authority: state and expiry",
+        params: BidParams,
+        response: { 200: Ok({ connection: ConnectionView }), ...errors(...AUTH_ERRORS) },
+      },
     },
     async (req) => {
       const ctx = ctxOf(req);
@@ -88,7 +102,13 @@ function registerConnection(api: FastifyInstance, s: Services): void {
     '/businesses/:bid/allocation/connection',
     {
       config: { scope: 'businesses', allowWhenDeactivated: true },
-      schema: { tags, operationId: 'deleteAllocationConnection', summary: "Forget the business's grant (the dealer can also revoke it at the authority)", params: BidParams, response: { 200: Ok({ deleted: Type.Boolean() }), ...errors(...AUTH_ERRORS) } },
+      schema: {
+        tags,
+        operationId: 'deleteAllocationConnection',
+        summary: "Forget the business's grant (the dealer can also revoke it at the authority)",
+        params: BidParams,
+        response: { 200: Ok({ deleted: Type.Boolean() }), ...errors(...AUTH_ERRORS) },
+      },
     },
     async (req) => ({ ok: true as const, deleted: await disconnect(s, ctxOf(req), businessOf(req).id) }),
   );

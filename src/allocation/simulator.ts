@@ -15,14 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { checkDigitSum } from '../platform/tax-id.ts';
-import {
-  AllocationTransportError,
-  type AllocationProvider,
-  type ApprovalInput,
-  type ApprovalResult,
-  type ConsentProvider,
-  type TokenSet,
-} from './provider.ts';
+import { AllocationTransportError, type AllocationProvider, type ApprovalInput, type ApprovalResult, type ConsentProvider, type TokenSet } from './provider.ts';
 import { randomToken } from '../platform/ids.ts';
 import type { Clock } from '../platform/clock.ts';
 

@@ -14,7 +14,14 @@ import { query } from '../platform/db/sql.ts';
  * the business (business_id set) are backed up, secret included; account-wide ones are not the business's.
  */
 export const NOT_BACKED_UP = new Set([
-  'jobs', 'outbox_events', 'webhook_deliveries', 'webhook_attempts', 'usage_daily', 'rate_limit_windows', 'rate_limit_seconds', 'backups',
+  'jobs',
+  'outbox_events',
+  'webhook_deliveries',
+  'webhook_attempts',
+  'usage_daily',
+  'rate_limit_windows',
+  'rate_limit_seconds',
+  'backups',
   'schema_migrations',
 ]);
 
@@ -31,7 +38,7 @@ export interface ForeignKey {
 export function loadOrder(tables: string[], fks: ForeignKey[]): { order: string[]; dropped: string[] } {
   const set = new Set(tables);
   const dropped: string[] = [];
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const t of [...set]) {
       if (fks.some((f) => f.table === t && f.references !== t && !set.has(f.references))) {
@@ -44,9 +51,7 @@ export function loadOrder(tables: string[], fks: ForeignKey[]): { order: string[
   const order: string[] = [];
   const placed = new Set<string>();
   while (placed.size < set.size) {
-    const ready = [...set]
-      .filter((t) => !placed.has(t) && fks.every((f) => f.table !== t || f.references === t || placed.has(f.references)))
-      .sort();
+    const ready = [...set].filter((t) => !placed.has(t) && fks.every((f) => f.table !== t || f.references === t || placed.has(f.references))).sort();
     if (ready.length === 0) throw new Error(`foreign keys form a cycle among: ${[...set].filter((t) => !placed.has(t)).join(', ')}`);
     for (const t of ready) {
       order.push(t);

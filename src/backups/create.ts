@@ -44,7 +44,10 @@ const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 async function tableRows(ex: Executor, table: string, businessId: string): Promise<string[]> {
   const pk = await primaryKeyColumns(ex, table);
-  const orderBy = sql.join(pk.map((c) => sql`t.${sql.identifier(c)}`), sql`, `);
+  const orderBy = sql.join(
+    pk.map((c) => sql`t.${sql.identifier(c)}`),
+    sql`, `,
+  );
   const lines: string[] = [];
   for (let offset = 0; ; offset += PAGE) {
     // File bytes travel as entries of their own (files/<sha256>), not inside the row: neither a
@@ -64,7 +67,9 @@ async function addBusinessData(db: Executor, zip: yazl.ZipFile, business: Busine
   const { order, dropped } = loadOrder(await businessTables(db), await foreignKeys(db));
   const manifest: Manifest = { format: BACKUP_FORMAT, businessId: business.id, createdAt: at.toISOString(), tables: [], files: [], notBackedUp: dropped };
   // Earlier backup zips are not business records (see NOT_BACKED_UP): their file rows and bytes stay out.
-  const backupFiles = new Set((await query<{ file_id: string }>(db, sql`SELECT file_id FROM backups WHERE business_id = ${business.id}`)).map((r) => r.file_id));
+  const backupFiles = new Set(
+    (await query<{ file_id: string }>(db, sql`SELECT file_id FROM backups WHERE business_id = ${business.id}`)).map((r) => r.file_id),
+  );
   for (const table of order) {
     let lines = await tableRows(db, table, business.id);
     if (table === 'files') lines = lines.filter((l) => !backupFiles.has(String(JSON.parse(l).id)));
@@ -117,10 +122,21 @@ export async function createBackup(s: Services, database: Database, business: Bu
   };
   const id = newId('bak', at.getTime());
   return db.transaction(async (tx) => {
-    const { existed: _e, ...file } = await storeFile(tx, at, { businessId: business.id, bytes, mime: 'application/zip', name: `backup-${business.id}-${at.toISOString().slice(0, 10)}.zip` });
+    const { existed: _e, ...file } = await storeFile(tx, at, {
+      businessId: business.id,
+      bytes,
+      mime: 'application/zip',
+      name: `backup-${business.id}-${at.toISOString().slice(0, 10)}.zip`,
+    });
     await tx.execute(sql`INSERT INTO backups(id, business_id, file_id, summary, created_by_key_id, created_at)
       VALUES (${id}, ${business.id}, ${file.id}, ${JSON.stringify(summary)}::jsonb, ${actor.keyId}, ${at.toISOString()})`);
-    await appendAudit(tx, at, actor, { businessId: business.id, action: 'backup.create', entityType: 'backup', entityId: id, after: { fileId: file.id, summary } });
+    await appendAudit(tx, at, actor, {
+      businessId: business.id,
+      action: 'backup.create',
+      entityType: 'backup',
+      entityId: id,
+      after: { fileId: file.id, summary },
+    });
     return { backup: { id, fileId: file.id, createdAt: at.toISOString(), summary }, file };
   });
 }
@@ -144,7 +160,17 @@ export async function listBackups(
     fileId: String(r.file_id),
     createdAt: iso(r.created_at),
     summary: (typeof r.summary === 'string' ? JSON.parse(r.summary) : r.summary) as BackupView['summary'],
-    file: r.name == null ? null : { id: String(r.file_id), name: String(r.name), mime: String(r.mime), size: Number(r.size), sha256: String(r.sha256), createdAt: iso(r.file_created_at) },
+    file:
+      r.name == null
+        ? null
+        : {
+            id: String(r.file_id),
+            name: String(r.name),
+            mime: String(r.mime),
+            size: Number(r.size),
+            sha256: String(r.sha256),
+            createdAt: iso(r.file_created_at),
+          },
   }));
   return { backups, nextCursor };
 }

@@ -72,7 +72,8 @@ export function readBackup(zipBytes: Uint8Array, opts: ReadOptions): { manifest:
   } else {
     throw validation('file', `format "${String(manifest?.format)}" is not ${BACKUP_FORMAT}`);
   }
-  if (!Array.isArray(manifest.tables) || !Array.isArray(manifest.files) || typeof manifest.businessId !== 'string') throw validation('file', 'manifest.json lacks tables, files or businessId');
+  if (!Array.isArray(manifest.tables) || !Array.isArray(manifest.files) || typeof manifest.businessId !== 'string')
+    throw validation('file', 'manifest.json lacks tables, files or businessId');
   for (const e of [...manifest.tables, ...manifest.files]) {
     const bytes = entries[e.path];
     if (!bytes) throw validation('file', `${e.path} is listed in the manifest but missing`);
@@ -124,7 +125,10 @@ export async function restoreBackup(database: Database, zipBytes: Uint8Array, op
   const known = new Set(await businessTables(db));
   const missing = manifest.tables.find((t) => !known.has(t.name));
   if (missing) throw new AppError(400, 'validation', `table ${missing.name} of the backup does not exist here: migrate the target first`);
-  const { order } = loadOrder(manifest.tables.map((t) => t.name), await foreignKeys(db));
+  const { order } = loadOrder(
+    manifest.tables.map((t) => t.name),
+    await foreignKeys(db),
+  );
   const fileBytes = new Map(manifest.files.map((f) => [f.id, entries[f.path]]));
   const counts: Record<string, number> = {};
   const chunkSizes = new Map<string, number>();

@@ -13,14 +13,18 @@ const tags = ['backups'];
 
 const BackupSchema = Type.Object({
   id: Type.String({ description: '`bak_…`' }),
-  fileId: Type.String({ description: 'The zip: manifest.json (sha256 of every entry), manifest.seal.json (its HMAC-SHA256), tables/<table>.jsonl, files/<sha256>.' }),
+  fileId: Type.String({
+    description: 'The zip: manifest.json (sha256 of every entry), manifest.seal.json (its HMAC-SHA256), tables/<table>.jsonl, files/<sha256>.',
+  }),
   createdAt: IsoDateTime,
   summary: Type.Object({
     format: Type.String(),
     tables: Type.Record(Type.String(), Type.Integer(), { description: 'Rows per table.' }),
     files: Type.Integer(),
     manifestSha256: Type.String(),
-    sealKeyId: Type.Optional(Type.String({ description: 'Names the key that sealed manifest.json (HMAC-SHA256 in manifest.seal.json); a restore needs that key.' })),
+    sealKeyId: Type.Optional(
+      Type.String({ description: 'Names the key that sealed manifest.json (HMAC-SHA256 in manifest.seal.json); a restore needs that key.' }),
+    ),
   }),
 });
 

@@ -60,7 +60,9 @@ export function sealKeyForWriting(config: Config, env: Record<string, string | u
   const configured = envKey(env);
   if (configured) return configured;
   if (config.env === 'production') {
-    throw unconfigured('BACKUP_SEAL_KEY is not set: backups are sealed with it (at least 32 characters, e.g. openssl rand -hex 32); keep it, a restore needs it');
+    throw unconfigured(
+      'BACKUP_SEAL_KEY is not set: backups are sealed with it (at least 32 characters, e.g. openssl rand -hex 32); keep it, a restore needs it',
+    );
   }
   const file = sealKeyPath(config.dataDir);
   const existing = readKeyFile(file);
@@ -85,7 +87,11 @@ export function sealKeyForWriting(config: Config, env: Record<string, string | u
 }
 
 /** The key a restore checks with: the one given (`--seal-key`), else BACKUP_SEAL_KEY, else DATA_DIR's key file if there is one. */
-export function sealKeyForReading(config: Config, given: string | undefined, env: Record<string, string | undefined> = process.env): { key: string; source: string } | null {
+export function sealKeyForReading(
+  config: Config,
+  given: string | undefined,
+  env: Record<string, string | undefined> = process.env,
+): { key: string; source: string } | null {
   if (given !== undefined) {
     const k = given.trim();
     if (k.length < 32) throw validation('seal-key', 'must be at least 32 characters');
@@ -115,7 +121,10 @@ export function checkSeal(manifestBytes: Uint8Array, sealBytes: Uint8Array | und
   }
   const expected = seal(manifestBytes, key.key);
   if (s.keyId !== expected.keyId) {
-    throw validation('file', `is sealed with another key (key id ${s.keyId}; the key from ${key.source} has id ${expected.keyId}): pass the key of the install that made it with --seal-key or BACKUP_SEAL_KEY`);
+    throw validation(
+      'file',
+      `is sealed with another key (key id ${s.keyId}; the key from ${key.source} has id ${expected.keyId}): pass the key of the install that made it with --seal-key or BACKUP_SEAL_KEY`,
+    );
   }
   if (!timingSafeEqual(Buffer.from(s.mac, 'hex'), Buffer.from(expected.mac, 'hex'))) {
     throw validation('file', 'manifest.json does not match its seal: the backup was altered after it was written');

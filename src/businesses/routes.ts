@@ -26,7 +26,14 @@ function registerBusinessListRoutes(api: FastifyInstance, s: Services): void {
     '/businesses',
     {
       config,
-      schema: { tags, operationId: 'createBusiness', headers: IdempotencyKeyHeaders, summary: 'Create a business (one Israeli dealer)', body: BusinessCreate, response: { 201: BusinessOk, ...errors(...AUTH_ERRORS) } },
+      schema: {
+        tags,
+        operationId: 'createBusiness',
+        headers: IdempotencyKeyHeaders,
+        summary: 'Create a business (one Israeli dealer)',
+        body: BusinessCreate,
+        response: { 201: BusinessOk, ...errors(...AUTH_ERRORS) },
+      },
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
@@ -59,7 +66,10 @@ function registerBusinessListRoutes(api: FastifyInstance, s: Services): void {
 function registerOneBusinessRoutes(api: FastifyInstance, s: Services): void {
   api.get(
     '/businesses/:bid',
-    { config, schema: { tags, operationId: 'getBusiness', summary: 'Read a business', params: BidParams, response: { 200: BusinessOk, ...errors(...AUTH_ERRORS) } } },
+    {
+      config,
+      schema: { tags, operationId: 'getBusiness', summary: 'Read a business', params: BidParams, response: { 200: BusinessOk, ...errors(...AUTH_ERRORS) } },
+    },
     async (req) => {
       const ctx = ctxOf(req);
       return { ok: true as const, business: await viewOf(s, ctx.database.db, businessOf(req)) };
@@ -70,7 +80,14 @@ function registerOneBusinessRoutes(api: FastifyInstance, s: Services): void {
     '/businesses/:bid',
     {
       config,
-      schema: { tags, operationId: 'updateBusiness', summary: 'Update a business', params: BidParams, body: BusinessPatch, response: { 200: BusinessOk, ...errors(...AUTH_ERRORS, 409) } },
+      schema: {
+        tags,
+        operationId: 'updateBusiness',
+        summary: 'Update a business',
+        params: BidParams,
+        body: BusinessPatch,
+        response: { 200: BusinessOk, ...errors(...AUTH_ERRORS, 409) },
+      },
     },
     async (req) => {
       const ctx = ctxOf(req);
@@ -82,7 +99,10 @@ function registerOneBusinessRoutes(api: FastifyInstance, s: Services): void {
 
 /** Deactivate and reactivate. */
 function registerActivationRoutes(api: FastifyInstance, s: Services): void {
-  for (const [path, active] of [['deactivate', false], ['reactivate', true]] as const) {
+  for (const [path, active] of [
+    ['deactivate', false],
+    ['reactivate', true],
+  ] as const) {
     api.post(
       `/businesses/:bid/${path}`,
       {

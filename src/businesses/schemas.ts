@@ -48,15 +48,38 @@ const Numbering = Type.Object(
 );
 
 const writable = {
-  name: Type.String({ minLength: 1, maxLength: maxLength('businessName'), description: `At most ${maxLength('businessName')} characters as written to the export (${carrier('businessName')}).` }),
+  name: Type.String({
+    minLength: 1,
+    maxLength: maxLength('businessName'),
+    description: `At most ${maxLength('businessName')} characters as written to the export (${carrier('businessName')}).`,
+  }),
   taxId: Type.String({ minLength: 1, maxLength: 20, description: 'Checksum-validated; locked once the business has issued a document.' }),
-  dealerType: Type.Enum([...DEALER_TYPES], { type: 'string', description: 'patur (exempt dealer), murshe (licensed dealer), company or ngo. Locked once the business has issued a document.' }),
-  address: Nullable(Type.String({ maxLength: maxLength('businessStreet'), description: `At most ${maxLength('businessStreet')} characters as written to the export (${carrier('businessStreet')}).` })),
+  dealerType: Type.Enum([...DEALER_TYPES], {
+    type: 'string',
+    description: 'patur (exempt dealer), murshe (licensed dealer), company or ngo. Locked once the business has issued a document.',
+  }),
+  address: Nullable(
+    Type.String({
+      maxLength: maxLength('businessStreet'),
+      description: `At most ${maxLength('businessStreet')} characters as written to the export (${carrier('businessStreet')}).`,
+    }),
+  ),
   // Printed on every document beside the customer's phone: held to the same capacity as a party's
   // phone (OPENFRMT C100/1214), so one phone rule holds wherever a phone ends up on a document.
-  phone: Nullable(Type.String({ maxLength: maxLength('partyPhone'), description: `At most ${maxLength('partyPhone')} characters, like a customer's phone on a document (${carrier('partyPhone')}).` })),
+  phone: Nullable(
+    Type.String({
+      maxLength: maxLength('partyPhone'),
+      description: `At most ${maxLength('partyPhone')} characters, like a customer's phone on a document (${carrier('partyPhone')}).`,
+    }),
+  ),
   email: Nullable(Type.String({ maxLength: 200, format: 'email' })),
-  defaultVatRateBp: Nullable(Type.Integer({ minimum: 0, maximum: maxScaled('vatRate'), description: `Basis points; null follows the statutory rate. At most ${maxScaled('vatRate')} (${carrier('vatRate')}).` })),
+  defaultVatRateBp: Nullable(
+    Type.Integer({
+      minimum: 0,
+      maximum: maxScaled('vatRate'),
+      description: `Basis points; null follows the statutory rate. At most ${maxScaled('vatRate')} (${carrier('vatRate')}).`,
+    }),
+  ),
   requireAllocation: Type.Boolean(),
   bookkeeping: Type.Union([Type.Literal('single'), Type.Literal('double')], {
     description: 'Single- or double-entry books; default double for company and ngo, single otherwise. Double exports the ledger (B100/B110) with OPENFRMT.',
@@ -64,7 +87,8 @@ const writable = {
   branding: BrandingInput,
   numbering: Numbering,
   vatReportingPeriod: Type.Union([Type.Literal('monthly'), Type.Literal('bimonthly')], {
-    description: 'The VAT reporting period the VAT office set: `monthly` (default) or `bimonthly`. `period=YYYY-MM` of the VAT report and the PCN874 file means the business\'s period holding that month.',
+    description:
+      "The VAT reporting period the VAT office set: `monthly` (default) or `bimonthly`. `period=YYYY-MM` of the VAT report and the PCN874 file means the business's period holding that month.",
   }),
 };
 
@@ -87,7 +111,15 @@ export const BusinessCreate = Type.Object(
   {
     additionalProperties: false,
     examples: [
-      { name: 'עסק לדוגמה בע"מ', taxId: '516179157', dealerType: 'company', address: 'הרצל 1, תל אביב', phone: '03-1234567', email: 'office@example.com', numbering: { '305': 1001 } },
+      {
+        name: 'עסק לדוגמה בע"מ',
+        taxId: '516179157',
+        dealerType: 'company',
+        address: 'הרצל 1, תל אביב',
+        phone: '03-1234567',
+        email: 'office@example.com',
+        numbering: { '305': 1001 },
+      },
     ],
   },
 );
@@ -127,7 +159,9 @@ export const Business = Type.Object({
   vatReportingPeriod: Type.Union([Type.Literal('monthly'), Type.Literal('bimonthly')]),
   branding: Branding,
   approvalStatus: Type.Enum([...APPROVAL_STATUSES], {
-    type: 'string', description: 'The account\'s approval: live documents are issued once it is `approved`.' }),
+    type: 'string',
+    description: "The account's approval: live documents are issued once it is `approved`.",
+  }),
   planKey: Nullable(Type.String()),
   maxDocsPerMonth: Nullable(Type.Integer()),
   maxExpensesPerMonth: Nullable(Type.Integer()),

@@ -158,7 +158,10 @@ export async function viewOf(s: Services, ex: Executor, b: BusinessRecord): Prom
 
 export async function viewsOf(s: Services, ex: Executor, accountId: string, bs: BusinessRecord[]): Promise<BusinessView[]> {
   const ceilings = await ceilingsFor(s, accountId, [...new Set(bs.map((b) => b.planKey))]);
-  const numbering = await numberingOf(ex, bs.map((b) => b.id));
+  const numbering = await numberingOf(
+    ex,
+    bs.map((b) => b.id),
+  );
   return bs.map((b) => businessView(b, ceilings.get(b.planKey)!, numbering.get(b.id)!));
 }
 
@@ -200,7 +203,10 @@ export async function hasIssuedDocuments(ex: Executor, businessId: string): Prom
  * schema bounds them as sent.
  */
 function checkCarried(body: { name?: string | null; address?: string | null }): void {
-  for (const [field, carried] of [['name', 'businessName'], ['address', 'businessStreet']] as const) {
+  for (const [field, carried] of [
+    ['name', 'businessName'],
+    ['address', 'businessStreet'],
+  ] as const) {
     const v = body[field];
     const problem = v ? textProblemOf(v.trim(), carried) : null;
     if (problem) throw validation(`body.${field}`, problem);
@@ -293,9 +299,7 @@ export async function patchBusiness(s: Services, mode: Mode, actor: Actor & { ac
     const taxId = body.taxId === undefined ? current.taxId : checkedTaxId(body.taxId);
     const dealerType = body.dealerType ?? current.dealerType;
     if ((taxId !== current.taxId || dealerType !== current.dealerType) && (await hasIssuedDocuments(tx, id))) {
-      throw conflict(
-        `${taxId !== current.taxId ? 'taxId' : 'dealerType'}: the business has issued documents, so its tax id and dealer type cannot change`,
-      );
+      throw conflict(`${taxId !== current.taxId ? 'taxId' : 'dealerType'}: the business has issued documents, so its tax id and dealer type cannot change`);
     }
     const branding = await mergeBranding(tx, now, id, current.branding, body.branding);
     const pick = <K extends keyof BusinessPatchBody>(k: K, cur: unknown) => (body[k] === undefined ? cur : body[k]);
@@ -337,9 +341,7 @@ export async function setActive(s: Services, mode: Mode, actor: Actor & { accoun
     const current = await getOwnedBusiness(tx, actor.accountId, id, true);
     const isActive = current.deactivatedAt === null;
     if (isActive !== active) {
-      await tx.execute(
-        sql`UPDATE businesses SET deactivated_at = ${active ? null : now.toISOString()}, updated_at = ${now.toISOString()} WHERE id = ${id}`,
-      );
+      await tx.execute(sql`UPDATE businesses SET deactivated_at = ${active ? null : now.toISOString()}, updated_at = ${now.toISOString()} WHERE id = ${id}`);
       const after = await getOwnedBusiness(tx, actor.accountId, id);
       await appendAudit(tx, now, actor, {
         businessId: id,
@@ -371,15 +373,25 @@ export async function setApprovalStatus(s: Services, mode: Mode, id: string, sta
     if (current.approvalStatus === status) return current;
     await tx.execute(sql`UPDATE businesses SET approval_status = ${status}, updated_at = ${now.toISOString()} WHERE id = ${id}`);
     const after = { ...current, approvalStatus: status };
-    await appendAudit(tx, now, { accountId: null, keyId: null }, {
+    await appendAudit(
+      tx,
+      now,
+      { accountId: null, keyId: null },
+      {
+        businessId: id,
+        action: 'business.set_status',
+        entityType: 'business',
+        entityId: id,
+        before: { approvalStatus: current.approvalStatus },
+        after: { approvalStatus: status },
+      },
+    );
+    await recordEvent(tx, now, {
+      event: 'business.status_changed',
+      accountId: current.accountId,
       businessId: id,
-      action: 'business.set_status',
-      entityType: 'business',
-      entityId: id,
-      before: { approvalStatus: current.approvalStatus },
-      after: { approvalStatus: status },
+      data: standingEvent(after, current.approvalStatus),
     });
-    await recordEvent(tx, now, { event: 'business.status_changed', accountId: current.accountId, businessId: id, data: standingEvent(after, current.approvalStatus) });
     return after;
   });
 }
@@ -390,14 +402,19 @@ export async function setBusinessPlan(s: Services, mode: Mode, id: string, planK
     const r = await queryOne<Record<string, unknown>>(tx, sql`SELECT * FROM businesses WHERE id = ${id} FOR UPDATE`);
     if (!r) throw notFound('business');
     await tx.execute(sql`UPDATE businesses SET plan_key = ${planKey}, updated_at = ${now.toISOString()} WHERE id = ${id}`);
-    await appendAudit(tx, now, { accountId: null, keyId: null }, {
-      businessId: id,
-      action: 'business.set_plan',
-      entityType: 'business',
-      entityId: id,
-      before: { planKey: r.plan_key ?? null },
-      after: { planKey },
-    });
+    await appendAudit(
+      tx,
+      now,
+      { accountId: null, keyId: null },
+      {
+        businessId: id,
+        action: 'business.set_plan',
+        entityType: 'business',
+        entityId: id,
+        before: { planKey: r.plan_key ?? null },
+        after: { planKey },
+      },
+    );
     return toBusinessRecord({ ...r, plan_key: planKey });
   });
 }

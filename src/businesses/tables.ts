@@ -15,7 +15,9 @@ export const businesses = pgTable('businesses', {
   defaultVatRateBp: integer('default_vat_rate_bp'),
   requireAllocation: boolean('require_allocation').notNull().default(false),
   branding: jsonb('branding').$type<Record<string, unknown>>().notNull().default({}),
-  approvalStatus: text('approval_status', { enum: ['approved', 'pending', 'suspended'] }).notNull().default('approved'),
+  approvalStatus: text('approval_status', { enum: ['approved', 'pending', 'suspended'] })
+    .notNull()
+    .default('approved'),
   planKey: text('plan_key'),
   deactivatedAt: timestamptz3('deactivated_at'),
   createdAt: timestamptz3('created_at').notNull(),
@@ -23,7 +25,9 @@ export const businesses = pgTable('businesses', {
   /** Null follows the dealer type (double for company and ngo). */
   bookkeeping: text('bookkeeping', { enum: ['single', 'double'] }),
   metadata: metadataColumn(),
-  vatReportingPeriod: text('vat_reporting_period', { enum: ['monthly', 'bimonthly'] }).notNull().default('monthly'),
+  vatReportingPeriod: text('vat_reporting_period', { enum: ['monthly', 'bimonthly'] })
+    .notNull()
+    .default('monthly'),
 });
 export type BusinessRow = typeof businesses.$inferSelect;
 export type NewBusinessRow = typeof businesses.$inferInsert;

@@ -61,7 +61,10 @@ export const commands: Record<string, Command> = {
         maxDocsPerMonth: optionalLimit(args, 'max-docs'),
         maxExpensesPerMonth: optionalLimit(args, 'max-expenses'),
       });
-      return { json: { account: a }, text: `account ${a.id}: max keys ${a.maxActiveKeys}, ocr ${a.ocrGranted ? 'on' : 'off'}, docs/month ${a.maxDocsPerMonth ?? 'plan'}, expenses/month ${a.maxExpensesPerMonth ?? 'plan'}` };
+      return {
+        json: { account: a },
+        text: `account ${a.id}: max keys ${a.maxActiveKeys}, ocr ${a.ocrGranted ? 'on' : 'off'}, docs/month ${a.maxDocsPerMonth ?? 'plan'}, expenses/month ${a.maxExpensesPerMonth ?? 'plan'}`,
+      };
     },
   },
   'keys create': {
@@ -75,7 +78,10 @@ export const commands: Record<string, Command> = {
         accountId: flag(args, 'account', true),
         mode,
         label: flag(args, 'label') ?? null,
-        scopes: flag(args, 'scopes')?.split(',').map((x) => x.trim()).filter(Boolean),
+        scopes: flag(args, 'scopes')
+          ?.split(',')
+          .map((x) => x.trim())
+          .filter(Boolean),
         expiresAt: expires ? new Date(expires) : null,
       });
       return {
@@ -123,14 +129,20 @@ export const commands: Record<string, Command> = {
         maxDocsPerMonth: optionalLimit(args, 'max-docs') ?? null,
         maxExpensesPerMonth: optionalLimit(args, 'max-expenses') ?? null,
       });
-      return { json: { plan }, text: `plan ${plan.key}: docs/month ${plan.maxDocsPerMonth ?? 'unlimited'}, expenses/month ${plan.maxExpensesPerMonth ?? 'unlimited'}` };
+      return {
+        json: { plan },
+        text: `plan ${plan.key}: docs/month ${plan.maxDocsPerMonth ?? 'unlimited'}, expenses/month ${plan.maxExpensesPerMonth ?? 'unlimited'}`,
+      };
     },
   },
   'plans list': {
     usage: 'plans list [--json]',
     async run(s) {
       const plans = await listPlans(s.databases.live.db);
-      return { json: { plans }, text: plans.map((p) => `${p.key}  ${p.name}  docs ${p.maxDocsPerMonth ?? '∞'}  expenses ${p.maxExpensesPerMonth ?? '∞'}`).join('\n') || '(none)' };
+      return {
+        json: { plans },
+        text: plans.map((p) => `${p.key}  ${p.name}  docs ${p.maxDocsPerMonth ?? '∞'}  expenses ${p.maxExpensesPerMonth ?? '∞'}`).join('\n') || '(none)',
+      };
     },
   },
   'plans assign': {
@@ -157,7 +169,8 @@ export const commands: Record<string, Command> = {
     async run(s, args) {
       const r = await verifyBooks(s.databases[modeFlag(args)].db);
       // Chains, protecting triggers, issued documents against their issue audit rows (src/platform/audit.ts).
-      const line = (p: (typeof r.problems)[number]) => (p.chain === 'triggers' || p.chain === 'documents' ? p.problem : `${p.chain} #${p.seq ?? '-'}: ${p.problem}`);
+      const line = (p: (typeof r.problems)[number]) =>
+        p.chain === 'triggers' || p.chain === 'documents' ? p.problem : `${p.chain} #${p.seq ?? '-'}: ${p.problem}`;
       return {
         json: { ...r },
         text: r.ok

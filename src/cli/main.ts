@@ -14,7 +14,9 @@ async function main(argv: string[]): Promise<number> {
   const out = (obj: Record<string, unknown>, text: string) => process.stdout.write(json ? `${JSON.stringify(obj)}\n` : `${text}\n`);
   const command = findCommand(args);
   if (!command) {
-    const usage = Object.values(commands).map((c) => `  pinkas ${c.usage}`).join('\n');
+    const usage = Object.values(commands)
+      .map((c) => `  pinkas ${c.usage}`)
+      .join('\n');
     out({ error: `unknown command "${args.positionals.join(' ')}"`, reason: 'validation' }, `usage:\n${usage}`);
     return 2;
   }

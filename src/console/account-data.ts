@@ -17,12 +17,17 @@ export async function accountWithKeys(control: Database, accountId: string) {
 export async function revokeThroughConsole(control: Database, now: Date, keyId: string, accountId: string) {
   return control.db.transaction(async (tx) => {
     const k = await revokeKey(tx, now, keyId, accountId);
-    await appendAudit(tx, now, { accountId, keyId: null }, {
-      action: 'key.revoked',
-      entityType: 'api_key',
-      entityId: k.id,
-      after: { prefix: k.prefix, revokedAt: k.revokedAt, via: 'console' },
-    });
+    await appendAudit(
+      tx,
+      now,
+      { accountId, keyId: null },
+      {
+        action: 'key.revoked',
+        entityType: 'api_key',
+        entityId: k.id,
+        after: { prefix: k.prefix, revokedAt: k.revokedAt, via: 'console' },
+      },
+    );
     return k;
   });
 }

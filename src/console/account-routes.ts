@@ -56,9 +56,10 @@ function registerKeysPage(c: FastifyInstance, s: Services): void {
     if (!accountId) return reply;
     const revoked = (req.query as { revoked?: string }).revoked;
     const lang = stateOf(req).lang;
-    const message = typeof revoked === 'string' && /^bk_(live|test)_[0-9A-Za-z]{0,4}$/.test(revoked)
-      ? { kind: 'ok' as const, text: t(lang, 'revoked_done', { prefix: revoked }) }
-      : undefined;
+    const message =
+      typeof revoked === 'string' && /^bk_(live|test)_[0-9A-Za-z]{0,4}$/.test(revoked)
+        ? { kind: 'ok' as const, text: t(lang, 'revoked_done', { prefix: revoked }) }
+        : undefined;
     return renderKeys(s, req, reply, accountId, 200, { message });
   });
 }

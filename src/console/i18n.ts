@@ -31,7 +31,8 @@ const en = {
   signin_failed: 'The email or the password is wrong.',
   locked_out: 'Too many failed attempts. Try again in {minutes} minutes.',
   suspended: 'This account is suspended. Contact the operator.',
-  sms_unconfigured: 'Sign-in is unavailable: this server has no SMS gateway configured, so the sign-in code cannot be sent. The operator must set TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and SMS_FROM.',
+  sms_unconfigured:
+    'Sign-in is unavailable: this server has no SMS gateway configured, so the sign-in code cannot be sent. The operator must set TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and SMS_FROM.',
   // verify
   verify_title: 'Enter the code',
   verify_intro: 'We sent a 6-digit code by SMS to {phone}. It is valid for 5 minutes.',
@@ -64,12 +65,15 @@ const en = {
   mint_submit: 'Mint key',
   minted_title: 'Your new key',
   minted_once: 'This is the only time the key is shown. Copy it now and keep it on your server; we store only its hash.',
-  mint_repeated_shown: 'This form was already submitted: this is the key it created, {prefix}…{label}, not a second one. It is shown again to this session for a few minutes only; copy it now.',
-  mint_repeated: 'This form was already submitted and created the key {prefix}…{label}; no second key was minted. Its secret was shown once and is not shown again: if you did not copy it, revoke that key and mint another.',
+  mint_repeated_shown:
+    'This form was already submitted: this is the key it created, {prefix}…{label}, not a second one. It is shown again to this session for a few minutes only; copy it now.',
+  mint_repeated:
+    'This form was already submitted and created the key {prefix}…{label}; no second key was minted. Its secret was shown once and is not shown again: if you did not copy it, revoke that key and mint another.',
   mint_token_conflict: 'This form was already submitted with other values. To mint another key, use the form below.',
   copy: 'Copy',
   copied: 'Copied',
-  rotation: 'Rotating a key: mint the successor, switch your servers to it, then revoke the predecessor. A lost key cannot be recovered: mint a new one and revoke the old one.',
+  rotation:
+    'Rotating a key: mint the successor, switch your servers to it, then revoke the predecessor. A lost key cannot be recovered: mint a new one and revoke the old one.',
   prefix: 'Prefix',
   created: 'Created',
   last_used: 'Last used',
@@ -155,7 +159,8 @@ const he: Record<MessageKey, string> = {
   signin_failed: 'הדוא"ל או הסיסמה שגויים.',
   locked_out: 'יותר מדי ניסיונות כושלים. אפשר לנסות שוב בעוד {minutes} דקות.',
   suspended: 'החשבון מושעה. יש לפנות למפעיל.',
-  sms_unconfigured: 'הכניסה אינה זמינה: בשרת לא הוגדר שער SMS, ולכן אי אפשר לשלוח את קוד הכניסה. על המפעיל להגדיר TWILIO_ACCOUNT_SID,‏ TWILIO_AUTH_TOKEN ו-SMS_FROM.',
+  sms_unconfigured:
+    'הכניסה אינה זמינה: בשרת לא הוגדר שער SMS, ולכן אי אפשר לשלוח את קוד הכניסה. על המפעיל להגדיר TWILIO_ACCOUNT_SID,‏ TWILIO_AUTH_TOKEN ו-SMS_FROM.',
   verify_title: 'הזנת קוד',
   verify_intro: 'שלחנו קוד בן 6 ספרות ב-SMS למספר {phone}. הקוד בתוקף 5 דקות.',
   code: 'קוד',
@@ -187,7 +192,8 @@ const he: Record<MessageKey, string> = {
   minted_title: 'המפתח החדש שלך',
   minted_once: 'זו הפעם היחידה שהמפתח מוצג. יש להעתיק אותו עכשיו ולשמור אותו בשרת שלך; אנחנו שומרים רק את הגיבוב שלו.',
   mint_repeated_shown: 'הטופס כבר נשלח: זה המפתח שהונפק אז, {prefix}…{label}, ולא מפתח נוסף. הוא מוצג שוב להתחברות זו לכמה דקות בלבד; יש להעתיק אותו עכשיו.',
-  mint_repeated: 'הטופס כבר נשלח והנפיק את המפתח {prefix}…{label}; לא הונפק מפתח נוסף. הסוד שלו הוצג פעם אחת ולא יוצג שוב: אם לא העתקת אותו, יש לבטל את המפתח ולהנפיק חדש.',
+  mint_repeated:
+    'הטופס כבר נשלח והנפיק את המפתח {prefix}…{label}; לא הונפק מפתח נוסף. הסוד שלו הוצג פעם אחת ולא יוצג שוב: אם לא העתקת אותו, יש לבטל את המפתח ולהנפיק חדש.',
   mint_token_conflict: 'הטופס כבר נשלח עם ערכים אחרים. להנפקת מפתח נוסף יש להשתמש בטופס שלמטה.',
   copy: 'העתקה',
   copied: 'הועתק',

@@ -43,13 +43,12 @@ export function mintTokenOf(req: FastifyRequest): string | undefined {
 /** The form as the mint reads it: checkbox order does not make another request. */
 export function mintFormHash(form: MintForm): string {
   const scopes = [...new Set(form.scopes)].sort();
-  return createHash('sha256').update(JSON.stringify({ label: form.label, mode: form.mode, scopes })).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify({ label: form.label, mode: form.mode, scopes }))
+    .digest('hex');
 }
 
-export type MintClaim =
-  | { kind: 'claimed' }
-  | { kind: 'repeat'; keyId: string; sealedSecret: string | null; revealUntil: string | null }
-  | { kind: 'conflict' };
+export type MintClaim = { kind: 'claimed' } | { kind: 'repeat'; keyId: string; sealedSecret: string | null; revealUntil: string | null } | { kind: 'conflict' };
 
 interface TokenRow {
   action: string;
@@ -105,8 +104,6 @@ export async function pruneMintTokens(ex: Executor, now: Date): Promise<{ tokens
   const at = now.toISOString();
   const count = (r: unknown) => Number((r as { rowCount?: number }).rowCount ?? (r as { affectedRows?: number }).affectedRows ?? 0);
   const tokens = count(await ex.execute(sql`DELETE FROM console_idempotency WHERE expires_at <= ${at}`));
-  const sealed = count(
-    await ex.execute(sql`UPDATE console_idempotency SET sealed_secret = NULL WHERE sealed_secret IS NOT NULL AND reveal_until <= ${at}`),
-  );
+  const sealed = count(await ex.execute(sql`UPDATE console_idempotency SET sealed_secret = NULL WHERE sealed_secret IS NOT NULL AND reveal_until <= ${at}`));
   return { tokens, sealed };
 }

@@ -36,21 +36,23 @@ export async function mintThroughConsole(s: Services, input: ConsoleMintInput): 
       if (claim.kind !== 'claimed') return claim;
     }
     const r = await mintKey(tx, now, { accountId, mode: form.mode, label: form.label || null, scopes: form.scopes });
-    await appendAudit(tx, now, { accountId, keyId: null }, {
-      action: 'key.minted',
-      entityType: 'api_key',
-      entityId: r.key.id,
-      after: { prefix: r.key.prefix, mode: r.key.mode, label: r.key.label, scopes: r.key.scopes, via: 'console' },
-    });
+    await appendAudit(
+      tx,
+      now,
+      { accountId, keyId: null },
+      {
+        action: 'key.minted',
+        entityType: 'api_key',
+        entityId: r.key.id,
+        after: { prefix: r.key.prefix, mode: r.key.mode, label: r.key.label, scopes: r.key.scopes, via: 'console' },
+      },
+    );
     if (token !== undefined) await recordMint(tx, now, accountId, token, r.key.id, sealSecret(r.secret, sessionToken, context, r.key.id));
     return { kind: 'minted' as const, key: r.key, secret: r.secret };
   });
   if (outcome.kind !== 'repeat') return outcome;
 
-  const row = await queryOne<Record<string, unknown>>(
-    control.db,
-    sql`SELECT * FROM api_keys WHERE id = ${outcome.keyId} AND account_id = ${accountId}`,
-  );
+  const row = await queryOne<Record<string, unknown>>(control.db, sql`SELECT * FROM api_keys WHERE id = ${outcome.keyId} AND account_id = ${accountId}`);
   const key = toKeyRecord(row!);
   const inWindow = outcome.revealUntil !== null && Date.parse(outcome.revealUntil) > now.getTime();
   const secret = inWindow && outcome.sealedSecret && !key.revokedAt ? openSecret(outcome.sealedSecret, sessionToken, context, key.id) : null;

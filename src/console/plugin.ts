@@ -51,13 +51,18 @@ export async function registerConsole(app: FastifyInstance, s: Services): Promis
         if (!csrfOk(req)) {
           const f = frameOf(req);
           const signedIn = stateOf(req).session?.secondFactorAt ? { name: '' } : undefined;
-          return reply.status(403).type('text/html; charset=utf-8').send(errorPage({ ...f, signedIn }, 403, t(f.lang, 'err_csrf')));
+          return reply
+            .status(403)
+            .type('text/html; charset=utf-8')
+            .send(errorPage({ ...f, signedIn }, 403, t(f.lang, 'err_csrf')));
         }
       });
 
       installErrorPages(c);
 
-      c.get('/assets/console.css', async (_req, reply) => reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(CONSOLE_CSS));
+      c.get('/assets/console.css', async (_req, reply) =>
+        reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(CONSOLE_CSS),
+      );
       c.get('/assets/console.js', async (_req, reply) =>
         reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(CONSOLE_JS),
       );
@@ -93,10 +98,16 @@ function installErrorPages(c: FastifyInstance): void {
     } else {
       req.log.error({ err: errorSummary(err), url: req.url }, 'console: unexpected error');
     }
-    return reply.status(status).type('text/html; charset=utf-8').send(errorPage(f, status, message));
+    return reply
+      .status(status)
+      .type('text/html; charset=utf-8')
+      .send(errorPage(f, status, message));
   });
   c.setNotFoundHandler((req, reply) => {
     const lang = pickLang(req.cookies?.[LANG_COOKIE], req.headers['accept-language']);
-    return reply.status(404).type('text/html; charset=utf-8').send(errorPage({ lang, csrf: '', path: '/console' }, 404, t(lang, 'err_not_found')));
+    return reply
+      .status(404)
+      .type('text/html; charset=utf-8')
+      .send(errorPage({ lang, csrf: '', path: '/console' }, 404, t(lang, 'err_not_found')));
   });
 }

@@ -39,9 +39,7 @@ export interface PasswordStep {
 }
 
 export type PasswordOutcome =
-  | { kind: 'locked'; until: number }
-  | { kind: 'failed' | 'suspended' | 'no_phone' | 'send_failed' }
-  | { kind: 'code_sent'; token: string };
+  { kind: 'locked'; until: number } | { kind: 'failed' | 'suspended' | 'no_phone' | 'send_failed' } | { kind: 'code_sent'; token: string };
 
 /** The password step: on success a pending session and a code sent by SMS. */
 export async function passwordStep(control: Database, now: Date, sms: SmsSender, log: WarnLog, p: PasswordStep): Promise<PasswordOutcome> {

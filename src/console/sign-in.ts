@@ -93,10 +93,7 @@ export async function lockout(ex: Executor, now: Date, email: string, ip: string
           AND at > coalesce((SELECT max(at) FROM console_sign_in_attempts WHERE email = ${email} AND success AND step = 'code'),
                             '-infinity'::timestamptz)`,
   );
-  const byIp = await query<{ at: string }>(
-    ex,
-    sql`SELECT at FROM console_sign_in_attempts WHERE ip = ${ip} AND NOT success AND at > ${since}`,
-  );
+  const byIp = await query<{ at: string }>(ex, sql`SELECT at FROM console_sign_in_attempts WHERE ip = ${ip} AND NOT success AND at > ${since}`);
   const ms = (rows: { at: unknown }[]) => rows.map((r) => Date.parse(iso(r.at)));
   const a = lockedUntil(ms(byEmail), now.getTime(), MAX_FAILURES_PER_EMAIL);
   const b = lockedUntil(ms(byIp), now.getTime(), MAX_FAILURES_PER_ADDRESS);

@@ -18,9 +18,29 @@ import { documentView, toDocumentRow, type DocumentRow } from './snapshot.ts';
  * allocationNumber, warnings, cancelledByDocumentId, files, printCount) move on legitimately.
  */
 const FROZEN_VIEW_FIELDS = [
-  'id', 'businessId', 'status', 'docType', 'docNumber', 'party', 'priceMode', 'lines', 'payments', 'note',
-  'documentDate', 'valueDate', 'vatRateBp', 'vatExemptionReason', 'totalExVat', 'vatAmount', 'totalIncVat',
-  'discountAmount', 'withholdingAmount', 'linkedDocumentId', 'externalRef', 'issuedAt', 'createdAt',
+  'id',
+  'businessId',
+  'status',
+  'docType',
+  'docNumber',
+  'party',
+  'priceMode',
+  'lines',
+  'payments',
+  'note',
+  'documentDate',
+  'valueDate',
+  'vatRateBp',
+  'vatExemptionReason',
+  'totalExVat',
+  'vatAmount',
+  'totalIncVat',
+  'discountAmount',
+  'withholdingAmount',
+  'linkedDocumentId',
+  'externalRef',
+  'issuedAt',
+  'createdAt',
 ] as const;
 
 /** The canonical JSON of the frozen fields of a Document JSON. */

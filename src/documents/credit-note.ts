@@ -91,14 +91,28 @@ function creditSnapshot(business: BusinessRecord, original: DocumentRow, reason:
     issuedAt: now.toISOString(),
     documentDate: day,
     valueDate: day,
-    dealer: { name: business.name, taxId: business.taxId, dealerType: business.dealerType, address: business.address, phone: business.phone, email: business.email },
+    dealer: {
+      name: business.name,
+      taxId: business.taxId,
+      dealerType: business.dealerType,
+      address: business.address,
+      phone: business.phone,
+      email: business.email,
+    },
     branding: business.branding,
     metadata: {}, // the credit note's own (its row starts empty), not the original's
   };
 }
 
 /** Inserts the issued reversing document and marks the original as cancelled by it. */
-async function insertCredit(tx: Tx, ctx: RequestContext, business: BusinessRecord, original: DocumentRow, snapshot: DocumentSnapshot, now: Date): Promise<DocumentRow> {
+async function insertCredit(
+  tx: Tx,
+  ctx: RequestContext,
+  business: BusinessRecord,
+  original: DocumentRow,
+  snapshot: DocumentSnapshot,
+  now: Date,
+): Promise<DocumentRow> {
   const allocation: AllocationState = { status: 'not_required', number: null, error: null, requestedAt: null, decidedAt: null };
   const id = newId('doc', now.getTime());
   const day = snapshot.documentDate;
@@ -122,13 +136,7 @@ async function insertCredit(tx: Tx, ctx: RequestContext, business: BusinessRecor
   return toDocumentRow(r!);
 }
 
-export async function issueCreditNote(
-  s: Services,
-  ctx: RequestContext,
-  business: BusinessRecord,
-  id: string,
-  reason: string | null,
-): Promise<DocumentView> {
+export async function issueCreditNote(s: Services, ctx: RequestContext, business: BusinessRecord, id: string, reason: string | null): Promise<DocumentView> {
   const db = ctx.database.db;
   const first = await getDocumentRow(db, business.id, id);
   if (first.status !== 'issued') throw new AppError(409, 'not_draft', 'a draft cannot be credited: delete or edit it instead');

@@ -90,7 +90,13 @@ export function allocateAgorot(amounts: number[], currency: string, rate: string
 /** The five totals in agorot (see the header for the rule). */
 export function ilsTotals(t: Totals, currency: string, rate: string | null): Totals {
   if (currency === SHEKEL || rate === null) {
-    return { totalExVat: t.totalExVat, vatAmount: t.vatAmount, totalIncVat: t.totalIncVat, discountAmount: t.discountAmount, withholdingAmount: t.withholdingAmount };
+    return {
+      totalExVat: t.totalExVat,
+      vatAmount: t.vatAmount,
+      totalIncVat: t.totalIncVat,
+      discountAmount: t.discountAmount,
+      withholdingAmount: t.withholdingAmount,
+    };
   }
   const totalExVat = toAgorot(t.totalExVat, currency, rate);
   const vatAmount = toAgorot(t.vatAmount, currency, rate);
@@ -149,9 +155,14 @@ export function toHundredths(minor: number, currency: string): number {
 }
 
 /** The shekel amount of each payment of a frozen snapshot (they add up to what they settle). */
-export function ilsPaymentAmounts(snap: { docType: DocType; payments: { amount: number }[]; currency?: string; exchangeRate?: string | null; ils?: Totals }): number[] {
+export function ilsPaymentAmounts(snap: {
+  docType: DocType;
+  payments: { amount: number }[];
+  currency?: string;
+  exchangeRate?: string | null;
+  ils?: Totals;
+}): number[] {
   const amounts = snap.payments.map((p) => p.amount);
   if (!snap.currency || snap.currency === SHEKEL || !snap.ils) return amounts;
   return ilsPayments(amounts, snap.currency, snap.exchangeRate ?? null, snap.ils, snap.docType);
 }
-

@@ -70,7 +70,13 @@ export function normalizePayment(p: PaymentInputBody): DocumentPayment {
   };
 }
 
-export function normalizeInlineParty(p: { name: string; taxId?: string | null; phone?: string | null; email?: string | null; address?: string | null }): DocumentParty {
+export function normalizeInlineParty(p: {
+  name: string;
+  taxId?: string | null;
+  phone?: string | null;
+  email?: string | null;
+  address?: string | null;
+}): DocumentParty {
   let taxId: string | null = null;
   if (p.taxId && p.taxId.trim() !== '') {
     const r = normalizeTaxId(p.taxId);
@@ -91,8 +97,22 @@ export function normalizeInlineParty(p: { name: string; taxId?: string | null; p
 /** The stored fields of a draft, merged from the body and (on patch) the current draft. */
 export type DraftFields = Pick<
   DocumentRow,
-  | 'docType' | 'party' | 'priceMode' | 'lines' | 'payments' | 'note' | 'documentDate' | 'valueDate' | 'vatRateBp'
-  | 'vatExemptionReason' | 'discountAmount' | 'withholdingAmount' | 'allocationNumber' | 'currency' | 'exchangeRate' | 'language'
+  | 'docType'
+  | 'party'
+  | 'priceMode'
+  | 'lines'
+  | 'payments'
+  | 'note'
+  | 'documentDate'
+  | 'valueDate'
+  | 'vatRateBp'
+  | 'vatExemptionReason'
+  | 'discountAmount'
+  | 'withholdingAmount'
+  | 'allocationNumber'
+  | 'currency'
+  | 'exchangeRate'
+  | 'language'
 >;
 
 /**
@@ -135,7 +155,10 @@ function checkPartsOfType(d: DraftFields, rule: DocTypeRule): void {
     throw validation('body.payments', `${a(rule)} carries no payments; use ${paid.join(' or ')}`);
   }
   if (!rule.withholding && d.withholdingAmount !== 0) {
-    throw validation('body.withholdingAmount', `withholding is recorded on receipts (${docTypesWhere((r) => r.withholding).join(', ')}), not on a ${rule.code}`);
+    throw validation(
+      'body.withholdingAmount',
+      `withholding is recorded on receipts (${docTypesWhere((r) => r.withholding).join(', ')}), not on a ${rule.code}`,
+    );
   }
   if (rule.totalsFrom === 'payments' && d.discountAmount !== 0) {
     throw validation('body.discountAmount', `${a(rule)} has no document discount: its total is the sum of the payments`);
@@ -158,7 +181,7 @@ function checkCurrency(d: Pick<DraftFields, 'currency' | 'exchangeRate' | 'payme
       throw validation(`body.payments[${i}].exchangeRate`, `is required for a payment in ${own}: shekels for one ${own}`);
     }
     if (!third && p.exchangeRate) {
-      throw validation(`body.payments[${i}].exchangeRate`, `a payment in ${own} takes the ${own === SHEKEL ? 'shekel' : 'document\'s'} rate; leave it out`);
+      throw validation(`body.payments[${i}].exchangeRate`, `a payment in ${own} takes the ${own === SHEKEL ? 'shekel' : "document's"} rate; leave it out`);
     }
   });
 }
@@ -210,5 +233,3 @@ export function checkExportable(d: Pick<DraftFields, 'lines' | 'payments' | 'par
     fitText(d.party.phone, 'partyPhone', 'body.party.phone');
   }
 }
-
-

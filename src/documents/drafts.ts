@@ -124,20 +124,37 @@ export async function createDraft(
   const hash = requestHash({ ...body, externalRef: undefined });
   const db = ctx.database.db;
   if (externalRef) {
-    const existing = await queryOne<Record<string, unknown>>(db, sql`SELECT * FROM documents WHERE business_id = ${business.id} AND external_ref = ${externalRef}`);
+    const existing = await queryOne<Record<string, unknown>>(
+      db,
+      sql`SELECT * FROM documents WHERE business_id = ${business.id} AND external_ref = ${externalRef}`,
+    );
     if (existing) return replay(toDocumentRow(existing), hash);
   }
   const now = s.clock.now();
   const result = await db.transaction(async (tx) => {
     const fields = await draftFieldsOf(tx, business, body, israelDate(now));
     const totals = totalsOfDraft(fields, business);
-    const inserted = await insertDraft(tx, now, business.id, ctx.key.id, fields, totals, externalRef, hash, chainOf(ctx.actor, { businessId: business.id }), body.metadata);
+    const inserted = await insertDraft(
+      tx,
+      now,
+      business.id,
+      ctx.key.id,
+      fields,
+      totals,
+      externalRef,
+      hash,
+      chainOf(ctx.actor, { businessId: business.id }),
+      body.metadata,
+    );
     if (!inserted) return undefined; // a racing request with the same key won: answer its row below
     const view = documentView(inserted.row);
     await appendAudit(
-      tx, now, ctx.actor,
+      tx,
+      now,
+      ctx.actor,
       { businessId: business.id, action: 'document.create', entityType: 'document', entityId: inserted.row.id, after: view },
-      [], inserted.auditPrevHash,
+      [],
+      inserted.auditPrevHash,
     );
     return { document: view, deduped: false };
   });
@@ -195,7 +212,14 @@ export async function patchDraft(s: Services, ctx: RequestContext, business: Bus
           WHERE id = ${id}`,
     );
     const after = documentView(await getDocumentRow(tx, business.id, id));
-    await appendAudit(tx, now, ctx.actor, { businessId: business.id, action: 'document.update', entityType: 'document', entityId: id, before: documentView(cur), after });
+    await appendAudit(tx, now, ctx.actor, {
+      businessId: business.id,
+      action: 'document.update',
+      entityType: 'document',
+      entityId: id,
+      before: documentView(cur),
+      after,
+    });
     return after;
   });
 }
@@ -212,6 +236,12 @@ export async function deleteDraft(s: Services, ctx: RequestContext, business: Bu
       if (pgErrorCode(err) === 'P0001') throw notDraft(id);
       throw err;
     }
-    await appendAudit(tx, now, ctx.actor, { businessId: business.id, action: 'document.delete', entityType: 'document', entityId: id, before: documentView(cur) });
+    await appendAudit(tx, now, ctx.actor, {
+      businessId: business.id,
+      action: 'document.delete',
+      entityType: 'document',
+      entityId: id,
+      before: documentView(cur),
+    });
   });
 }

@@ -61,7 +61,10 @@ export function shekelFiguresProblem(money: FrozenCurrency, totals: Totals): { f
   for (const [figure, value, carried] of checks) {
     const max = maxAgorot(carried);
     if (Math.abs(value) > max) {
-      return { field: 'body.exchangeRate', problem: `${figure} comes to ${value} in shekels at ${money.exchangeRate}, more than the ${max} ${carrier(carried)} carries` };
+      return {
+        field: 'body.exchangeRate',
+        problem: `${figure} comes to ${value} in shekels at ${money.exchangeRate}, more than the ${max} ${carrier(carried)} carries`,
+      };
     }
   }
   return null;

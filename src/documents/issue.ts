@@ -96,7 +96,13 @@ export async function afterIssue(
 ): Promise<DocumentView> {
   const view = documentView(row);
   // The books: the document's journal entry, in the same transaction (src/ledger).
-  await postDocumentEntry(tx, now, { businessId: business.id, dealerType: business.dealerType, documentId: row.id, snapshot: row.snapshot!, keyId: ctx.actor.keyId });
+  await postDocumentEntry(tx, now, {
+    businessId: business.id,
+    dealerType: business.dealerType,
+    documentId: row.id,
+    snapshot: row.snapshot!,
+    keyId: ctx.actor.keyId,
+  });
   const event = eventInsert(now, {
     event: 'document.issued',
     accountId: business.accountId,
@@ -173,7 +179,11 @@ function allocationAtIssue(business: BusinessRecord, d: DocumentRow, party: Docu
         : { status: 'granted', number: d.allocationNumber, error: null, requestedAt: null, decidedAt: now.toISOString() };
   } else if (eligibility.required) {
     if (business.requireAllocation) {
-      throw new AppError(422, 'allocation_required', `an allocation number is required: the amount before VAT is above ${eligibility.threshold / 100} NIS and the buyer has a tax id`);
+      throw new AppError(
+        422,
+        'allocation_required',
+        `an allocation number is required: the amount before VAT is above ${eligibility.threshold / 100} NIS and the buyer has a tax id`,
+      );
     }
     allocation = { status: 'pending', number: null, error: null, requestedAt: null, decidedAt: null };
     warnings.push({
@@ -202,7 +212,14 @@ function issuedSnapshot(business: BusinessRecord, d: DocumentRow, p: IssueParts,
     documentDate: d.documentDate,
     valueDate: d.valueDate,
     issuedAt: now.toISOString(),
-    dealer: { name: business.name, taxId: business.taxId, dealerType: business.dealerType, address: business.address, phone: business.phone, email: business.email },
+    dealer: {
+      name: business.name,
+      taxId: business.taxId,
+      dealerType: business.dealerType,
+      address: business.address,
+      phone: business.phone,
+      email: business.email,
+    },
     branding: p.branding,
     party: p.party,
     lines: p.lines,
@@ -303,7 +320,10 @@ async function issueInTransaction(
   const lines = d.lines.map((l, i) => ({ ...l, amount: totals.lineAmounts[i] }));
   const parts = { party, totals, money, branding, lines };
   const snapshot = issuedSnapshot(business, d, parts, now);
-  const updated = await queryOne<IssueAnswer>(tx, issueStatement(business, id, now, maxPerMonth, { ...parts, docType: d.docType, allocation, warnings, snapshot }));
+  const updated = await queryOne<IssueAnswer>(
+    tx,
+    issueStatement(business, id, now, maxPerMonth, { ...parts, docType: d.docType, allocation, warnings, snapshot }),
+  );
   const issued = issuedRowOf(updated, id, maxPerMonth);
   const allocationJob = allocation.status === 'pending' ? [jobInsert(now, { kind: 'document.allocation', refId: id, businessId: business.id })] : [];
   return { document: await afterIssue(tx, ctx, business, issued, now, 'document.issue', allocationJob), deduped: false };

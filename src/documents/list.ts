@@ -118,10 +118,7 @@ export async function listDocuments(ex: Executor, businessId: string, q: ListQue
   if (q.counts === '1') {
     const text = q.q ? textMatch(q.q) : null;
     const counted = text ? [...base, text.indexed ?? text.exact] : base;
-    const counts = await query<{ status: string; n: number }>(
-      ex,
-      sql`SELECT status, count(*)::int AS n FROM documents WHERE ${and(counted)} GROUP BY status`,
-    );
+    const counts = await query<{ status: string; n: number }>(ex, sql`SELECT status, count(*)::int AS n FROM documents WHERE ${and(counted)} GROUP BY status`);
     const byStatus = { draft: 0, issued: 0 };
     for (const c of counts) byStatus[c.status as 'draft' | 'issued'] = Number(c.n);
     result.counts = { total: byStatus.draft + byStatus.issued, byStatus };

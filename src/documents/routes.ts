@@ -111,7 +111,16 @@ function registerDraftListRoutes(api: FastifyInstance, s: Services): void {
 function registerDraftRoutes(api: FastifyInstance, s: Services): void {
   api.get(
     '/businesses/:bid/documents/:id',
-    { config, schema: { tags, operationId: 'getDocument', summary: 'Read a document', params: BidIdParams, response: { 200: Ok({ document: DocumentRef }), ...errors(...AUTH_ERRORS) } } },
+    {
+      config,
+      schema: {
+        tags,
+        operationId: 'getDocument',
+        summary: 'Read a document',
+        params: BidIdParams,
+        response: { 200: Ok({ document: DocumentRef }), ...errors(...AUTH_ERRORS) },
+      },
+    },
     async (req) => {
       const { id } = req.params as { id: string };
       return { ok: true as const, document: documentView(await getDocumentRow(ctxOf(req).database.db, businessOf(req).id, id)) };
@@ -122,7 +131,14 @@ function registerDraftRoutes(api: FastifyInstance, s: Services): void {
     '/businesses/:bid/documents/:id',
     {
       config,
-      schema: { tags, operationId: 'updateDocument', summary: 'Update a draft (issued: 409 not_draft)', params: BidIdParams, body: DraftPatch, response: { 200: Ok({ document: DocumentRef }), ...errors(...AUTH_ERRORS, 409) } },
+      schema: {
+        tags,
+        operationId: 'updateDocument',
+        summary: 'Update a draft (issued: 409 not_draft)',
+        params: BidIdParams,
+        body: DraftPatch,
+        response: { 200: Ok({ document: DocumentRef }), ...errors(...AUTH_ERRORS, 409) },
+      },
     },
     async (req) => {
       const { id } = req.params as { id: string };
@@ -133,7 +149,16 @@ function registerDraftRoutes(api: FastifyInstance, s: Services): void {
 
   api.delete(
     '/businesses/:bid/documents/:id',
-    { config, schema: { tags, operationId: 'deleteDocument', summary: 'Delete a draft (issued: 409 not_draft)', params: BidIdParams, response: { 200: Ok({}), ...errors(...AUTH_ERRORS, 409) } } },
+    {
+      config,
+      schema: {
+        tags,
+        operationId: 'deleteDocument',
+        summary: 'Delete a draft (issued: 409 not_draft)',
+        params: BidIdParams,
+        response: { 200: Ok({}), ...errors(...AUTH_ERRORS, 409) },
+      },
+    },
     async (req) => {
       const { id } = req.params as { id: string };
       await deleteDraft(s, ctxOf(req), businessOf(req), id);
@@ -199,10 +224,7 @@ function registerContinuityRoute(api: FastifyInstance): void {
         operationId: 'getContinuityReport',
         summary: 'Numbering continuity per document type: the stored issued documents against the series start number and counter',
         params: BidParams,
-        querystring: Type.Object(
-          { docType: Type.Optional(DocType) },
-          { additionalProperties: false },
-        ),
+        querystring: Type.Object({ docType: Type.Optional(DocType) }, { additionalProperties: false }),
         response: {
           200: Ok({
             report: Type.Object({

@@ -12,8 +12,20 @@ import { METADATA_DESCRIPTION, MetadataCreate, MetadataPatch, MetadataQuery, Met
 export const NOTE_MAX = 500;
 
 const PAYMENT_ALIASES = [
-  'cash', 'check', 'cheque', 'card', 'credit', 'transfer', 'bank_transfer', 'voucher', 'standing_order', 'other',
-  'bit', 'paybox', 'payment_app', 'app',
+  'cash',
+  'check',
+  'cheque',
+  'card',
+  'credit',
+  'transfer',
+  'bank_transfer',
+  'voucher',
+  'standing_order',
+  'other',
+  'bit',
+  'paybox',
+  'payment_app',
+  'app',
 ] as const;
 const PAYMENT_CODES = [1, 2, 3, 4, 5, 8, 9, 91, 92, 93] as const;
 
@@ -22,8 +34,7 @@ const str = (max: number) => Type.String({ maxLength: max });
 /** An ISO 4217 code (docs/currency.md). */
 export const CurrencyCode = (description: string) => Type.Enum([...CURRENCY_CODES], { type: 'string', description });
 /** Shekels for one unit of a currency, as a decimal string (never a float). */
-export const ExchangeRate = (description: string) =>
-  Type.String({ pattern: EXCHANGE_RATE_PATTERN, maxLength: 17, description, examples: ['3.6540'] });
+export const ExchangeRate = (description: string) => Type.String({ pattern: EXCHANGE_RATE_PATTERN, maxLength: 17, description, examples: ['3.6540'] });
 export const LANGUAGES = ['he', 'en', 'he+en'] as const;
 const Language = Type.Enum([...LANGUAGES], { type: 'string', description: 'The printed language: he (default), en, or he+en (bilingual); frozen at issue.' });
 
@@ -59,10 +70,10 @@ export const LineInput = Type.Object(
       maximum: LIMITS.quantity,
       description: `May be fractional, at most 4 decimals (${carrier('quantity')}).`,
     }),
-    unitPriceExVat: agorot(LIMITS.unitPriceAgorot, 'unitPrice', 'Minor units of the document\'s currency (agorot for ILS); VAT-inclusive in gross mode.'),
+    unitPriceExVat: agorot(LIMITS.unitPriceAgorot, 'unitPrice', "Minor units of the document's currency (agorot for ILS); VAT-inclusive in gross mode."),
     sku: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.skuChars, description: `${carrier('lineSku')}.` }))),
     unit: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.unitChars, description: `${carrier('lineUnit')}.` }))),
-    lineDiscount: Type.Optional(Nullable(agorot(LIMITS.lineDiscountAgorot, 'lineDiscount', 'Minor units of the document\'s currency.'))),
+    lineDiscount: Type.Optional(Nullable(agorot(LIMITS.lineDiscountAgorot, 'lineDiscount', "Minor units of the document's currency."))),
   },
   { additionalProperties: false },
 );
@@ -70,11 +81,10 @@ export type LineInputBody = Static<typeof LineInput>;
 
 export const PaymentInput = Type.Object(
   {
-    method: Type.Union([
-      Type.Union(PAYMENT_CODES.map((c) => Type.Literal(c))),
-      Type.Union(PAYMENT_ALIASES.map((a) => Type.Literal(a))),
-    ], { description: 'Integer code 1, 2, 3, 4, 5, 8, 9, 91, 92, 93 or a string alias; stored as the integer code.' }),
-    amount: agorot(LIMITS.paymentAgorot, 'paymentAmount', 'Minor units of the document\'s currency.', 1),
+    method: Type.Union([Type.Union(PAYMENT_CODES.map((c) => Type.Literal(c))), Type.Union(PAYMENT_ALIASES.map((a) => Type.Literal(a)))], {
+      description: 'Integer code 1, 2, 3, 4, 5, 8, 9, 91, 92, 93 or a string alias; stored as the integer code.',
+    }),
+    amount: agorot(LIMITS.paymentAgorot, 'paymentAmount', "Minor units of the document's currency.", 1),
     dueDate: Type.Optional(Nullable(IsoDate)),
     bankCode: Type.Optional(Nullable(str(20))),
     branchCode: Type.Optional(Nullable(str(20))),
@@ -83,8 +93,18 @@ export const PaymentInput = Type.Object(
     cardCompany: Type.Optional(Nullable(str(40))),
     cardName: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.cardNameChars, description: `${carrier('cardName')}.` }))),
     cardTxType: Type.Optional(Nullable(str(40))),
-    currency: Type.Optional(Nullable(CurrencyCode('The currency the payment was made in, when not the document\'s (informational: `amount` stays in the document\'s currency). Default: the document\'s.'))),
-    exchangeRate: Type.Optional(Nullable(ExchangeRate('Shekels for one unit of the payment\'s `currency`; only when that currency is neither ILS nor the document\'s, where it is required.'))),
+    currency: Type.Optional(
+      Nullable(
+        CurrencyCode(
+          "The currency the payment was made in, when not the document's (informational: `amount` stays in the document's currency). Default: the document's.",
+        ),
+      ),
+    ),
+    exchangeRate: Type.Optional(
+      Nullable(
+        ExchangeRate("Shekels for one unit of the payment's `currency`; only when that currency is neither ILS nor the document's, where it is required."),
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -109,15 +129,23 @@ export type PartyInputBody = Static<typeof PartyInput>;
 /** Every document type: 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt. */
 export const DocType = Type.Enum([...DOC_TYPE_CODES], {
   // `type` too: a query string value is coerced to the type before the enum is checked.
-  type: 'integer', description: `${DOC_TYPE_CODES.map((c) => `${c} ${DOC_TYPES[c].name}`).join(', ')}.` });
+  type: 'integer',
+  description: `${DOC_TYPE_CODES.map((c) => `${c} ${DOC_TYPES[c].name}`).join(', ')}.`,
+});
 const PRICE_MODES = ['net', 'gross'] as const;
 const VAT_EXEMPTION_REASONS = ['eilat', 'export', 'exempt'] as const;
 
 // The draft types' literals (an anyOf of consts in the OpenAPI document). Typed as one literal of
 // the DocType union: TypeBox infers a union's type from a tuple, and the list is built from the table.
-const DocTypeInput = Type.Union(DRAFT_DOC_TYPE_CODES.map((c) => Type.Literal(c)), {
-  description: `${listOfCodes(DRAFT_DOC_TYPE_CODES, 'or')}; a ${listOfCodes(docTypesWhere((r) => r.createdBy === 'credit-note'), 'or')} is created only by the credit-note endpoint.`,
-}) as unknown as TUnion<[TLiteral<DocTypeCode>]>;
+const DocTypeInput = Type.Union(
+  DRAFT_DOC_TYPE_CODES.map((c) => Type.Literal(c)),
+  {
+    description: `${listOfCodes(DRAFT_DOC_TYPE_CODES, 'or')}; a ${listOfCodes(
+      docTypesWhere((r) => r.createdBy === 'credit-note'),
+      'or',
+    )} is created only by the credit-note endpoint.`,
+  },
+) as unknown as TUnion<[TLiteral<DocTypeCode>]>;
 
 const draftFields = {
   party: Type.Optional(Nullable(PartyInput)),
@@ -127,17 +155,32 @@ const draftFields = {
   note: Type.Optional(Nullable(Type.String({ maxLength: NOTE_MAX }))),
   documentDate: Type.Optional(IsoDate),
   valueDate: Type.Optional(IsoDate),
-  discountAmount: Type.Optional(agorot(LIMITS.discountAgorot, 'discount', 'Minor units of the document\'s currency.')),
-  withholdingAmount: Type.Optional(agorot(LIMITS.withholdingAgorot, 'withholding', 'Minor units of the document\'s currency.')),
-  vatRateBp: Type.Optional(Nullable(Type.Integer({
-    minimum: 0,
-    maximum: LIMITS.vatRateBp,
-    description: 'null follows the rate in force (the business default, else the statutory rate on documentDate); otherwise that same rate, or 0 with a vatExemptionReason.',
-  }))),
+  discountAmount: Type.Optional(agorot(LIMITS.discountAgorot, 'discount', "Minor units of the document's currency.")),
+  withholdingAmount: Type.Optional(agorot(LIMITS.withholdingAgorot, 'withholding', "Minor units of the document's currency.")),
+  vatRateBp: Type.Optional(
+    Nullable(
+      Type.Integer({
+        minimum: 0,
+        maximum: LIMITS.vatRateBp,
+        description:
+          'null follows the rate in force (the business default, else the statutory rate on documentDate); otherwise that same rate, or 0 with a vatExemptionReason.',
+      }),
+    ),
+  ),
   vatExemptionReason: Type.Optional(Nullable(Type.Enum([...VAT_EXEMPTION_REASONS], { type: 'string' }))),
   allocationNumber: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 40 }))),
-  currency: Type.Optional(CurrencyCode('ISO 4217; default ILS. Every amount of the document (lines, payments, discount, withholding) is in this currency\'s minor units (cents; yen for JPY; fils for KWD).')),
-  exchangeRate: Type.Optional(Nullable(ExchangeRate('Shekels for one unit of `currency`, as precise as its source. Omit (or null) to take, at issue, the business\'s agreed rate or else the Bank of Israel representative rate of documentDate (docs/currency.md). Not allowed for ILS.'))),
+  currency: Type.Optional(
+    CurrencyCode(
+      "ISO 4217; default ILS. Every amount of the document (lines, payments, discount, withholding) is in this currency's minor units (cents; yen for JPY; fils for KWD).",
+    ),
+  ),
+  exchangeRate: Type.Optional(
+    Nullable(
+      ExchangeRate(
+        "Shekels for one unit of `currency`, as precise as its source. Omit (or null) to take, at issue, the business's agreed rate or else the Bank of Israel representative rate of documentDate (docs/currency.md). Not allowed for ILS.",
+      ),
+    ),
+  ),
   language: Type.Optional(Language),
 };
 
@@ -182,12 +225,23 @@ export const ListQuery = Type.Object(
     from: Type.Optional(IsoDate),
     to: Type.Optional(IsoDate),
     take: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })),
-    before: Type.Optional({ ...IsoDateTime, description: 'Time cursor (kept for compatibility): rows created strictly before this instant. Rows sharing the instant of a page\'s last row are skipped: page with `cursor`.' }),
+    before: Type.Optional({
+      ...IsoDateTime,
+      description:
+        "Time cursor (kept for compatibility): rows created strictly before this instant. Rows sharing the instant of a page's last row are skipped: page with `cursor`.",
+    }),
     cursor: Type.Optional(CursorQuery),
     externalRefPrefix: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     partyId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    skip: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0, description: 'Offset within the page (after `cursor`); rows inserted meanwhile shift it: page with `cursor`.' })),
+    skip: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 1_000_000,
+        default: 0,
+        description: 'Offset within the page (after `cursor`); rows inserted meanwhile shift it: page with `cursor`.',
+      }),
+    ),
     counts: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('0')])),
     metadata: MetadataQuery,
   },
@@ -215,7 +269,9 @@ const LineOut = Type.Object({
 });
 const PaymentOut = Type.Object({
   method: Type.Enum([...PAYMENT_CODES], {
-    type: 'integer', description: 'The payment method code (aliases are stored as their code).' }),
+    type: 'integer',
+    description: 'The payment method code (aliases are stored as their code).',
+  }),
   amount: Type.Integer(),
   dueDate: Nullable(Type.String()),
   bankCode: Nullable(Type.String()),
@@ -227,7 +283,9 @@ const PaymentOut = Type.Object({
   cardTxType: Nullable(Type.String()),
   currency: Type.Optional(Type.String({ description: 'The currency the payment was made in, when given.' })),
   exchangeRate: Type.Optional(Nullable(Type.String())),
-  originalAmount: Type.Optional(Type.Integer({ description: 'The amount in the payment\'s own currency (its minor units), set at issue when that currency is not the document\'s.' })),
+  originalAmount: Type.Optional(
+    Type.Integer({ description: "The amount in the payment's own currency (its minor units), set at issue when that currency is not the document's." }),
+  ),
 });
 const ALLOCATION_STATUSES = ['not_required', 'pending', 'granted', 'refused', 'failed'] as const;
 // Every AllocationStatus is listed (a new one fails to compile here).
@@ -241,46 +299,54 @@ const Allocation = Type.Object({
   decidedAt: Nullable(Type.String()),
 });
 
-export const Document = Type.Object(
-  {
-    id: Type.String(),
-    businessId: Type.String(),
-    status: Type.Union([Type.Literal('draft'), Type.Literal('issued')]),
-    docType: DocType,
-    docNumber: Nullable(Type.Integer()),
-    allocationNumber: Nullable(Type.String()),
-    party: Nullable(PartyOut),
-    priceMode: Type.Enum([...PRICE_MODES], { type: 'string' }),
-    lines: Type.Array(LineOut),
-    payments: Type.Array(PaymentOut),
-    note: Nullable(Type.String()),
-    documentDate: Type.String(),
-    valueDate: Type.String(),
-    vatRateBp: Nullable(Type.Integer({ description: 'Frozen at issue; null on a draft that follows the default.' })),
-    vatExemptionReason: Nullable(Type.Enum([...VAT_EXEMPTION_REASONS], { type: 'string' })),
-    totalExVat: Type.Integer(),
-    vatAmount: Type.Integer(),
-    totalIncVat: Type.Integer(),
-    discountAmount: Type.Integer(),
-    withholdingAmount: Type.Integer(),
-    currency: Type.String({ description: 'ISO 4217; the money fields above, lines and payments are in its minor units.' }),
-    exchangeRate: Nullable(Type.String({ description: 'Shekels for one unit of the currency; null for ILS, and on a draft that takes its rate at issue.' })),
-    exchangeRateDate: Nullable(Type.String({ description: 'The date the rate is of (a Bank of Israel rate: the last published on or before documentDate).' })),
-    exchangeRateSource: Nullable(Type.Enum(['boi', 'business', 'request'], { type: 'string', description: 'boi: the Bank of Israel representative rate; business: the business\'s agreed rate; request: given on the draft.' })),
-    ils: Nullable(Type.Object(
+export const Document = Type.Object({
+  id: Type.String(),
+  businessId: Type.String(),
+  status: Type.Union([Type.Literal('draft'), Type.Literal('issued')]),
+  docType: DocType,
+  docNumber: Nullable(Type.Integer()),
+  allocationNumber: Nullable(Type.String()),
+  party: Nullable(PartyOut),
+  priceMode: Type.Enum([...PRICE_MODES], { type: 'string' }),
+  lines: Type.Array(LineOut),
+  payments: Type.Array(PaymentOut),
+  note: Nullable(Type.String()),
+  documentDate: Type.String(),
+  valueDate: Type.String(),
+  vatRateBp: Nullable(Type.Integer({ description: 'Frozen at issue; null on a draft that follows the default.' })),
+  vatExemptionReason: Nullable(Type.Enum([...VAT_EXEMPTION_REASONS], { type: 'string' })),
+  totalExVat: Type.Integer(),
+  vatAmount: Type.Integer(),
+  totalIncVat: Type.Integer(),
+  discountAmount: Type.Integer(),
+  withholdingAmount: Type.Integer(),
+  currency: Type.String({ description: 'ISO 4217; the money fields above, lines and payments are in its minor units.' }),
+  exchangeRate: Nullable(Type.String({ description: 'Shekels for one unit of the currency; null for ILS, and on a draft that takes its rate at issue.' })),
+  exchangeRateDate: Nullable(Type.String({ description: 'The date the rate is of (a Bank of Israel rate: the last published on or before documentDate).' })),
+  exchangeRateSource: Nullable(
+    Type.Enum(['boi', 'business', 'request'], {
+      type: 'string',
+      description: "boi: the Bank of Israel representative rate; business: the business's agreed rate; request: given on the draft.",
+    }),
+  ),
+  ils: Nullable(
+    Type.Object(
       { totalExVat: Type.Integer(), vatAmount: Type.Integer(), totalIncVat: Type.Integer(), discountAmount: Type.Integer(), withholdingAmount: Type.Integer() },
-      { description: 'The five totals in agorot (equal to the main ones for ILS); frozen at issue. Null on a foreign-currency draft whose rate is taken at issue.' },
-    )),
-    language: Language,
-    linkedDocumentId: Nullable(Type.String()),
-    cancelledByDocumentId: Nullable(Type.String()),
-    externalRef: Nullable(Type.String()),
-    metadata: Type.Unsafe<Metadata>({ ...MetadataSchema, description: `${METADATA_DESCRIPTION} Frozen with the document at issue.` }),
-    warnings: Type.Array(Type.Object({ code: Type.String(), message: Type.String() })),
-    allocation: Nullable(Allocation),
-    files: Nullable(Type.Object({ origin: Type.String(), copy: Type.String() })),
-    printCount: Type.Integer(),
-    issuedAt: Nullable(IsoDateTime),
-    createdAt: IsoDateTime,
-  },
-);
+      {
+        description:
+          'The five totals in agorot (equal to the main ones for ILS); frozen at issue. Null on a foreign-currency draft whose rate is taken at issue.',
+      },
+    ),
+  ),
+  language: Language,
+  linkedDocumentId: Nullable(Type.String()),
+  cancelledByDocumentId: Nullable(Type.String()),
+  externalRef: Nullable(Type.String()),
+  metadata: Type.Unsafe<Metadata>({ ...MetadataSchema, description: `${METADATA_DESCRIPTION} Frozen with the document at issue.` }),
+  warnings: Type.Array(Type.Object({ code: Type.String(), message: Type.String() })),
+  allocation: Nullable(Allocation),
+  files: Nullable(Type.Object({ origin: Type.String(), copy: Type.String() })),
+  printCount: Type.Integer(),
+  issuedAt: Nullable(IsoDateTime),
+  createdAt: IsoDateTime,
+});

@@ -280,15 +280,48 @@ export async function getDocumentById(ex: Executor, id: string): Promise<Documen
 /** The API's Document: the row's public fields, plus the files of its PDFs. */
 export type DocumentView = Pick<
   DocumentRow,
-  | 'id' | 'businessId' | 'status' | 'docType' | 'docNumber' | 'allocationNumber' | 'party' | 'priceMode' | 'lines'
-  | 'payments' | 'note' | 'documentDate' | 'valueDate' | 'vatRateBp' | 'vatExemptionReason' | 'totalExVat' | 'vatAmount'
-  | 'totalIncVat' | 'discountAmount' | 'withholdingAmount' | 'linkedDocumentId' | 'cancelledByDocumentId' | 'externalRef'
-  | 'metadata' | 'warnings' | 'allocation' | 'printCount' | 'issuedAt' | 'createdAt'
-  | 'currency' | 'exchangeRate' | 'exchangeRateDate' | 'exchangeRateSource' | 'language'
+  | 'id'
+  | 'businessId'
+  | 'status'
+  | 'docType'
+  | 'docNumber'
+  | 'allocationNumber'
+  | 'party'
+  | 'priceMode'
+  | 'lines'
+  | 'payments'
+  | 'note'
+  | 'documentDate'
+  | 'valueDate'
+  | 'vatRateBp'
+  | 'vatExemptionReason'
+  | 'totalExVat'
+  | 'vatAmount'
+  | 'totalIncVat'
+  | 'discountAmount'
+  | 'withholdingAmount'
+  | 'linkedDocumentId'
+  | 'cancelledByDocumentId'
+  | 'externalRef'
+  | 'metadata'
+  | 'warnings'
+  | 'allocation'
+  | 'printCount'
+  | 'issuedAt'
+  | 'createdAt'
+  | 'currency'
+  | 'exchangeRate'
+  | 'exchangeRateDate'
+  | 'exchangeRateSource'
+  | 'language'
 > & { files: { origin: string; copy: string } | null; ils: Totals | null };
 
 const totalsOfRow = (d: DocumentRow): Totals => ({
-  totalExVat: d.totalExVat, vatAmount: d.vatAmount, totalIncVat: d.totalIncVat, discountAmount: d.discountAmount, withholdingAmount: d.withholdingAmount,
+  totalExVat: d.totalExVat,
+  vatAmount: d.vatAmount,
+  totalIncVat: d.totalIncVat,
+  discountAmount: d.discountAmount,
+  withholdingAmount: d.withholdingAmount,
 });
 
 /**

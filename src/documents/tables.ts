@@ -21,7 +21,9 @@ export const documents = pgTable(
     docNumber: int8('doc_number'),
     partyId: text('party_id'),
     party: jsonb('party'),
-    priceMode: text('price_mode', { enum: ['net', 'gross'] }).notNull().default('net'),
+    priceMode: text('price_mode', { enum: ['net', 'gross'] })
+      .notNull()
+      .default('net'),
     lines: jsonb('lines').notNull().default([]),
     payments: jsonb('payments').notNull().default([]),
     note: text('note'),
@@ -55,12 +57,20 @@ export const documents = pgTable(
     exchangeRate: text('exchange_rate'),
     exchangeRateDate: day('exchange_rate_date'),
     exchangeRateSource: text('exchange_rate_source', { enum: ['boi', 'business', 'request'] }),
-    language: text('language', { enum: ['he', 'en', 'he+en'] }).notNull().default('he'),
+    language: text('language', { enum: ['he', 'en', 'he+en'] })
+      .notNull()
+      .default('he'),
   },
   (t) => [
-    uniqueIndex('documents_number').on(t.businessId, t.docType, t.docNumber).where(sql`doc_number IS NOT NULL`),
-    uniqueIndex('documents_external_ref').on(t.businessId, t.externalRef).where(sql`external_ref IS NOT NULL`),
-    uniqueIndex('documents_one_credit').on(t.linkedDocumentId).where(sql`linked_document_id IS NOT NULL`),
+    uniqueIndex('documents_number')
+      .on(t.businessId, t.docType, t.docNumber)
+      .where(sql`doc_number IS NOT NULL`),
+    uniqueIndex('documents_external_ref')
+      .on(t.businessId, t.externalRef)
+      .where(sql`external_ref IS NOT NULL`),
+    uniqueIndex('documents_one_credit')
+      .on(t.linkedDocumentId)
+      .where(sql`linked_document_id IS NOT NULL`),
   ],
 );
 export type DocumentRow = typeof documents.$inferSelect;

@@ -49,7 +49,8 @@ export interface ComputedTotals {
 export function lineAmount(l: LineAmountInput): number {
   const discount = l.lineDiscount ?? 0;
   const scaledQty = Math.round(l.quantity * 10000);
-  const exact = Number.isSafeInteger(scaledQty) && Number.isSafeInteger(l.unitPriceExVat) && Math.abs(scaledQty / 10000 - l.quantity) <= Math.abs(l.quantity) * 1e-15;
+  const exact =
+    Number.isSafeInteger(scaledQty) && Number.isSafeInteger(l.unitPriceExVat) && Math.abs(scaledQty / 10000 - l.quantity) <= Math.abs(l.quantity) * 1e-15;
   if (!exact) return roundHalfAwayFromZero(l.quantity * l.unitPriceExVat) - discount;
   const product = BigInt(scaledQty) * BigInt(l.unitPriceExVat);
   const negative = product < 0n;
@@ -161,7 +162,12 @@ export function figuresProblem(
   }
   const source = DOC_TYPES[d.docType].totalsFrom === 'payments' ? 'body.payments' : 'body.lines';
   const checks: FigureCheck[] = [
-    ...t.lineAmounts.map((value, i) => ({ figure: 'the line total (quantity × unitPriceExVat − lineDiscount)', value, carried: 'lineTotal' as const, field: `body.lines[${i}]` })),
+    ...t.lineAmounts.map((value, i) => ({
+      figure: 'the line total (quantity × unitPriceExVat − lineDiscount)',
+      value,
+      carried: 'lineTotal' as const,
+      field: `body.lines[${i}]`,
+    })),
     { figure: 'the sum of the lines', value: t.linesTotal, carried: 'amountBeforeDiscount', field: 'body.lines' },
     { figure: 'the sum of the payments', value: t.paymentsTotal, carried: 'totalIncVat', field: 'body.payments' },
     { figure: 'totalExVat', value: t.totalExVat, carried: 'totalExVat', field: source },
@@ -184,10 +190,7 @@ export function figuresProblem(
  * totals the OPENFRMT export could not write, so a draft that is stored can always be issued and
  * exported.
  */
-export function totalsOfDraft(
-  d: DraftFigures,
-  business: { dealerType: DealerType; defaultVatRateBp: number | null },
-): ComputedTotals & { vatRateBp: number } {
+export function totalsOfDraft(d: DraftFigures, business: { dealerType: DealerType; defaultVatRateBp: number | null }): ComputedTotals & { vatRateBp: number } {
   const vatRateBp = resolveVatRateBp({
     docType: d.docType,
     dealerType: business.dealerType,

@@ -68,7 +68,10 @@ const REQUIRED = ['BASE_CURRENCY', 'TIME_PERIOD', 'OBS_VALUE'] as const;
  * that is not a number makes the whole answer unreadable rather than inventing a rate.
  */
 export function parseBoiCsv(text: string): BoiObservation[] {
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/).filter((l) => l.trim() !== '');
+  const lines = text
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .filter((l) => l.trim() !== '');
   if (lines.length === 0) return [];
   const header = csvFields(lines[0]).map((h) => h.trim().toUpperCase());
   const col = (name: string) => header.indexOf(name);

@@ -76,7 +76,14 @@ export async function setBusinessRate(
   return { rate: after, created: !before };
 }
 
-export async function deleteBusinessRate(tx: Tx, at: Date, actor: Actor, businessId: string, currency: string, effectiveFrom: string): Promise<BusinessRateView> {
+export async function deleteBusinessRate(
+  tx: Tx,
+  at: Date,
+  actor: Actor,
+  businessId: string,
+  currency: string,
+  effectiveFrom: string,
+): Promise<BusinessRateView> {
   const row = await queryOne(
     tx,
     sql`DELETE FROM business_exchange_rates
@@ -85,6 +92,12 @@ export async function deleteBusinessRate(tx: Tx, at: Date, actor: Actor, busines
   );
   if (!row) throw notFound(`exchange rate of ${currency} effective from ${effectiveFrom}`);
   const before = toView(row);
-  await appendAudit(tx, at, actor, { businessId, action: 'exchange_rate.delete', entityType: 'exchange_rate', entityId: entityId(currency, effectiveFrom), before });
+  await appendAudit(tx, at, actor, {
+    businessId,
+    action: 'exchange_rate.delete',
+    entityType: 'exchange_rate',
+    entityId: entityId(currency, effectiveFrom),
+    before,
+  });
   return before;
 }

@@ -40,7 +40,9 @@ export async function rateForDocument(deps: ExchangeRateDeps, ex: Executor, busi
   const cached = await cachedBoiRate(ex, currency, documentDate);
   if (cached) return { ...cached, source: 'boi' };
   if (!deps.provider) {
-    throw unconfigured(`no exchange-rate source is configured on this server (EXCHANGE_RATES_URL): ${SEND_RATE}, or set an agreed rate (PUT /v1/businesses/{bid}/exchange-rates/${currency})`);
+    throw unconfigured(
+      `no exchange-rate source is configured on this server (EXCHANGE_RATES_URL): ${SEND_RATE}, or set an agreed rate (PUT /v1/businesses/{bid}/exchange-rates/${currency})`,
+    );
   }
   let found;
   try {
@@ -54,7 +56,11 @@ export async function rateForDocument(deps: ExchangeRateDeps, ex: Executor, busi
     throw unconfigured(`the exchange-rate source answered an unusable rate of ${currency} for ${documentDate} (${found.rate} of ${found.date}): ${SEND_RATE}`);
   }
   if (!found) {
-    throw new AppError(422, 'validation', `currency: the Bank of Israel published no representative rate of ${currency} on or shortly before ${documentDate}: ${SEND_RATE}, or set an agreed rate (PUT /v1/businesses/{bid}/exchange-rates/${currency})`);
+    throw new AppError(
+      422,
+      'validation',
+      `currency: the Bank of Israel published no representative rate of ${currency} on or shortly before ${documentDate}: ${SEND_RATE}, or set an agreed rate (PUT /v1/businesses/{bid}/exchange-rates/${currency})`,
+    );
   }
   const rate = canonicalDecimal(found.rate)!;
   await storeBoiRate(ex, now, currency, documentDate, { rate, date: found.date }, today);

@@ -42,7 +42,7 @@ function registerRateReadRoutes(api: FastifyInstance, s: Services): void {
       schema: {
         tags,
         operationId: 'getExchangeRate',
-        summary: 'The exchange rate a document of `date` in this currency would use: the business\'s agreed rate, else the Bank of Israel representative rate',
+        summary: "The exchange rate a document of `date` in this currency would use: the business's agreed rate, else the Bank of Israel representative rate",
         params: CurrencyParams,
         querystring: RateQuery,
         response: { 200: Ok({ exchangeRate: DocumentRateView }), ...errors(...AUTH_ERRORS, 422, 503) },
@@ -64,7 +64,7 @@ function registerRateReadRoutes(api: FastifyInstance, s: Services): void {
       schema: {
         tags,
         operationId: 'listExchangeRates',
-        summary: 'The business\'s agreed exchange rates, by currency and effective-from date',
+        summary: "The business's agreed exchange rates, by currency and effective-from date",
         params: BidParams,
         querystring: ListQuery,
         response: { 200: Ok({ exchangeRates: Type.Array(BusinessRate) }), ...errors(...AUTH_ERRORS) },
@@ -86,7 +86,7 @@ function registerRateWriteRoutes(api: FastifyInstance, s: Services): void {
       schema: {
         tags,
         operationId: 'setExchangeRate',
-        summary: 'Set (or replace) the business\'s agreed rate of a currency from a date on; audited',
+        summary: "Set (or replace) the business's agreed rate of a currency from a date on; audited",
         params: CurrencyParams,
         body: RateBody,
         response: { 200: Ok({ exchangeRate: BusinessRate, created: Type.Boolean() }), ...errors(...AUTH_ERRORS) },

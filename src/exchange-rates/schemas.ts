@@ -31,7 +31,9 @@ export const DocumentRateView = Type.Object({
   currency: Type.String(),
   rate: Type.String({ description: 'Shekels for ONE unit of the currency, a decimal string' }),
   date: Type.String({ description: 'The day of the rate: the Bank of Israel publication day, or the effective-from day of an agreed rate' }),
-  source: Type.Union([Type.Literal('boi'), Type.Literal('business')], { description: '`boi`: Bank of Israel representative rate; `business`: the business\'s agreed rate' }),
+  source: Type.Union([Type.Literal('boi'), Type.Literal('business')], {
+    description: "`boi`: Bank of Israel representative rate; `business`: the business's agreed rate",
+  }),
 });
 
 export const BusinessRate = Type.Object({

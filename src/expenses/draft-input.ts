@@ -78,7 +78,7 @@ export async function applyDraftInput(ex: Executor, businessId: string, current:
     next.supplierTaxId = sup.taxId !== undefined ? checkedTaxId(sup.taxId, 'body.supplier.taxId') : (party?.tax_id ?? null);
   }
   for (const k of ['supplierDocType', 'supplierDocNumber', 'allocationNumber', 'note'] as const) {
-    if (body[k] !== undefined) next[k] = typeof body[k] === 'string' ? (body[k]).trim() || null : null;
+    if (body[k] !== undefined) next[k] = typeof body[k] === 'string' ? body[k].trim() || null : null;
   }
   if (body.supplierDocDate !== undefined) {
     next.supplierDocDate = body.supplierDocDate === null ? null : checkedDate(body.supplierDocDate, 'body.supplierDocDate');

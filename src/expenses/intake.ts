@@ -26,7 +26,10 @@ export interface Receipt {
 }
 
 function safeName(raw: string | undefined, mime: ReceiptMime): string {
-  const cleaned = (raw ?? '').replace(/[\u0000-\u001f/\\]+/g, '_').trim().slice(0, 200);
+  const cleaned = (raw ?? '')
+    .replace(/[\u0000-\u001f/\\]+/g, '_')
+    .trim()
+    .slice(0, 200);
   return cleaned || `receipt.${EXTENSION[mime]}`;
 }
 
@@ -168,10 +171,7 @@ export async function scanReceipt(
   requireApproved(b, 'scanning a receipt');
   const ceiling = await expenseCeiling(s, b);
   const now = s.clock.now();
-  const known = await queryOne<{ id: string }>(
-    database.db,
-    sql`SELECT id FROM files WHERE business_id = ${b.id} AND sha256 = ${sha256Hex(receipt.bytes)}`,
-  );
+  const known = await queryOne<{ id: string }>(database.db, sql`SELECT id FROM files WHERE business_id = ${b.id} AND sha256 = ${sha256Hex(receipt.bytes)}`);
   if (known) {
     const holder = await expenseHoldingFile(database.db, b.id, known.id);
     if (holder) return { expense: holder, deduped: true };

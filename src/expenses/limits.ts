@@ -71,10 +71,12 @@ export async function openExpenseRows(tx: Tx, b: BusinessRecord, maxExpensesPerM
 export async function checkExpenseRowsAvailable(ex: Executor, b: BusinessRecord, maxExpensesPerMonth: number | null, at: Date): Promise<void> {
   const used = async (day: string, metric: string) =>
     Number(
-      (await queryOne<{ count: number }>(
-        ex,
-        sql`SELECT count FROM usage_daily WHERE subject = ${subject.business(b.id)} AND metric = ${metric} AND day = ${day}`,
-      ))?.count ?? 0,
+      (
+        await queryOne<{ count: number }>(
+          ex,
+          sql`SELECT count FROM usage_daily WHERE subject = ${subject.business(b.id)} AND metric = ${metric} AND day = ${day}`,
+        )
+      )?.count ?? 0,
     );
   if ((await used(israelDate(at), DAILY_METRIC)) >= EXPENSE_ROWS_PER_DAY) {
     throw limitReached(`expense rows opened per business per day: the daily limit of ${EXPENSE_ROWS_PER_DAY} is reached; it resets at midnight Israel time`);

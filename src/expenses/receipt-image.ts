@@ -25,10 +25,7 @@ export async function decodeCheck(bytes: Uint8Array, field = 'file'): Promise<{ 
     throw validation(field, `the image is ${width}×${height} pixels; at most ${MAX_INPUT_PIXELS} pixels are accepted`);
   }
   try {
-    await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'truncated' })
-      .resize(64, 64, { fit: 'inside' })
-      .raw()
-      .toBuffer();
+    await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'truncated' }).resize(64, 64, { fit: 'inside' }).raw().toBuffer();
   } catch {
     throw validation(field, 'the image is truncated or corrupt');
   }

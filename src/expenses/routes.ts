@@ -6,16 +6,7 @@ import { AUTH_ERRORS, BidIdParams, BidParams, errors, Ok } from '../platform/htt
 import type { Services } from '../platform/http/services.ts';
 import { businessOf } from '../businesses/guard.ts';
 import { EXPENSE_CATEGORIES } from './categories.ts';
-import {
-  Category,
-  CorrectionBody,
-  Expense,
-  ExpenseCreate,
-  ExpensePatch,
-  ListQuery,
-  UploadJson,
-  type ListQueryValue,
-} from './schemas.ts';
+import { Category, CorrectionBody, Expense, ExpenseCreate, ExpensePatch, ListQuery, UploadJson, type ListQueryValue } from './schemas.ts';
 import { getExpense, listExpenses } from './rows.ts';
 import { correctExpense, createDraft, deleteDraft, patchDraft, recordDraft } from './service.ts';
 import { readReceipt, receiptFingerprint, scanReceipt, uploadReceipt } from './intake.ts';
@@ -62,7 +53,8 @@ function registerExpenseReadRoutes(api: FastifyInstance): void {
       schema: {
         tags,
         operationId: 'listExpenses',
-        summary: 'List expenses, newest first (filters, `q` on supplier name or document number, `counts=1`); page with `cursor` (the `nextCursor` of the previous page)',
+        summary:
+          'List expenses, newest first (filters, `q` on supplier name or document number, `counts=1`); page with `cursor` (the `nextCursor` of the previous page)',
         params: BidParams,
         querystring: ListQuery,
         response: { 200: Ok({ expenses: Type.Array(Expense), nextCursor: NextCursor, counts: Type.Optional(Counts) }), ...errors(...AUTH_ERRORS) },
@@ -73,7 +65,16 @@ function registerExpenseReadRoutes(api: FastifyInstance): void {
 
   api.get(
     '/businesses/:bid/expenses/:id',
-    { config, schema: { tags, operationId: 'getExpense', summary: 'Read an expense (with the raw OCR extraction when it came from a scan)', params: BidIdParams, response: { 200: Ok({ expense: Expense }), ...errors(...AUTH_ERRORS) } } },
+    {
+      config,
+      schema: {
+        tags,
+        operationId: 'getExpense',
+        summary: 'Read an expense (with the raw OCR extraction when it came from a scan)',
+        params: BidIdParams,
+        response: { 200: Ok({ expense: Expense }), ...errors(...AUTH_ERRORS) },
+      },
+    },
     async (req) => {
       const { id } = req.params as { id: string };
       return { ok: true as const, expense: await getExpense(ctxOf(req).database.db, businessOf(req).id, id) };
@@ -105,7 +106,7 @@ function registerExpenseCreateRoute(api: FastifyInstance, s: Services): void {
     async (req, reply) => {
       const ctx = ctxOf(req);
       const key = req.headers['idempotency-key'];
-      const result = await createDraft(s, ctx.database, ctx.actor, businessOf(req), (req.body ?? {}), typeof key === 'string' ? key : undefined);
+      const result = await createDraft(s, ctx.database, ctx.actor, businessOf(req), req.body ?? {}, typeof key === 'string' ? key : undefined);
       if (result.deduped) reply.header('Idempotent-Replayed', 'true');
       return reply.status(201).send({ ok: true, ...result });
     },
@@ -118,18 +119,34 @@ function registerExpenseDraftEditRoutes(api: FastifyInstance, s: Services): void
     '/businesses/:bid/expenses/:id',
     {
       config,
-      schema: { tags, operationId: 'updateExpense', summary: 'Edit a draft (a recorded expense answers 409 not_draft)', params: BidIdParams, body: ExpensePatch, response: { 200: Ok({ expense: Expense }), ...errors(...AUTH_ERRORS, 409) } },
+      schema: {
+        tags,
+        operationId: 'updateExpense',
+        summary: 'Edit a draft (a recorded expense answers 409 not_draft)',
+        params: BidIdParams,
+        body: ExpensePatch,
+        response: { 200: Ok({ expense: Expense }), ...errors(...AUTH_ERRORS, 409) },
+      },
     },
     async (req) => {
       const ctx = ctxOf(req);
       const { id } = req.params as { id: string };
-      return { ok: true as const, expense: await patchDraft(s, ctx.database, ctx.actor, businessOf(req), id, (req.body ?? {})) };
+      return { ok: true as const, expense: await patchDraft(s, ctx.database, ctx.actor, businessOf(req), id, req.body ?? {}) };
     },
   );
 
   api.delete(
     '/businesses/:bid/expenses/:id',
-    { config, schema: { tags, operationId: 'deleteExpense', summary: 'Discard a draft (a recorded expense answers 404)', params: BidIdParams, response: { 200: Ok({}), ...errors(...AUTH_ERRORS) } } },
+    {
+      config,
+      schema: {
+        tags,
+        operationId: 'deleteExpense',
+        summary: 'Discard a draft (a recorded expense answers 404)',
+        params: BidIdParams,
+        response: { 200: Ok({}), ...errors(...AUTH_ERRORS) },
+      },
+    },
     async (req) => {
       const ctx = ctxOf(req);
       const { id } = req.params as { id: string };

@@ -35,7 +35,7 @@ export function toExpense(r: Record<string, unknown>): ExpenseView {
     deductibleVat: num(r.deductible_vat),
     note: strOrNull(r.note),
     receiptFileId: strOrNull(r.receipt_file_id),
-    ocrExtraction: (r.ocr_extraction) ?? null,
+    ocrExtraction: r.ocr_extraction ?? null,
     reversesExpenseId: strOrNull(r.reverses_expense_id),
     reversedByExpenseId: strOrNull(r.reversed_by_expense_id),
     externalRef: strOrNull(r.external_ref),

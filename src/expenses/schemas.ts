@@ -117,8 +117,14 @@ export const ListQuery = Type.Object(
     from: Type.Optional(IsoDate),
     to: Type.Optional(IsoDate),
     take: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })),
-    skip: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Offset within the page (after `cursor`); rows inserted meanwhile shift it: page with `cursor`.' })),
-    before: Type.Optional({ ...IsoDateTime, description: 'Time cursor (kept for compatibility): rows created strictly before this instant. Rows sharing the instant of a page\'s last row are skipped: page with `cursor`.' }),
+    skip: Type.Optional(
+      Type.Integer({ minimum: 0, default: 0, description: 'Offset within the page (after `cursor`); rows inserted meanwhile shift it: page with `cursor`.' }),
+    ),
+    before: Type.Optional({
+      ...IsoDateTime,
+      description:
+        "Time cursor (kept for compatibility): rows created strictly before this instant. Rows sharing the instant of a page's last row are skipped: page with `cursor`.",
+    }),
     cursor: Type.Optional(CursorQuery),
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     counts: Type.Optional(Type.Literal('1')),

@@ -166,9 +166,19 @@ async function announceRecorded(tx: Tx, at: Date, b: BusinessRecord, e: ExpenseV
     ? await queryOne<{ key: string; name: string }>(tx, sql`SELECT key, name FROM parties WHERE id = ${e.partyId} AND business_id = ${b.id}`)
     : undefined;
   await postExpenseEntry(tx, at, {
-    businessId: b.id, dealerType: b.dealerType, expenseId: e.id, date: e.supplierDocDate!, supplierName: e.supplierName ?? '',
-    supplierDocNumber: e.supplierDocNumber, storno: e.reversesExpenseId !== null, keyId,
-    categoryKey: e.categoryKey!, amountExVat: e.amountExVat!, vatAmount: e.vatAmount!, amountIncVat: e.amountIncVat!, deductibleVat: e.deductibleVat!,
+    businessId: b.id,
+    dealerType: b.dealerType,
+    expenseId: e.id,
+    date: e.supplierDocDate!,
+    supplierName: e.supplierName ?? '',
+    supplierDocNumber: e.supplierDocNumber,
+    storno: e.reversesExpenseId !== null,
+    keyId,
+    categoryKey: e.categoryKey!,
+    amountExVat: e.amountExVat!,
+    vatAmount: e.vatAmount!,
+    amountIncVat: e.amountIncVat!,
+    deductibleVat: e.deductibleVat!,
     supplier: party ? { partyId: e.partyId!, key: party.key, name: party.name } : null,
   });
   await recordEvent(tx, at, {
@@ -184,7 +194,13 @@ async function announceRecorded(tx: Tx, at: Date, b: BusinessRecord, e: ExpenseV
  * the dealer type and the supplier document type, freezes the row, emits `expense.recorded`.
  * Recording a recorded expense answers it again with `deduped: true`.
  */
-export async function recordDraft(s: Services, database: Database, actor: Actor, b: BusinessRecord, id: string): Promise<{ expense: ExpenseView; deduped: boolean }> {
+export async function recordDraft(
+  s: Services,
+  database: Database,
+  actor: Actor,
+  b: BusinessRecord,
+  id: string,
+): Promise<{ expense: ExpenseView; deduped: boolean }> {
   const now = s.clock.now();
   return database.db.transaction(async (tx) => {
     const before = toExpense(await expenseRow(tx, b.id, id, true));
@@ -193,7 +209,12 @@ export async function recordDraft(s: Services, database: Database, actor: Actor,
     const f = fieldsOf(before);
     requireRecordable(f);
     const amounts = requireCompleteAmounts(f);
-    const deductible = deductibleVat({ vatAmount: amounts.vatAmount, categoryKey: f.categoryKey!, dealerType: b.dealerType, supplierDocType: f.supplierDocType });
+    const deductible = deductibleVat({
+      vatAmount: amounts.vatAmount,
+      categoryKey: f.categoryKey!,
+      dealerType: b.dealerType,
+      supplierDocType: f.supplierDocType,
+    });
     const row = await queryOne<Record<string, unknown>>(
       tx,
       sql`UPDATE expenses SET status = 'recorded', amount_ex_vat = ${amounts.amountExVat}, vat_amount = ${amounts.vatAmount},
@@ -273,7 +294,12 @@ export async function correctExpense(
   try {
     const draft = await database.db.transaction(async (tx) => {
       await openExpenseRows(tx, b, ceiling, now);
-      return (await insertExpense(tx, now, actor, b, { ...fieldsOf(original), source: 'redraft', receiptFileId: original.receiptFileId, metadata: original.metadata }))!;
+      return (await insertExpense(tx, now, actor, b, {
+        ...fieldsOf(original),
+        source: 'redraft',
+        receiptFileId: original.receiptFileId,
+        metadata: original.metadata,
+      }))!;
     });
     return { expense: reversal, draft };
   } catch (err) {

@@ -37,7 +37,11 @@ export const expenses = pgTable(
     updatedAt: timestamptz3('updated_at').notNull(),
     metadata: metadataColumn(),
   },
-  (t) => [uniqueIndex('expenses_external_ref').on(t.businessId, t.externalRef).where(sql`external_ref IS NOT NULL`)],
+  (t) => [
+    uniqueIndex('expenses_external_ref')
+      .on(t.businessId, t.externalRef)
+      .where(sql`external_ref IS NOT NULL`),
+  ],
 );
 export type ExpenseRow = typeof expenses.$inferSelect;
 export type NewExpenseRow = typeof expenses.$inferInsert;

@@ -40,10 +40,15 @@ export async function databaseTotals(ex: Executor, businessId: string, from: str
     rows.map((r) => [
       Number(r.doc_type),
       {
-        count: Number(r.count), exVat: Number(r.ex_vat), vat: Number(r.vat), incVat: Number(r.inc_vat), withholding: Number(r.withholding),
-        lines: Number(r.lines), payments: Number(r.payments), paymentsTotal: Number(r.payments_total),
+        count: Number(r.count),
+        exVat: Number(r.ex_vat),
+        vat: Number(r.vat),
+        incVat: Number(r.inc_vat),
+        withholding: Number(r.withholding),
+        lines: Number(r.lines),
+        payments: Number(r.payments),
+        paymentsTotal: Number(r.payments_total),
       },
     ]),
   );
 }
-

@@ -109,7 +109,9 @@ export class LedgerCheck {
       const expected = { opening: b0.balance, debit: (b1?.debit ?? 0) - b0.debit, credit: (b1?.credit ?? 0) - b0.credit };
       if (!f || f.opening !== expected.opening || f.debit !== expected.debit || f.credit !== expected.credit) {
         differ++;
-        this.note(`account ${code}: the books say ${expected.opening}/${expected.debit}/${expected.credit}, the file ${f ? `${f.opening}/${f.debit}/${f.credit}` : 'nothing'}`);
+        this.note(
+          `account ${code}: the books say ${expected.opening}/${expected.debit}/${expected.credit}, the file ${f ? `${f.opening}/${f.debit}/${f.credit}` : 'nothing'}`,
+        );
       }
     }
     return {

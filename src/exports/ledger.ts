@@ -35,7 +35,16 @@ export async function exportAccounts(
   range: { from: string; to: string },
   cutOff: Date,
 ): Promise<{ records: Omit<B110Input, Head>[]; totals: LedgerAccountTotals[] }> {
-  const rows = await query<{ code: string; name: string; trial_balance_code: string; trial_balance_name: string; tax_id: string | null; opening: string; debit: string; credit: string }>(
+  const rows = await query<{
+    code: string;
+    name: string;
+    trial_balance_code: string;
+    trial_balance_name: string;
+    tax_id: string | null;
+    opening: string;
+    debit: string;
+    credit: string;
+  }>(
     ex,
     sql`SELECT a.code, a.name, a.trial_balance_code, a.trial_balance_name, p.tax_id,
                coalesce(sum(CASE WHEN e.entry_date < ${range.from}::date THEN (CASE WHEN l.side = 1 THEN l.amount ELSE -l.amount END) END), 0)::bigint AS opening,

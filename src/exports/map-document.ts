@@ -37,7 +37,13 @@ export function occasionalCustomerKey(docType: number, docNumber: number | strin
 }
 
 const jerusalem = new Intl.DateTimeFormat('en-GB', {
-  timeZone: 'Asia/Jerusalem', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+  timeZone: 'Asia/Jerusalem',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
 });
 
 /** Israel wall-clock date and time of an instant: `YYYY-MM-DD`, `HH:MM`. */
@@ -123,7 +129,12 @@ function shekelFigures(snap: DocumentSnapshot) {
   return {
     t,
     foreign: { total: toHundredths(snap.totals.totalIncVat, currency), currency },
-    lineAmounts: allocateAgorot(snap.lines.map((l) => l.amount), currency, rate, linesTarget),
+    lineAmounts: allocateAgorot(
+      snap.lines.map((l) => l.amount),
+      currency,
+      rate,
+      linesTarget,
+    ),
     unit: (x: number) => toAgorot(x, currency, rate),
     payments: ilsPaymentAmounts(snap),
   };
@@ -164,9 +175,7 @@ export function exportDocument(snap: DocumentSnapshot): ExportDocument {
       totalIncVat: sign(t.totalIncVat),
       withholding: written.withholding1224 ? Math.abs(t.withholdingAmount) : 0,
       partyKey:
-        party?.key ||
-        party?.taxId ||
-        (base ? occasionalCustomerKey(base.docType, base.docNumber) : occasionalCustomerKey(snap.docType, snap.docNumber)),
+        party?.key || party?.taxId || (base ? occasionalCustomerKey(base.docType, base.docNumber) : occasionalCustomerKey(snap.docType, snap.docNumber)),
       cancelled: false,
     },
     lines: withLines

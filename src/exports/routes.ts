@@ -86,7 +86,9 @@ function registerListRoute(api: FastifyInstance): void {
         querystring: Type.Object(
           {
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-            before: Type.Optional(Type.String({ maxLength: 64, description: 'A run id: runs whose id sorts below it. Kept for compatibility: page with `cursor`.' })),
+            before: Type.Optional(
+              Type.String({ maxLength: 64, description: 'A run id: runs whose id sorts below it. Kept for compatibility: page with `cursor`.' }),
+            ),
             cursor: Type.Optional(CursorQuery),
           },
           { additionalProperties: false },

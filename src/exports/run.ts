@@ -41,7 +41,8 @@ export function exportFailureReason(err: unknown): string {
   if (err instanceof AppError) return `the export could not be produced: ${err.message}`;
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return `the export could not be produced: its temporary file could not be written or read (${code})`;
-  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return `the export could not be produced: the database failed while it was read (SQLSTATE ${code})`;
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code))
+    return `the export could not be produced: the database failed while it was read (SQLSTATE ${code})`;
   return 'the export could not be produced: an internal error (the server log has it under this run id)';
 }
 
@@ -80,11 +81,14 @@ function checkExportable(s: Services, business: BusinessRecord, range: { from: s
   checkDateRange(range, 'body');
   // A000/1009 is mandatory: without the maker's VAT number there is no valid INI.TXT (never zeros).
   if (!s.config.exports.makerTaxId) {
-    throw unconfigured('OPENFRMT_MAKER_TAX_ID is not set: the OPENFRMT export needs the software maker\'s VAT number (A000 field 1009)');
+    throw unconfigured("OPENFRMT_MAKER_TAX_ID is not set: the OPENFRMT export needs the software maker's VAT number (A000 field 1009)");
   }
   // A business saved before its name and address were held to A000/1018–1019 could still carry
   // more: refuse rather than write a cut name into the file.
-  for (const [value, field, label] of [[business.name, 'businessName', 'name'], [business.address, 'businessStreet', 'address']] as const) {
+  for (const [value, field, label] of [
+    [business.name, 'businessName', 'name'],
+    [business.address, 'businessStreet', 'address'],
+  ] as const) {
     const problem = value ? textProblemOf(value, field) : null;
     if (problem) throw conflict(`the business ${label} ${problem}: shorten it (PATCH /v1/businesses/${business.id}) before exporting`);
   }
@@ -95,14 +99,31 @@ function iniOf(c: RunContext, totalRecords: number, asm: BkmvAssembler): Buffer 
   const { s, business, range, vatId, production, doubleEntry } = c;
   return iniFile(
     {
-      totalRecords, vatId, primaryId: c.run.primaryId, softwareRegNo: s.config.exports.softwareRegNo,
-      softwareName: SOFTWARE_NAME, softwareVersion: SOFTWARE_VERSION, makerVatId: s.config.exports.makerTaxId,
-      makerName: s.config.exports.makerName, softwareType: 2, savePath: production.dir.replace(/\//g, '\\'),
+      totalRecords,
+      vatId,
+      primaryId: c.run.primaryId,
+      softwareRegNo: s.config.exports.softwareRegNo,
+      softwareName: SOFTWARE_NAME,
+      softwareVersion: SOFTWARE_VERSION,
+      makerVatId: s.config.exports.makerTaxId,
+      makerName: s.config.exports.makerName,
+      softwareType: 2,
+      savePath: production.dir.replace(/\//g, '\\'),
       // Double-entry books: 1013 = 2 and 1014 = 1 (balanced per entry); otherwise no ledger in the file.
-      bookkeepingType: doubleEntry ? 2 : 0, balanceLevel: doubleEntry ? 1 : 0, companyRegNo: business.dealerType === 'company' ? vatId : null,
-      businessName: business.name, street: business.address, rangeFrom: range.from, rangeTo: range.to,
-      processDate: production.date, processTime: production.time, languageCode: 0, charset: 1, compressor: 'zip',
-      currency: 'ILS', hasBranches: 0,
+      bookkeepingType: doubleEntry ? 2 : 0,
+      balanceLevel: doubleEntry ? 1 : 0,
+      companyRegNo: business.dealerType === 'company' ? vatId : null,
+      businessName: business.name,
+      street: business.address,
+      rangeFrom: range.from,
+      rangeTo: range.to,
+      processDate: production.date,
+      processTime: production.time,
+      languageCode: 0,
+      charset: 1,
+      compressor: 'zip',
+      currency: 'ILS',
+      hasBranches: 0,
     },
     asm.counts,
   );
@@ -120,13 +141,26 @@ async function verifyRun(c: RunContext, zipPath: string, source: SourceDigest): 
 }
 
 /** The zip, the finished run, its audit row and (completed) its event, in one transaction. */
-async function storeRun(c: RunContext, zipPath: string, verification: Verification, counts: { asm: BkmvAssembler; totalRecords: number }, fileChunkSize?: number): Promise<ExportResult> {
+async function storeRun(
+  c: RunContext,
+  zipPath: string,
+  verification: Verification,
+  counts: { asm: BkmvAssembler; totalRecords: number },
+  fileChunkSize?: number,
+): Promise<ExportResult> {
   const { s, business, range, vatId, production, run } = c;
   const recordCounts = { A100: 1, ...Object.fromEntries(Object.entries(counts.asm.counts).filter(([, n]) => n > 0)), Z900: 1, total: counts.totalRecords };
   const report = runReport({
-    vatId, businessName: business.name, directory: production.dir, from: range.from, to: range.to,
+    vatId,
+    businessName: business.name,
+    directory: production.dir,
+    from: range.from,
+    to: range.to,
     summary: { recordCounts: verification.recordCounts, byDocType: verification.byDocType.map((v) => ({ docType: v.docType, ...v.file })) },
-    softwareName: SOFTWARE_NAME, registrationNumber: s.config.exports.softwareRegNo || '00000000', production, ok: verification.ok,
+    softwareName: SOFTWARE_NAME,
+    registrationNumber: s.config.exports.softwareRegNo || '00000000',
+    production,
+    ok: verification.ok,
   });
   const status = verification.ok ? 'completed' : 'failed';
   const at = s.clock.now();
@@ -134,14 +168,26 @@ async function storeRun(c: RunContext, zipPath: string, verification: Verificati
   return c.db.transaction(async (tx) => {
     // Read from disk a chunk at a time into file_chunks (inline when it fits one chunk).
     const file = await storeFileFromPath(tx, at, { businessId: business.id, path: zipPath, mime: 'application/zip', name, chunkSize: fileChunkSize });
-    const exportRun = await finishRun(tx, at, run.id, { status, recordCounts, fileId: file.id, verification, report, error: verification.ok ? null : 'verification failed' });
+    const exportRun = await finishRun(tx, at, run.id, {
+      status,
+      recordCounts,
+      fileId: file.id,
+      verification,
+      report,
+      error: verification.ok ? null : 'verification failed',
+    });
     await appendAudit(tx, at, c.actor, {
-      businessId: business.id, action: 'export.openfrmt', entityType: 'export_run', entityId: run.id,
+      businessId: business.id,
+      action: 'export.openfrmt',
+      entityType: 'export_run',
+      entityId: run.id,
       after: { from: range.from, to: range.to, status, fileId: file.id, recordCounts },
     });
     if (status === 'completed') {
       await recordEvent(tx, at, {
-        event: 'export.completed', accountId: business.accountId, businessId: business.id,
+        event: 'export.completed',
+        accountId: business.accountId,
+        businessId: business.id,
         data: { exportRunId: run.id, fileId: file.id, recordCount: counts.totalRecords },
       });
     }
@@ -163,7 +209,10 @@ async function recordFailure(c: RunContext, err: unknown): Promise<void> {
     .transaction(async (tx) => {
       await finishRun(tx, failedAt, run.id, { status: 'failed', recordCounts: null, fileId: null, verification: null, report: null, error: reason });
       await appendAudit(tx, failedAt, c.actor, {
-        businessId: business.id, action: 'export.openfrmt', entityType: 'export_run', entityId: run.id,
+        businessId: business.id,
+        action: 'export.openfrmt',
+        entityType: 'export_run',
+        entityId: run.id,
         after: { from: range.from, to: range.to, status: 'failed', fileId: null, error: reason },
       });
     })
@@ -184,8 +233,13 @@ async function produce(c: RunContext, work: string, opts: ExportOptions, running
   const asm = new BkmvAssembler(c.vatId, c.run.primaryId);
   const source = new SourceDigest();
   const totalRecords = await writeBkmv(out, asm, source, {
-    db: c.db, businessId: c.business.id, range: c.range, cutOff: c.cutOff, doubleEntry: c.doubleEntry,
-    chunkSize: opts.chunkSize ?? EXPORT_CHUNK, afterChunk: opts.afterChunk,
+    db: c.db,
+    businessId: c.business.id,
+    range: c.range,
+    cutOff: c.cutOff,
+    doubleEntry: c.doubleEntry,
+    chunkSize: opts.chunkSize ?? EXPORT_CHUNK,
+    afterChunk: opts.afterChunk,
   });
   const ini = iniOf(c, totalRecords, asm);
   opts.onPhase?.('zip');
@@ -210,13 +264,26 @@ export async function runOpenfrmtExport(
   const vatId = business.taxId.padStart(9, '0');
   const run = await db.transaction((tx) =>
     startRun(tx, {
-      businessId: business.id, from: range.from, to: range.to, cutOff, primaryId: newPrimaryId(), keyId: actor.keyId,
+      businessId: business.id,
+      from: range.from,
+      to: range.to,
+      cutOff,
+      primaryId: newPrimaryId(),
+      keyId: actor.keyId,
       directoryOf: (at) => productionDirectory(vatId, at).dir,
     }),
   );
   const c: RunContext = {
-    s, db, business, range, actor, cutOff, vatId, run,
-    production: productionDirectory(vatId, run.production), doubleEntry: business.bookkeeping === 'double',
+    s,
+    db,
+    business,
+    range,
+    actor,
+    cutOff,
+    vatId,
+    run,
+    production: productionDirectory(vatId, run.production),
+    doubleEntry: business.bookkeeping === 'double',
   };
   const work = await mkdtemp(path.join(tmpdir(), 'pinkas-openfrmt-'));
   const running: Running = {};

@@ -60,6 +60,33 @@ const STALE_MS = 60 * MINUTE;
 const INTERRUPTED = 'interrupted before it finished';
 
 /**
+ * A run still "running" an hour after it started was cut off (process stopped): say so.
+ * Audited too (by no key: the service found it), so no failure is silent.
+ */
+async function failInterruptedRuns(ex: Executor, businessId: string, cutOff: Date): Promise<void> {
+  const interrupted = await query<{ id: string; period_from: string; period_to: string }>(
+    ex,
+    sql`UPDATE export_runs SET status = 'failed', error = ${INTERRUPTED}, completed_at = ${cutOff.toISOString()}
+        WHERE business_id = ${businessId} AND status = 'running' AND created_at < ${new Date(cutOff.getTime() - STALE_MS).toISOString()}
+        RETURNING id, from_date::text AS period_from, to_date::text AS period_to`,
+  );
+  for (const r of interrupted) {
+    await appendAudit(
+      ex,
+      cutOff,
+      { accountId: null, keyId: null },
+      {
+        businessId,
+        action: 'export.openfrmt',
+        entityType: 'export_run',
+        entityId: r.id,
+        after: { from: r.period_from, to: r.period_to, status: 'failed', fileId: null, error: INTERRUPTED },
+      },
+    );
+  }
+}
+
+/**
  * Inserts a running run. Its production minute is the Israel wall-clock minute of its start — never a
  * minute that has not begun yet. Spec §2.2 gives every production its own `MMDDhhmm` directory, the
  * second production of a minute taking the next one; a run that would need a later minute than its
@@ -72,20 +99,7 @@ export async function startRun(
   ex: Executor,
   a: { businessId: string; from: string; to: string; cutOff: Date; primaryId: string; keyId: string | null; directoryOf: (at: Date) => string },
 ): Promise<StartedRun> {
-  // A run still "running" an hour after it started was cut off (process stopped): say so.
-  // Audited too (by no key: the service found it), so no failure is silent.
-  const interrupted = await query<{ id: string; period_from: string; period_to: string }>(
-    ex,
-    sql`UPDATE export_runs SET status = 'failed', error = ${INTERRUPTED}, completed_at = ${a.cutOff.toISOString()}
-        WHERE business_id = ${a.businessId} AND status = 'running' AND created_at < ${new Date(a.cutOff.getTime() - STALE_MS).toISOString()}
-        RETURNING id, from_date::text AS period_from, to_date::text AS period_to`,
-  );
-  for (const r of interrupted) {
-    await appendAudit(ex, a.cutOff, { accountId: null, keyId: null }, {
-      businessId: a.businessId, action: 'export.openfrmt', entityType: 'export_run', entityId: r.id,
-      after: { from: r.period_from, to: r.period_to, status: 'failed', fileId: null, error: INTERRUPTED },
-    });
-  }
+  await failInterruptedRuns(ex, a.businessId, a.cutOff);
   const production = new Date(Math.floor(a.cutOff.getTime() / MINUTE) * MINUTE);
   // This minute and the 61 after it (a repeated hour plus one): which directories are taken.
   const minutes = Array.from({ length: 62 }, (_, i) => new Date(production.getTime() + i * MINUTE));
@@ -94,7 +108,10 @@ export async function startRun(
     (
       await query<{ directory: string }>(
         ex,
-        sql`SELECT directory FROM export_runs WHERE business_id = ${a.businessId} AND directory IN (${sql.join(names.map((n) => sql`${n}`), sql`, `)})`,
+        sql`SELECT directory FROM export_runs WHERE business_id = ${a.businessId} AND directory IN (${sql.join(
+          names.map((n) => sql`${n}`),
+          sql`, `,
+        )})`,
       )
     ).map((r) => r.directory),
   );
@@ -130,7 +147,14 @@ export async function finishRun(
   ex: Executor,
   at: Date,
   id: string,
-  r: { status: 'completed' | 'failed'; recordCounts: Record<string, number> | null; fileId: string | null; verification: Verification | null; report: RunReport | null; error: string | null },
+  r: {
+    status: 'completed' | 'failed';
+    recordCounts: Record<string, number> | null;
+    fileId: string | null;
+    verification: Verification | null;
+    report: RunReport | null;
+    error: string | null;
+  },
 ): Promise<ExportRunView> {
   const row = await queryOne<Record<string, unknown>>(
     ex,

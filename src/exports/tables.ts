@@ -10,7 +10,9 @@ export const exportRuns = pgTable(
   {
     id: text('id').primaryKey(),
     businessId: text('business_id').notNull(),
-    kind: text('kind', { enum: ['openfrmt', 'pcn874'] }).notNull().default('openfrmt'),
+    kind: text('kind', { enum: ['openfrmt', 'pcn874'] })
+      .notNull()
+      .default('openfrmt'),
     fromDate: day('from_date').notNull(),
     toDate: day('to_date').notNull(),
     status: text('status', { enum: ['running', 'completed', 'failed'] }).notNull(),

@@ -47,7 +47,8 @@ export class SourceDigest {
   add(doc: ExportDocument): void {
     const h = doc.header;
     this.d.header(doc.docType, doc.docNumber, doc.docDate.replace(/-/g, ''), [...c100Amounts(h), alpha(h.partyKey, 15).trimEnd()]);
-    for (const l of doc.lines) this.d.line([Math.round(Math.abs(l.quantity) * 10000) * Math.sign(l.quantity || 1), l.unitPriceExVat, lineDiscountAmount(l), l.lineTotal]);
+    for (const l of doc.lines)
+      this.d.line([Math.round(Math.abs(l.quantity) * 10000) * Math.sign(l.quantity || 1), l.unitPriceExVat, lineDiscountAmount(l), l.lineTotal]);
     for (const p of doc.payments) this.d.payment([paymentMethodCode(p.method), p.amount]);
   }
   get count(): number {
@@ -153,15 +154,26 @@ function zipProblemsOf(z: Unzipped, expectedDir: string, summary: BkmvSummary, s
 /** Counts and totals per doc type, as read from the file and as the database has them. */
 function compareByDocType(summary: BkmvSummary, database: Map<number, DocTypeCheck['database']>): DocTypeCheck[] {
   const types = new Set([...database.keys(), ...summary.byDocType.map((t) => t.docType)]);
-  return [...types].sort((a, b) => a - b).map((docType) => {
-    const t = summary.byDocType.find((x) => x.docType === docType);
-    const file = t
-      ? { count: t.count, exVat: t.exVat, vat: t.vat, incVat: t.incVat, withholding: t.withholding, lines: t.lines, payments: t.payments, paymentsTotal: t.paymentsTotal }
-      : { ...ZERO };
-    const db = database.get(docType) ?? { ...ZERO };
-    const match = (Object.keys(ZERO) as (keyof typeof ZERO)[]).every((k) => file[k] === db[k]);
-    return { docType, file, database: db, match };
-  });
+  return [...types]
+    .sort((a, b) => a - b)
+    .map((docType) => {
+      const t = summary.byDocType.find((x) => x.docType === docType);
+      const file = t
+        ? {
+            count: t.count,
+            exVat: t.exVat,
+            vat: t.vat,
+            incVat: t.incVat,
+            withholding: t.withholding,
+            lines: t.lines,
+            payments: t.payments,
+            paymentsTotal: t.paymentsTotal,
+          }
+        : { ...ZERO };
+      const db = database.get(docType) ?? { ...ZERO };
+      const match = (Object.keys(ZERO) as (keyof typeof ZERO)[]).every((k) => file[k] === db[k]);
+      return { docType, file, database: db, match };
+    });
 }
 
 /** The zip as read back, before it is compared with anything. */

@@ -13,7 +13,9 @@ export type EntryReader = (name: string, data: Readable) => Promise<void>;
 
 function openZip(path: string): Promise<yauzl.ZipFile> {
   return new Promise((resolve, reject) => {
-    yauzl.open(path, { lazyEntries: true, autoClose: true, strictFileNames: false, validateEntrySizes: true }, (err, zip) => (err ? reject(err) : resolve(zip)));
+    yauzl.open(path, { lazyEntries: true, autoClose: true, strictFileNames: false, validateEntrySizes: true }, (err, zip) =>
+      err ? reject(err) : resolve(zip),
+    );
   });
 }
 

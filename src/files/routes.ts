@@ -38,13 +38,15 @@ export function registerFileRoutes(api: FastifyInstance, _s: Services): void {
       const { id } = req.params as { id: string };
       const file = await accountFile(ctx.database.db, id, ctx.key.accountId);
       const safeName = file.name.replace(/[^\w.-]+/g, '_');
-      return reply
-        .header('Content-Type', file.mime)
-        .header('Content-Length', String(file.size))
-        .header('Content-Disposition', `inline; filename="${safeName}"`)
-        .header('X-Content-Sha256', file.sha256)
-        // A chunked (large) file is streamed a chunk at a time, never loaded whole.
-        .send(file.chunkSize === null ? (await fileContent(ctx.database.db, id))!.content : Readable.from(fileStream(ctx.database.db, id)));
+      return (
+        reply
+          .header('Content-Type', file.mime)
+          .header('Content-Length', String(file.size))
+          .header('Content-Disposition', `inline; filename="${safeName}"`)
+          .header('X-Content-Sha256', file.sha256)
+          // A chunked (large) file is streamed a chunk at a time, never loaded whole.
+          .send(file.chunkSize === null ? (await fileContent(ctx.database.db, id))!.content : Readable.from(fileStream(ctx.database.db, id)))
+      );
     },
   );
   api.post(

@@ -33,10 +33,7 @@ export async function thumbnails(ex: Executor, businessId: string, ids: string[]
   const unique = [...new Set(ids)];
   const out: Record<string, string> = {};
   if (unique.length === 0) return out;
-  const images = await query<{ id: string }>(
-    ex,
-    sql`SELECT id FROM files WHERE business_id = ${businessId} AND id IN ${unique} AND mime IN ${IMAGE_MIMES}`,
-  );
+  const images = await query<{ id: string }>(ex, sql`SELECT id FROM files WHERE business_id = ${businessId} AND id IN ${unique} AND mime IN ${IMAGE_MIMES}`);
   // One file in memory at a time (60 receipts of 10 MB must not all be loaded at once), and one
   // decode at a time: each is CPU-bound and must not starve other requests.
   for (const { id } of images) {

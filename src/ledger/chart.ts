@@ -31,7 +31,11 @@ export const TRIAL_BALANCE_GROUPS = {
 export type TrialBalanceCode = keyof typeof TRIAL_BALANCE_GROUPS;
 
 const account = (code: string, name: string, kind: AccountKind, tb: TrialBalanceCode): ChartAccount => ({
-  code, name, kind, trialBalanceCode: tb, trialBalanceName: TRIAL_BALANCE_GROUPS[tb],
+  code,
+  name,
+  kind,
+  trialBalanceCode: tb,
+  trialBalanceName: TRIAL_BALANCE_GROUPS[tb],
 });
 
 /** The control accounts of parties; a saved party has its own sub-account under them. */

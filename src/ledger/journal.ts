@@ -18,8 +18,19 @@ import type { DocumentSnapshot } from '../documents/snapshot.ts';
 import { ilsPaymentAmounts } from '../documents/currency.ts';
 import { DOC_TYPES } from '../documents/doc-types.ts';
 import {
-  CUSTOMERS, FIXED_ASSET_CATEGORIES, INPUT_VAT, INPUT_VAT_FIXED_ASSETS, OCCASIONAL_CUSTOMERS, OCCASIONAL_SUPPLIERS, OUTPUT_VAT,
-  SUPPLIERS, WITHHOLDING_RECEIVABLE, expenseAccount, partyAccountCode, paymentAccount, revenueAccount,
+  CUSTOMERS,
+  FIXED_ASSET_CATEGORIES,
+  INPUT_VAT,
+  INPUT_VAT_FIXED_ASSETS,
+  OCCASIONAL_CUSTOMERS,
+  OCCASIONAL_SUPPLIERS,
+  OUTPUT_VAT,
+  SUPPLIERS,
+  WITHHOLDING_RECEIVABLE,
+  expenseAccount,
+  partyAccountCode,
+  paymentAccount,
+  revenueAccount,
 } from './chart.ts';
 
 export type Side = 1 | 2;

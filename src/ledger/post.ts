@@ -37,13 +37,29 @@ export async function postDocumentEntry(
 export async function postExpenseEntry(
   tx: Executor,
   at: Date,
-  e: ExpenseFacts & { businessId: string; dealerType: DealerType; expenseId: string; date: string; supplierName: string; supplierDocNumber: string | null; storno: boolean; keyId: string | null },
+  e: ExpenseFacts & {
+    businessId: string;
+    dealerType: DealerType;
+    expenseId: string;
+    date: string;
+    supplierName: string;
+    supplierDocNumber: string | null;
+    storno: boolean;
+    keyId: string | null;
+  },
 ): Promise<void> {
   const { lines, partyAccounts } = journalOfExpense(e);
   await postEntry(tx, at, {
-    businessId: e.businessId, dealerType: e.dealerType, date: e.date, source: 'expense', expenseId: e.expenseId,
-    reference: e.supplierDocNumber?.slice(0, 20) ?? null, referenceDocType: null,
+    businessId: e.businessId,
+    dealerType: e.dealerType,
+    date: e.date,
+    source: 'expense',
+    expenseId: e.expenseId,
+    reference: e.supplierDocNumber?.slice(0, 20) ?? null,
+    referenceDocType: null,
     description: `${e.storno ? 'ביטול הוצאה' : 'הוצאה'} — ${e.supplierName}`.slice(0, 50),
-    keyId: e.keyId, lines, partyAccounts,
+    keyId: e.keyId,
+    lines,
+    partyAccounts,
   });
 }

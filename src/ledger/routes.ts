@@ -8,7 +8,17 @@ import { businessOf } from '../businesses/guard.ts';
 import { israelDate } from '../platform/clock.ts';
 import { csvFile, csvFileName, jsonOrCsvResponse, money, prefersCsv, sendCsv, type CsvCell } from '../platform/http/csv.ts';
 import { accountLedger, balanceSheet, ensureChart, getAccount, incomeStatement, listAccounts, listEntries, trialBalance } from './store.ts';
-import { closePeriod, createAccount, createManualEntry, getEntry, listClosedPeriods, reverseEntry, updateAccount, type ManualEntryInput, type NewAccountInput } from './service.ts';
+import {
+  closePeriod,
+  createAccount,
+  createManualEntry,
+  getEntry,
+  listClosedPeriods,
+  reverseEntry,
+  updateAccount,
+  type ManualEntryInput,
+  type NewAccountInput,
+} from './service.ts';
 
 const tags = ['ledger'];
 const read = { scope: 'export' as const };
@@ -43,12 +53,19 @@ const EntrySchema = Type.Object({
   lines: Type.Array(Type.Object({ account: Type.String(), debit: Int, credit: Int })),
 });
 const CodeParams = Type.Object({ bid: Type.String({ minLength: 1, maxLength: 64 }), code: Code }, { additionalProperties: false });
-const IdParams = Type.Object({ bid: Type.String({ minLength: 1, maxLength: 64 }), id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+const IdParams = Type.Object(
+  { bid: Type.String({ minLength: 1, maxLength: 64 }), id: Type.String({ minLength: 1, maxLength: 64 }) },
+  { additionalProperties: false },
+);
 const ENTRY_ERRORS = errors(...AUTH_ERRORS, 409, 422);
 
 /** CSV answers (docs/ledger.md "CSV answers"): the JSON's figures, one row per line or group, totals last. */
 const asCsv = (req: FastifyRequest) => prefersCsv(req.headers.accept);
-interface GroupAmount { trialBalanceCode: string; trialBalanceName: string; amount: number }
+interface GroupAmount {
+  trialBalanceCode: string;
+  trialBalanceName: string;
+  amount: number;
+}
 const GROUP_HEADER = ['line', 'trialBalanceCode', 'trialBalanceName', 'amount'];
 /** Each group under its section's name (`revenue`, `assets`…), then the section's total under the JSON's name of it. */
 const groupRows = (section: string, groups: GroupAmount[], totalName: string, total: number): CsvCell[][] => [
@@ -74,31 +91,54 @@ export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
 
 /** The chart of accounts: list (made on first read) and add. */
 function registerChartRoutes(api: FastifyInstance, s: Services): void {
-  api.get('/businesses/:bid/ledger/accounts', {
-    config: read,
-    schema: { tags, operationId: 'listLedgerAccounts', summary: 'The chart of accounts (the default chart of the dealer type, and accounts added)', params: BidParams, response: { 200: Ok({ accounts: Type.Array(AccountSchema) }), ...errors(...AUTH_ERRORS) } },
-  }, async (req) => {
-    const b = businessOf(req);
-    const db = ctxOf(req).database.db;
-    await ensureChart(db, b.id, b.dealerType, s.clock.now());
-    return { ok: true as const, accounts: await listAccounts(db, b.id) };
-  });
-
-  api.post('/businesses/:bid/ledger/accounts', {
-    config: write,
-    schema: {
-      tags, operationId: 'createLedgerAccount', summary: 'Add an account to the chart', params: BidParams,
-      body: Type.Object({
-        code: Code, name: Type.String({ minLength: 1, maxLength: 50 }), kind: Kind,
-        trialBalanceCode: Code, trialBalanceName: Type.Optional(Type.String({ minLength: 1, maxLength: 30 })),
-      }, { additionalProperties: false }),
-      response: { 201: Ok({ account: AccountSchema }), ...errors(...AUTH_ERRORS, 409) },
+  api.get(
+    '/businesses/:bid/ledger/accounts',
+    {
+      config: read,
+      schema: {
+        tags,
+        operationId: 'listLedgerAccounts',
+        summary: 'The chart of accounts (the default chart of the dealer type, and accounts added)',
+        params: BidParams,
+        response: { 200: Ok({ accounts: Type.Array(AccountSchema) }), ...errors(...AUTH_ERRORS) },
+      },
     },
-  }, async (req, reply) => {
-    const ctx = ctxOf(req);
-    const account = await createAccount(ctx.database, s.clock.now(), ctx.actor, businessOf(req), req.body as NewAccountInput);
-    return reply.status(201).send({ ok: true, account });
-  });
+    async (req) => {
+      const b = businessOf(req);
+      const db = ctxOf(req).database.db;
+      await ensureChart(db, b.id, b.dealerType, s.clock.now());
+      return { ok: true as const, accounts: await listAccounts(db, b.id) };
+    },
+  );
+
+  api.post(
+    '/businesses/:bid/ledger/accounts',
+    {
+      config: write,
+      schema: {
+        tags,
+        operationId: 'createLedgerAccount',
+        summary: 'Add an account to the chart',
+        params: BidParams,
+        body: Type.Object(
+          {
+            code: Code,
+            name: Type.String({ minLength: 1, maxLength: 50 }),
+            kind: Kind,
+            trialBalanceCode: Code,
+            trialBalanceName: Type.Optional(Type.String({ minLength: 1, maxLength: 30 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: Ok({ account: AccountSchema }), ...errors(...AUTH_ERRORS, 409) },
+      },
+    },
+    async (req, reply) => {
+      const ctx = ctxOf(req);
+      const account = await createAccount(ctx.database, s.clock.now(), ctx.actor, businessOf(req), req.body as NewAccountInput);
+      return reply.status(201).send({ ok: true, account });
+    },
+  );
 }
 
 /** One account: its lines over a range (JSON or CSV), and its name or state. */
@@ -110,57 +150,85 @@ function registerLedgerAccountRoutes(api: FastifyInstance, s: Services): void {
 const AccountLedgerResponse = jsonOrCsvResponse(
   Ok({
     account: AccountSchema,
-    from: IsoDate, to: IsoDate, opening: Int, closing: Int,
-    lines: Type.Array(Type.Object({ entryNo: Int, date: IsoDate, description: Type.String(), reference: Nullable(Type.String()), debit: Int, credit: Int, balance: Int })),
+    from: IsoDate,
+    to: IsoDate,
+    opening: Int,
+    closing: Int,
+    lines: Type.Array(
+      Type.Object({ entryNo: Int, date: IsoDate, description: Type.String(), reference: Nullable(Type.String()), debit: Int, credit: Int, balance: Int }),
+    ),
   }),
   'the lines with their running balance after an opening-balance row',
 );
 
 function registerAccountLedgerRoute(api: FastifyInstance, s: Services): void {
-  api.get('/businesses/:bid/ledger/accounts/:code', {
-    config: read,
-    schema: {
-      tags, operationId: 'getLedgerAccount', summary: "One account and its lines with the running balance (debit − credit) over a range",
-      params: CodeParams,
-      querystring: Type.Object({ from: Type.Optional(IsoDate), to: Type.Optional(IsoDate) }, { additionalProperties: false }),
-      response: { 200: AccountLedgerResponse, ...errors(...AUTH_ERRORS) },
+  api.get(
+    '/businesses/:bid/ledger/accounts/:code',
+    {
+      config: read,
+      schema: {
+        tags,
+        operationId: 'getLedgerAccount',
+        summary: 'One account and its lines with the running balance (debit − credit) over a range',
+        params: CodeParams,
+        querystring: Type.Object({ from: Type.Optional(IsoDate), to: Type.Optional(IsoDate) }, { additionalProperties: false }),
+        response: { 200: AccountLedgerResponse, ...errors(...AUTH_ERRORS) },
+      },
     },
-  }, async (req, reply) => {
-    const b = businessOf(req);
-    const db = ctxOf(req).database.db;
-    const { code } = req.params as { code: string };
-    const q = req.query as { from?: string; to?: string };
-    const to = q.to ?? israelDate(s.clock.now());
-    const from = q.from ?? `${to.slice(0, 4)}-01-01`;
-    if (from > to) throw validation('querystring.from', `must not be after to (${to})`);
-    await ensureChart(db, b.id, b.dealerType, s.clock.now());
-    const account = await getAccount(db, b.id, code);
-    if (!account) throw notFound('account');
-    const ledger = await accountLedger(db, b.id, code, { from, to });
-    if (asCsv(req)) {
-      const rows: CsvCell[][] = [
-        [null, from, 'opening balance', null, null, null, money(ledger.opening)],
-        ...ledger.lines.map((l): CsvCell[] => [l.entryNo, l.date, l.description, l.reference, money(l.debit), money(l.credit), money(l.balance)]),
-      ];
-      return sendCsv(reply, csvFileName('account', b.taxId, code, from, to), csvFile(['entryNo', 'date', 'description', 'reference', 'debit', 'credit', 'balance'], rows));
-    }
-    return { ok: true as const, account, from, to, ...ledger };
-  });
+    async (req, reply) => {
+      const b = businessOf(req);
+      const db = ctxOf(req).database.db;
+      const { code } = req.params as { code: string };
+      const q = req.query as { from?: string; to?: string };
+      const to = q.to ?? israelDate(s.clock.now());
+      const from = q.from ?? `${to.slice(0, 4)}-01-01`;
+      if (from > to) throw validation('querystring.from', `must not be after to (${to})`);
+      await ensureChart(db, b.id, b.dealerType, s.clock.now());
+      const account = await getAccount(db, b.id, code);
+      if (!account) throw notFound('account');
+      const ledger = await accountLedger(db, b.id, code, { from, to });
+      if (asCsv(req)) {
+        const rows: CsvCell[][] = [
+          [null, from, 'opening balance', null, null, null, money(ledger.opening)],
+          ...ledger.lines.map((l): CsvCell[] => [l.entryNo, l.date, l.description, l.reference, money(l.debit), money(l.credit), money(l.balance)]),
+        ];
+        return sendCsv(
+          reply,
+          csvFileName('account', b.taxId, code, from, to),
+          csvFile(['entryNo', 'date', 'description', 'reference', 'debit', 'credit', 'balance'], rows),
+        );
+      }
+      return { ok: true as const, account, from, to, ...ledger };
+    },
+  );
 }
 
 function registerAccountUpdateRoute(api: FastifyInstance, s: Services): void {
-  api.patch('/businesses/:bid/ledger/accounts/:code', {
-    config: write,
-    schema: {
-      tags, operationId: 'updateLedgerAccount', summary: 'Rename, close or reopen an account (accounts are never deleted)', params: CodeParams,
-      body: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })), closed: Type.Optional(Type.Boolean()) }, { additionalProperties: false, minProperties: 1 }),
-      response: { 200: Ok({ account: AccountSchema }), ...errors(...AUTH_ERRORS) },
+  api.patch(
+    '/businesses/:bid/ledger/accounts/:code',
+    {
+      config: write,
+      schema: {
+        tags,
+        operationId: 'updateLedgerAccount',
+        summary: 'Rename, close or reopen an account (accounts are never deleted)',
+        params: CodeParams,
+        body: Type.Object(
+          { name: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })), closed: Type.Optional(Type.Boolean()) },
+          { additionalProperties: false, minProperties: 1 },
+        ),
+        response: { 200: Ok({ account: AccountSchema }), ...errors(...AUTH_ERRORS) },
+      },
     },
-  }, async (req) => {
-    const ctx = ctxOf(req);
-    const { code } = req.params as { code: string };
-    return { ok: true as const, account: await updateAccount(ctx.database, s.clock.now(), ctx.actor, businessOf(req), code, req.body as { name?: string; closed?: boolean }) };
-  });
+    async (req) => {
+      const ctx = ctxOf(req);
+      const { code } = req.params as { code: string };
+      return {
+        ok: true as const,
+        account: await updateAccount(ctx.database, s.clock.now(), ctx.actor, businessOf(req), code, req.body as { name?: string; closed?: boolean }),
+      };
+    },
+  );
 }
 
 /** Journal entries: list and write a manual one. */
@@ -170,181 +238,279 @@ function registerEntryListRoutes(api: FastifyInstance, s: Services): void {
 }
 
 function registerEntryListRoute(api: FastifyInstance): void {
-  api.get('/businesses/:bid/ledger/entries', {
-    config: read,
-    schema: {
-      tags, operationId: 'listLedgerEntries', summary: 'Journal entries in the order they were written, with their lines', params: BidParams,
-      querystring: Type.Object({
-        from: Type.Optional(IsoDate), to: Type.Optional(IsoDate), account: Type.Optional(Code),
-        after: Type.Optional(Type.Integer({ minimum: 0, description: 'Cursor: the entryNo of the last entry of the previous page' })),
-        take: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
-      }, { additionalProperties: false }),
-      response: { 200: Ok({ entries: Type.Array(EntrySchema), nextAfter: Nullable(Int) }), ...errors(...AUTH_ERRORS) },
+  api.get(
+    '/businesses/:bid/ledger/entries',
+    {
+      config: read,
+      schema: {
+        tags,
+        operationId: 'listLedgerEntries',
+        summary: 'Journal entries in the order they were written, with their lines',
+        params: BidParams,
+        querystring: Type.Object(
+          {
+            from: Type.Optional(IsoDate),
+            to: Type.Optional(IsoDate),
+            account: Type.Optional(Code),
+            after: Type.Optional(Type.Integer({ minimum: 0, description: 'Cursor: the entryNo of the last entry of the previous page' })),
+            take: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Ok({ entries: Type.Array(EntrySchema), nextAfter: Nullable(Int) }), ...errors(...AUTH_ERRORS) },
+      },
     },
-  }, async (req) => {
-    const q = req.query as { from?: string; to?: string; account?: string; after?: number; take?: number };
-    const take = q.take ?? 100;
-    const entries = await listEntries(ctxOf(req).database.db, businessOf(req).id, { ...q, afterEntryNo: q.after, take });
-    return { ok: true as const, entries, nextAfter: entries.length === take ? entries[entries.length - 1].entryNo : null };
-  });
+    async (req) => {
+      const q = req.query as { from?: string; to?: string; account?: string; after?: number; take?: number };
+      const take = q.take ?? 100;
+      const entries = await listEntries(ctxOf(req).database.db, businessOf(req).id, { ...q, afterEntryNo: q.after, take });
+      return { ok: true as const, entries, nextAfter: entries.length === take ? entries[entries.length - 1].entryNo : null };
+    },
+  );
 }
 
 function registerManualEntryRoute(api: FastifyInstance, s: Services): void {
-  api.post('/businesses/:bid/ledger/entries', {
-    config: write,
-    schema: {
-      tags, operationId: 'createLedgerEntry', summary: 'A manual journal entry (adjustment, opening balances): balanced, or 422 unbalanced', params: BidParams,
-      body: Type.Object({
-        date: IsoDate,
-        description: Type.String({ minLength: 1, maxLength: 50 }),
-        lines: Type.Array(Type.Object({ account: Code, debit: Type.Optional(Amount), credit: Type.Optional(Amount) }, { additionalProperties: false }), { minItems: 2, maxItems: 500 }),
-      }, { additionalProperties: false }),
-      response: { 201: Ok({ entry: EntrySchema }), ...ENTRY_ERRORS },
+  api.post(
+    '/businesses/:bid/ledger/entries',
+    {
+      config: write,
+      schema: {
+        tags,
+        operationId: 'createLedgerEntry',
+        summary: 'A manual journal entry (adjustment, opening balances): balanced, or 422 unbalanced',
+        params: BidParams,
+        body: Type.Object(
+          {
+            date: IsoDate,
+            description: Type.String({ minLength: 1, maxLength: 50 }),
+            lines: Type.Array(Type.Object({ account: Code, debit: Type.Optional(Amount), credit: Type.Optional(Amount) }, { additionalProperties: false }), {
+              minItems: 2,
+              maxItems: 500,
+            }),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: Ok({ entry: EntrySchema }), ...ENTRY_ERRORS },
+      },
     },
-  }, async (req, reply) => {
-    const ctx = ctxOf(req);
-    const entry = await createManualEntry(ctx.database, s.clock.now(), ctx.actor, businessOf(req), req.body as ManualEntryInput);
-    return reply.status(201).send({ ok: true, entry });
-  });
+    async (req, reply) => {
+      const ctx = ctxOf(req);
+      const entry = await createManualEntry(ctx.database, s.clock.now(), ctx.actor, businessOf(req), req.body as ManualEntryInput);
+      return reply.status(201).send({ ok: true, entry });
+    },
+  );
 }
 
 /** One journal entry: read and reverse. */
 function registerEntryRoutes(api: FastifyInstance, s: Services): void {
-  api.get('/businesses/:bid/ledger/entries/:id', {
-    config: read,
-    schema: { tags, operationId: 'getLedgerEntry', summary: 'One journal entry with its lines', params: IdParams, response: { 200: Ok({ entry: EntrySchema }), ...errors(...AUTH_ERRORS) } },
-  }, async (req) => ({ ok: true as const, entry: await getEntry(ctxOf(req).database, businessOf(req).id, (req.params as { id: string }).id) }));
-
-  api.post('/businesses/:bid/ledger/entries/:id/reverse', {
-    config: write,
-    schema: {
-      tags, operationId: 'reverseLedgerEntry', summary: 'Reverse a manual entry (the only correction of an entry)', params: IdParams,
-      body: Type.Object({ date: IsoDate }, { additionalProperties: false }),
-      response: { 201: Ok({ entry: EntrySchema }), ...ENTRY_ERRORS },
+  api.get(
+    '/businesses/:bid/ledger/entries/:id',
+    {
+      config: read,
+      schema: {
+        tags,
+        operationId: 'getLedgerEntry',
+        summary: 'One journal entry with its lines',
+        params: IdParams,
+        response: { 200: Ok({ entry: EntrySchema }), ...errors(...AUTH_ERRORS) },
+      },
     },
-  }, async (req, reply) => {
-    const ctx = ctxOf(req);
-    const entry = await reverseEntry(ctx.database, s.clock.now(), ctx.actor, businessOf(req), (req.params as { id: string }).id, (req.body as { date: string }).date);
-    return reply.status(201).send({ ok: true, entry });
-  });
+    async (req) => ({ ok: true as const, entry: await getEntry(ctxOf(req).database, businessOf(req).id, (req.params as { id: string }).id) }),
+  );
+
+  api.post(
+    '/businesses/:bid/ledger/entries/:id/reverse',
+    {
+      config: write,
+      schema: {
+        tags,
+        operationId: 'reverseLedgerEntry',
+        summary: 'Reverse a manual entry (the only correction of an entry)',
+        params: IdParams,
+        body: Type.Object({ date: IsoDate }, { additionalProperties: false }),
+        response: { 201: Ok({ entry: EntrySchema }), ...ENTRY_ERRORS },
+      },
+    },
+    async (req, reply) => {
+      const ctx = ctxOf(req);
+      const entry = await reverseEntry(
+        ctx.database,
+        s.clock.now(),
+        ctx.actor,
+        businessOf(req),
+        (req.params as { id: string }).id,
+        (req.body as { date: string }).date,
+      );
+      return reply.status(201).send({ ok: true, entry });
+    },
+  );
 }
 
 /** Closed months: list and close. */
 function registerPeriodRoutes(api: FastifyInstance, s: Services): void {
-  api.get('/businesses/:bid/ledger/periods', {
-    config: read,
-    schema: { tags, operationId: 'listLedgerPeriods', summary: 'The closed months of the books', params: BidParams, response: { 200: Ok({ closed: Type.Array(Period) }), ...errors(...AUTH_ERRORS) } },
-  }, async (req) => ({ ok: true as const, closed: await listClosedPeriods(ctxOf(req).database, businessOf(req).id) }));
-
-  api.post('/businesses/:bid/ledger/periods/:period/close', {
-    config: write,
-    schema: {
-      tags, operationId: 'closeLedgerPeriod', summary: 'Close a month that has ended: no manual entry dated inside it any more (final)',
-      params: Type.Object({ bid: Type.String({ minLength: 1, maxLength: 64 }), period: Type.String({ pattern: '^20[0-9]{2}-(0[1-9]|1[0-2])$', description: 'YYYY-MM' }) }, { additionalProperties: false }),
-      response: { 201: Ok({ period: Period }), ...errors(...AUTH_ERRORS, 409) },
+  api.get(
+    '/businesses/:bid/ledger/periods',
+    {
+      config: read,
+      schema: {
+        tags,
+        operationId: 'listLedgerPeriods',
+        summary: 'The closed months of the books',
+        params: BidParams,
+        response: { 200: Ok({ closed: Type.Array(Period) }), ...errors(...AUTH_ERRORS) },
+      },
     },
-  }, async (req, reply) => {
-    const ctx = ctxOf(req);
-    const now = s.clock.now();
-    const period = await closePeriod(ctx.database, now, ctx.actor, businessOf(req), (req.params as { period: string }).period, israelDate(now));
-    return reply.status(201).send({ ok: true, period });
-  });
+    async (req) => ({ ok: true as const, closed: await listClosedPeriods(ctxOf(req).database, businessOf(req).id) }),
+  );
+
+  api.post(
+    '/businesses/:bid/ledger/periods/:period/close',
+    {
+      config: write,
+      schema: {
+        tags,
+        operationId: 'closeLedgerPeriod',
+        summary: 'Close a month that has ended: no manual entry dated inside it any more (final)',
+        params: Type.Object(
+          { bid: Type.String({ minLength: 1, maxLength: 64 }), period: Type.String({ pattern: '^20[0-9]{2}-(0[1-9]|1[0-2])$', description: 'YYYY-MM' }) },
+          { additionalProperties: false },
+        ),
+        response: { 201: Ok({ period: Period }), ...errors(...AUTH_ERRORS, 409) },
+      },
+    },
+    async (req, reply) => {
+      const ctx = ctxOf(req);
+      const now = s.clock.now();
+      const period = await closePeriod(ctx.database, now, ctx.actor, businessOf(req), (req.params as { period: string }).period, israelDate(now));
+      return reply.status(201).send({ ok: true, period });
+    },
+  );
 }
 
 function registerIncomeStatementRoute(api: FastifyInstance, s: Services): void {
-  api.get('/businesses/:bid/ledger/income-statement', {
-    config: read,
-    schema: {
-      tags, operationId: 'getIncomeStatement', summary: 'Revenue and expenses of a range by trial-balance group, and the profit', params: BidParams,
-      querystring: Type.Object({ from: Type.Optional(IsoDate), to: Type.Optional(IsoDate) }, { additionalProperties: false }),
-      response: {
-        200: jsonOrCsvResponse(
-          Ok({ from: IsoDate, to: IsoDate, revenue: Type.Array(Group), totalRevenue: Int, expenses: Type.Array(Group), totalExpenses: Int, profit: Int }),
-          'one row per group (`line` revenue or expenses), each total and the profit',
-        ),
-        ...errors(...AUTH_ERRORS),
+  api.get(
+    '/businesses/:bid/ledger/income-statement',
+    {
+      config: read,
+      schema: {
+        tags,
+        operationId: 'getIncomeStatement',
+        summary: 'Revenue and expenses of a range by trial-balance group, and the profit',
+        params: BidParams,
+        querystring: Type.Object({ from: Type.Optional(IsoDate), to: Type.Optional(IsoDate) }, { additionalProperties: false }),
+        response: {
+          200: jsonOrCsvResponse(
+            Ok({ from: IsoDate, to: IsoDate, revenue: Type.Array(Group), totalRevenue: Int, expenses: Type.Array(Group), totalExpenses: Int, profit: Int }),
+            'one row per group (`line` revenue or expenses), each total and the profit',
+          ),
+          ...errors(...AUTH_ERRORS),
+        },
       },
     },
-  }, async (req, reply) => {
-    const q = req.query as { from?: string; to?: string };
-    const to = q.to ?? israelDate(s.clock.now());
-    const from = q.from ?? `${to.slice(0, 4)}-01-01`;
-    if (from > to) throw validation('querystring.from', `must not be after to (${to})`);
-    const b = businessOf(req);
-    const r = await incomeStatement(ctxOf(req).database.db, b.id, from, to);
-    if (asCsv(req)) {
-      return sendGroups(reply, csvFileName('income-statement', b.taxId, from, to), [
-        ...groupRows('revenue', r.revenue, 'totalRevenue', r.totalRevenue),
-        ...groupRows('expenses', r.expenses, 'totalExpenses', r.totalExpenses),
-        ['profit', null, null, money(r.profit)],
-      ]);
-    }
-    return { ok: true as const, ...r };
-  });
+    async (req, reply) => {
+      const q = req.query as { from?: string; to?: string };
+      const to = q.to ?? israelDate(s.clock.now());
+      const from = q.from ?? `${to.slice(0, 4)}-01-01`;
+      if (from > to) throw validation('querystring.from', `must not be after to (${to})`);
+      const b = businessOf(req);
+      const r = await incomeStatement(ctxOf(req).database.db, b.id, from, to);
+      if (asCsv(req)) {
+        return sendGroups(reply, csvFileName('income-statement', b.taxId, from, to), [
+          ...groupRows('revenue', r.revenue, 'totalRevenue', r.totalRevenue),
+          ...groupRows('expenses', r.expenses, 'totalExpenses', r.totalExpenses),
+          ['profit', null, null, money(r.profit)],
+        ]);
+      }
+      return { ok: true as const, ...r };
+    },
+  );
 }
 
 function registerBalanceSheetRoute(api: FastifyInstance, s: Services): void {
-  api.get('/businesses/:bid/ledger/balance-sheet', {
-    config: read,
-    schema: {
-      tags, operationId: 'getBalanceSheet', summary: 'Assets, liabilities and equity at a date by trial-balance group, with the profit to date', params: BidParams,
-      querystring: Type.Object({ at: Type.Optional(IsoDate) }, { additionalProperties: false }),
-      response: {
-        200: jsonOrCsvResponse(
-          Ok({
-            at: IsoDate, assets: Type.Array(Group), totalAssets: Int, liabilities: Type.Array(Group), totalLiabilities: Int,
-            equity: Type.Array(Group), totalEquity: Int, profitToDate: Int, balanced: Type.Boolean(),
-          }),
-          'one row per group (`line` assets, liabilities or equity), each total and the profit to date',
-        ),
-        ...errors(...AUTH_ERRORS),
+  api.get(
+    '/businesses/:bid/ledger/balance-sheet',
+    {
+      config: read,
+      schema: {
+        tags,
+        operationId: 'getBalanceSheet',
+        summary: 'Assets, liabilities and equity at a date by trial-balance group, with the profit to date',
+        params: BidParams,
+        querystring: Type.Object({ at: Type.Optional(IsoDate) }, { additionalProperties: false }),
+        response: {
+          200: jsonOrCsvResponse(
+            Ok({
+              at: IsoDate,
+              assets: Type.Array(Group),
+              totalAssets: Int,
+              liabilities: Type.Array(Group),
+              totalLiabilities: Int,
+              equity: Type.Array(Group),
+              totalEquity: Int,
+              profitToDate: Int,
+              balanced: Type.Boolean(),
+            }),
+            'one row per group (`line` assets, liabilities or equity), each total and the profit to date',
+          ),
+          ...errors(...AUTH_ERRORS),
+        },
       },
     },
-  }, async (req, reply) => {
-    const at = (req.query as { at?: string }).at ?? israelDate(s.clock.now());
-    const b = businessOf(req);
-    const r = await balanceSheet(ctxOf(req).database.db, b.id, at);
-    if (asCsv(req)) {
-      return sendGroups(reply, csvFileName('balance-sheet', b.taxId, at), [
-        ...groupRows('assets', r.assets, 'totalAssets', r.totalAssets),
-        ...groupRows('liabilities', r.liabilities, 'totalLiabilities', r.totalLiabilities),
-        ...groupRows('equity', r.equity, 'totalEquity', r.totalEquity),
-        ['profitToDate', null, null, money(r.profitToDate)],
-      ]);
-    }
-    return { ok: true as const, ...r };
-  });
+    async (req, reply) => {
+      const at = (req.query as { at?: string }).at ?? israelDate(s.clock.now());
+      const b = businessOf(req);
+      const r = await balanceSheet(ctxOf(req).database.db, b.id, at);
+      if (asCsv(req)) {
+        return sendGroups(reply, csvFileName('balance-sheet', b.taxId, at), [
+          ...groupRows('assets', r.assets, 'totalAssets', r.totalAssets),
+          ...groupRows('liabilities', r.liabilities, 'totalLiabilities', r.totalLiabilities),
+          ...groupRows('equity', r.equity, 'totalEquity', r.totalEquity),
+          ['profitToDate', null, null, money(r.profitToDate)],
+        ]);
+      }
+      return { ok: true as const, ...r };
+    },
+  );
 }
 
 function registerTrialBalanceRoute(api: FastifyInstance, s: Services): void {
-  api.get('/businesses/:bid/ledger/trial-balance', {
-    config: read,
-    schema: {
-      tags, operationId: 'getTrialBalance', summary: "Every account's debits, credits and balance up to a date; the totals tie", params: BidParams,
-      querystring: Type.Object({ at: Type.Optional(IsoDate) }, { additionalProperties: false }),
-      response: {
-        200: jsonOrCsvResponse(
-          Ok({
-            at: IsoDate,
-            accounts: Type.Array(Type.Object({ code: Type.String(), name: Type.String(), trialBalanceCode: Type.String(), debit: Int, credit: Int, balance: Int })),
-            totals: Type.Object({ debit: Int, credit: Int }),
-          }),
-          'one row per account and a `totals` row',
-        ),
-        ...errors(...AUTH_ERRORS),
+  api.get(
+    '/businesses/:bid/ledger/trial-balance',
+    {
+      config: read,
+      schema: {
+        tags,
+        operationId: 'getTrialBalance',
+        summary: "Every account's debits, credits and balance up to a date; the totals tie",
+        params: BidParams,
+        querystring: Type.Object({ at: Type.Optional(IsoDate) }, { additionalProperties: false }),
+        response: {
+          200: jsonOrCsvResponse(
+            Ok({
+              at: IsoDate,
+              accounts: Type.Array(
+                Type.Object({ code: Type.String(), name: Type.String(), trialBalanceCode: Type.String(), debit: Int, credit: Int, balance: Int }),
+              ),
+              totals: Type.Object({ debit: Int, credit: Int }),
+            }),
+            'one row per account and a `totals` row',
+          ),
+          ...errors(...AUTH_ERRORS),
+        },
       },
     },
-  }, async (req, reply) => {
-    const at = (req.query as { at?: string }).at ?? israelDate(s.clock.now());
-    const b = businessOf(req);
-    const tb = await trialBalance(ctxOf(req).database.db, b.id, at);
-    if (asCsv(req)) {
-      const rows: CsvCell[][] = [
-        ...tb.accounts.map((r): CsvCell[] => [r.code, r.name, r.trialBalanceCode, money(r.debit), money(r.credit), money(r.balance)]),
-        ['totals', null, null, money(tb.totals.debit), money(tb.totals.credit), money(tb.totals.debit - tb.totals.credit)],
-      ];
-      return sendCsv(reply, csvFileName('trial-balance', b.taxId, at), csvFile(['code', 'name', 'trialBalanceCode', 'debit', 'credit', 'balance'], rows));
-    }
-    return { ok: true as const, at, ...tb };
-  });
+    async (req, reply) => {
+      const at = (req.query as { at?: string }).at ?? israelDate(s.clock.now());
+      const b = businessOf(req);
+      const tb = await trialBalance(ctxOf(req).database.db, b.id, at);
+      if (asCsv(req)) {
+        const rows: CsvCell[][] = [
+          ...tb.accounts.map((r): CsvCell[] => [r.code, r.name, r.trialBalanceCode, money(r.debit), money(r.credit), money(r.balance)]),
+          ['totals', null, null, money(tb.totals.debit), money(tb.totals.credit), money(tb.totals.debit - tb.totals.credit)],
+        ];
+        return sendCsv(reply, csvFileName('trial-balance', b.taxId, at), csvFile(['code', 'name', 'trialBalanceCode', 'debit', 'credit', 'balance'], rows));
+      }
+      return { ok: true as const, at, ...tb };
+    },
+  );
 }

@@ -24,7 +24,8 @@ export interface NewAccountInput {
 export async function createAccount(database: Database, at: Date, actor: Actor, b: BusinessRecord, input: NewAccountInput): Promise<AccountView> {
   if (chartOf(b.dealerType).has(input.code)) throw conflict(`account ${input.code} is in the default chart already`);
   const tbName = input.trialBalanceName ?? TRIAL_BALANCE_GROUPS[input.trialBalanceCode as keyof typeof TRIAL_BALANCE_GROUPS];
-  if (!tbName) throw validation('body.trialBalanceName', `required for a trial-balance code outside the default groups (${Object.keys(TRIAL_BALANCE_GROUPS).join(', ')})`);
+  if (!tbName)
+    throw validation('body.trialBalanceName', `required for a trial-balance code outside the default groups (${Object.keys(TRIAL_BALANCE_GROUPS).join(', ')})`);
   return database.db.transaction(async (tx) => {
     await ensureChart(tx, b.id, b.dealerType, at);
     const row = await queryOne<Record<string, unknown>>(
@@ -76,7 +77,7 @@ function linesOf(input: ManualEntryInput): JournalLine[] {
   return input.lines.map((l, i) => {
     const debit = l.debit ?? 0;
     const credit = l.credit ?? 0;
-    if ((debit > 0) === (credit > 0)) throw validation(`body.lines[${i}]`, 'give either a debit or a credit, greater than zero');
+    if (debit > 0 === credit > 0) throw validation(`body.lines[${i}]`, 'give either a debit or a credit, greater than zero');
     return { account: l.account, side: debit > 0 ? DEBIT : CREDIT, amount: debit || credit };
   });
 }
@@ -97,7 +98,12 @@ function accountProblem(err: unknown, lines: JournalLine[]): AppError | null {
   // drizzle wraps the driver's error: PostgreSQL's message is on the cause.
   let message = '';
   for (let e = err as { message?: string; cause?: unknown } | undefined, i = 0; e && i < 4; e = e.cause as typeof e, i++) message += ` ${e.message ?? ''}`;
-  if (code === '23503') return new AppError(422, 'unknown_account', `an account of the entry does not exist: ${lines.map((l) => l.account).join(', ')} — add it first (POST …/ledger/accounts)`);
+  if (code === '23503')
+    return new AppError(
+      422,
+      'unknown_account',
+      `an account of the entry does not exist: ${lines.map((l) => l.account).join(', ')} — add it first (POST …/ledger/accounts)`,
+    );
   const closed = /account (\S+) is closed/.exec(message);
   if (closed) return new AppError(422, 'account_closed', `account ${closed[1]} is closed`);
   const period = /(\d{4}-\d{2}-\d{2}) is in a closed period/.exec(message);
@@ -112,10 +118,22 @@ export async function createManualEntry(database: Database, at: Date, actor: Act
     id = await database.db.transaction(async (tx) => {
       await ensureChart(tx, b.id, b.dealerType, at);
       const posted = await postEntry(tx, at, {
-        businessId: b.id, dealerType: b.dealerType, date: input.date, source: 'manual', description: input.description, keyId: actor.keyId, lines,
+        businessId: b.id,
+        dealerType: b.dealerType,
+        date: input.date,
+        source: 'manual',
+        description: input.description,
+        keyId: actor.keyId,
+        lines,
       });
       if (!posted) throw new AppError(422, 'unbalanced', 'the entry has no lines');
-      await appendAudit(tx, at, actor, { businessId: b.id, action: 'ledger.entry.create', entityType: 'journal_entry', entityId: posted.id, after: { ...input, entryNo: posted.entryNo } });
+      await appendAudit(tx, at, actor, {
+        businessId: b.id,
+        action: 'ledger.entry.create',
+        entityType: 'journal_entry',
+        entityId: posted.id,
+        after: { ...input, entryNo: posted.entryNo },
+      });
       return posted.id;
     });
   } catch (err) {
@@ -128,16 +146,32 @@ export async function createManualEntry(database: Database, at: Date, actor: Act
 export async function reverseEntry(database: Database, at: Date, actor: Actor, b: BusinessRecord, id: string, date: string): Promise<EntryView> {
   const original = await entryById(database, b.id, id);
   if (original.source !== 'manual') {
-    throw conflict(original.source === 'reversal' ? 'a reversal cannot itself be reversed' : `an entry of a ${original.source} is corrected through it (a credit note, an expense storno), not by hand`);
+    throw conflict(
+      original.source === 'reversal'
+        ? 'a reversal cannot itself be reversed'
+        : `an entry of a ${original.source} is corrected through it (a credit note, an expense storno), not by hand`,
+    );
   }
   const lines: JournalLine[] = original.lines.map((l) => ({ account: l.account, side: l.debit > 0 ? DEBIT : CREDIT, amount: l.debit || l.credit }));
   try {
     const newId = await database.db.transaction(async (tx) => {
       const posted = await postEntry(tx, at, {
-        businessId: b.id, dealerType: b.dealerType, date, source: 'reversal', reversesEntryId: original.id,
-        description: `ביטול פקודה ${original.entryNo}`, keyId: actor.keyId, lines: reversed(lines),
+        businessId: b.id,
+        dealerType: b.dealerType,
+        date,
+        source: 'reversal',
+        reversesEntryId: original.id,
+        description: `ביטול פקודה ${original.entryNo}`,
+        keyId: actor.keyId,
+        lines: reversed(lines),
       });
-      await appendAudit(tx, at, actor, { businessId: b.id, action: 'ledger.entry.reverse', entityType: 'journal_entry', entityId: posted!.id, after: { reverses: original.id, date } });
+      await appendAudit(tx, at, actor, {
+        businessId: b.id,
+        action: 'ledger.entry.reverse',
+        entityType: 'journal_entry',
+        entityId: posted!.id,
+        after: { reverses: original.id, date },
+      });
       return posted!.id;
     });
     return entryById(database, b.id, newId);
@@ -175,7 +209,13 @@ export async function closePeriod(database: Database, at: Date, actor: Actor, b:
           ON CONFLICT (business_id, period) DO NOTHING RETURNING closed_at`,
     );
     if (!row) throw conflict(`${period} is closed already`);
-    await appendAudit(tx, at, actor, { businessId: b.id, action: 'ledger.period.close', entityType: 'ledger_period', entityId: `${b.id}:${period}`, after: { period } });
+    await appendAudit(tx, at, actor, {
+      businessId: b.id,
+      action: 'ledger.period.close',
+      entityType: 'ledger_period',
+      entityId: `${b.id}:${period}`,
+      after: { period },
+    });
     return { period, closedAt: at.toISOString() };
   });
 }

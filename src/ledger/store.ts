@@ -44,7 +44,14 @@ export function accountRows(dealerType: DealerType, codes: Iterable<string>, par
     const party = parties.find((p) => p.code === code);
     if (party) {
       const control = chart.get(party.control)!;
-      rows.push({ code, name: party.name, kind: control.kind, trial_balance_code: control.trialBalanceCode, trial_balance_name: control.trialBalanceName, party_id: party.partyId });
+      rows.push({
+        code,
+        name: party.name,
+        kind: control.kind,
+        trial_balance_code: control.trialBalanceCode,
+        trial_balance_name: control.trialBalanceName,
+        party_id: party.partyId,
+      });
       continue;
     }
     const a = chart.get(code);
@@ -87,7 +94,11 @@ export async function postEntry(tx: Executor, at: Date, e: NewEntry): Promise<{ 
   if (e.lines.length === 0) return null;
   if (!balanced(e.lines)) throw new AppError(422, 'unbalanced', 'the entry is not balanced: debits must equal credits, with two lines or more');
   const id = newId('je', at.getTime());
-  const accounts = accountRows(e.dealerType, e.lines.map((l) => l.account), e.partyAccounts ?? []);
+  const accounts = accountRows(
+    e.dealerType,
+    e.lines.map((l) => l.account),
+    e.partyAccounts ?? [],
+  );
   const entry = await queryOne<{ entry_no: string }>(
     tx,
     sql`WITH acc AS (${insertAccounts(e.businessId, at, accounts)}),
@@ -101,7 +112,12 @@ export async function postEntry(tx: Executor, at: Date, e: NewEntry): Promise<{ 
     RETURNING entry_no`,
   );
   const lines = e.lines.map((l, i) => ({
-    n: i + 1, account: l.account, side: l.side, amount: l.amount, currency: l.currency ?? null, foreign: l.currency ? (l.foreignAmount ?? 0) : null,
+    n: i + 1,
+    account: l.account,
+    side: l.side,
+    amount: l.amount,
+    currency: l.currency ?? null,
+    foreign: l.currency ? (l.foreignAmount ?? 0) : null,
   }));
   await tx.execute(
     sql`INSERT INTO journal_lines(entry_id, line_no, business_id, account_code, side, amount, currency, foreign_amount)
@@ -241,7 +257,11 @@ export async function accountLedger(
   businessId: string,
   code: string,
   range: { from: string; to: string },
-): Promise<{ opening: number; lines: { entryNo: number; date: string; description: string; reference: string | null; debit: number; credit: number; balance: number }[]; closing: number }> {
+): Promise<{
+  opening: number;
+  lines: { entryNo: number; date: string; description: string; reference: string | null; debit: number; credit: number; balance: number }[];
+  closing: number;
+}> {
   const opening = await queryOne<{ b: string }>(
     ex,
     sql`SELECT coalesce(sum(CASE WHEN l.side = 1 THEN l.amount ELSE -l.amount END), 0)::bigint AS b
@@ -317,7 +337,14 @@ export async function balanceSheet(ex: Executor, businessId: string, at: string)
   const [assets, liabilities, equity] = [pick('asset'), pick('liability'), pick('equity')];
   const profit = total(pick('revenue')) - total(pick('expense'));
   return {
-    at, assets, totalAssets: total(assets), liabilities, totalLiabilities: total(liabilities), equity, totalEquity: total(equity),
-    profitToDate: profit, balanced: total(assets) === total(liabilities) + total(equity) + profit,
+    at,
+    assets,
+    totalAssets: total(assets),
+    liabilities,
+    totalLiabilities: total(liabilities),
+    equity,
+    totalEquity: total(equity),
+    profitToDate: profit,
+    balanced: total(assets) === total(liabilities) + total(equity) + profit,
   };
 }

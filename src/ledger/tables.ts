@@ -48,12 +48,18 @@ export const journalEntries = pgTable(
     createdByKeyId: text('created_by_key_id'),
     createdAt: timestamptz3('created_at').notNull(),
     /** The writing transaction (set by trigger): lines may be added in it only. */
-    writtenXact: xid8('written_xact').notNull().default(sql`pg_current_xact_id()`),
+    writtenXact: xid8('written_xact')
+      .notNull()
+      .default(sql`pg_current_xact_id()`),
   },
   (t) => [
     unique('journal_entries_business_id_entry_no_key').on(t.businessId, t.entryNo),
-    uniqueIndex('journal_entries_document').on(t.documentId).where(sql`document_id IS NOT NULL`),
-    uniqueIndex('journal_entries_expense').on(t.expenseId).where(sql`expense_id IS NOT NULL`),
+    uniqueIndex('journal_entries_document')
+      .on(t.documentId)
+      .where(sql`document_id IS NOT NULL`),
+    uniqueIndex('journal_entries_expense')
+      .on(t.expenseId)
+      .where(sql`expense_id IS NOT NULL`),
   ],
 );
 export type JournalEntryRow = typeof journalEntries.$inferSelect;

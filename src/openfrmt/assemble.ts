@@ -7,8 +7,22 @@ import { randomInt } from 'node:crypto';
 import { encodeIso88598 } from './charset.ts';
 import { b100, b110, type B100Input, type B110Input } from './ledger-records.ts';
 import {
-  a000, a100, c100, d110, d120, m100, summaryLine, z900, CRLF, SUMMARISED_TYPES,
-  type A000Input, type C100Input, type D110Input, type D120Input, type M100Input, type SummarisedType,
+  a000,
+  a100,
+  c100,
+  d110,
+  d120,
+  m100,
+  summaryLine,
+  z900,
+  CRLF,
+  SUMMARISED_TYPES,
+  type A000Input,
+  type C100Input,
+  type D110Input,
+  type D120Input,
+  type M100Input,
+  type SummarisedType,
 } from './records.ts';
 
 type Head = 'recordNo' | 'vatId';
@@ -35,8 +49,16 @@ export function newPrimaryId(): string {
 export function productionDirectory(vatId: string, at: Date): { dir: string; date: string; time: string } {
   const parts = Object.fromEntries(
     new Intl.DateTimeFormat('en-GB', {
-      timeZone: 'Asia/Jerusalem', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
-    }).formatToParts(at).map((p) => [p.type, p.value]),
+      timeZone: 'Asia/Jerusalem',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    })
+      .formatToParts(at)
+      .map((p) => [p.type, p.value]),
   ) as Record<string, string>;
   const vat9 = vatId.padStart(9, '0');
   return {
@@ -51,7 +73,10 @@ export class BkmvAssembler {
   private link = 0;
   readonly counts: Record<SummarisedType, number> = { B100: 0, B110: 0, C100: 0, D110: 0, D120: 0, M100: 0 };
 
-  constructor(private readonly vatId: string, readonly primaryId: string) {}
+  constructor(
+    private readonly vatId: string,
+    readonly primaryId: string,
+  ) {}
 
   private head() {
     return { recordNo: this.next++, vatId: this.vatId };

@@ -14,12 +14,31 @@ export type RecordCode = keyof typeof LAYOUTS & string;
 
 /** Implied decimals of the numeric fields (reference §4). Fields not listed have none. */
 const DECIMALS: Readonly<Record<number, number>> = {
-  1217: 2, 1219: 2, 1220: 2, 1221: 2, 1222: 2, 1223: 2, 1224: 2, // C100 amounts X9(12)v99, 1224 X9(9)v99
-  1264: 4, 1265: 2, 1266: 2, 1267: 2, 1268: 2, // D110 quantity X9(12)v9999, amounts X9(12)v99, VAT rate 9(2)v99
+  1217: 2,
+  1219: 2,
+  1220: 2,
+  1221: 2,
+  1222: 2,
+  1223: 2,
+  1224: 2, // C100 amounts X9(12)v99, 1224 X9(9)v99
+  1264: 4,
+  1265: 2,
+  1266: 2,
+  1267: 2,
+  1268: 2, // D110 quantity X9(12)v9999, amounts X9(12)v99, VAT rate 9(2)v99
   1312: 2, // D120 amount X9(12)v99
-  1368: 2, 1369: 2, 1370: 2, // B100 amounts, quantity X9(9)v99
-  1414: 2, 1415: 2, 1416: 2, 1422: 2, // B110 balances
-  1460: 2, 1461: 2, 1462: 2, 1463: 2, 1464: 2, // M100 quantities X9(9)v99, costs 9(8)v99
+  1368: 2,
+  1369: 2,
+  1370: 2, // B100 amounts, quantity X9(9)v99
+  1414: 2,
+  1415: 2,
+  1416: 2,
+  1422: 2, // B110 balances
+  1460: 2,
+  1461: 2,
+  1462: 2,
+  1463: 2,
+  1464: 2, // M100 quantities X9(9)v99, costs 9(8)v99
 };
 
 /**

@@ -303,7 +303,8 @@ export class BkmvReader {
     t.linesTotal += signedValue(f[1267]);
     // A line discount reduces the line: the sign opposite to the line total's (clarification 5).
     const lineDiscount = signedValue(f[1266]);
-    if (lineDiscount !== 0 && Math.sign(lineDiscount) === (signedValue(f[1267]) < 0 ? -1 : 1)) this.issue(n, 'a line discount takes the sign opposite to the line total (negative on a standard line)', 1266);
+    if (lineDiscount !== 0 && Math.sign(lineDiscount) === (signedValue(f[1267]) < 0 ? -1 : 1))
+      this.issue(n, 'a line discount takes the sign opposite to the line total (negative on a standard line)', 1266);
   }
 
   private checkD120(n: number, f: Fields): void {
@@ -327,8 +328,10 @@ export class BkmvReader {
   private checkSigns(n: number, type: number, f: Fields): void {
     const [before, discount, after, vat, total, withholding] = [1219, 1220, 1221, 1222, 1223, 1224].map((id) => signedValue(f[id]));
     const sign = (total !== 0 ? total : before) < 0 ? -1 : 1;
-    if (discount !== 0 && Math.sign(discount) === sign) this.issue(n, 'a document discount takes the sign opposite to the document (negative in a standard document)', 1220);
-    if (withholding !== 0 && Math.sign(withholding) !== sign) this.issue(n, "withholding takes the document's own sign (positive in a standard document)", 1224);
+    if (discount !== 0 && Math.sign(discount) === sign)
+      this.issue(n, 'a document discount takes the sign opposite to the document (negative in a standard document)', 1220);
+    if (withholding !== 0 && Math.sign(withholding) !== sign)
+      this.issue(n, "withholding takes the document's own sign (positive in a standard document)", 1224);
     if (type === 330 && [before, after, vat, total].some((v) => v < 0)) this.issue(n, 'a credit note (330) is written with positive amounts', 1223);
     if (withholding !== 0 && ![320, 400, 405].includes(type)) this.issue(n, 'withholding (1224) belongs to receipts only', 1224);
     if (type === 400) {

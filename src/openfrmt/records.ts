@@ -5,7 +5,6 @@
  */
 import { alpha, amount12, amount15, date8, FieldError, num, quantity17, record, time4, unsignedScaled } from './fields.ts';
 
-
 export const SYSTEM_CONSTANT = '&OF1.31&';
 
 export const RECORD_LENGTHS = {
@@ -65,7 +64,7 @@ export interface A000Input {
 
 export function a000(i: A000Input): string {
   // 1009 is mandatory (ח): a missing maker VAT number must never be written as zeros.
-  if (!i.makerVatId || /^0+$/.test(i.makerVatId)) throw new FieldError('1009: the software maker\'s VAT number is missing (OPENFRMT_MAKER_TAX_ID)');
+  if (!i.makerVatId || /^0+$/.test(i.makerVatId)) throw new FieldError("1009: the software maker's VAT number is missing (OPENFRMT_MAKER_TAX_ID)");
   return record('A000', RECORD_LENGTHS.A000, [
     'A000', // 1000
     alpha('', 5), // 1001 reserved
@@ -193,7 +192,9 @@ export function documentSign(i: Pick<C100Input, 'totalIncVat' | 'amountBeforeDis
  * withholding 1224 does not reduce it, so it takes the document's own sign (positive in a standard
  * document, clarification 4; negative in a negative receipt, whose whole effect is reversed).
  */
-export function c100Amounts(i: Pick<C100Input, 'amountBeforeDiscount' | 'discount' | 'amountAfterDiscountExVat' | 'vatAmount' | 'totalIncVat' | 'withholding'>): number[] {
+export function c100Amounts(
+  i: Pick<C100Input, 'amountBeforeDiscount' | 'discount' | 'amountAfterDiscountExVat' | 'vatAmount' | 'totalIncVat' | 'withholding'>,
+): number[] {
   const sign = documentSign(i);
   return [i.amountBeforeDiscount, -sign * Math.abs(i.discount), i.amountAfterDiscountExVat, i.vatAmount, i.totalIncVat, sign * Math.abs(i.withholding)];
 }

@@ -5,7 +5,17 @@ import { AUTH_ERRORS, BidIdParams, BidParams, errors, Ok } from '../platform/htt
 import type { Services } from '../platform/http/services.ts';
 import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { businessOf } from '../businesses/guard.ts';
-import { Kind, Party, PartyCreate, PartyFindOrCreate, PartyPatch, type PartyCreateBody, type PartyFindOrCreateBody, type PartyKind, type PartyPatchBody } from './schemas.ts';
+import {
+  Kind,
+  Party,
+  PartyCreate,
+  PartyFindOrCreate,
+  PartyPatch,
+  type PartyCreateBody,
+  type PartyFindOrCreateBody,
+  type PartyKind,
+  type PartyPatchBody,
+} from './schemas.ts';
 import { findOrCreateParty, getParty, insertParty, listPartiesPage, newPartyFrom, patchParty } from './service.ts';
 import { CursorQuery, NextCursor } from '../platform/http/cursor.ts';
 import { MetadataQuery } from '../platform/metadata.ts';
@@ -32,7 +42,12 @@ function registerPartyReadRoutes(api: FastifyInstance): void {
         summary: 'List saved customers and suppliers, newest first; page with `cursor` (the `nextCursor` of the previous page)',
         params: BidParams,
         querystring: Type.Object(
-          { kind: Type.Optional(Kind), metadata: MetadataQuery, take: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })), cursor: Type.Optional(CursorQuery) },
+          {
+            kind: Type.Optional(Kind),
+            metadata: MetadataQuery,
+            take: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })),
+            cursor: Type.Optional(CursorQuery),
+          },
           { additionalProperties: false },
         ),
         response: { 200: Ok({ parties: Type.Array(Party), nextCursor: NextCursor }), ...errors(...AUTH_ERRORS) },
@@ -46,7 +61,16 @@ function registerPartyReadRoutes(api: FastifyInstance): void {
 
   api.get(
     '/businesses/:bid/parties/:id',
-    { config, schema: { tags, operationId: 'getParty', summary: 'Read a party', params: BidIdParams, response: { 200: Ok({ party: Party }), ...errors(...AUTH_ERRORS) } } },
+    {
+      config,
+      schema: {
+        tags,
+        operationId: 'getParty',
+        summary: 'Read a party',
+        params: BidIdParams,
+        response: { 200: Ok({ party: Party }), ...errors(...AUTH_ERRORS) },
+      },
+    },
     async (req) => {
       const { id } = req.params as { id: string };
       return { ok: true as const, party: await getParty(ctxOf(req).database.db, businessOf(req).id, id) };
@@ -60,7 +84,15 @@ function registerPartyCreateRoutes(api: FastifyInstance, s: Services): void {
     '/businesses/:bid/parties',
     {
       config,
-      schema: { tags, operationId: 'createParty', headers: IdempotencyKeyHeaders, summary: 'Create a party', params: BidParams, body: PartyCreate, response: { 201: Ok({ party: Party }), ...errors(...AUTH_ERRORS) } },
+      schema: {
+        tags,
+        operationId: 'createParty',
+        headers: IdempotencyKeyHeaders,
+        summary: 'Create a party',
+        params: BidParams,
+        body: PartyCreate,
+        response: { 201: Ok({ party: Party }), ...errors(...AUTH_ERRORS) },
+      },
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
@@ -99,14 +131,19 @@ function registerPartyUpdateRoute(api: FastifyInstance, s: Services): void {
     '/businesses/:bid/parties/:id',
     {
       config,
-      schema: { tags, operationId: 'updateParty', summary: 'Update a party', params: BidIdParams, body: PartyPatch, response: { 200: Ok({ party: Party }), ...errors(...AUTH_ERRORS) } },
+      schema: {
+        tags,
+        operationId: 'updateParty',
+        summary: 'Update a party',
+        params: BidIdParams,
+        body: PartyPatch,
+        response: { 200: Ok({ party: Party }), ...errors(...AUTH_ERRORS) },
+      },
     },
     async (req) => {
       const ctx = ctxOf(req);
       const { id } = req.params as { id: string };
-      const party = await ctx.database.db.transaction((tx) =>
-        patchParty(tx, s.clock.now(), ctx.actor, businessOf(req).id, id, req.body as PartyPatchBody),
-      );
+      const party = await ctx.database.db.transaction((tx) => patchParty(tx, s.clock.now(), ctx.actor, businessOf(req).id, id, req.body as PartyPatchBody));
       return { ok: true as const, party };
     },
   );

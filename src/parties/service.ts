@@ -197,7 +197,14 @@ export async function findOrCreateParty(
     .values({ businessId, series: seriesOf(kind), lastNumber: 0 })
     .onConflictDoUpdate({ target: [partyKeyCounters.businessId, partyKeyCounters.series], set: { lastNumber: sql`${partyKeyCounters.lastNumber}` } });
   const firstWhere = async (condition: SQL): Promise<PartyRow | undefined> =>
-    (await tx.select().from(parties).where(and(eq(parties.businessId, businessId), condition)).orderBy(asc(parties.key)).limit(1))[0];
+    (
+      await tx
+        .select()
+        .from(parties)
+        .where(and(eq(parties.businessId, businessId), condition))
+        .orderBy(asc(parties.key))
+        .limit(1)
+    )[0];
   const last9 = phoneLast9(body.phone);
   let found: PartyRow | undefined;
   if (last9) found = await firstWhere(eq(parties.phoneLast9, last9));

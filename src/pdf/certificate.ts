@@ -34,7 +34,11 @@ export function parseP12(p12: Uint8Array, password: string): SigningIdentity {
  * The key pair comes from node:crypto (forge's pure-JS key generation takes seconds).
  */
 export function generateSelfSignedP12(opts: { commonName: string; password: string; now: Date; years?: number }): Buffer {
-  const { privateKey: pem } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  const { privateKey: pem } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
   const key = forge.pki.privateKeyFromPem(pem);
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);

@@ -24,15 +24,23 @@ export function drawPageFurniture(w: PdfWriter, m: RenderModel, theme: Theme, va
     const y = PAGE.footerTop;
     w.rule(y, theme.ruleColor);
     let fy = y + 5;
-    if (m.branding.footerText) fy += w.text(m.branding.footerText, CONTENT.left, CONTENT.width, fy, { size: 8, align: 'center', dir: f.para.dir, color: theme.muted });
+    if (m.branding.footerText)
+      fy += w.text(m.branding.footerText, CONTENT.left, CONTENT.width, fy, { size: 8, align: 'center', dir: f.para.dir, color: theme.muted });
     const markX = f.rtl ? CONTENT.left + 90 : CONTENT.left;
     const markColor = variant === 'draft' ? ALERT : theme.text;
     const used = w.text(footerLine(variant, f.lang), markX, CONTENT.width - 90, fy, { ...f.para, size: 8.5, bold: true, color: markColor });
-    w.text(pageLabel(i - range.start + 1, range.count, f.lang), f.atEnd(85), 85, fy, { size: 8, dir: f.para.dir, align: f.rtl ? 'left' : 'right', color: theme.muted });
-    if (variant !== 'draft') w.text(signatureStatement(furniture.signature, f.lang), markX, CONTENT.width - 90, fy + used, { ...f.para, size: 7, color: theme.muted });
+    w.text(pageLabel(i - range.start + 1, range.count, f.lang), f.atEnd(85), 85, fy, {
+      size: 8,
+      dir: f.para.dir,
+      align: f.rtl ? 'left' : 'right',
+      color: theme.muted,
+    });
+    if (variant !== 'draft')
+      w.text(signatureStatement(furniture.signature, f.lang), markX, CONTENT.width - 90, fy + used, { ...f.para, size: 7, color: theme.muted });
     if (furniture.sandbox) drawSandboxBanner(w, f);
     if (variant === 'draft') drawDiagonal(w, f.lang === 'he' ? [L_DRAFT.he] : f.lang === 'en' ? [L_DRAFT.en, L_DRAFT.he] : [L_DRAFT.he, L_DRAFT.en]);
-    else if (furniture.sandbox) drawDiagonal(w, f.lang === 'he' ? [L.sandboxShort] : f.lang === 'en' ? [EN.sandboxShort, L.sandboxShort] : [L.sandboxShort, EN.sandboxShort]);
+    else if (furniture.sandbox)
+      drawDiagonal(w, f.lang === 'he' ? [L.sandboxShort] : f.lang === 'en' ? [EN.sandboxShort, L.sandboxShort] : [L.sandboxShort, EN.sandboxShort]);
   }
 }
 

@@ -130,7 +130,9 @@ export const RATE_SOURCE_NAMES: Record<string, string> = {
 export function formatMoney(agorot: number): string {
   const sign = agorot < 0 ? '-' : '';
   const abs = Math.abs(Math.round(agorot));
-  const shekels = Math.floor(abs / 100).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const shekels = Math.floor(abs / 100)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return `${sign}${shekels}.${String(abs % 100).padStart(2, '0')}`;
 }
 

@@ -52,7 +52,15 @@ function sampleLines(): RenderModel['lines'] {
   return [
     { description: 'קפה הפוך גדול (חלב שקדים)', quantity: 2, unitPrice: 1450, lineDiscount: 0, amount: 2900, unit: null, sku: 'CAF-01' },
     { description: 'Croissant שקדים - מאפה טרי', quantity: 3, unitPrice: 1200, lineDiscount: 300, amount: 3300, unit: "יח'", sku: null },
-    { description: 'שירותי קייטרינג לאירוע חברה ל-40 משתתפים, כולל הגשה, כלים ופירוק בסוף האירוע', quantity: 1, unitPrice: 250000, lineDiscount: 0, amount: 250000, unit: 'אירוע', sku: null },
+    {
+      description: 'שירותי קייטרינג לאירוע חברה ל-40 משתתפים, כולל הגשה, כלים ופירוק בסוף האירוע',
+      quantity: 1,
+      unitPrice: 250000,
+      lineDiscount: 0,
+      amount: 250000,
+      unit: 'אירוע',
+      sku: null,
+    },
   ];
 }
 
@@ -103,7 +111,13 @@ export function sampleModel(docType: DocType, template: Template = 'classic', ov
     valueDate: '2026-03-01',
     dealer,
     branding: sampleBranding(template),
-    party: { name: 'אלפא טכנולוגיות בע"מ (Alpha Tech)', taxId: '512200502', address: 'דרך מנחם בגין 132, תל אביב', phone: '050-1234567', email: 'ap@alpha.example' },
+    party: {
+      name: 'אלפא טכנולוגיות בע"מ (Alpha Tech)',
+      taxId: '512200502',
+      address: 'דרך מנחם בגין 132, תל אביב',
+      phone: '050-1234567',
+      email: 'ap@alpha.example',
+    },
     priceMode: 'net',
     vatRateBp: 1800,
     lines,
@@ -131,14 +145,24 @@ export const SAMPLE_RATES: Record<string, string> = { USD: '3.7210', EUR: '4.012
 /** Shekel equivalent of a minor-unit amount at a decimal rate: what the documents area records in `ils`. */
 const toAgorot = (minor: number, minorUnits: number, rate: string) => Math.round((minor / 10 ** minorUnits) * Number(rate) * 100);
 
-const ENGLISH_LINE_DESCRIPTIONS = ['Large latte (almond milk)', 'Croissant קרואסון - fresh pastry', 'Catering for a company event, 40 guests, serving and clean-up included'];
+const ENGLISH_LINE_DESCRIPTIONS = [
+  'Large latte (almond milk)',
+  'Croissant קרואסון - fresh pastry',
+  'Catering for a company event, 40 guests, serving and clean-up included',
+];
 
 /** The English texts of the sample (dealer, branding lines, party, note). */
 function englishTexts(base: RenderModel, docType: DocType): Partial<RenderModel> {
   return {
     dealer: englishDealer,
     branding: { ...base.branding, tagline: 'Coffee, pastries and catering since 1999', footerText: 'Thank you! Open Sun-Thu 07:00-20:00' },
-    party: { name: 'Alpha Tech Ltd (אלפא טכנולוגיות בע"מ)', taxId: '512200502', address: '132 Menachem Begin Rd, Tel Aviv', phone: '050-1234567', email: 'ap@alpha.example' },
+    party: {
+      name: 'Alpha Tech Ltd (אלפא טכנולוגיות בע"מ)',
+      taxId: '512200502',
+      address: '132 Menachem Begin Rd, Tel Aviv',
+      phone: '050-1234567',
+      email: 'ap@alpha.example',
+    },
     note: docType === 330 ? 'Credit for returned equipment (2 units)' : 'Payment within 30 days. שאלות: billing@cafe.example',
   };
 }
@@ -172,7 +196,14 @@ export function sampleLanguageModel(
   const rate = SAMPLE_RATES[currency.code] ?? '1';
   const ils = foreign ? shekelTotals(base.totals, currency.minorUnits, rate) : null;
   const payments: RenderPayment[] = base.payments.map((p, i) =>
-    foreign && i === 0 && currency.code !== 'EUR' ? { ...p, currency: { code: 'EUR', minorUnits: 2 }, exchangeRate: SAMPLE_RATES.EUR, originalAmount: Math.round(((p.amount / 10 ** currency.minorUnits) * Number(rate)) / Number(SAMPLE_RATES.EUR) * 100) } : p,
+    foreign && i === 0 && currency.code !== 'EUR'
+      ? {
+          ...p,
+          currency: { code: 'EUR', minorUnits: 2 },
+          exchangeRate: SAMPLE_RATES.EUR,
+          originalAmount: Math.round((((p.amount / 10 ** currency.minorUnits) * Number(rate)) / Number(SAMPLE_RATES.EUR)) * 100),
+        }
+      : p,
   );
   return {
     ...base,

@@ -8,8 +8,22 @@ import type { Language, RenderModel, Variant } from './model.ts';
 import type { Theme } from './theme.ts';
 import { CONTENT, PAGE, PdfWriter, type TextStyle } from './writer.ts';
 import {
-  amountIn, dateIn, dealerIdLine, exchangeRateBlock, infoLines, isNoVatDealer, isReceiptStyle, noteHeading, paymentDetails,
-  paymentMethodLabel, paymentsSummaryRows, stampLines, titleLine, titleSecondLine, totalsRows, type TotalsRow,
+  amountIn,
+  dateIn,
+  dealerIdLine,
+  exchangeRateBlock,
+  infoLines,
+  isNoVatDealer,
+  isReceiptStyle,
+  noteHeading,
+  paymentDetails,
+  paymentMethodLabel,
+  paymentsSummaryRows,
+  stampLines,
+  titleLine,
+  titleSecondLine,
+  totalsRows,
+  type TotalsRow,
 } from './wording.ts';
 
 const PAD = 5;
@@ -107,7 +121,9 @@ export function drawParty(w: PdfWriter, m: RenderModel, theme: Theme): void {
   const lines: string[] = [];
   if (p.taxId) lines.push(`${label(f.lang, 'buyerTaxId')}: ${p.taxId}`);
   if (p.address) lines.push(p.address);
-  const contact = [p.phone ? `${label(f.lang, 'phone')}: ${p.phone}` : null, p.email ? `${label(f.lang, 'email')}: ${p.email}` : null].filter(Boolean).join(' | ');
+  const contact = [p.phone ? `${label(f.lang, 'phone')}: ${p.phone}` : null, p.email ? `${label(f.lang, 'email')}: ${p.email}` : null]
+    .filter(Boolean)
+    .join(' | ');
   if (contact) lines.push(contact);
   const bw = 300;
   const x = f.atStart(bw);
@@ -146,7 +162,9 @@ function drawTable(w: PdfWriter, f: Flow, theme: Theme, columns: Column[], rows:
   const headH = Math.max(20, ...columns.map((c, i) => w.measure(c.head, widths[i] - 2 * PAD, headStyle) + 7));
   const drawHead = () => {
     w.rect(CONTENT.left, w.y, CONTENT.width, headH, theme.headFill);
-    columns.forEach((c, i) => w.text(c.head, xs[i] + PAD, widths[i] - 2 * PAD, w.y + 4, { ...headStyle, ...cellStyle(c), dir: f.para.dir, color: theme.headText }));
+    columns.forEach((c, i) =>
+      w.text(c.head, xs[i] + PAD, widths[i] - 2 * PAD, w.y + 4, { ...headStyle, ...cellStyle(c), dir: f.para.dir, color: theme.headText }),
+    );
     w.y += headH;
   };
   w.ensure(headH + 24);
@@ -180,11 +198,22 @@ export function drawLines(w: PdfWriter, m: RenderModel, theme: Theme): void {
   const unitOf = (unit: string | null | undefined): string => (!unit || (f.lang === 'en' && unit === L.unit) ? defaultUnit : unit);
   const columns: Column[] = [
     { head: head(f.lang, 'lineNo'), width: 24, cell: (i) => String(i + 1), numeric: true },
-    { head: head(f.lang, 'description'), width: 0, cell: (i) => m.lines[i].description, sub: (i) => (m.lines[i].sku ? `${label(f.lang, 'sku')}: ${m.lines[i].sku}` : null) },
+    {
+      head: head(f.lang, 'description'),
+      width: 0,
+      cell: (i) => m.lines[i].description,
+      sub: (i) => (m.lines[i].sku ? `${label(f.lang, 'sku')}: ${m.lines[i].sku}` : null),
+    },
     { head: head(f.lang, 'quantity'), width: 62, cell: (i) => `${formatQuantity(m.lines[i].quantity)} ${unitOf(m.lines[i].unit)}` },
     { head: head(f.lang, m.priceMode === 'gross' ? 'unitPriceGross' : 'unitPrice'), width: 86, cell: (i) => amountIn(m, m.lines[i].unitPrice), numeric: true },
   ];
-  if (anyDiscount) columns.push({ head: head(f.lang, 'lineDiscount'), width: 66, cell: (i) => (m.lines[i].lineDiscount ? amountIn(m, -m.lines[i].lineDiscount) : ''), numeric: true });
+  if (anyDiscount)
+    columns.push({
+      head: head(f.lang, 'lineDiscount'),
+      width: 66,
+      cell: (i) => (m.lines[i].lineDiscount ? amountIn(m, -m.lines[i].lineDiscount) : ''),
+      numeric: true,
+    });
   columns.push({ head: head(f.lang, 'lineTotal'), width: 90, cell: (i) => amountIn(m, m.lines[i].amount), numeric: true });
   drawTable(w, f, theme, columns, m.lines.length);
   if (m.priceMode === 'gross') {
@@ -259,12 +288,18 @@ export function drawPayments(w: PdfWriter, m: RenderModel, theme: Theme): void {
   w.ensure(60);
   w.y += w.text(label(f.lang, 'payments'), CONTENT.left, CONTENT.width, w.y, { ...f.para, size: 12, bold: true, color: theme.text }) + 2;
   const p = m.payments;
-  drawTable(w, f, theme, [
-    { head: head(f.lang, 'paymentMethod'), width: 110, cell: (i) => paymentMethodLabel(p[i], f.lang) },
-    { head: head(f.lang, 'paymentDetails'), width: 0, cell: (i) => paymentDetails(p[i], f.lang) },
-    { head: head(f.lang, 'dueDate'), width: 80, cell: (i) => (p[i].dueDate ? dateIn(m, p[i].dueDate) : ''), numeric: true },
-    { head: head(f.lang, 'amount'), width: 96, cell: (i) => amountIn(m, p[i].amount), numeric: true },
-  ], p.length);
+  drawTable(
+    w,
+    f,
+    theme,
+    [
+      { head: head(f.lang, 'paymentMethod'), width: 110, cell: (i) => paymentMethodLabel(p[i], f.lang) },
+      { head: head(f.lang, 'paymentDetails'), width: 0, cell: (i) => paymentDetails(p[i], f.lang) },
+      { head: head(f.lang, 'dueDate'), width: 80, cell: (i) => (p[i].dueDate ? dateIn(m, p[i].dueDate) : ''), numeric: true },
+      { head: head(f.lang, 'amount'), width: 96, cell: (i) => amountIn(m, p[i].amount), numeric: true },
+    ],
+    p.length,
+  );
   drawSummary(w, f, theme, paymentsSummaryRows(m));
 }
 

@@ -1,12 +1,27 @@
 // Pure text decisions of the printed document (no drawing), unit-tested on their own.
 // Every function speaks the model's language: 'he' (as before issue 21), 'en', or 'he+en'.
 import {
-  CARD_ACQUIRER_NAMES, CARD_DEAL_TYPE_NAMES, DEALER_ID_LABELS, DOC_TITLES, L, PAYMENT_METHOD_NAMES, RATE_SOURCE_NAMES,
-  VARIANT_LABELS, VAT_EXEMPTION_NAMES, formatRate,
+  CARD_ACQUIRER_NAMES,
+  CARD_DEAL_TYPE_NAMES,
+  DEALER_ID_LABELS,
+  DOC_TITLES,
+  L,
+  PAYMENT_METHOD_NAMES,
+  RATE_SOURCE_NAMES,
+  VARIANT_LABELS,
+  VAT_EXEMPTION_NAMES,
+  formatRate,
 } from './hebrew.ts';
 import {
-  EN, EN_CARD_ACQUIRER_NAMES, EN_CARD_DEAL_TYPE_NAMES, EN_DEALER_ID_LABELS, EN_DOC_TITLES, EN_PAYMENT_METHOD_NAMES,
-  EN_RATE_SOURCE_NAMES, EN_VARIANT_LABELS, EN_VAT_EXEMPTION_NAMES,
+  EN,
+  EN_CARD_ACQUIRER_NAMES,
+  EN_CARD_DEAL_TYPE_NAMES,
+  EN_DEALER_ID_LABELS,
+  EN_DOC_TITLES,
+  EN_PAYMENT_METHOD_NAMES,
+  EN_RATE_SOURCE_NAMES,
+  EN_VARIANT_LABELS,
+  EN_VAT_EXEMPTION_NAMES,
 } from './english.ts';
 import { SHEKEL, formatAmount, formatDateIn, formatExchangeRate } from './format.ts';
 import { both, label, languageOf, named } from './language.ts';
@@ -27,7 +42,9 @@ const rowLabel = (lang: Language, key: keyof typeof L) => label(lang, key, '\n')
 const heTitle = (m: RenderModel, variant: Variant) =>
   variant === 'draft' || m.docNumber === null ? `${DOC_TITLES[m.docType]} - ${VARIANT_LABELS.draft}` : `${DOC_TITLES[m.docType]} ${L.number} ${m.docNumber}`;
 const enTitle = (m: RenderModel, variant: Variant) =>
-  variant === 'draft' || m.docNumber === null ? `${EN_DOC_TITLES[m.docType]} - ${EN_VARIANT_LABELS.draft}` : `${EN_DOC_TITLES[m.docType]} ${EN.number} ${m.docNumber}`;
+  variant === 'draft' || m.docNumber === null
+    ? `${EN_DOC_TITLES[m.docType]} - ${EN_VARIANT_LABELS.draft}`
+    : `${EN_DOC_TITLES[m.docType]} ${EN.number} ${m.docNumber}`;
 
 /** The big title: Hebrew on Hebrew and bilingual pages, English on English ones. */
 export function titleLine(m: RenderModel, variant: Variant): string {
@@ -202,7 +219,8 @@ export function paymentMethodLabel(p: RenderPayment, lang: Language = 'he'): str
 export function stampLines(variant: Variant, lang: Language = 'he'): { marks: string[]; small: string } {
   const small = variant === 'draft' ? label(lang, 'preview') : label(lang, 'computerized', lang === 'he+en' ? '\n' : ' · ');
   if (lang === 'he') return { marks: [VARIANT_LABELS[variant]], small };
-  if (lang === 'en') return { marks: [EN_VARIANT_LABELS[variant], VARIANT_LABELS[variant]], small: variant === 'draft' ? small : `${EN.computerized}\n${L.computerized}` };
+  if (lang === 'en')
+    return { marks: [EN_VARIANT_LABELS[variant], VARIANT_LABELS[variant]], small: variant === 'draft' ? small : `${EN.computerized}\n${L.computerized}` };
   return { marks: [VARIANT_LABELS[variant], EN_VARIANT_LABELS[variant]], small };
 }
 

@@ -18,7 +18,10 @@ if (!out) {
 }
 mkdirSync(out, { recursive: true });
 const at = new Date();
-const signer = pdfSigner(parseP12(generateSelfSignedP12({ commonName: 'pinkas sample signer', password: 'sample', now: at }), 'sample'), { name: 'pinkas', development: true });
+const signer = pdfSigner(parseP12(generateSelfSignedP12({ commonName: 'pinkas sample signer', password: 'sample', now: at }), 'sample'), {
+  name: 'pinkas',
+  development: true,
+});
 for (const template of ['classic', 'stripe'] as const) {
   for (const docType of DOC_TYPE_CODES) {
     for (const variant of ['origin', 'copy'] as const) {
@@ -34,7 +37,12 @@ console.log(draft);
 
 const languages = path.join(out, 'languages');
 mkdirSync(languages, { recursive: true });
-const currencies = { ILS: { code: 'ILS', minorUnits: 2 }, USD: { code: 'USD', minorUnits: 2 }, JPY: { code: 'JPY', minorUnits: 0 }, KWD: { code: 'KWD', minorUnits: 3 } };
+const currencies = {
+  ILS: { code: 'ILS', minorUnits: 2 },
+  USD: { code: 'USD', minorUnits: 2 },
+  JPY: { code: 'JPY', minorUnits: 0 },
+  KWD: { code: 'KWD', minorUnits: 3 },
+};
 for (const language of ['he', 'en', 'he+en'] as const) {
   for (const docType of DOC_TYPE_CODES) {
     for (const code of ['ILS', 'USD'] as const) {

@@ -155,7 +155,13 @@ export const PROTECTING_TRIGGERS: Record<string, string[]> = {
   backups: ['backups_immutable', 'backups_no_truncate'],
   ledger_accounts: ['ledger_accounts_guard', 'ledger_accounts_no_truncate'],
   ledger_counters: ['ledger_counters_guard', 'ledger_counters_no_truncate'],
-  journal_entries: ['journal_entries_immutable', 'journal_entries_no_truncate', 'journal_entries_stamp', 'journal_entries_balanced', 'journal_entries_open_period'],
+  journal_entries: [
+    'journal_entries_immutable',
+    'journal_entries_no_truncate',
+    'journal_entries_stamp',
+    'journal_entries_balanced',
+    'journal_entries_open_period',
+  ],
   ledger_periods: ['ledger_periods_immutable', 'ledger_periods_no_truncate'],
   journal_lines: ['journal_lines_immutable', 'journal_lines_no_truncate', 'journal_lines_guard'],
 };

@@ -187,7 +187,10 @@ export interface ConsoleConfig {
 }
 
 export class ConfigError extends Error {
-  constructor(readonly variable: string, problem: string) {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
     super(`invalid configuration: ${variable} ${problem}`);
     this.name = 'ConfigError';
   }
@@ -278,7 +281,8 @@ export function loadConfig(env: Env = process.env): Config {
 function metricsToken(env: Env): string | null {
   const raw = (env.METRICS_TOKEN ?? '').trim();
   if (raw === '') return null;
-  if (raw.length < 16 || /\s/.test(raw)) throw new ConfigError('METRICS_TOKEN', `must be at least 16 characters without spaces (e.g. openssl rand -hex 24), got ${raw.length}`);
+  if (raw.length < 16 || /\s/.test(raw))
+    throw new ConfigError('METRICS_TOKEN', `must be at least 16 characters without spaces (e.g. openssl rand -hex 24), got ${raw.length}`);
   return raw;
 }
 
@@ -399,7 +403,8 @@ function printsConfig(env: Env): PrintsConfig {
     if (!/^[^@\s<>]+@[^@\s<>]+$/.test(from.replace(/^.*<([^>]+)>\s*$/, '$1'))) {
       throw new ConfigError('SMTP_FROM', `must be an address (name@example.com or "Name <name@example.com>") when SMTP_HOST is set, got "${from}"`);
     }
-    if (Boolean(env.SMTP_USER) !== Boolean(env.SMTP_PASSWORD)) throw new ConfigError(env.SMTP_USER ? 'SMTP_PASSWORD' : 'SMTP_USER', 'must be set together with the other one');
+    if (Boolean(env.SMTP_USER) !== Boolean(env.SMTP_PASSWORD))
+      throw new ConfigError(env.SMTP_USER ? 'SMTP_PASSWORD' : 'SMTP_USER', 'must be set together with the other one');
     smtp = {
       host: env.SMTP_HOST,
       port: integer(env, 'SMTP_PORT', secure ? 465 : 587, 1, 65535),

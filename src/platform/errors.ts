@@ -15,11 +15,9 @@ export class AppError extends Error {
 }
 
 export const notFound = (what = 'resource') => new AppError(404, 'not_found', `${what} not found`);
-export const validation = (field: string, problem: string) =>
-  new AppError(400, 'validation', `${field}: ${problem}`);
+export const validation = (field: string, problem: string) => new AppError(400, 'validation', `${field}: ${problem}`);
 export const forbidden = (message: string) => new AppError(403, 'forbidden', message);
 export const conflict = (message: string) => new AppError(409, 'conflict', message);
-export const unauthorized = (message = 'missing, unknown, revoked or expired API key') =>
-  new AppError(401, 'unauthorized', message);
+export const unauthorized = (message = 'missing, unknown, revoked or expired API key') => new AppError(401, 'unauthorized', message);
 export const limitReached = (message: string) => new AppError(429, 'limit_reached', message);
 export const unconfigured = (message: string) => new AppError(503, 'unconfigured', message);

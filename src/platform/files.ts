@@ -150,11 +150,7 @@ export async function storeFileStream(
 }
 
 /** storeFileStream from a file on disk, read a chunk at a time. */
-export function storeFileFromPath(
-  tx: Executor,
-  at: Date,
-  f: NewFile & { path: string; chunkSize?: number },
-): Promise<FileMeta & { existed: boolean }> {
+export function storeFileFromPath(tx: Executor, at: Date, f: NewFile & { path: string; chunkSize?: number }): Promise<FileMeta & { existed: boolean }> {
   const chunkSize = f.chunkSize ?? CHUNK_SIZE;
   return storeFileStream(tx, at, { ...f, chunkSize, source: createReadStream(f.path, { highWaterMark: chunkSize }) });
 }

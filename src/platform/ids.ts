@@ -4,8 +4,23 @@ import { randomBytes } from 'node:crypto';
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
 export type IdPrefix =
-  | 'acct' | 'key' | 'biz' | 'pty' | 'doc' | 'exp' | 'file' | 'we' | 'del' | 'exr' | 'bak'
-  | 'evt' | 'aud' | 'job' | 'prn' | 'ses' | 'otp'
+  | 'acct'
+  | 'key'
+  | 'biz'
+  | 'pty'
+  | 'doc'
+  | 'exp'
+  | 'file'
+  | 'we'
+  | 'del'
+  | 'exr'
+  | 'bak'
+  | 'evt'
+  | 'aud'
+  | 'job'
+  | 'prn'
+  | 'ses'
+  | 'otp'
   /** A journal entry (the ledger). */
   | 'je'
   /** An HTTP request (Fastify's req.id: error bodies, X-Request-Id, log lines). */

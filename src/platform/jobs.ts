@@ -73,7 +73,10 @@ export class PermanentJobError extends Error {}
  * again after `delayMs`, and the wait does not count as a failed attempt.
  */
 export class RetryLaterError extends Error {
-  constructor(readonly delayMs: number, message: string) {
+  constructor(
+    readonly delayMs: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -91,7 +94,10 @@ export type JobHandlers = { [K in JobKind]: JobHandler<K> };
 
 /** Ends the leases of unfinished jobs held by a dead process, so that they run again now. */
 export async function releaseJobLeases(database: Database): Promise<number> {
-  const rows = await query(database.db, sql`UPDATE jobs SET locked_until = NULL WHERE locked_until IS NOT NULL AND done_at IS NULL AND failed_at IS NULL RETURNING id`);
+  const rows = await query(
+    database.db,
+    sql`UPDATE jobs SET locked_until = NULL WHERE locked_until IS NOT NULL AND done_at IS NULL AND failed_at IS NULL RETURNING id`,
+  );
   return rows.length;
 }
 
@@ -162,16 +168,12 @@ export class JobRunner {
       const permanent = err instanceof PermanentJobError;
       const now = this.clock.now();
       if (permanent || job.attempts >= maxAttempts) {
-        await database.db.execute(
-          sql`UPDATE jobs SET failed_at = ${now.toISOString()}, locked_until = NULL, last_error = ${message} WHERE id = ${job.id}`,
-        );
+        await database.db.execute(sql`UPDATE jobs SET failed_at = ${now.toISOString()}, locked_until = NULL, last_error = ${message} WHERE id = ${job.id}`);
         this.logger.warn({ job: job.id, kind: job.kind, error: message }, 'job failed for good');
         await handler.onFailed?.(job, database, message).catch((e) => this.logger.error({ err: errorSummary(e) }, 'onFailed handler failed'));
       } else {
         const next = new Date(now.getTime() + backoffMs(backoff, job.attempts));
-        await database.db.execute(
-          sql`UPDATE jobs SET run_at = ${next.toISOString()}, locked_until = NULL, last_error = ${message} WHERE id = ${job.id}`,
-        );
+        await database.db.execute(sql`UPDATE jobs SET run_at = ${next.toISOString()}, locked_until = NULL, last_error = ${message} WHERE id = ${job.id}`);
         this.logger.info({ job: job.id, kind: job.kind, attempt: job.attempts, error: message }, 'job will be retried');
       }
     }

@@ -21,12 +21,14 @@ interface QueueGauges {
 function gauges(registry: Registry): QueueGauges {
   const gauge = <L extends string>(name: string, help: string, labelNames: L[]) => new Gauge<L>({ name, help, labelNames, registers: [registry] });
   return {
-    jobsPending: gauge('pinkas_jobs_pending', 'Background jobs not yet done or failed (due now or later, retries included), by mode and kind.', ['mode', 'kind']),
-    jobsOldestDue: gauge(
-      'pinkas_jobs_oldest_due_age_seconds',
-      'How long the longest-waiting due job has been due (0 when none is due), by mode and kind.',
-      ['mode', 'kind'],
-    ),
+    jobsPending: gauge('pinkas_jobs_pending', 'Background jobs not yet done or failed (due now or later, retries included), by mode and kind.', [
+      'mode',
+      'kind',
+    ]),
+    jobsOldestDue: gauge('pinkas_jobs_oldest_due_age_seconds', 'How long the longest-waiting due job has been due (0 when none is due), by mode and kind.', [
+      'mode',
+      'kind',
+    ]),
     deliveriesPending: gauge('pinkas_webhook_deliveries_pending', 'Webhook deliveries not yet delivered or failed, by mode.', ['mode']),
     deliveriesOldest: gauge(
       'pinkas_webhook_deliveries_oldest_pending_age_seconds',

@@ -26,7 +26,11 @@ export interface PeekableRateLimiter extends RateLimiter {
 export class MemoryRateLimiter implements PeekableRateLimiter {
   private logs = new Map<string, number[]>();
   private lastSweepMs = 0;
-  constructor(private readonly limit: number, private readonly windowMs = 60_000, private readonly sweepAbove = 10_000) {}
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs = 60_000,
+    private readonly sweepAbove = 10_000,
+  ) {}
 
   async hit(key: string, nowMs: number): Promise<RateDecision> {
     return this.hitSync(key, nowMs);
@@ -68,7 +72,11 @@ export const EXACT_LOG_LIMIT = 1000;
 
 export class PostgresRateLimiter implements PeekableRateLimiter {
   private readonly perSecond: boolean;
-  constructor(private readonly database: Database, private readonly limit: number, private readonly windowMs = 60_000) {
+  constructor(
+    private readonly database: Database,
+    private readonly limit: number,
+    private readonly windowMs = 60_000,
+  ) {
     this.perSecond = limit > EXACT_LOG_LIMIT;
   }
 

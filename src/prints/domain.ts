@@ -8,7 +8,9 @@ export const printsDomain: Domain = {
   api: registerPrintRoutes,
   root(app, s) {
     if (s.config.env === 'production' && !s.config.prints.signingP12) {
-      s.logger.warn('PDF_SIGNING_P12_PATH is not set: live documents stay pdf_pending until a signing certificate is configured (the sandbox uses a self-signed one)');
+      s.logger.warn(
+        'PDF_SIGNING_P12_PATH is not set: live documents stay pdf_pending until a signing certificate is configured (the sandbox uses a self-signed one)',
+      );
     }
     registerPublicPdfRoutes(app, s);
   },

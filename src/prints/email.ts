@@ -26,7 +26,10 @@ type SmtpConfig = NonNullable<PrintsConfig['smtp']>;
 export class SmtpMailer implements Mailer {
   private readonly transport: Transporter;
 
-  constructor(private readonly cfg: SmtpConfig, timeoutMs = 15_000) {
+  constructor(
+    private readonly cfg: SmtpConfig,
+    timeoutMs = 15_000,
+  ) {
     this.transport = nodemailer.createTransport({
       host: cfg.host,
       port: cfg.port,
@@ -107,7 +110,16 @@ function englishPart(snap: DocumentSnapshot, url: string): Part {
   const greeting = snap.party?.name ? `Hello ${snap.party.name},` : 'Hello,';
   return {
     subject: `${title} from ${dealer}`,
-    lines: [greeting, '', `Here is a link to ${title} from ${dealer}.`, 'The document is electronically signed; view and download it here:', url, '', 'Kind regards,', dealer],
+    lines: [
+      greeting,
+      '',
+      `Here is a link to ${title} from ${dealer}.`,
+      'The document is electronically signed; view and download it here:',
+      url,
+      '',
+      'Kind regards,',
+      dealer,
+    ],
     html: [
       `<p>${escapeHtml(greeting)}</p>`,
       `<p>Here is a link to ${escapeHtml(title)} from ${escapeHtml(dealer)}.</p>`,

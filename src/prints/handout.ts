@@ -38,7 +38,12 @@ export function pdfPending(s: Services): AppError {
 }
 
 /** The document of the business, issued and rendered; the precise 404 / 409 otherwise. */
-export async function renderedDocument(s: Services, ex: Executor, businessId: string, id: string): Promise<DocumentRow & { pdfFiles: NonNullable<DocumentRow['pdfFiles']> }> {
+export async function renderedDocument(
+  s: Services,
+  ex: Executor,
+  businessId: string,
+  id: string,
+): Promise<DocumentRow & { pdfFiles: NonNullable<DocumentRow['pdfFiles']> }> {
   const doc = await findDocumentRow(ex, businessId, id);
   if (!doc) throw notFound('document');
   if (doc.status !== 'issued') throw conflict('the document is a draft: only issued documents are shared, emailed or logged as prints');
@@ -103,7 +108,8 @@ export async function printLog(ex: Executor, businessId: string, documentId: str
     channel: r.channel as PrintChannel,
     fileId: String(r.file_id),
     keyPrefix: (r.key_prefix as string | null) ?? null,
-    recipients: r.recipients === null || r.recipients === undefined ? null : (typeof r.recipients === 'string' ? JSON.parse(r.recipients) : (r.recipients as string[])),
+    recipients:
+      r.recipients === null || r.recipients === undefined ? null : typeof r.recipients === 'string' ? JSON.parse(r.recipients) : (r.recipients as string[]),
     createdAt: iso(r.created_at),
   }));
 }

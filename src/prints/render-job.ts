@@ -38,7 +38,13 @@ async function logoBytes(database: Database, doc: DocumentRow): Promise<Uint8Arr
 }
 
 /** Stores both files, links them, marks the document and tells the audit trail and the webhooks; null when another run published first. */
-async function publishPdfs(s: Services, tx: Tx, doc: DocumentRow, pdfs: { origin: Buffer; copy: Buffer }, allocationNumber: string | null): Promise<PdfFiles | null> {
+async function publishPdfs(
+  s: Services,
+  tx: Tx,
+  doc: DocumentRow,
+  pdfs: { origin: Buffer; copy: Buffer },
+  allocationNumber: string | null,
+): Promise<PdfFiles | null> {
   const { origin, copy } = pdfs;
   const current = await findDocumentRow(tx, doc.businessId, doc.id, true);
   if (!current || current.pdfFiles) return current?.pdfFiles ?? null;
@@ -57,13 +63,18 @@ async function publishPdfs(s: Services, tx: Tx, doc: DocumentRow, pdfs: { origin
   await tx.execute(sql`UPDATE documents SET pdf_files = ${JSON.stringify(files)}::jsonb, updated_at = ${now.toISOString()}
     WHERE id = ${doc.id} AND pdf_files IS NULL`);
   const business = await queryOne<{ account_id: string }>(tx, sql`SELECT account_id FROM businesses WHERE id = ${doc.businessId}`);
-  await appendAudit(tx, now, { accountId: business!.account_id, keyId: null }, {
-    businessId: doc.businessId,
-    action: 'document.pdf_rendered',
-    entityType: 'document',
-    entityId: doc.id,
-    after: { pdfFiles: { origin: files.origin.fileId, copy: files.copy.fileId }, allocationNumber },
-  });
+  await appendAudit(
+    tx,
+    now,
+    { accountId: business!.account_id, keyId: null },
+    {
+      businessId: doc.businessId,
+      action: 'document.pdf_rendered',
+      entityType: 'document',
+      entityId: doc.id,
+      after: { pdfFiles: { origin: files.origin.fileId, copy: files.copy.fileId }, allocationNumber },
+    },
+  );
   await recordEvent(tx, now, {
     event: 'document.pdf_ready',
     accountId: business!.account_id,

@@ -95,8 +95,22 @@ export function draftRenderModel(doc: DocumentRow, business: BusinessRecord, log
     docNumber: null,
     documentDate: doc.documentDate,
     valueDate: doc.valueDate,
-    dealer: { name: business.name, taxId: business.taxId, dealerType: business.dealerType, address: business.address, phone: business.phone, email: business.email },
-    branding: { template: b.template === 'stripe' ? 'stripe' : 'classic', accentColor: b.accentColor, tagline: b.tagline, website: b.website, footerText: b.footerText, logo },
+    dealer: {
+      name: business.name,
+      taxId: business.taxId,
+      dealerType: business.dealerType,
+      address: business.address,
+      phone: business.phone,
+      email: business.email,
+    },
+    branding: {
+      template: b.template === 'stripe' ? 'stripe' : 'classic',
+      accentColor: b.accentColor,
+      tagline: b.tagline,
+      website: b.website,
+      footerText: b.footerText,
+      logo,
+    },
     party: doc.party,
     priceMode: doc.priceMode,
     vatRateBp,
@@ -127,5 +141,11 @@ function draftTotals(doc: DocumentRow, vatRateBp: number): RenderModel['totals']
     discountAmount: doc.discountAmount,
     withholdingAmount: doc.withholdingAmount,
   });
-  return { discountAmount: t.discountAmount, totalExVat: t.totalExVat, vatAmount: t.vatAmount, totalIncVat: t.totalIncVat, withholdingAmount: t.withholdingAmount };
+  return {
+    discountAmount: t.discountAmount,
+    totalExVat: t.totalExVat,
+    vatAmount: t.vatAmount,
+    totalIncVat: t.totalIncVat,
+    withholdingAmount: t.withholdingAmount,
+  };
 }

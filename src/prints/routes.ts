@@ -52,7 +52,8 @@ function registerPrintRoute(api: FastifyInstance, s: Services): void {
         tags,
         operationId: 'printDocument',
         summary: 'Print: the signed PDF bytes (origin once, copies after); a draft answers an unsigned watermarked preview',
-        description: 'Answers `application/pdf` with header `X-Print-Variant` (`origin`, `copy` or `draft`). 409 `pdf_pending` (with `Retry-After`) while the signed PDFs are rendered; 409 `conflict` for `kind: origin` once the origin was handed out.',
+        description:
+          'Answers `application/pdf` with header `X-Print-Variant` (`origin`, `copy` or `draft`). 409 `pdf_pending` (with `Retry-After`) while the signed PDFs are rendered; 409 `conflict` for `kind: origin` once the origin was handed out.',
         params: BidIdParams,
         body: PrintBody,
         response: { 200: PdfResponse, ...errors(...AUTH_ERRORS, 409) },

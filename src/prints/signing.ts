@@ -64,19 +64,26 @@ export function signerFor(config: Config, mode: Mode, logger: Logger, now: Date)
   if (p12 && mode === 'live') {
     const key = `p12:${p12.path}`;
     if (!identities.has(key)) {
-      identities.set(key, Promise.resolve().then(() => pdfSigner(parseP12(readFileSync(p12.path), p12.password), { name: 'pinkas' })));
+      identities.set(
+        key,
+        Promise.resolve().then(() => pdfSigner(parseP12(readFileSync(p12.path), p12.password), { name: 'pinkas' })),
+      );
       identities.get(key)!.catch(() => identities.delete(key));
     }
     return identities.get(key)!;
   }
   if (config.env === 'production' && mode === 'live') {
-    return Promise.reject(new SigningUnconfigured('PDF_SIGNING_P12_PATH is not set: live documents are not signed with a self-signed certificate in production'));
+    return Promise.reject(
+      new SigningUnconfigured('PDF_SIGNING_P12_PATH is not set: live documents are not signed with a self-signed certificate in production'),
+    );
   }
   const key = `self:${config.dataDir}`;
   if (!identities.has(key)) {
     identities.set(
       key,
-      Promise.resolve().then(() => pdfSigner(parseP12(loadOrCreateSelfSigned(config.dataDir, now, logger), SELF_SIGNED_PASSWORD), { name: 'pinkas', development: true })),
+      Promise.resolve().then(() =>
+        pdfSigner(parseP12(loadOrCreateSelfSigned(config.dataDir, now, logger), SELF_SIGNED_PASSWORD), { name: 'pinkas', development: true }),
+      ),
     );
   }
   return identities.get(key)!;

@@ -19,7 +19,11 @@ export const documentPrints = pgTable(
     recipients: jsonb('recipients'),
     createdAt: timestamptz3('created_at').notNull(),
   },
-  (t) => [uniqueIndex('document_prints_one_origin').on(t.documentId).where(sql`variant = 'origin'`)],
+  (t) => [
+    uniqueIndex('document_prints_one_origin')
+      .on(t.documentId)
+      .where(sql`variant = 'origin'`),
+  ],
 );
 export type DocumentPrintRow = typeof documentPrints.$inferSelect;
 export type NewDocumentPrintRow = typeof documentPrints.$inferInsert;

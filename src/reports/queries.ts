@@ -76,7 +76,13 @@ async function income(ex: Executor, b: BusinessRecord, r: Range): Promise<Income
         WHERE business_id = ${b.id} AND status = 'issued' AND document_date BETWEEN ${r.from} AND ${r.to} AND doc_type IN ${types}
         GROUP BY 1, 2 ORDER BY 1, 2`,
   );
-  return rows.map((x) => ({ month: String(x.month), docType: Number(x.doc_type), count: Number(x.n), amountExVat: Number(x.ex_vat), vatAmount: Number(x.vat) }));
+  return rows.map((x) => ({
+    month: String(x.month),
+    docType: Number(x.doc_type),
+    count: Number(x.n),
+    amountExVat: Number(x.ex_vat),
+    vatAmount: Number(x.vat),
+  }));
 }
 
 async function expenses(ex: Executor, b: BusinessRecord, r: Range): Promise<ExpenseRow[]> {
@@ -188,6 +194,7 @@ export async function vatReportOf(ex: Executor, b: BusinessRecord, q: { period?:
     if (q.from !== undefined || q.to !== undefined) throw validation('querystring.period', 'give either period or from and to, not both');
     return ledgerVatReport(ex, b.id, parseVatPeriod(q.period, 'querystring.period'));
   }
-  if (q.from === undefined || q.to === undefined) throw validation('querystring', 'give period=YYYY-MM (or YYYY-MM/YYYY-MM for two months), or both from and to');
+  if (q.from === undefined || q.to === undefined)
+    throw validation('querystring', 'give period=YYYY-MM (or YYYY-MM/YYYY-MM for two months), or both from and to');
   return vatReport(ex, b, { from: q.from, to: q.to });
 }

@@ -107,7 +107,10 @@ function registerVatReportRoutes(api: FastifyInstance): void {
         summary: 'The journal entries behind the VAT report of a period, each with its document or expense (agorot), in entry order',
         params: BidParams,
         querystring: VatLinesQuery,
-        response: { 200: jsonOrCsvResponse(Ok({ lines: Type.Array(VatLineSchema), nextAfter: Nullable(Type.Integer()) }), VAT_LINES_CSV), ...errors(...AUTH_ERRORS) },
+        response: {
+          200: jsonOrCsvResponse(Ok({ lines: Type.Array(VatLineSchema), nextAfter: Nullable(Type.Integer()) }), VAT_LINES_CSV),
+          ...errors(...AUTH_ERRORS),
+        },
       },
     },
     async (req, reply) => {

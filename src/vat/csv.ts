@@ -13,7 +13,7 @@ import { allVatLines, ledgerVatReport, type LedgerVatReport, type VatLine } from
 
 /** The descriptions of the CSV answers, for the routes' `jsonOrCsvResponse`. */
 export const VAT_REPORT_CSV = 'one row per figure (`figure`, `value`; nested figures as `sales.taxable`, counts as whole numbers)';
-export const VAT_LINES_CSV = 'every line of the period (no paging) and a `total` row equal to the report\'s figures';
+export const VAT_LINES_CSV = "every line of the period (no paging) and a `total` row equal to the report's figures";
 
 /** Figures that count things; every other number of a report is an amount in agorot. */
 const COUNTS = new Set(['count', 'documents', 'expenses']);
@@ -30,8 +30,25 @@ function figureRows(value: unknown, path: string[], rows: CsvCell[][]): void {
 
 /** The rows' order, whichever form of the report and however its object was built; other fields follow. */
 const FIGURE_ORDER = [
-  'period', 'kind', 'from', 'to', 'currency', 'source', 'outputVat', 'inputVat', 'inputVatFixedAssets', 'vatPayable', 'sales', 'inputs', 'adjustments',
-  'taxableSales', 'zeroRatedOrExemptSales', 'fixedAssetInputVat', 'otherInputVat', 'documents', 'expenses',
+  'period',
+  'kind',
+  'from',
+  'to',
+  'currency',
+  'source',
+  'outputVat',
+  'inputVat',
+  'inputVatFixedAssets',
+  'vatPayable',
+  'sales',
+  'inputs',
+  'adjustments',
+  'taxableSales',
+  'zeroRatedOrExemptSales',
+  'fixedAssetInputVat',
+  'otherInputVat',
+  'documents',
+  'expenses',
 ];
 const rank = (key: string) => (FIGURE_ORDER.includes(key) ? FIGURE_ORDER.indexOf(key) : FIGURE_ORDER.length);
 
@@ -48,8 +65,21 @@ export function vatReportCsvName(business: Pick<BusinessRecord, 'taxId'>, report
 }
 
 export const VAT_LINES_HEADER = [
-  'entryNo', 'entryDate', 'source', 'treatment', 'docType', 'reference', 'date', 'counterparty', 'counterpartyTaxId', 'allocationNumber',
-  'salesExVat', 'inputsExVat', 'outputVat', 'inputVat', 'inputVatFixedAssets',
+  'entryNo',
+  'entryDate',
+  'source',
+  'treatment',
+  'docType',
+  'reference',
+  'date',
+  'counterparty',
+  'counterpartyTaxId',
+  'allocationNumber',
+  'salesExVat',
+  'inputsExVat',
+  'outputVat',
+  'inputVat',
+  'inputVatFixedAssets',
 ];
 
 function lineRow(l: VatLine): CsvCell[] {
@@ -57,11 +87,21 @@ function lineRow(l: VatLine): CsvCell[] {
   const e = l.expense;
   const isExpense = e !== null;
   return [
-    l.entryNo, l.entryDate, l.source, l.treatment,
-    d?.docType ?? null, d ? d.docNumber : (e?.supplierDocNumber ?? null), d?.date ?? e?.date ?? null,
-    d?.partyName ?? e?.supplierName ?? null, d?.partyTaxId ?? e?.supplierTaxId ?? null, d?.allocationNumber ?? null,
-    isExpense ? null : money(l.exVat), isExpense ? money(l.exVat) : null,
-    money(l.outputVat), money(l.inputVat), money(l.inputVatFixedAssets),
+    l.entryNo,
+    l.entryDate,
+    l.source,
+    l.treatment,
+    d?.docType ?? null,
+    d ? d.docNumber : (e?.supplierDocNumber ?? null),
+    d?.date ?? e?.date ?? null,
+    d?.partyName ?? e?.supplierName ?? null,
+    d?.partyTaxId ?? e?.supplierTaxId ?? null,
+    d?.allocationNumber ?? null,
+    isExpense ? null : money(l.exVat),
+    isExpense ? money(l.exVat) : null,
+    money(l.outputVat),
+    money(l.inputVat),
+    money(l.inputVatFixedAssets),
   ];
 }
 
@@ -72,9 +112,21 @@ function lineRow(l: VatLine): CsvCell[] {
 export function vatLinesCsv(report: LedgerVatReport, lines: VatLine[]): Buffer {
   const sum = (pick: (l: VatLine) => number) => lines.reduce((a, l) => a + pick(l), 0);
   const total: CsvCell[] = [
-    null, null, 'total', null, null, null, null, null, null, null,
-    money(sum((l) => (l.expense ? 0 : l.exVat))), money(sum((l) => (l.expense ? l.exVat : 0))),
-    money(report.outputVat), money(report.inputVat), money(report.inputVatFixedAssets),
+    null,
+    null,
+    'total',
+    null,
+    null,
+    null,
+    null,
+    null,
+    null,
+    null,
+    money(sum((l) => (l.expense ? 0 : l.exVat))),
+    money(sum((l) => (l.expense ? l.exVat : 0))),
+    money(report.outputVat),
+    money(report.inputVat),
+    money(report.inputVatFixedAssets),
   ];
   return csvFile(VAT_LINES_HEADER, [...lines.map(lineRow), total]);
 }

@@ -29,8 +29,13 @@ export function entryOfLine(l: VatLine): Pcn874Entry | null {
   if (l.document) {
     const type: EntryType = l.treatment === 'zeroRatedExport' ? 'Y' : identified(l.document.partyTaxId) ? 'S' : 'L';
     return {
-      type, counterpartyId: counterpartyOfSale(type, l.document.partyTaxId), date: ymd(l.document.date), refGroup: '0000',
-      refNumber: lastDigits(l.document.docNumber, 9), vat: Math.abs(shekels(l.outputVat)), exVat: shekels(l.exVat),
+      type,
+      counterpartyId: counterpartyOfSale(type, l.document.partyTaxId),
+      date: ymd(l.document.date),
+      refGroup: '0000',
+      refNumber: lastDigits(l.document.docNumber, 9),
+      vat: Math.abs(shekels(l.outputVat)),
+      exVat: shekels(l.exVat),
       allocation: lastDigits(l.document.allocationNumber, 9),
     };
   }
@@ -39,9 +44,15 @@ export function entryOfLine(l: VatLine): Pcn874Entry | null {
     if (vat === 0) return null;
     const type: EntryType = identified(l.expense.supplierTaxId) ? 'T' : 'K';
     return {
-      type, counterpartyId: type === 'K' ? '000000000' : lastDigits(l.expense.supplierTaxId, 9), date: ymd(l.expense.date), refGroup: '0000',
+      type,
+      counterpartyId: type === 'K' ? '000000000' : lastDigits(l.expense.supplierTaxId, 9),
+      date: ymd(l.expense.date),
+      refGroup: '0000',
       // A petty-cash entry's reference number is the number of invoices it holds (Appendix C §3.E): one here.
-      refNumber: type === 'K' ? PETTY_CASH_ONE_INVOICE : lastDigits(l.expense.supplierDocNumber, 9), vat: Math.abs(shekels(vat)), exVat: shekels(l.exVat), allocation: '000000000',
+      refNumber: type === 'K' ? PETTY_CASH_ONE_INVOICE : lastDigits(l.expense.supplierDocNumber, 9),
+      vat: Math.abs(shekels(vat)),
+      exVat: shekels(l.exVat),
+      allocation: '000000000',
     };
   }
   return null;
@@ -51,12 +62,17 @@ export function pcn874Of(vatId: string, report: LedgerVatReport, lines: VatLine[
   const entries = lines.map(entryOfLine).filter((e): e is Pcn874Entry => e !== null);
   return {
     header: {
-      vatId, period: firstMonth, generated: ymd(generated),
-      taxableSales: shekels(report.sales.taxable), taxableVat: shekels(report.outputVat),
+      vatId,
+      period: firstMonth,
+      generated: ymd(generated),
+      taxableSales: shekels(report.sales.taxable),
+      taxableVat: shekels(report.outputVat),
       salesCount: entries.filter((e) => isSale(e.type)).length,
       zeroOrExemptSales: shekels(report.sales.zeroRatedExport + report.sales.eilat + report.sales.exempt),
-      otherInputsVat: shekels(report.inputVat), equipmentInputsVat: shekels(report.inputVatFixedAssets),
-      inputsCount: entries.filter((e) => !isSale(e.type)).length, vatPayable: shekels(report.vatPayable),
+      otherInputsVat: shekels(report.inputVat),
+      equipmentInputsVat: shekels(report.inputVatFixedAssets),
+      inputsCount: entries.filter((e) => !isSale(e.type)).length,
+      vatPayable: shekels(report.vatPayable),
     },
     entries,
   };
@@ -96,10 +112,12 @@ export function verifyPcn874(read: ReadPcn874, vatId: string, report: LedgerVatR
     problems.push('no header record');
   }
   const expected = lines.map(entryOfLine).filter((e): e is Pcn874Entry => e !== null);
-  if (expected.length !== read.entries.length) problems.push(`the file holds ${read.entries.length} entries, the period's documents and expenses make ${expected.length}`);
+  if (expected.length !== read.entries.length)
+    problems.push(`the file holds ${read.entries.length} entries, the period's documents and expenses make ${expected.length}`);
   expected.forEach((want, i) => {
     const got = read.entries[i];
-    if (got && JSON.stringify(got) !== JSON.stringify(want)) problems.push(`entry ${i + 1} (line ${i + 2}): ${JSON.stringify(got)} is not its document's ${JSON.stringify(want)}`);
+    if (got && JSON.stringify(got) !== JSON.stringify(want))
+      problems.push(`entry ${i + 1} (line ${i + 2}): ${JSON.stringify(got)} is not its document's ${JSON.stringify(want)}`);
   });
   // The traceable lines add up to the report in agorot (manual adjustments have no entry of their own).
   const sum = (pick: (l: VatLine) => number) => lines.reduce((a, l) => a + pick(l), 0);
@@ -113,12 +131,22 @@ export function verifyPcn874(read: ReadPcn874, vatId: string, report: LedgerVatR
   return {
     ok: problems.length === 0,
     problems,
-    recordCounts: { header: h ? 1 : 0, sales, inputs: read.entries.length - sales, closing: read.closingVatId ? 1 : 0, total: read.entries.length + (h ? 1 : 0) + (read.closingVatId ? 1 : 0) },
+    recordCounts: {
+      header: h ? 1 : 0,
+      sales,
+      inputs: read.entries.length - sales,
+      closing: read.closingVatId ? 1 : 0,
+      total: read.entries.length + (h ? 1 : 0) + (read.closingVatId ? 1 : 0),
+    },
     header: h,
     report: {
-      outputVat: report.outputVat, inputVat: report.inputVat, inputVatFixedAssets: report.inputVatFixedAssets, vatPayable: report.vatPayable,
-      taxableSales: report.sales.taxable, zeroRatedOrExemptSales: report.zeroRatedOrExemptSales,
+      outputVat: report.outputVat,
+      inputVat: report.inputVat,
+      inputVatFixedAssets: report.inputVatFixedAssets,
+      vatPayable: report.vatPayable,
+      taxableSales: report.sales.taxable,
+      zeroRatedOrExemptSales: report.zeroRatedOrExemptSales,
     },
-    rule: 'each header amount is the VAT report\'s agorot figure rounded half away from zero to whole shekels; each entry is its document\'s or expense\'s ledger figures, rounded the same way',
+    rule: "each header amount is the VAT report's agorot figure rounded half away from zero to whole shekels; each entry is its document's or expense's ledger figures, rounded the same way",
   };
 }

@@ -68,12 +68,19 @@ async function storeRun(
   const file = await storeFile(tx, at, { businessId: business.id, bytes, mime: 'text/plain; charset=us-ascii', name: run.name });
   // export_runs.verification is jsonb: a PCN874 run keeps its own check there (kind tells which).
   const exportRun = await finishRun(tx, at, id, {
-    status, recordCounts, fileId: file.id, verification: verification as unknown as Verification, report: null, error: verification.ok ? null : `verification failed: ${verification.problems.slice(0, 3).join('; ')}`,
+    status,
+    recordCounts,
+    fileId: file.id,
+    verification: verification as unknown as Verification,
+    report: null,
+    error: verification.ok ? null : `verification failed: ${verification.problems.slice(0, 3).join('; ')}`,
   });
   await appendAudit(tx, at, actor, { ...audit, after: { kind: 'pcn874', period: run.period, status, fileId: file.id, recordCounts } });
   if (status === 'completed') {
     await recordEvent(tx, at, {
-      event: 'export.completed', accountId: business.accountId, businessId: business.id,
+      event: 'export.completed',
+      accountId: business.accountId,
+      businessId: business.id,
       data: { exportRunId: id, fileId: file.id, recordCount: recordCounts.total },
     });
   }
@@ -82,7 +89,13 @@ async function storeRun(
 }
 
 /** Records a run that threw as failed, with the reason; a failure to record it is logged, never thrown over the first error. */
-async function recordFailedRun(s: Services, database: Database, actor: Actor, run: { id: string; period: string; audit: RunAudit }, err: unknown): Promise<void> {
+async function recordFailedRun(
+  s: Services,
+  database: Database,
+  actor: Actor,
+  run: { id: string; period: string; audit: RunAudit },
+  err: unknown,
+): Promise<void> {
   const reason = exportFailureReason(err);
   s.logger.error({ err, exportRunId: run.id, businessId: run.audit.businessId }, 'PCN874 export failed');
   const failedAt = s.clock.now();
@@ -94,7 +107,13 @@ async function recordFailedRun(s: Services, database: Database, actor: Actor, ru
     .catch((e) => s.logger.error({ err: e, exportRunId: run.id }, 'the failed PCN874 run could not be recorded'));
 }
 
-export async function runPcn874Export(s: Services, database: Database, business: BusinessRecord, body: { period: string }, actor: Actor): Promise<Pcn874Result> {
+export async function runPcn874Export(
+  s: Services,
+  database: Database,
+  business: BusinessRecord,
+  body: { period: string },
+  actor: Actor,
+): Promise<Pcn874Result> {
   const period = parseVatPeriod(body.period, 'body.period', business.vatReportingPeriod);
   if (business.dealerType !== 'murshe' && business.dealerType !== 'company') {
     throw conflict(`a ${business.dealerType} dealer charges no VAT and files no PCN874: the file is for a murshe or a company`);

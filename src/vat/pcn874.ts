@@ -122,7 +122,8 @@ function put(field: Field, value: string | number, record: string): string {
     return digits.padStart(field.width, '0');
   }
   if (field.kind === 'alnum') {
-    if (!/^[0-9A-Z]+$/.test(v) || v.length !== field.width) throw new RangeError(`${record}.${field.name}: "${v}" is not ${field.width} capital letters or digits`);
+    if (!/^[0-9A-Z]+$/.test(v) || v.length !== field.width)
+      throw new RangeError(`${record}.${field.name}: "${v}" is not ${field.width} capital letters or digits`);
     return v;
   }
   if (v.length !== field.width || !/^[A-Z]+$/.test(v)) throw new RangeError(`${record}.${field.name}: "${v}" is not ${field.width} capital letter(s)`);
@@ -191,10 +192,17 @@ function readHeader(line: string, problems: string[]): Pcn874Header {
   if (v.reportType !== '1') problems.push(`line 1 reportType: "${v.reportType}" (expected 1)`);
   if (v.otherRateSales !== 0 || v.otherRateVat !== 0) problems.push('line 1: sales at another rate are not zero');
   return {
-    vatId: String(v.vatId), period: String(v.period), generated: String(v.generated),
-    taxableSales: Number(v.taxableSales), taxableVat: Number(v.taxableVat), salesCount: Number(v.salesCount),
-    zeroOrExemptSales: Number(v.zeroOrExemptSales), otherInputsVat: Number(v.otherInputsVat), equipmentInputsVat: Number(v.equipmentInputsVat),
-    inputsCount: Number(v.inputsCount), vatPayable: Number(v.vatPayable),
+    vatId: String(v.vatId),
+    period: String(v.period),
+    generated: String(v.generated),
+    taxableSales: Number(v.taxableSales),
+    taxableVat: Number(v.taxableVat),
+    salesCount: Number(v.salesCount),
+    zeroOrExemptSales: Number(v.zeroOrExemptSales),
+    otherInputsVat: Number(v.otherInputsVat),
+    equipmentInputsVat: Number(v.equipmentInputsVat),
+    inputsCount: Number(v.inputsCount),
+    vatPayable: Number(v.vatPayable),
   };
 }
 
@@ -211,8 +219,14 @@ function readEntry(line: string, lineNo: number, problems: string[]): Pcn874Entr
   const type = String(v.type);
   if (!isSale(type) && !isInput(type)) problems.push(`line ${lineNo} type: "${type}" is not a PCN874 entry type`);
   return {
-    type: type as EntryType, counterpartyId: String(v.counterpartyId), date: String(v.date), refGroup: String(v.refGroup),
-    refNumber: String(v.refNumber), vat: Number(v.vat), exVat: Number(v.exVat), allocation: String(v.allocation),
+    type: type as EntryType,
+    counterpartyId: String(v.counterpartyId),
+    date: String(v.date),
+    refGroup: String(v.refGroup),
+    refNumber: String(v.refNumber),
+    vat: Number(v.vat),
+    exVat: Number(v.exVat),
+    allocation: String(v.allocation),
   };
 }
 
@@ -220,7 +234,8 @@ function readEntry(line: string, lineNo: number, problems: string[]): Pcn874Entr
 function checkHeaderAgainstBody(result: ReadPcn874): void {
   const { header: h, problems } = result;
   if (!h) return;
-  if (result.closingVatId !== null && result.closingVatId !== h.vatId) problems.push(`the closing record's VAT number ${result.closingVatId} is not the header's ${h.vatId}`);
+  if (result.closingVatId !== null && result.closingVatId !== h.vatId)
+    problems.push(`the closing record's VAT number ${result.closingVatId} is not the header's ${h.vatId}`);
   const sales = result.entries.filter((e) => isSale(e.type)).length;
   const inputs = result.entries.filter((e) => isInput(e.type)).length;
   if (sales !== h.salesCount) problems.push(`the header counts ${h.salesCount} sales, the file holds ${sales}`);

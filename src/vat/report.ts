@@ -58,7 +58,15 @@ export interface VatLine {
   outputVat: number;
   inputVat: number;
   inputVatFixedAssets: number;
-  document: { id: string; docType: number; docNumber: number; date: string; partyName: string | null; partyTaxId: string | null; allocationNumber: string | null } | null;
+  document: {
+    id: string;
+    docType: number;
+    docNumber: number;
+    date: string;
+    partyName: string | null;
+    partyTaxId: string | null;
+    allocationNumber: string | null;
+  } | null;
   expense: { id: string; supplierName: string; supplierTaxId: string | null; supplierDocNumber: string | null; date: string; storno: boolean } | null;
 }
 
@@ -75,7 +83,10 @@ const perEntry = (businessId: string, p: { from: string; to: string }) => sql`
     bool_or(l.account_code IN (${INPUT_VAT}, ${INPUT_VAT_FIXED_ASSETS})) AS has_input
   FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id
   WHERE e.business_id = ${businessId} AND l.business_id = ${businessId} AND e.entry_date BETWEEN ${p.from} AND ${p.to}
-    AND l.account_code IN (${sql.join(VAT_ACCOUNTS.map((c) => sql`${c}`), sql`, `)})
+    AND l.account_code IN (${sql.join(
+      VAT_ACCOUNTS.map((c) => sql`${c}`),
+      sql`, `,
+    )})
   GROUP BY e.id, e.entry_no, e.entry_date, e.source, e.document_id, e.expense_id`;
 
 const n = (v: unknown) => Number(v ?? 0);
@@ -171,14 +182,23 @@ export async function vatLines(ex: Executor, businessId: string, asked: VatPerio
       inputVatFixedAssets: n(r.input_fixed),
       document: isDoc
         ? {
-            id: String(r.document_id), docType: n(r.doc_type), docNumber: n(r.doc_number), date: String(r.document_date).slice(0, 10),
-            partyName: (r.party_name as string | null) ?? null, partyTaxId: (r.party_tax_id as string | null) ?? null, allocationNumber: (r.allocation_number as string | null) ?? null,
+            id: String(r.document_id),
+            docType: n(r.doc_type),
+            docNumber: n(r.doc_number),
+            date: String(r.document_date).slice(0, 10),
+            partyName: (r.party_name as string | null) ?? null,
+            partyTaxId: (r.party_tax_id as string | null) ?? null,
+            allocationNumber: (r.allocation_number as string | null) ?? null,
           }
         : null,
       expense: isExpense
         ? {
-            id: String(r.expense_id), supplierName: String(r.supplier_name), supplierTaxId: (r.supplier_tax_id as string | null) ?? null,
-            supplierDocNumber: (r.supplier_doc_number as string | null) ?? null, date: String(r.supplier_doc_date).slice(0, 10), storno: r.reverses_expense_id != null,
+            id: String(r.expense_id),
+            supplierName: String(r.supplier_name),
+            supplierTaxId: (r.supplier_tax_id as string | null) ?? null,
+            supplierDocNumber: (r.supplier_doc_number as string | null) ?? null,
+            date: String(r.supplier_doc_date).slice(0, 10),
+            storno: r.reverses_expense_id != null,
           }
         : null,
     };

@@ -6,7 +6,8 @@ const Int = Type.Integer();
 
 export const VatPeriodString = Type.String({
   pattern: '^\\d{4}-\\d{2}(/\\d{4}-\\d{2})?$',
-  description: 'A VAT period: `YYYY-MM` (the business\'s period holding that month: the month, or its two months for a `bimonthly` business) or `YYYY-MM/YYYY-MM` (two months starting in an odd month, for any business)',
+  description:
+    "A VAT period: `YYYY-MM` (the business's period holding that month: the month, or its two months for a `bimonthly` business) or `YYYY-MM/YYYY-MM` (two months starting in an odd month, for any business)",
   examples: ['2026-02', '2026-01/2026-02'],
 });
 
@@ -23,11 +24,22 @@ export const VatQuery = Type.Object(
 export const LedgerVatFields = {
   period: Type.Optional(VatPeriodString),
   kind: Type.Optional(Type.Union([Type.Literal('monthly'), Type.Literal('bimonthly')])),
-  source: Type.Optional(Type.Literal('ledger', { description: 'The figures are the ledger\'s accounts 2200, 1400, 1410 and revenue 4000–4100 over the entries dated in the period' })),
+  source: Type.Optional(
+    Type.Literal('ledger', {
+      description: "The figures are the ledger's accounts 2200, 1400, 1410 and revenue 4000–4100 over the entries dated in the period",
+    }),
+  ),
   inputVatFixedAssets: Type.Optional(Int),
-  sales: Type.Optional(Type.Object({ taxable: Int, zeroRatedExport: Int, eilat: Int, exempt: Int, count: Int }, { description: 'Ex VAT by treatment; count = documents' })),
+  sales: Type.Optional(
+    Type.Object({ taxable: Int, zeroRatedExport: Int, eilat: Int, exempt: Int, count: Int }, { description: 'Ex VAT by treatment; count = documents' }),
+  ),
   inputs: Type.Optional(Type.Object({ exVat: Int, count: Int }, { description: 'Recorded expenses (and stornos) that posted input VAT' })),
-  adjustments: Type.Optional(Type.Object({ outputVat: Int, inputVat: Int, inputVatFixedAssets: Int, count: Int }, { description: 'Manual entries on the VAT accounts, included in the figures' })),
+  adjustments: Type.Optional(
+    Type.Object(
+      { outputVat: Int, inputVat: Int, inputVatFixedAssets: Int, count: Int },
+      { description: 'Manual entries on the VAT accounts, included in the figures' },
+    ),
+  ),
 };
 
 export const VatLinesQuery = Type.Object(
@@ -50,9 +62,24 @@ export const VatLineSchema = Type.Object({
   inputVat: Int,
   inputVatFixedAssets: Int,
   document: Nullable(
-    Type.Object({ id: Type.String(), docType: Int, docNumber: Int, date: IsoDate, partyName: Nullable(Type.String()), partyTaxId: Nullable(Type.String()), allocationNumber: Nullable(Type.String()) }),
+    Type.Object({
+      id: Type.String(),
+      docType: Int,
+      docNumber: Int,
+      date: IsoDate,
+      partyName: Nullable(Type.String()),
+      partyTaxId: Nullable(Type.String()),
+      allocationNumber: Nullable(Type.String()),
+    }),
   ),
   expense: Nullable(
-    Type.Object({ id: Type.String(), supplierName: Type.String(), supplierTaxId: Nullable(Type.String()), supplierDocNumber: Nullable(Type.String()), date: IsoDate, storno: Type.Boolean() }),
+    Type.Object({
+      id: Type.String(),
+      supplierName: Type.String(),
+      supplierTaxId: Nullable(Type.String()),
+      supplierDocNumber: Nullable(Type.String()),
+      date: IsoDate,
+      storno: Type.Boolean(),
+    }),
   ),
 });

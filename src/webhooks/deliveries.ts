@@ -38,7 +38,12 @@ async function withAttempts(ex: Executor, rows: WebhookDeliveryRow[]): Promise<D
   const attempts = await ex
     .select()
     .from(webhookAttempts)
-    .where(inArray(webhookAttempts.deliveryId, rows.map((r) => r.id)))
+    .where(
+      inArray(
+        webhookAttempts.deliveryId,
+        rows.map((r) => r.id),
+      ),
+    )
     .orderBy(asc(webhookAttempts.deliveryId), asc(webhookAttempts.n));
   const byDelivery = new Map<string, WebhookAttemptRow[]>();
   for (const a of attempts) {
@@ -72,7 +77,10 @@ export async function listDeliveries(
     .limit(opts.take + 1);
   const { page, nextCursor } = pageOf('deliveries', rows, opts.take, (r) => ({ createdAt: r.cursorAt, id: r.row.id }));
   return {
-    deliveries: await withAttempts(ex, page.map((r) => r.row)),
+    deliveries: await withAttempts(
+      ex,
+      page.map((r) => r.row),
+    ),
     next: nextCursor ? page[page.length - 1].row.id : null,
     nextCursor,
   };

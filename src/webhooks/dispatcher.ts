@@ -40,7 +40,10 @@ export function envelope(e: { id: string; event: string; mode: Mode; businessId:
  */
 /** Ends the claims of deliveries held by a dead sender, so that they are tried again now (at least once). */
 export async function releaseDeliveryLeases(database: Database): Promise<number> {
-  const rows = await query(database.db, sql`UPDATE webhook_deliveries SET locked_until = NULL WHERE locked_until IS NOT NULL AND status = 'pending' RETURNING id`);
+  const rows = await query(
+    database.db,
+    sql`UPDATE webhook_deliveries SET locked_until = NULL WHERE locked_until IS NOT NULL AND status = 'pending' RETURNING id`,
+  );
   return rows.length;
 }
 
@@ -226,13 +229,18 @@ export class WebhookDispatcher {
       );
       // Audited once, by the attempt that switched it off (others of the same batch may fail after it).
       if (ep && before?.active && !ep.active) {
-        await appendAudit(tx, now, { accountId: String(ep.account_id), keyId: null }, {
-          businessId: (ep.business_id as string | null) ?? null,
-          action: 'webhook.auto_disable',
-          entityType: 'webhook_endpoint',
-          entityId: d.endpointId,
-          after: { active: false, disabledAt: nowIso, consecutiveFailures: Number(ep.consecutive_failures) },
-        });
+        await appendAudit(
+          tx,
+          now,
+          { accountId: String(ep.account_id), keyId: null },
+          {
+            businessId: (ep.business_id as string | null) ?? null,
+            action: 'webhook.auto_disable',
+            entityType: 'webhook_endpoint',
+            entityId: d.endpointId,
+            after: { active: false, disabledAt: nowIso, consecutiveFailures: Number(ep.consecutive_failures) },
+          },
+        );
         this.s.logger.warn({ endpoint: d.endpointId, failures: Number(ep.consecutive_failures) }, 'webhook endpoint disabled after consecutive failures');
       }
     });
@@ -244,7 +252,10 @@ export class WebhookDispatcher {
    * whether or not the endpoint is active. One attempt, no retries, and it does not count toward
    * auto-disable (it is a probe, not traffic).
    */
-  async sendTest(mode: Mode, endpoint: { id: string; url: string; secret: string; businessId: string | null }): Promise<{ delivered: boolean; delivery: DeliveryView }> {
+  async sendTest(
+    mode: Mode,
+    endpoint: { id: string; url: string; secret: string; businessId: string | null },
+  ): Promise<{ delivered: boolean; delivery: DeliveryView }> {
     const database = this.s.databases[mode];
     const created = this.s.clock.now();
     const id = newId('del', created.getTime());

@@ -41,7 +41,11 @@ export async function getWebhook(ex: Executor, accountId: string, id: string, fo
 }
 
 /** One page of the account's endpoints, newest first in the order (created_at, id); `cursor` is the previous page's nextCursor. */
-export async function listWebhooks(ex: Executor, accountId: string, q: { take: number; cursor?: string }): Promise<{ webhooks: WebhookView[]; nextCursor: string | null }> {
+export async function listWebhooks(
+  ex: Executor,
+  accountId: string,
+  q: { take: number; cursor?: string },
+): Promise<{ webhooks: WebhookView[]; nextCursor: string | null }> {
   const t = webhookEndpoints;
   const after: SQL | undefined = q.cursor ? afterCursor(decodeCursor('webhooks', q.cursor), sql`${t.createdAt}`, sql`${t.id}`) : undefined;
   const rows = await ex
@@ -89,13 +93,7 @@ export async function createWebhook(
 }
 
 /** PATCH: `url`, `events`, `active` (true re-arms: clears disabledAt and the failure count). */
-export async function patchWebhook(
-  tx: Tx,
-  at: Date,
-  actor: Actor & { accountId: string },
-  id: string,
-  body: WebhookPatchBody,
-): Promise<WebhookView> {
+export async function patchWebhook(tx: Tx, at: Date, actor: Actor & { accountId: string }, id: string, body: WebhookPatchBody): Promise<WebhookView> {
   const { secret: _secret, ...before } = await getWebhook(tx, actor.accountId, id, true);
   const url = body.url ?? before.url;
   const events = body.events === undefined ? before.events : uniqueEvents(body.events);

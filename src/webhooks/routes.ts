@@ -6,7 +6,17 @@ import type { Services } from '../platform/http/services.ts';
 import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { NextCursor } from '../platform/http/cursor.ts';
 import { validation } from '../platform/errors.ts';
-import { DeliveriesQuery, Delivery, Webhook, WebhooksQuery, WebhookCreate, WebhookPatch, WebhookWithSecret, type WebhookCreateBody, type WebhookPatchBody } from './schemas.ts';
+import {
+  DeliveriesQuery,
+  Delivery,
+  Webhook,
+  WebhooksQuery,
+  WebhookCreate,
+  WebhookPatch,
+  WebhookWithSecret,
+  type WebhookCreateBody,
+  type WebhookPatchBody,
+} from './schemas.ts';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, patchWebhook } from './endpoints.ts';
 import { listDeliveries } from './deliveries.ts';
 import { WebhookDispatcher } from './dispatcher.ts';
@@ -50,9 +60,7 @@ function registerEndpointListRoutes(api: FastifyInstance, s: Services): void {
       const ctx = ctxOf(req);
       const body = req.body as WebhookCreateBody;
       await checkUrl(s, body.url);
-      const webhook = await ctx.database.db.transaction((tx) =>
-        createWebhook(tx, s.clock.now(), { ...ctx.actor, accountId: ctx.key.accountId }, body),
-      );
+      const webhook = await ctx.database.db.transaction((tx) => createWebhook(tx, s.clock.now(), { ...ctx.actor, accountId: ctx.key.accountId }, body));
       return reply.status(201).send({ ok: true, webhook });
     },
   );
@@ -87,7 +95,16 @@ function registerEndpointRoutes(api: FastifyInstance, s: Services): void {
 function registerEndpointReadRoute(api: FastifyInstance): void {
   api.get(
     '/webhooks/:id',
-    { config, schema: { tags, operationId: 'getWebhook', summary: 'Read a webhook endpoint', params: IdParams, response: { 200: Ok({ webhook: Webhook }), ...errors(...AUTH_ERRORS) } } },
+    {
+      config,
+      schema: {
+        tags,
+        operationId: 'getWebhook',
+        summary: 'Read a webhook endpoint',
+        params: IdParams,
+        response: { 200: Ok({ webhook: Webhook }), ...errors(...AUTH_ERRORS) },
+      },
+    },
     async (req) => {
       const ctx = ctxOf(req);
       const { secret: _secret, ...webhook } = await getWebhook(ctx.database.db, ctx.key.accountId, (req.params as { id: string }).id);
@@ -125,7 +142,16 @@ function registerEndpointUpdateRoute(api: FastifyInstance, s: Services): void {
 function registerEndpointDeleteRoute(api: FastifyInstance, s: Services): void {
   api.delete(
     '/webhooks/:id',
-    { config, schema: { tags, operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint and its delivery log', params: IdParams, response: { 200: Ok({}), ...errors(...AUTH_ERRORS) } } },
+    {
+      config,
+      schema: {
+        tags,
+        operationId: 'deleteWebhook',
+        summary: 'Delete a webhook endpoint and its delivery log',
+        params: IdParams,
+        response: { 200: Ok({}), ...errors(...AUTH_ERRORS) },
+      },
+    },
     async (req) => {
       const ctx = ctxOf(req);
       await ctx.database.db.transaction((tx) =>
@@ -174,7 +200,9 @@ function registerDeliveryListRoute(api: FastifyInstance): void {
         response: {
           200: Ok({
             deliveries: Type.Array(Delivery),
-            next: Type.Union([Type.String(), Type.Null()], { description: 'The last delivery id of the page, for `before` (kept for compatibility); null on the last page.' }),
+            next: Type.Union([Type.String(), Type.Null()], {
+              description: 'The last delivery id of the page, for `before` (kept for compatibility); null on the last page.',
+            }),
             nextCursor: NextCursor,
           }),
           ...errors(...AUTH_ERRORS),

@@ -71,7 +71,13 @@ export type DeliveryView = Static<typeof Delivery>;
 
 export const DeliveriesQuery = Type.Object(
   {
-    before: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A delivery id (the `next` of the previous page): answers older deliveries. Kept for compatibility: page with `cursor`.' })),
+    before: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'A delivery id (the `next` of the previous page): answers older deliveries. Kept for compatibility: page with `cursor`.',
+      }),
+    ),
     cursor: Type.Optional(CursorQuery),
     take: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 200 })),
   },

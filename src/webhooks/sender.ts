@@ -9,8 +9,7 @@ import { checkTargetUrl, classifyAddress, classifyName, readHost } from './ssrf.
 /** Resolves a host name to its addresses; injectable so tests can play DNS (and DNS rebinding). */
 export type Resolver = (hostname: string) => Promise<string[]>;
 
-export const systemResolver: Resolver = async (hostname) =>
-  (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+export const systemResolver: Resolver = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 /** The outcome of one HTTP attempt. */
 export interface AttemptOutcome {
@@ -44,7 +43,10 @@ export class WebhookSender {
   private readonly agent: Agent;
   private readonly ca: string[] | undefined;
 
-  constructor(private readonly config: WebhooksConfig, resolver: Resolver = systemResolver) {
+  constructor(
+    private readonly config: WebhooksConfig,
+    resolver: Resolver = systemResolver,
+  ) {
     this.resolver = resolver;
     this.ca = config.caFile ? [...rootCertificates, readFileSync(config.caFile, 'utf8')] : undefined;
     this.agent = new Agent({
@@ -169,7 +171,10 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }):
     }
   }
   // PostgreSQL text cannot hold NUL; a binary answer is only kept for people to read.
-  return Buffer.concat(chunks).subarray(0, RESPONSE_BODY_CAP).toString('utf8').replace(/\u0000/g, '\uFFFD');
+  return Buffer.concat(chunks)
+    .subarray(0, RESPONSE_BODY_CAP)
+    .toString('utf8')
+    .replace(/\u0000/g, '\uFFFD');
 }
 
 const redirectNote = (status: number) => (status >= 300 && status < 400 ? 'redirects are not followed' : null);
@@ -181,6 +186,8 @@ function describeError(err: unknown, signal: AbortSignal, timeoutMs: number): st
   const code = e?.code ?? e?.cause?.code;
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return `timed out after ${timeoutMs} ms`;
-  const message = String(e?.message ?? err).replace(/\u0000/g, '').slice(0, 300);
+  const message = String(e?.message ?? err)
+    .replace(/\u0000/g, '')
+    .slice(0, 300);
   return code && !message.includes(code) ? `${code}: ${message}` : message;
 }

@@ -19,8 +19,7 @@ function hmacHex(secret: string, t: number | string, rawBody: string | Buffer): 
 }
 
 export type VerifyResult =
-  | { ok: true; timestamp: number }
-  | { ok: false; reason: 'missing_header' | 'malformed_header' | 'timestamp_out_of_tolerance' | 'signature_mismatch' };
+  { ok: true; timestamp: number } | { ok: false; reason: 'missing_header' | 'malformed_header' | 'timestamp_out_of_tolerance' | 'signature_mismatch' };
 
 /**
  * Checks a delivery's signature against the raw body bytes (a re-serialized body does not match),

@@ -40,7 +40,10 @@ describe('allocation through the documents API (sandbox simulator)', () => {
     expect(after.allocationNumber).toMatch(/^\d{9}$/);
     expect(after.allocation).toMatchObject({ status: 'granted', number: after.allocationNumber, error: null });
     expect(after.warnings).toEqual([]);
-    expect((await events(env, 'sandbox', 'document.allocation_assigned')).map((e) => e.data)).toContainEqual({ documentId: d.id, allocationNumber: after.allocationNumber });
+    expect((await events(env, 'sandbox', 'document.allocation_assigned')).map((e) => e.data)).toContainEqual({
+      documentId: d.id,
+      allocationNumber: after.allocationNumber,
+    });
   });
 
   it('a refused issued document is final: asking again answers 409', async () => {
@@ -111,7 +114,10 @@ describe('allocation through the documents API (sandbox simulator)', () => {
       // An edit that leaves the figures alone keeps the number; a number the caller sets is kept.
       const same = await env.call('PATCH', `/v1/businesses/${strict.id}/documents/${d.id}`, { key: a.test, body: { valueDate: '2026-03-02' } });
       expect(same.body.document.allocationNumber).toBe(second.allocationNumber);
-      const own = await env.call('PATCH', `/v1/businesses/${strict.id}/documents/${d.id}`, { key: a.test, body: { lines: [line(1_700_000)], allocationNumber: '987654321' } });
+      const own = await env.call('PATCH', `/v1/businesses/${strict.id}/documents/${d.id}`, {
+        key: a.test,
+        body: { lines: [line(1_700_000)], allocationNumber: '987654321' },
+      });
       expect(own.body.document.allocationNumber).toBe('987654321');
       expect([200, 201]).toContain((await issue(d.id, strict.id)).status);
     });
@@ -201,7 +207,12 @@ describe('allocation through the documents API (sandbox simulator)', () => {
     it('the routes are in the OpenAPI document; the expiry worker starts and stops cleanly', async () => {
       const doc = await env.call('GET', '/v1/openapi.json');
       expect(doc.status).toBe(200);
-      for (const p of ['/v1/businesses/{bid}/allocation/connect', '/v1/businesses/{bid}/allocation/connection', '/v1/businesses/{bid}/documents/{id}/allocation', '/ita/callback']) {
+      for (const p of [
+        '/v1/businesses/{bid}/allocation/connect',
+        '/v1/businesses/{bid}/allocation/connection',
+        '/v1/businesses/{bid}/documents/{id}/allocation',
+        '/ita/callback',
+      ]) {
         expect(Object.keys(doc.body.paths)).toContain(p);
       }
       const worker = startExpiryWorker(env.s, 20);
@@ -230,8 +241,7 @@ describe('live in production without ITA configuration never fakes a number', ()
     const c = await prod.call('POST', `/v1/businesses/${live.id}/allocation/connect`, { key: pa.live });
     expect(c.status).toBe(503);
     expect(c.body.reason).toBe('unconfigured');
-    const mk = async (key: string, bid: string) =>
-      (await prod.call('POST', `/v1/businesses/${bid}/documents`, { key, body: big() })).body.document;
+    const mk = async (key: string, bid: string) => (await prod.call('POST', `/v1/businesses/${bid}/documents`, { key, body: big() })).body.document;
     const d = await mk(pa.live, live.id);
     const r = await prod.call('POST', `/v1/businesses/${live.id}/documents/${d.id}/allocation`, { key: pa.live });
     expect(r.status).toBe(503);

@@ -121,7 +121,11 @@ export class FakeIta {
     if (q.get('response_type') !== 'code') back.searchParams.set('error', 'unsupported_response_type');
     else {
       const code = this.token('code');
-      this.codes.set(code, { vatNumbers: new Set(this.consentVatNumbers), expiresAt: this.opts.now().getTime() + 600_000, redirectUri: q.get('redirect_uri')! });
+      this.codes.set(code, {
+        vatNumbers: new Set(this.consentVatNumbers),
+        expiresAt: this.opts.now().getTime() + 600_000,
+        redirectUri: q.get('redirect_uri')!,
+      });
       back.searchParams.set('code', code);
     }
     res.writeHead(302, { location: back.toString() });
@@ -160,7 +164,8 @@ export class FakeIta {
     if (body.grant_type === 'authorization_code') {
       const grant = this.codes.get(body.code ?? '');
       this.codes.delete(body.code ?? '');
-      if (!grant || grant.expiresAt <= now || grant.redirectUri !== body.redirect_uri) return this.send(res, 400, { error: 'invalid_grant', error_description: 'code invalid, used or expired' });
+      if (!grant || grant.expiresAt <= now || grant.redirectUri !== body.redirect_uri)
+        return this.send(res, 400, { error: 'invalid_grant', error_description: 'code invalid, used or expired' });
       return this.issue(res, grant.vatNumbers, now + this.refreshTtlSeconds * 1000);
     }
     if (body.grant_type === 'refresh_token') {
@@ -184,8 +189,19 @@ export class FakeIta {
     const bearer = (req.headers.authorization ?? '').replace(/^Bearer /, '');
     const grant = this.accessTokens.get(bearer);
     if (fault === '401' || !grant || grant.expiresAt <= this.opts.now().getTime()) return this.send(res, 401, UNAUTHORIZED);
-    const required = ['invoice_id', 'invoice_type', 'vat_number', 'invoice_date', 'invoice_issuance_date', 'accounting_software_number',
-      'amount_before_discount', 'discount', 'payment_amount', 'vat_amount', 'payment_amount_including_vat'];
+    const required = [
+      'invoice_id',
+      'invoice_type',
+      'vat_number',
+      'invoice_date',
+      'invoice_issuance_date',
+      'accounting_software_number',
+      'amount_before_discount',
+      'discount',
+      'payment_amount',
+      'vat_amount',
+      'payment_amount_including_vat',
+    ];
     for (const f of required) if (body?.[f] === undefined) return this.send(res, 422, { httpCode: '422', moreInformation: `missing ${f}` });
     for (const f of ['vat_number', 'customer_vat_number', 'invoice_type', 'payment_amount', 'vat_amount']) {
       if (body[f] !== undefined && typeof body[f] !== 'number') return this.send(res, 422, { httpCode: '422', moreInformation: `${f} must be a number` });
@@ -196,9 +212,11 @@ export class FakeIta {
     const customer = String(body.customer_vat_number ?? '').padStart(9, '0');
     if (customer.length !== 9 || checkDigitSum(customer) % 10 !== 0) return refuse(432, 'Customer VAT Number is incorrect', 'customer_vat_number');
     const today = this.opts.now().getTime();
-    if (today - new Date(`${body.invoice_date}T00:00:00Z`).getTime() > 14 * 86_400_000) return refuse(434, 'Invoice date is more than two weeks old', 'invoice_date');
+    if (today - new Date(`${body.invoice_date}T00:00:00Z`).getTime() > 14 * 86_400_000)
+      return refuse(434, 'Invoice date is more than two weeks old', 'invoice_date');
     const rate = body.invoice_date >= '2025-01-01' ? 0.18 : 0.17;
-    if (body.vat_amount > Math.round(body.payment_amount * rate * 100) / 100 + 0.01) return refuse(436, 'VAT amount is greater than the calculated VAT', 'vat_amount');
+    if (body.vat_amount > Math.round(body.payment_amount * rate * 100) / 100 + 0.01)
+      return refuse(436, 'VAT amount is greater than the calculated VAT', 'vat_amount');
     const key = `${body.vat_number}:${body.invoice_id}`;
     let confirmation = this.approved.get(key);
     if (!confirmation) {

@@ -72,7 +72,15 @@ export async function insertDraft(env: TestEnv, mode: Mode, business: any, o: Do
   const id = newId('doc', now.getTime());
   const unit = o.totalExVat ?? 1_500_000;
   const documentDate = o.documentDate ?? now.toISOString().slice(0, 10);
-  const party = { partyId: null, key: null, name: 'לקוח בע"מ', taxId: o.partyTaxId === undefined ? TAX_IDS.company2 : o.partyTaxId, phone: null, email: null, address: null };
+  const party = {
+    partyId: null,
+    key: null,
+    name: 'לקוח בע"מ',
+    taxId: o.partyTaxId === undefined ? TAX_IDS.company2 : o.partyTaxId,
+    phone: null,
+    email: null,
+    address: null,
+  };
   const lines = [{ description: 'ייעוץ', quantity: 1, unitPriceExVat: unit, sku: null, unit: 'יחידה', lineDiscount: 0, amount: unit }];
   await env.db[mode].db.execute(
     sql`INSERT INTO documents(id, business_id, status, doc_type, party, lines, note, document_date, value_date, created_at, updated_at)

@@ -23,7 +23,12 @@ async function connect(business: any, vatNumbers: number[]) {
   expect(start.status).toBe(201);
   const authorize = new URL(start.body.authorizationUrl);
   expect(`${authorize.origin}${authorize.pathname}`).toBe(`${fake.url}/longtimetoken/oauth2/authorize`);
-  expect(Object.fromEntries(authorize.searchParams)).toMatchObject({ response_type: 'code', client_id: 'pinkas-test', redirect_uri: REDIRECT, state: start.body.state });
+  expect(Object.fromEntries(authorize.searchParams)).toMatchObject({
+    response_type: 'code',
+    client_id: 'pinkas-test',
+    redirect_uri: REDIRECT,
+    state: start.body.state,
+  });
   const consent = await fetch(authorize, { redirect: 'manual' });
   expect(consent.status).toBe(302);
   const back = new URL(consent.headers.get('location')!);

@@ -133,9 +133,21 @@ describe('allocation lifecycle on the sandbox simulator', () => {
   it('the same invoice always gets the same simulated number (deterministic)', async () => {
     const { simulatedConfirmation } = await import('../../src/allocation/simulator.ts');
     const input = {
-      businessId: 'b', invoiceId: 'doc_x', invoiceType: 305, vatNumber: '516179157', invoiceReferenceNumber: '7', customerVatNumber: '512200502',
-      customerName: null, invoiceDate: '2026-07-01', invoiceIssuanceDate: '2026-07-01', amountBeforeDiscount: 600_000, discount: 0,
-      paymentAmount: 600_000, vatAmount: 108_000, paymentAmountIncludingVat: 708_000, note: null,
+      businessId: 'b',
+      invoiceId: 'doc_x',
+      invoiceType: 305,
+      vatNumber: '516179157',
+      invoiceReferenceNumber: '7',
+      customerVatNumber: '512200502',
+      customerName: null,
+      invoiceDate: '2026-07-01',
+      invoiceIssuanceDate: '2026-07-01',
+      amountBeforeDiscount: 600_000,
+      discount: 0,
+      paymentAmount: 600_000,
+      vatAmount: 108_000,
+      paymentAmountIncludingVat: 708_000,
+      note: null,
     };
     expect(simulatedConfirmation(input)).toBe(simulatedConfirmation({ ...input }));
     expect(simulatedConfirmation(input)).not.toBe(simulatedConfirmation({ ...input, invoiceId: 'doc_y' }));

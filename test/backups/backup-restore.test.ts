@@ -41,7 +41,10 @@ async function snapshot(e: TestEnv, bid: string, tables: string[]): Promise<Reco
   const out: Record<string, unknown[]> = {};
   for (const t of tables) {
     const where = t === 'businesses' ? `t.id = '${bid}'` : t === 'audit_chain_heads' ? `t.chain = 'biz:${bid}'` : `t.business_id = '${bid}'`;
-    const pk = await e.sql('sandbox', `SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indrelid = '${t}'::regclass AND i.indisprimary`);
+    const pk = await e.sql(
+      'sandbox',
+      `SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indrelid = '${t}'::regclass AND i.indisprimary`,
+    );
     const order = pk.map((r: any) => `t.${r.attname}`).join(', ');
     const content = t === 'files' ? `, encode(sha256(t.content), 'hex') AS content_sha` : '';
     out[t] = await e.sql('sandbox', `SELECT (to_jsonb(t) - 'content')::text AS row${content} FROM ${t} t WHERE ${where} ORDER BY ${order}`);
@@ -50,7 +53,10 @@ async function snapshot(e: TestEnv, bid: string, tables: string[]): Promise<Reco
 }
 
 async function restore(e: TestEnv, file: string, ...extra: string[]) {
-  return commands['backups restore'].run(e.s, parseArgs(['backups', 'restore', '--file', file, '--mode', 'test', '--json', ...(e === target ? ['--account', targetAccount.id] : []), ...extra]));
+  return commands['backups restore'].run(
+    e.s,
+    parseArgs(['backups', 'restore', '--file', file, '--mode', 'test', '--json', ...(e === target ? ['--account', targetAccount.id] : []), ...extra]),
+  );
 }
 
 /** The backup's entries, changed by `change`, zipped again. */
@@ -76,15 +82,23 @@ describe('backup and restore', () => {
   beforeAll(async () => {
     const b = await env.business(a.test, { name: 'גיבוי בע"מ', taxId: TAX_IDS.company2 });
     bid = b.id;
-    const party = await env.call('POST', `/v1/businesses/${bid}/parties`, { key: a.test, body: { kind: 'customer', name: 'לקוח שמור', taxId: TAX_IDS.person } });
+    const party = await env.call('POST', `/v1/businesses/${bid}/parties`, {
+      key: a.test,
+      body: { kind: 'customer', name: 'לקוח שמור', taxId: TAX_IDS.person },
+    });
     expect(party.status, JSON.stringify(party.body)).toBe(201);
     await issueFixture(env, a, bid);
     expect(await renderRunner(env).runDue('sandbox')).toBe(5); // origin and copy PDFs of the five documents
-    const hook = await env.call('POST', '/v1/webhooks', { key: a.test, body: { url: 'https://127.0.0.1:9/pinkas', businessId: bid, events: ['document.issued'] } });
+    const hook = await env.call('POST', '/v1/webhooks', {
+      key: a.test,
+      body: { url: 'https://127.0.0.1:9/pinkas', businessId: bid, events: ['document.issued'] },
+    });
     expect(hook.status, JSON.stringify(hook.body)).toBe(201);
     webhookId = hook.body.webhook.id;
     env.clock.advance(60_000);
-    expect((await env.call('POST', `/v1/businesses/${bid}/exports/openfrmt`, { key: a.test, body: { from: '2026-03-01', to: '2026-03-31' } })).status).toBe(201);
+    expect((await env.call('POST', `/v1/businesses/${bid}/exports/openfrmt`, { key: a.test, body: { from: '2026-03-01', to: '2026-03-31' } })).status).toBe(
+      201,
+    );
     await env.sql(
       'sandbox',
       `INSERT INTO expenses(id, business_id, status, source, category_key, supplier_name, supplier_doc_type, supplier_doc_date,
@@ -111,7 +125,15 @@ describe('backup and restore', () => {
 
   it('answers the backup and lists it', async () => {
     expect(backup.backup).toMatchObject({ id: expect.stringMatching(/^bak_/), fileId: backup.file.id });
-    expect(backup.backup.summary.tables).toMatchObject({ businesses: 1, documents: 5, parties: 1, export_runs: 1, document_counters: 4, expenses: 1, audit_chain_heads: 1 });
+    expect(backup.backup.summary.tables).toMatchObject({
+      businesses: 1,
+      documents: 5,
+      parties: 1,
+      export_runs: 1,
+      document_counters: 4,
+      expenses: 1,
+      audit_chain_heads: 1,
+    });
     expect(backup.backup.summary.files).toBe(11); // the export zip, origin and copy PDFs of the five documents
     const list = await env.call('GET', `/v1/businesses/${bid}/backups`, { key: a.test });
     expect(list.body.backups.map((x: any) => x.id)).toEqual([backup.backup.id]);
@@ -124,7 +146,9 @@ describe('backup and restore', () => {
       expect(createHash('sha256').update(entries[e.path]).digest('hex')).toBe(e.sha256);
     }
     expect(manifest.tables.map((t: any) => t.name).sort()).toEqual(Object.keys(expected).sort());
-    expect(manifest.tables.map((t: any) => t.name)).toEqual(expect.arrayContaining(['businesses', 'documents', 'audit_log', 'audit_chain_heads', 'files', 'export_runs']));
+    expect(manifest.tables.map((t: any) => t.name)).toEqual(
+      expect.arrayContaining(['businesses', 'documents', 'audit_log', 'audit_chain_heads', 'files', 'export_runs']),
+    );
     // Load order: a table after the tables it references.
     const order = manifest.tables.map((t: any) => t.name);
     expect(order.indexOf('businesses')).toBeLessThan(order.indexOf('documents'));
@@ -196,8 +220,14 @@ describe('backup and restore', () => {
       const entries = unzipSync(raw);
       const seal = JSON.parse(text(entries['manifest.seal.json']));
       expect(manifest.format).toBe('pinkas-backup/2');
-      expect(seal).toEqual({ alg: 'HMAC-SHA256', keyId: backup.backup.summary.sealKeyId, mac: createHmac('sha256', SEAL_KEY).update(entries['manifest.json']).digest('hex') });
-      expect(Object.keys(entries).sort()).toEqual(['manifest.json', 'manifest.seal.json', ...manifest.tables.map((x: any) => x.path), ...new Set(manifest.files.map((x: any) => x.path))].sort());
+      expect(seal).toEqual({
+        alg: 'HMAC-SHA256',
+        keyId: backup.backup.summary.sealKeyId,
+        mac: createHmac('sha256', SEAL_KEY).update(entries['manifest.json']).digest('hex'),
+      });
+      expect(Object.keys(entries).sort()).toEqual(
+        ['manifest.json', 'manifest.seal.json', ...manifest.tables.map((x: any) => x.path), ...new Set(manifest.files.map((x: any) => x.path))].sort(),
+      );
     });
 
     it('refuses a changed byte in any entry', async () => {
@@ -224,7 +254,10 @@ describe('backup and restore', () => {
         e['manifest.json'] = bytes(JSON.stringify(m, null, 2));
       });
       await refused(forged, /manifest\.json does not match its seal: the backup was altered/);
-      await refused(rezip(raw, 'noseal.zip', (e) => delete e['manifest.seal.json']), /has no manifest\.seal\.json/);
+      await refused(
+        rezip(raw, 'noseal.zip', (e) => delete e['manifest.seal.json']),
+        /has no manifest\.seal\.json/,
+      );
       const resealed = rezip(raw, 'reseal.zip', (e) => {
         const s = JSON.parse(text(e['manifest.seal.json']));
         s.mac = createHmac('sha256', 'another key, not the install one, 32+ chars').update(e['manifest.json']).digest('hex');
@@ -234,10 +267,19 @@ describe('backup and restore', () => {
     });
 
     it('refuses an added or a missing entry', async () => {
-      await refused(rezip(raw, 'added.zip', (e) => (e['tables/extra.jsonl'] = bytes('{}\n'))), /tables\/extra\.jsonl is not listed in the manifest/);
+      await refused(
+        rezip(raw, 'added.zip', (e) => (e['tables/extra.jsonl'] = bytes('{}\n'))),
+        /tables\/extra\.jsonl is not listed in the manifest/,
+      );
       const f = manifest.files[0].path;
-      await refused(rezip(raw, 'missing.zip', (e) => delete e[f]), new RegExp(`${f} is listed in the manifest but missing`));
-      await refused(rezip(raw, 'missing-table.zip', (e) => delete e['tables/documents.jsonl']), /tables\/documents\.jsonl is listed in the manifest but missing/);
+      await refused(
+        rezip(raw, 'missing.zip', (e) => delete e[f]),
+        new RegExp(`${f} is listed in the manifest but missing`),
+      );
+      await refused(
+        rezip(raw, 'missing-table.zip', (e) => delete e['tables/documents.jsonl']),
+        /tables\/documents\.jsonl is listed in the manifest but missing/,
+      );
     });
 
     it('refuses a truncated zip', async () => {
@@ -249,7 +291,12 @@ describe('backup and restore', () => {
     });
 
     it('refuses another key, and no key at all, naming --seal-key', async () => {
-      await refused(zipPath, /sealed with another key \(key id [0-9a-f]{16}; the key from --seal-key has id [0-9a-f]{16}\).*--seal-key/, '--seal-key', 'x'.repeat(40));
+      await refused(
+        zipPath,
+        /sealed with another key \(key id [0-9a-f]{16}; the key from --seal-key has id [0-9a-f]{16}\).*--seal-key/,
+        '--seal-key',
+        'x'.repeat(40),
+      );
       const saved = process.env.BACKUP_SEAL_KEY;
       const savedDir = t.e.s.config.dataDir;
       delete process.env.BACKUP_SEAL_KEY;
@@ -274,7 +321,11 @@ describe('backup and restore', () => {
       });
       await refused(old, /unsealed backup \(format pinkas-backup\/1.*--allow-unsealed/);
       // Its sha256 list is still checked.
-      const oldTampered = rezip(new Uint8Array(readFileSync(old)), 'old-tampered.zip', (e) => (e['tables/parties.jsonl'] = bytes(text(e['tables/parties.jsonl']) + ' ')));
+      const oldTampered = rezip(
+        new Uint8Array(readFileSync(old)),
+        'old-tampered.zip',
+        (e) => (e['tables/parties.jsonl'] = bytes(text(e['tables/parties.jsonl']) + ' ')),
+      );
       await refused(oldTampered, /does not match its sha256/, '--allow-unsealed');
       const r = await t.run(old, '--allow-unsealed');
       expect(r.json).toMatchObject({ businessId: bid, sealed: false });
@@ -351,14 +402,24 @@ describe('backup and restore', () => {
 
       server = await startServer(dataDir, { env: { BACKUP_SEAL_KEY: '' } });
       const api = async (method: string, url: string, body?: unknown) => {
-        const r = await fetch(server!.base + url, { method, headers: { 'x-api-key': key.json.key, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+        const r = await fetch(server!.base + url, {
+          method,
+          headers: { 'x-api-key': key.json.key, ...(body ? { 'content-type': 'application/json' } : {}) },
+          body: body ? JSON.stringify(body) : undefined,
+        });
         const type = r.headers.get('content-type') ?? '';
         return { status: r.status, type, body: type.includes('json') ? ((await r.json()) as any) : Buffer.from(await r.arrayBuffer()) };
       };
       const list = await api('GET', `/v1/businesses/${bid}/documents`);
       expect(list.status, JSON.stringify(list.body)).toBe(200);
       const numbers = list.body.documents.map((d: any) => [d.docType, d.docNumber]).sort();
-      expect(numbers).toEqual([[305, 1], [320, 1], [330, 1], [400, 1], [400, 2]]);
+      expect(numbers).toEqual([
+        [305, 1],
+        [320, 1],
+        [330, 1],
+        [400, 1],
+        [400, 2],
+      ]);
       // The PDFs download, byte for byte as backed up.
       for (const d of list.body.documents) {
         for (const fileId of [d.files.origin, d.files.copy]) {
@@ -370,7 +431,11 @@ describe('backup and restore', () => {
         }
       }
       // The series continues.
-      const draft = await api('POST', `/v1/businesses/${bid}/documents`, { docType: 305, party: { name: 'לקוח חדש', taxId: TAX_IDS.person }, lines: [{ description: 'אחרי השחזור', quantity: 1, unitPriceExVat: 10_000 }] });
+      const draft = await api('POST', `/v1/businesses/${bid}/documents`, {
+        docType: 305,
+        party: { name: 'לקוח חדש', taxId: TAX_IDS.person },
+        lines: [{ description: 'אחרי השחזור', quantity: 1, unitPriceExVat: 10_000 }],
+      });
       expect(draft.status, JSON.stringify(draft.body)).toBe(201);
       const issued = await api('POST', `/v1/businesses/${bid}/documents/${draft.body.document.id}/issue`);
       expect(issued.status, JSON.stringify(issued.body)).toBe(201);

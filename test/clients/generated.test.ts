@@ -92,7 +92,11 @@ describe('clients generated from /v1/openapi.json', () => {
 
   it('@hey-api/openapi-ts with its fetch client: strict types, then the whole lifecycle', async () => {
     const dir = project('hey-api', 'hey-api.ts');
-    await run(process.execPath, [bin('openapi-ts'), '-i', path.join(work, 'openapi.json'), '-o', path.join(dir, 'client'), '-c', '@hey-api/client-fetch', '-s', '--no-log-file'], { cwd: dir });
+    await run(
+      process.execPath,
+      [bin('openapi-ts'), '-i', path.join(work, 'openapi.json'), '-o', path.join(dir, 'client'), '-c', '@hey-api/client-fetch', '-s', '--no-log-file'],
+      { cwd: dir },
+    );
     expect(await typecheck(dir)).toBe('');
     expectLifecycle(await runLifecycle(dir, 'hey-api'));
   }, 60_000);

@@ -36,14 +36,20 @@ describe('the SDK against the live service', () => {
     const { business } = await pinkas.post('/v1/businesses', { body: BUSINESS });
     const bid = business.id;
     const { party } = await pinkas.post('/v1/businesses/{bid}/parties', { params: { path: { bid } }, body: { name: 'לקוח', taxId: '123456782' } });
-    const { document: draft } = await pinkas.post('/v1/businesses/{bid}/documents', { params: { path: { bid } }, body: { ...RECEIPT, party: { partyId: party.id } } });
+    const { document: draft } = await pinkas.post('/v1/businesses/{bid}/documents', {
+      params: { path: { bid } },
+      body: { ...RECEIPT, party: { partyId: party.id } },
+    });
     const { document: issued } = await pinkas.post('/v1/businesses/{bid}/documents/{id}/issue', { params: { path: { bid, id: draft.id } }, body: {} });
     expect(issued.docNumber).toBeGreaterThan(0);
 
     const pdf = await pinkas.documentPdf(bid, issued.id, { sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 100))) });
     expect(Buffer.from(pdf.subarray(0, 5)).toString('latin1')).toBe('%PDF-');
 
-    const { document: credit } = await pinkas.post('/v1/businesses/{bid}/documents/{id}/credit-note', { params: { path: { bid, id: issued.id } }, body: { reason: 'החזרה' } });
+    const { document: credit } = await pinkas.post('/v1/businesses/{bid}/documents/{id}/credit-note', {
+      params: { path: { bid, id: issued.id } },
+      body: { reason: 'החזרה' },
+    });
     expect(credit.docType).toBe(330);
 
     const ids: string[] = [];
@@ -57,7 +63,8 @@ describe('the SDK against the live service', () => {
 
   it('the lifecycle of packages/sdk/README.md type-checks strictly and runs as written', async () => {
     const readme = readFileSync(path.join(SDK, 'README.md'), 'utf8');
-    const program = /```ts\n(import \{ Pinkas \}[\s\S]*?)```/.exec(readme)![1]
+    const program = /```ts\n(import \{ Pinkas \}[\s\S]*?)```/
+      .exec(readme)![1]
       .replace("'@pinkas/sdk'", JSON.stringify(path.join(SDK, 'src/index.ts')))
       .replace('process.env.PINKAS_KEY!', JSON.stringify(live.key))
       .replace("'http://localhost:3000'", JSON.stringify(live.baseUrl));
@@ -65,8 +72,26 @@ describe('the SDK against the live service', () => {
     const file = path.join(dir, 'readme.mts'); // an ES module, as the README's top-level await needs
     writeFileSync(file, `${program}\nexport const outcome = { pdf, zip };\n`);
     const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-    const flags = ['--strict', '--noEmit', '--skipLibCheck', '--target', 'ES2022', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--allowImportingTsExtensions', '--types', 'node', '--typeRoots', path.join(ROOT, 'node_modules/@types')];
-    const checked = await run(process.execPath, [tsc, ...flags, file], { cwd: ROOT }).then(() => '', (e: { stdout?: string }) => e.stdout ?? String(e));
+    const flags = [
+      '--strict',
+      '--noEmit',
+      '--skipLibCheck',
+      '--target',
+      'ES2022',
+      '--module',
+      'NodeNext',
+      '--moduleResolution',
+      'NodeNext',
+      '--allowImportingTsExtensions',
+      '--types',
+      'node',
+      '--typeRoots',
+      path.join(ROOT, 'node_modules/@types'),
+    ];
+    const checked = await run(process.execPath, [tsc, ...flags, file], { cwd: ROOT }).then(
+      () => '',
+      (e: { stdout?: string }) => e.stdout ?? String(e),
+    );
     expect(checked).toBe('');
     const { outcome } = (await import(file)) as { outcome: { pdf: Uint8Array; zip: Uint8Array } };
     rmSync(dir, { recursive: true, force: true });
@@ -215,7 +240,10 @@ describe('SDK keys, webhooks and generated types', () => {
     const header = signWebhook('whsec_test', body, now);
     expect(verifyWebhook('whsec_test', body, header, { now: now * 1000 })).toEqual({ ok: true, timestamp: now });
     expect(verifyWebhook('whsec_other', body, header, { now: now * 1000 })).toEqual({ ok: false, reason: 'signature_mismatch' });
-    expect(verifyWebhook('whsec_test', Buffer.concat([body, Buffer.from(' ')]), header, { now: now * 1000 })).toEqual({ ok: false, reason: 'signature_mismatch' });
+    expect(verifyWebhook('whsec_test', Buffer.concat([body, Buffer.from(' ')]), header, { now: now * 1000 })).toEqual({
+      ok: false,
+      reason: 'signature_mismatch',
+    });
     expect(verifyWebhook('whsec_test', body, header, { now: (now + 301) * 1000 })).toEqual({ ok: false, reason: 'timestamp_out_of_tolerance' });
     expect(verifyWebhook('whsec_test', body, undefined)).toEqual({ ok: false, reason: 'missing_header' });
     expect(verifyWebhook('whsec_test', body, 'v1=abc')).toEqual({ ok: false, reason: 'malformed_header' });

@@ -17,7 +17,11 @@ export interface Page {
 export class ConsoleClient {
   readonly cookies = new Map<string, string>();
   csrf = '';
-  constructor(private readonly app: FastifyInstance, public ip = '203.0.113.10', public lang: 'en' | 'he' = 'en') {}
+  constructor(
+    private readonly app: FastifyInstance,
+    public ip = '203.0.113.10',
+    public lang: 'en' | 'he' = 'en',
+  ) {}
 
   private cookieHeader(): string {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
@@ -59,5 +63,10 @@ export class ConsoleClient {
 
 /** Text of the page without tags, for assertions on what a person reads. */
 export function textOf(body: string): string {
-  return body.replace(/<[^>]+>/g, ' ').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&').replace(/\s+/g, ' ');
+  return body
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ');
 }

@@ -29,7 +29,10 @@ async function mintForm(c: ConsoleClient) {
 }
 
 async function keysOf(accountId: string) {
-  return env.sql<{ id: string; prefix: string; label: string | null }>('live', `SELECT id, prefix, label FROM api_keys WHERE account_id = '${accountId}' ORDER BY created_at, id`);
+  return env.sql<{ id: string; prefix: string; label: string | null }>(
+    'live',
+    `SELECT id, prefix, label FROM api_keys WHERE account_id = '${accountId}' ORDER BY created_at, id`,
+  );
 }
 
 async function mintAudits(accountId: string) {

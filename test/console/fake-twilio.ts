@@ -20,7 +20,10 @@ export class FakeTwilio {
   private server: Server | null = null;
   url = '';
 
-  constructor(readonly accountSid = 'AC00000000000000000000000000000001', readonly authToken = 'test-auth-token') {}
+  constructor(
+    readonly accountSid = 'AC00000000000000000000000000000001',
+    readonly authToken = 'test-auth-token',
+  ) {}
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res.writeHead.bind(res), (b) => res.end(b)));

@@ -79,7 +79,7 @@ export function words(text: string, vars: Vars): { words: string[]; rest: string
       while (text[i] !== '"') {
         if (i >= text.length) throw new Error('unclosed double quote');
         if (text[i] === '$') word += expand();
-        else if (text[i] === '\\' && '"\\$'.includes(text[i + 1])) (word += text[i + 1]), (i += 2);
+        else if (text[i] === '\\' && '"\\$'.includes(text[i + 1])) ((word += text[i + 1]), (i += 2));
         else word += text[i++];
       }
       i++;

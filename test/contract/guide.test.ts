@@ -149,7 +149,18 @@ describe('docs/integrate.md against the OpenAPI document', () => {
     expect(problems).toEqual([]);
     expect(documented).toEqual([]);
     // What the guide promises to show (issue 18, part 9).
-    for (const id of ['createBusiness', 'createParty', 'createDocument', 'issueDocument', 'printDocument', 'createCreditNote', 'listDocuments', 'createOpenfrmtExport', 'downloadFile', 'createWebhook']) {
+    for (const id of [
+      'createBusiness',
+      'createParty',
+      'createDocument',
+      'issueDocument',
+      'printDocument',
+      'createCreditNote',
+      'listDocuments',
+      'createOpenfrmtExport',
+      'downloadFile',
+      'createWebhook',
+    ]) {
       expect(operations, id).toContain(id);
     }
   });

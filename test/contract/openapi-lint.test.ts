@@ -112,7 +112,12 @@ describe('the OpenAPI document', () => {
       expect(header, c).toBeDefined();
       expect([header.required, header.schema.maxLength], c).toEqual([false, 200]);
       expect(op.responses['409'], c).toBeDefined();
-      expect(Object.keys(op.responses).filter((s) => s.startsWith('2')).every((s) => op.responses[s].headers['Idempotent-Replayed']), c).toBe(true);
+      expect(
+        Object.keys(op.responses)
+          .filter((s) => s.startsWith('2'))
+          .every((s) => op.responses[s].headers['Idempotent-Replayed']),
+        c,
+      ).toBe(true);
     }
   });
 });

@@ -27,7 +27,11 @@ export function createOpenapiValidator(doc: Json): OpenapiValidator {
   // The whole document under one id, so `#/components/schemas/…` inside a response schema resolves.
   ajv.addSchema({ ...doc, $id: 'openapi' }, 'openapi');
   const templates = Object.keys(doc.paths)
-    .map((path) => ({ path, re: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}$`), params: (path.match(/\{/g) ?? []).length }))
+    .map((path) => ({
+      path,
+      re: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}$`),
+      params: (path.match(/\{/g) ?? []).length,
+    }))
     // A literal segment wins over a parameter (`/parties/find-or-create` before `/parties/{id}`).
     .sort((a, b) => a.params - b.params);
   const compiled = new Map<string, ReturnType<Ajv2020['compile']>>();
@@ -46,7 +50,9 @@ export function createOpenapiValidator(doc: Json): OpenapiValidator {
     for (const h of ['x-request-id', 'x-service-mode']) if (!res.headers[h]) problems.push(`${where}: header ${h} missing`);
     if (!['live', 'sandbox'].includes(String(res.headers['x-service-mode']))) problems.push(`${where}: X-Service-Mode "${res.headers['x-service-mode']}"`);
     if (response.headers?.['Retry-After'] && res.body?.reason === 'pdf_pending' && !res.headers['retry-after']) problems.push(`${where}: Retry-After missing`);
-    const mediaType = String(res.headers['content-type'] ?? '').split(';')[0].trim();
+    const mediaType = String(res.headers['content-type'] ?? '')
+      .split(';')[0]
+      .trim();
     if (!response.content) {
       if (res.raw.length > 0) problems.push(`${where}: a body where none is documented`);
       return problems;

@@ -11,7 +11,11 @@ const CHILD = path.resolve(import.meta.dirname, 'issuer-child.ts');
 let env: TestEnv;
 let a: TestAccount;
 
-function startChild(bid: string, ids: string[], parallel = 4): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; out: string; err: string }> } {
+function startChild(
+  bid: string,
+  ids: string[],
+  parallel = 4,
+): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; out: string; err: string }> } {
   const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
     cwd: path.resolve(import.meta.dirname, '../..'),
     env: {
@@ -74,7 +78,10 @@ describe('issuing from several processes on one PostgreSQL database', () => {
     expect(results).toHaveLength(50);
     expect(results.every((r) => r.status === 201)).toBe(true);
     expect(results.map((r) => r.docNumber).sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
-    const rows = await env.sql<{ doc_number: number }>('sandbox', `SELECT doc_number FROM documents WHERE business_id = '${b.id}' AND status = 'issued' ORDER BY doc_number`);
+    const rows = await env.sql<{ doc_number: number }>(
+      'sandbox',
+      `SELECT doc_number FROM documents WHERE business_id = '${b.id}' AND status = 'issued' ORDER BY doc_number`,
+    );
     expect(rows.map((r) => Number(r.doc_number))).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     const report = await continuity(b.id);
     expect(report.ok).toBe(true);

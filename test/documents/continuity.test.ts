@@ -62,7 +62,16 @@ describe('continuity against the start number and the counter', () => {
     const r = await report(b.id);
     expect(r.ok).toBe(false);
     expect(r.byDocType.find((e) => e.docType === 320)).toEqual({
-      docType: 320, first: 1, last: 8, count: 8, expectedFirst: 1, counter: 10, gaps: [9, 10], gapCount: 2, duplicates: [], outOfSeries: [],
+      docType: 320,
+      first: 1,
+      last: 8,
+      count: 8,
+      expectedFirst: 1,
+      counter: 10,
+      gaps: [9, 10],
+      gapCount: 2,
+      duplicates: [],
+      outOfSeries: [],
     });
     expect(r.byDocType.find((e) => e.docType === 400)).toMatchObject({ first: 1, last: 1, counter: 1, ...clean });
     // The filtered report agrees, and a type without the tampering is ok on its own.
@@ -82,7 +91,16 @@ describe('continuity against the start number and the counter', () => {
     const r = await report(b.id);
     expect(r.ok).toBe(false);
     expect(r.byDocType.find((e) => e.docType === 305)).toEqual({
-      docType: 305, first: 3, last: 4, count: 2, expectedFirst: 1, counter: 4, gaps: [1, 2], gapCount: 2, duplicates: [], outOfSeries: [],
+      docType: 305,
+      first: 3,
+      last: 4,
+      count: 2,
+      expectedFirst: 1,
+      counter: 4,
+      gaps: [1, 2],
+      gapCount: 2,
+      duplicates: [],
+      outOfSeries: [],
     });
   });
 
@@ -104,14 +122,22 @@ describe('continuity against the start number and the counter', () => {
     const b = await env.business(a.test);
     await env.sql('sandbox', `INSERT INTO document_counters(business_id, doc_type, start_number, last_number) VALUES ('${b.id}', 400, 7, 9)`);
     const r = await report(b.id, 400);
-    expect(r).toEqual({ ok: false, byDocType: [{ docType: 400, first: null, last: null, count: 0, expectedFirst: 7, counter: 9, gaps: [7, 8, 9], gapCount: 3, duplicates: [], outOfSeries: [] }] });
+    expect(r).toEqual({
+      ok: false,
+      byDocType: [
+        { docType: 400, first: null, last: null, count: 0, expectedFirst: 7, counter: 9, gaps: [7, 8, 9], gapCount: 3, duplicates: [], outOfSeries: [] },
+      ],
+    });
   });
 
   it('the counter cannot be moved back to hide a gap', async () => {
     const b = await env.business(a.test);
     await issue(b.id, 305);
     await counterSql(b.id, 305, 'last_number = 3');
-    const refused = await counterSql(b.id, 305, 'last_number = 1').then(() => null, (e: unknown) => e);
+    const refused = await counterSql(b.id, 305, 'last_number = 1').then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(pgErrorMessage(refused)).toMatch(/only moves forward/);
     expect(await entry(b.id, 305)).toMatchObject({ counter: 3, gaps: [2, 3] });
   });
@@ -120,7 +146,18 @@ describe('continuity against the start number and the counter', () => {
     const doc = (await env.call('GET', '/v1/openapi.json')).body;
     const ok = doc.paths['/v1/businesses/{bid}/reports/continuity'].get.responses['200'].content['application/json'].schema;
     const item = ok.properties.report.properties.byDocType.items;
-    expect(Object.keys(item.properties)).toEqual(['docType', 'first', 'last', 'count', 'expectedFirst', 'counter', 'gaps', 'gapCount', 'duplicates', 'outOfSeries']);
+    expect(Object.keys(item.properties)).toEqual([
+      'docType',
+      'first',
+      'last',
+      'count',
+      'expectedFirst',
+      'counter',
+      'gaps',
+      'gapCount',
+      'duplicates',
+      'outOfSeries',
+    ]);
     expect(item.required).toEqual(expect.arrayContaining(['expectedFirst', 'counter', 'gapCount', 'outOfSeries']));
   });
 });

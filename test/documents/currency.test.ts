@@ -56,11 +56,24 @@ afterAll(async () => {
 describe('a USD tax invoice at the Bank of Israel rate of its date', () => {
   it('takes the last rate published on or before the date (Saturday 14 March → Friday 13 March, 3.1)', async () => {
     // 2 × $500.00 = $1,000.00; VAT 18% $180.00; $1,180.00. In shekels: 3,100.00 + 558.00 = 3,658.00.
-    const doc = await issue({ docType: 305, party, currency: 'USD', language: 'en', documentDate: '2026-03-14', lines: [{ description: 'Consulting', quantity: 2, unitPriceExVat: 50_000 }] });
+    const doc = await issue({
+      docType: 305,
+      party,
+      currency: 'USD',
+      language: 'en',
+      documentDate: '2026-03-14',
+      lines: [{ description: 'Consulting', quantity: 2, unitPriceExVat: 50_000 }],
+    });
     docs.usd = doc;
     expect(doc).toMatchObject({
-      currency: 'USD', exchangeRate: '3.1', exchangeRateDate: '2026-03-13', exchangeRateSource: 'boi', language: 'en',
-      totalExVat: 100_000, vatAmount: 18_000, totalIncVat: 118_000,
+      currency: 'USD',
+      exchangeRate: '3.1',
+      exchangeRateDate: '2026-03-13',
+      exchangeRateSource: 'boi',
+      language: 'en',
+      totalExVat: 100_000,
+      vatAmount: 18_000,
+      totalIncVat: 118_000,
       ils: { totalExVat: 310_000, vatAmount: 55_800, totalIncVat: 365_800, discountAmount: 0, withholdingAmount: 0 },
     });
   });
@@ -69,38 +82,73 @@ describe('a USD tax invoice at the Bank of Israel rate of its date', () => {
     const cn = await credit(docs.usd.id);
     docs.usdCredit = cn;
     expect(cn).toMatchObject({
-      docType: 330, currency: 'USD', exchangeRate: '3.1', exchangeRateDate: '2026-03-13', exchangeRateSource: 'boi', language: 'en',
-      totalIncVat: 118_000, ils: { totalExVat: 310_000, vatAmount: 55_800, totalIncVat: 365_800 },
+      docType: 330,
+      currency: 'USD',
+      exchangeRate: '3.1',
+      exchangeRateDate: '2026-03-13',
+      exchangeRateSource: 'boi',
+      language: 'en',
+      totalIncVat: 118_000,
+      ils: { totalExVat: 310_000, vatAmount: 55_800, totalIncVat: 365_800 },
     });
   });
 
   it('the allocation threshold and the buyer tax id rule go by the shekel figures', async () => {
     // $1,500.00 ex VAT is 4,650.00 ₪: under 5,000 ₪, no buyer tax id warning; the same in shekels would be over nothing.
-    const small = await issue({ docType: 305, party: { name: 'No id Ltd' }, currency: 'USD', exchangeRate: '3.1', documentDate: '2026-03-16', lines: [{ description: 'x', quantity: 1, unitPriceExVat: 150_000 }] });
+    const small = await issue({
+      docType: 305,
+      party: { name: 'No id Ltd' },
+      currency: 'USD',
+      exchangeRate: '3.1',
+      documentDate: '2026-03-16',
+      lines: [{ description: 'x', quantity: 1, unitPriceExVat: 150_000 }],
+    });
     expect(small.warnings).toEqual([]);
     // $1,700.00 is 5,270.00 ₪: the warning is given.
-    const big = await issue({ docType: 305, party: { name: 'No id Ltd' }, currency: 'USD', exchangeRate: '3.1', documentDate: '2026-03-16', lines: [{ description: 'x', quantity: 1, unitPriceExVat: 170_000 }] });
+    const big = await issue({
+      docType: 305,
+      party: { name: 'No id Ltd' },
+      currency: 'USD',
+      exchangeRate: '3.1',
+      documentDate: '2026-03-16',
+      lines: [{ description: 'x', quantity: 1, unitPriceExVat: 170_000 }],
+    });
     expect(big.warnings.map((w: any) => w.code)).toContain('buyer_tax_id_missing');
     docs.small = small;
     docs.big = big;
   });
 });
 
-describe('a EUR invoice-receipt at the request\'s rate, part paid in shekels', () => {
+describe("a EUR invoice-receipt at the request's rate, part paid in shekels", () => {
   it('converts each total once; the payments add up to what they settle; the shekel payment states its shekel amount', async () => {
     // €100.00 + VAT €18.00 = €118.00, withholding €10.00, paid €50.00 by transfer and €58.00 in shekels.
     // At 3.9871: 398.71 ₪ + 71.77 (71.7678) = 470.48; withholding 39.87 (39.871); the payments settle
     // 470.48 − 39.87 = 430.61: exact 199.355 and 231.2518 → 199.36 (largest remainder) and 231.25.
     const doc = await issue({
-      docType: 320, party, currency: 'EUR', exchangeRate: '3.9871', language: 'he+en', documentDate: '2026-03-17',
+      docType: 320,
+      party,
+      currency: 'EUR',
+      exchangeRate: '3.9871',
+      language: 'he+en',
+      documentDate: '2026-03-17',
       lines: [{ description: 'שירות / Service', quantity: 1, unitPriceExVat: 10_000 }],
       withholdingAmount: 1_000,
-      payments: [{ method: 'transfer', amount: 5_000 }, { method: 'cash', amount: 5_800, currency: 'ILS' }],
+      payments: [
+        { method: 'transfer', amount: 5_000 },
+        { method: 'cash', amount: 5_800, currency: 'ILS' },
+      ],
     });
     docs.eur = doc;
     expect(doc).toMatchObject({
-      currency: 'EUR', exchangeRate: '3.9871', exchangeRateDate: '2026-03-17', exchangeRateSource: 'request', language: 'he+en',
-      totalExVat: 10_000, vatAmount: 1_800, totalIncVat: 11_800, withholdingAmount: 1_000,
+      currency: 'EUR',
+      exchangeRate: '3.9871',
+      exchangeRateDate: '2026-03-17',
+      exchangeRateSource: 'request',
+      language: 'he+en',
+      totalExVat: 10_000,
+      vatAmount: 1_800,
+      totalIncVat: 11_800,
+      withholdingAmount: 1_000,
       ils: { totalExVat: 39_871, vatAmount: 7_177, totalIncVat: 47_048, withholdingAmount: 3_987 },
     });
     expect(doc.payments[0]).not.toHaveProperty('originalAmount');
@@ -108,14 +156,21 @@ describe('a EUR invoice-receipt at the request\'s rate, part paid in shekels', (
   });
 });
 
-describe('JPY receipts at the business\'s agreed rate', () => {
-  it('an agreed rate wins over the Bank\'s; yen have no minor unit', async () => {
+describe("JPY receipts at the business's agreed rate", () => {
+  it("an agreed rate wins over the Bank's; yen have no minor unit", async () => {
     const put = await call('PUT', '/exchange-rates/JPY', { rate: '0.0245', effectiveFrom: '2026-03-01' });
     expect(put.status, JSON.stringify(put.body)).toBeLessThan(300);
     // ¥100,000 at 0.0245 = 2,450.00 ₪; a partial ¥33,333 = 816.6585 → 816.66 ₪.
     docs.jpy1 = await issue({ docType: 400, party, currency: 'JPY', documentDate: '2026-03-18', payments: [{ method: 'transfer', amount: 100_000 }] });
     docs.jpy2 = await issue({ docType: 400, party, currency: 'JPY', documentDate: '2026-03-18', payments: [{ method: 'cash', amount: 33_333 }] });
-    expect(docs.jpy1).toMatchObject({ currency: 'JPY', exchangeRate: '0.0245', exchangeRateSource: 'business', exchangeRateDate: '2026-03-01', totalIncVat: 100_000, ils: { totalIncVat: 245_000 } });
+    expect(docs.jpy1).toMatchObject({
+      currency: 'JPY',
+      exchangeRate: '0.0245',
+      exchangeRateSource: 'business',
+      exchangeRateDate: '2026-03-01',
+      totalIncVat: 100_000,
+      ils: { totalIncVat: 245_000 },
+    });
     expect(docs.jpy2.ils.totalIncVat).toBe(81_666);
   });
 
@@ -131,10 +186,23 @@ describe('refusals', () => {
     const ils = await call('POST', '/documents', { docType: 305, exchangeRate: '1', lines: [{ description: 'x', quantity: 1, unitPriceExVat: 100 }] });
     expect(ils.status).toBe(400);
     expect(ils.body.error).toMatch(/exchangeRate/);
-    const gbp = await call('POST', '/documents', { docType: 400, currency: 'USD', exchangeRate: '3.6', payments: [{ method: 'cash', amount: 100, currency: 'GBP' }] });
+    const gbp = await call('POST', '/documents', {
+      docType: 400,
+      currency: 'USD',
+      exchangeRate: '3.6',
+      payments: [{ method: 'cash', amount: 100, currency: 'GBP' }],
+    });
     expect(gbp.status).toBe(400);
     expect(gbp.body.error).toMatch(/payments\[0\]\.exchangeRate/);
-    for (const body of [{ currency: 'XYZ' }, { currency: 'usd' }, { currency: 'XAU' }, { currency: 'USD', exchangeRate: '3,6' }, { currency: 'USD', exchangeRate: '0' }, { currency: 'USD', exchangeRate: 3.6 }, { language: 'fr' }]) {
+    for (const body of [
+      { currency: 'XYZ' },
+      { currency: 'usd' },
+      { currency: 'XAU' },
+      { currency: 'USD', exchangeRate: '3,6' },
+      { currency: 'USD', exchangeRate: '0' },
+      { currency: 'USD', exchangeRate: 3.6 },
+      { language: 'fr' },
+    ]) {
       const r = await call('POST', '/documents', { docType: 305, lines: [{ description: 'x', quantity: 1, unitPriceExVat: 100 }], ...body });
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.reason).toBe('validation');
@@ -142,7 +210,13 @@ describe('refusals', () => {
   });
 
   it('a rate the Bank never published answers 422 and the draft stays a draft', async () => {
-    const d = await call('POST', '/documents', { docType: 305, party, currency: 'CHF', documentDate: '2026-03-16', lines: [{ description: 'x', quantity: 1, unitPriceExVat: 100 }] });
+    const d = await call('POST', '/documents', {
+      docType: 305,
+      party,
+      currency: 'CHF',
+      documentDate: '2026-03-16',
+      lines: [{ description: 'x', quantity: 1, unitPriceExVat: 100 }],
+    });
     expect(d.status).toBe(201);
     const i = await call('POST', `/documents/${d.body.document.id}/issue`);
     expect(i.status).toBe(422);
@@ -151,7 +225,12 @@ describe('refusals', () => {
   });
 
   it('a draft shows its shekel figures when its rate is known, and null until issue otherwise', async () => {
-    const known = await call('POST', '/documents', { docType: 305, currency: 'USD', exchangeRate: '3.5', lines: [{ description: 'x', quantity: 1, unitPriceExVat: 1_000 }] });
+    const known = await call('POST', '/documents', {
+      docType: 305,
+      currency: 'USD',
+      exchangeRate: '3.5',
+      lines: [{ description: 'x', quantity: 1, unitPriceExVat: 1_000 }],
+    });
     expect(known.body.document.ils).toEqual({ totalExVat: 3_500, vatAmount: 630, totalIncVat: 4_130, discountAmount: 0, withholdingAmount: 0 });
     const later = await call('PATCH', `/documents/${known.body.document.id}`, { currency: 'EUR' });
     expect(later.body.document).toMatchObject({ currency: 'EUR', exchangeRate: null, ils: null });
@@ -204,7 +283,9 @@ describe('the books in shekels', () => {
     expect(signedValue(jpy[1217])).toBe(10_000_000);
     expect(signedValue(jpy[1223])).toBe(245_000);
     const eur = c100.find((c) => c[1203] === '320')!;
-    const eurPayments = fields('D120').filter((p) => p[1303] === '320').map((p) => signedValue(p[1312]));
+    const eurPayments = fields('D120')
+      .filter((p) => p[1303] === '320')
+      .map((p) => signedValue(p[1312]));
     expect(eurPayments).toEqual([19_936, 23_125]);
     expect(signedValue(eur[1223])).toBe(47_048);
     const b100 = fields('B100').filter((b) => b[1367].trim() === 'USD');

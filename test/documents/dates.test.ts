@@ -26,7 +26,15 @@ beforeAll(async () => {
 afterAll(async () => env?.close());
 
 const line = { description: 'ייעוץ', quantity: 1, unitPriceExVat: 10_000 };
-const cheque = (dueDate: string) => ({ method: 'cheque', amount: 5_000, bankCode: '12', branchCode: '345', accountNumber: '678901', checkNumber: '1001', dueDate });
+const cheque = (dueDate: string) => ({
+  method: 'cheque',
+  amount: 5_000,
+  bankCode: '12',
+  branchCode: '345',
+  accountNumber: '678901',
+  checkNumber: '1001',
+  dueDate,
+});
 const post = (url: string, body: unknown) => {
   // One OPENFRMT production per business per minute (a second answers 409): each export its own minute.
   if (url.includes('/exports/')) env.clock.advance(60_000);
@@ -43,20 +51,40 @@ interface DateField {
 }
 
 const FIELDS: DateField[] = [
-  { name: 'create document: documentDate', field: 'body.documentDate', send: (d) => post(`/v1/businesses/${bid}/documents`, { docType: 305, lines: [line], documentDate: d }) },
-  { name: 'create document: valueDate', field: 'body.valueDate', send: (d) => post(`/v1/businesses/${bid}/documents`, { docType: 305, lines: [line], valueDate: d }) },
+  {
+    name: 'create document: documentDate',
+    field: 'body.documentDate',
+    send: (d) => post(`/v1/businesses/${bid}/documents`, { docType: 305, lines: [line], documentDate: d }),
+  },
+  {
+    name: 'create document: valueDate',
+    field: 'body.valueDate',
+    send: (d) => post(`/v1/businesses/${bid}/documents`, { docType: 305, lines: [line], valueDate: d }),
+  },
   {
     name: 'create document: cheque dueDate',
     field: 'body.payments[1].dueDate',
     send: (d) => post(`/v1/businesses/${bid}/documents`, { docType: 400, payments: [cheque('2026-04-01'), cheque(d)] }),
   },
-  { name: 'patch document: documentDate', field: 'body.documentDate', send: (d) => patch(`/v1/businesses/${bid}/documents/${docDraftId}`, { documentDate: d }) },
+  {
+    name: 'patch document: documentDate',
+    field: 'body.documentDate',
+    send: (d) => patch(`/v1/businesses/${bid}/documents/${docDraftId}`, { documentDate: d }),
+  },
   { name: 'patch document: valueDate', field: 'body.valueDate', send: (d) => patch(`/v1/businesses/${bid}/documents/${docDraftId}`, { valueDate: d }) },
-  { name: 'patch document: cheque dueDate', field: 'body.payments[0].dueDate', send: (d) => patch(`/v1/businesses/${bid}/documents/${receiptDraftId}`, { payments: [cheque(d)] }) },
+  {
+    name: 'patch document: cheque dueDate',
+    field: 'body.payments[0].dueDate',
+    send: (d) => patch(`/v1/businesses/${bid}/documents/${receiptDraftId}`, { payments: [cheque(d)] }),
+  },
   { name: 'list documents: from', field: 'querystring.from', send: (d) => get(`/v1/businesses/${bid}/documents?from=${d}`) },
   { name: 'list documents: to', field: 'querystring.to', send: (d) => get(`/v1/businesses/${bid}/documents?to=${d}`) },
   { name: 'create expense: supplierDocDate', field: 'body.supplierDocDate', send: (d) => post(`/v1/businesses/${bid}/expenses`, { supplierDocDate: d }) },
-  { name: 'patch expense: supplierDocDate', field: 'body.supplierDocDate', send: (d) => patch(`/v1/businesses/${bid}/expenses/${expenseDraftId}`, { supplierDocDate: d }) },
+  {
+    name: 'patch expense: supplierDocDate',
+    field: 'body.supplierDocDate',
+    send: (d) => patch(`/v1/businesses/${bid}/expenses/${expenseDraftId}`, { supplierDocDate: d }),
+  },
   { name: 'list expenses: from', field: 'querystring.from', send: (d) => get(`/v1/businesses/${bid}/expenses?from=${d}`) },
   { name: 'list expenses: to', field: 'querystring.to', send: (d) => get(`/v1/businesses/${bid}/expenses?to=${d}`) },
   { name: 'OPENFRMT export: from', field: 'body.from', send: (d) => post(`/v1/businesses/${bid}/exports/openfrmt`, { from: d, to: '2099-12-31' }) },
@@ -68,7 +96,20 @@ const FIELDS: DateField[] = [
 ];
 
 /** Not calendar dates, out of the range, or not of the shape. */
-const REFUSED = ['2025-02-30', '2025-13-01', '2025-00-10', '2023-02-29', '2025-04-31', '2100-02-29', '1999-12-31', '2100-01-01', '0001-01-01', '9999-12-31', '2025-2-1', '20250201'];
+const REFUSED = [
+  '2025-02-30',
+  '2025-13-01',
+  '2025-00-10',
+  '2023-02-29',
+  '2025-04-31',
+  '2100-02-29',
+  '1999-12-31',
+  '2100-01-01',
+  '0001-01-01',
+  '9999-12-31',
+  '2025-2-1',
+  '20250201',
+];
 /** A leap day, and both ends of the range. */
 const ACCEPTED = ['2024-02-29', '2000-01-01', '2099-12-31'];
 
@@ -87,7 +128,13 @@ describe.each(FIELDS)('$name', ({ field, send }) => {
 
 describe('dates stored and answered', () => {
   it('a leap-day document, value and cheque date are kept as given', async () => {
-    const r = await post(`/v1/businesses/${bid}/documents`, { docType: 320, lines: [line], payments: [{ ...cheque('2028-02-29'), amount: 11_800 }], documentDate: '2024-02-29', valueDate: '2024-02-29' });
+    const r = await post(`/v1/businesses/${bid}/documents`, {
+      docType: 320,
+      lines: [line],
+      payments: [{ ...cheque('2028-02-29'), amount: 11_800 }],
+      documentDate: '2024-02-29',
+      valueDate: '2024-02-29',
+    });
     expect(r.status).toBe(201);
     expect(r.body.document).toMatchObject({ documentDate: '2024-02-29', valueDate: '2024-02-29', payments: [{ dueDate: '2028-02-29' }] });
   });
@@ -99,7 +146,11 @@ describe('dates stored and answered', () => {
 
 describe('ranges: from after to is refused the same way for the export and both reports', () => {
   it.each([
-    ['OPENFRMT export', () => post(`/v1/businesses/${bid}/exports/openfrmt`, { from: '2026-03-02', to: '2026-03-01' }), 'body.to: must not be before body.from'],
+    [
+      'OPENFRMT export',
+      () => post(`/v1/businesses/${bid}/exports/openfrmt`, { from: '2026-03-02', to: '2026-03-01' }),
+      'body.to: must not be before body.from',
+    ],
     ['summary report', () => get(`/v1/businesses/${bid}/reports/summary?from=2026-03-02&to=2026-03-01`), 'querystring.to: must not be before querystring.from'],
     ['VAT report', () => get(`/v1/businesses/${bid}/reports/vat?from=2026-03-02&to=2026-03-01`), 'querystring.to: must not be before querystring.from'],
   ])('%s', async (_name, send, message) => {
@@ -171,9 +222,12 @@ describe('the OpenAPI document', () => {
       ]),
     );
     // The range (ajv-formats' formatMinimum/formatMaximum) as OpenAPI extensions: not OpenAPI keywords (platform/http/openapi.ts).
-    for (const f of dates) expect(f.schema, f.where).toMatchObject({ type: 'string', format: 'date', 'x-formatMinimum': '2000-01-01', 'x-formatMaximum': '2099-12-31' });
+    for (const f of dates)
+      expect(f.schema, f.where).toMatchObject({ type: 'string', format: 'date', 'x-formatMinimum': '2000-01-01', 'x-formatMaximum': '2099-12-31' });
     // Bodies carry the description on the schema; parameters carry it on the parameter.
-    expect(dates.find((f) => f.where.endsWith('body.documentDate'))!.schema.description).toBe('YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31');
+    expect(dates.find((f) => f.where.endsWith('body.documentDate'))!.schema.description).toBe(
+      'YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31',
+    );
   });
 
   it('has no date field outside the class: a field named like a date is a date or a date-time', async () => {

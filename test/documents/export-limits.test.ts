@@ -40,15 +40,38 @@ const maxima: [string, Record<string, unknown>][] = [
   ['totalIncVat at 18%', { docType: 305, party: { name: 't' }, lines: [line({ unitPriceExVat: 84_745_762_711_863 })] }],
   ['payment amount', { docType: 400, party: { name: 'r' }, payments: [{ method: 'cash', amount: AMOUNT }] }],
   ['withholdingAmount', { docType: 400, party: { name: 'w' }, payments: [{ method: 'transfer', amount: 100 }], withholdingAmount: WITHHOLDING }],
-  ['texts at their widths', {
-    docType: 320,
-    party: { name: 'א'.repeat(maxLength('partyName')), address: 'ב'.repeat(maxLength('partyAddress')), phone: '0'.repeat(maxLength('partyPhone')), taxId: TAX_IDS.person },
-    lines: [line({ description: 'ג'.repeat(maxLength('lineDescription')), sku: 'S'.repeat(maxLength('lineSku')), unit: 'ד'.repeat(maxLength('lineUnit')), quantity: 1, unitPriceExVat: 1000 })],
-    payments: [
-      { method: 'cheque', amount: 1, bankCode: '9'.repeat(maxDigits('bankNo')), branchCode: '9'.repeat(maxDigits('bankBranch')), accountNumber: '9'.repeat(maxDigits('bankAccount')), checkNumber: '9'.repeat(maxDigits('chequeNo')) },
-      { method: 'card', amount: 1, cardName: 'ה'.repeat(maxLength('cardName')) },
-    ],
-  }],
+  [
+    'texts at their widths',
+    {
+      docType: 320,
+      party: {
+        name: 'א'.repeat(maxLength('partyName')),
+        address: 'ב'.repeat(maxLength('partyAddress')),
+        phone: '0'.repeat(maxLength('partyPhone')),
+        taxId: TAX_IDS.person,
+      },
+      lines: [
+        line({
+          description: 'ג'.repeat(maxLength('lineDescription')),
+          sku: 'S'.repeat(maxLength('lineSku')),
+          unit: 'ד'.repeat(maxLength('lineUnit')),
+          quantity: 1,
+          unitPriceExVat: 1000,
+        }),
+      ],
+      payments: [
+        {
+          method: 'cheque',
+          amount: 1,
+          bankCode: '9'.repeat(maxDigits('bankNo')),
+          branchCode: '9'.repeat(maxDigits('bankBranch')),
+          accountNumber: '9'.repeat(maxDigits('bankAccount')),
+          checkNumber: '9'.repeat(maxDigits('chequeNo')),
+        },
+        { method: 'card', amount: 1, cardName: 'ה'.repeat(maxLength('cardName')) },
+      ],
+    },
+  ],
 ];
 
 describe('the largest accepted values issue, export and verify', () => {
@@ -103,14 +126,28 @@ describe('the smallest refused values answer 400 naming the field', () => {
     ['quantity with 5 decimals', { docType: 305, lines: [line({ quantity: 1.00005 })] }, 'body.lines[0].quantity'],
     ['unitPriceExVat', { docType: 305, ...exempt, lines: [line({ unitPriceExVat: AMOUNT + 1 })] }, 'body.lines[0].unitPriceExVat'],
     ['unitPriceExVat beyond 2^53', { docType: 305, lines: [line({ unitPriceExVat: 2 ** 53 + 2 })] }, 'body.lines[0].unitPriceExVat'],
-    ['lineDiscount', { docType: 305, ...exempt, lines: [line({ quantity: 2, unitPriceExVat: AMOUNT, lineDiscount: AMOUNT + 1 })] }, 'body.lines[0].lineDiscount'],
+    [
+      'lineDiscount',
+      { docType: 305, ...exempt, lines: [line({ quantity: 2, unitPriceExVat: AMOUNT, lineDiscount: AMOUNT + 1 })] },
+      'body.lines[0].lineDiscount',
+    ],
     ['line total over D110/1267', { docType: 305, ...exempt, lines: [line({ quantity: 2, unitPriceExVat: AMOUNT })] }, 'body.lines[0]'],
     ['quantity × price overflows', { docType: 305, lines: [line({ quantity: QTY, unitPriceExVat: AMOUNT })] }, 'body.lines[0]'],
     ['sum of lines that each fit', { docType: 305, ...exempt, lines: [line({ unitPriceExVat: AMOUNT }), line({ unitPriceExVat: 1 })] }, 'body.lines'],
     ['totalIncVat at 18%', { docType: 305, lines: [line({ unitPriceExVat: 84_745_762_711_864 })] }, 'body.lines'],
     ['discountAmount', { docType: 305, ...exempt, lines: [line({ unitPriceExVat: AMOUNT })], discountAmount: AMOUNT + 1 }, 'body.discountAmount'],
     ['payment amount', { docType: 400, payments: [{ method: 'cash', amount: AMOUNT + 1 }] }, 'body.payments[0].amount'],
-    ['sum of payments', { docType: 400, payments: [{ method: 'cash', amount: AMOUNT }, { method: 'cash', amount: 1 }] }, 'body.payments'],
+    [
+      'sum of payments',
+      {
+        docType: 400,
+        payments: [
+          { method: 'cash', amount: AMOUNT },
+          { method: 'cash', amount: 1 },
+        ],
+      },
+      'body.payments',
+    ],
     ['withholdingAmount', { docType: 400, payments: [{ method: 'cash', amount: 100 }], withholdingAmount: WITHHOLDING + 1 }, 'body.withholdingAmount'],
     ['description', { docType: 305, lines: [line({ description: 'ג'.repeat(maxLength('lineDescription') + 1) })] }, 'body.lines[0].description'],
     ['description as written (₪ → ש"ח)', { docType: 305, lines: [line({ description: '₪'.repeat(11) })] }, 'body.lines[0].description'],
@@ -119,10 +156,26 @@ describe('the smallest refused values answer 400 naming the field', () => {
     ['party name', { docType: 305, party: { name: 'א'.repeat(maxLength('partyName') + 1) }, lines: [line()] }, 'body.party.name'],
     ['party address', { docType: 305, party: { name: 'x', address: 'ב'.repeat(maxLength('partyAddress') + 1) }, lines: [line()] }, 'body.party.address'],
     ['party phone', { docType: 305, party: { name: 'x', phone: '0'.repeat(maxLength('partyPhone') + 1) }, lines: [line()] }, 'body.party.phone'],
-    ['bank code digits', { docType: 400, payments: [{ method: 'cheque', amount: 1, bankCode: '9'.repeat(maxDigits('bankNo') + 1) }] }, 'body.payments[0].bankCode'],
-    ['branch code digits', { docType: 400, payments: [{ method: 'cheque', amount: 1, branchCode: '9'.repeat(maxDigits('bankBranch') + 1) }] }, 'body.payments[0].branchCode'],
-    ['account digits', { docType: 400, payments: [{ method: 'cheque', amount: 1, accountNumber: '9'.repeat(maxDigits('bankAccount') + 1) }] }, 'body.payments[0].accountNumber'],
-    ['cheque number digits', { docType: 400, payments: [{ method: 'cheque', amount: 1, checkNumber: '9'.repeat(maxDigits('chequeNo') + 1) }] }, 'body.payments[0].checkNumber'],
+    [
+      'bank code digits',
+      { docType: 400, payments: [{ method: 'cheque', amount: 1, bankCode: '9'.repeat(maxDigits('bankNo') + 1) }] },
+      'body.payments[0].bankCode',
+    ],
+    [
+      'branch code digits',
+      { docType: 400, payments: [{ method: 'cheque', amount: 1, branchCode: '9'.repeat(maxDigits('bankBranch') + 1) }] },
+      'body.payments[0].branchCode',
+    ],
+    [
+      'account digits',
+      { docType: 400, payments: [{ method: 'cheque', amount: 1, accountNumber: '9'.repeat(maxDigits('bankAccount') + 1) }] },
+      'body.payments[0].accountNumber',
+    ],
+    [
+      'cheque number digits',
+      { docType: 400, payments: [{ method: 'cheque', amount: 1, checkNumber: '9'.repeat(maxDigits('chequeNo') + 1) }] },
+      'body.payments[0].checkNumber',
+    ],
     ['card name', { docType: 400, payments: [{ method: 'card', amount: 1, cardName: 'ה'.repeat(maxLength('cardName') + 1) }] }, 'body.payments[0].cardName'],
   ];
   for (const [name, body, field] of cases) it(name, () => expectRefused(bid, body, field));

@@ -23,10 +23,17 @@ beforeAll(async () => {
   a = await env.account();
   bid = (await env.business(a.test)).id;
   const mk = async () =>
-    (await env.call('POST', `/v1/businesses/${bid}/documents`, {
-      key: a.test,
-      body: { docType: 320, party: { name: 'לקוח', taxId: TAX_IDS.person }, lines: [{ description: 'x', quantity: 1, unitPriceExVat: 10_000 }], payments: [{ method: 1, amount: 11_800 }] },
-    })).body.document.id as string;
+    (
+      await env.call('POST', `/v1/businesses/${bid}/documents`, {
+        key: a.test,
+        body: {
+          docType: 320,
+          party: { name: 'לקוח', taxId: TAX_IDS.person },
+          lines: [{ description: 'x', quantity: 1, unitPriceExVat: 10_000 }],
+          payments: [{ method: 1, amount: 11_800 }],
+        },
+      })
+    ).body.document.id as string;
   issuedId = await mk();
   draftId = await mk();
   const r = await env.call('POST', `/v1/businesses/${bid}/documents/${issuedId}/issue`, { key: a.test });
@@ -72,9 +79,15 @@ describe('an issued document is frozen in the database', () => {
     expect(await rejects(`UPDATE documents SET allocation_number = NULL WHERE id = '${issuedId}'`)).toMatch(/allocation_number/);
     await env.sql('sandbox', `UPDATE documents SET allocation = '{"status":"granted","number":"A1"}'::jsonb, warnings = '[]'::jsonb WHERE id = '${issuedId}'`);
     await env.sql('sandbox', `UPDATE documents SET warnings = '[{"code":"x","message":"y"}]'::jsonb WHERE id = '${issuedId}'`);
-    await env.sql('sandbox', `UPDATE documents SET pdf_files = '{"origin":{"fileId":"f1","slug":"s1"},"copy":{"fileId":"f2","slug":"s2"}}'::jsonb WHERE id = '${issuedId}'`);
+    await env.sql(
+      'sandbox',
+      `UPDATE documents SET pdf_files = '{"origin":{"fileId":"f1","slug":"s1"},"copy":{"fileId":"f2","slug":"s2"}}'::jsonb WHERE id = '${issuedId}'`,
+    );
     expect(await rejects(`UPDATE documents SET pdf_files = '{}'::jsonb WHERE id = '${issuedId}'`)).toMatch(/pdf_files/);
-    const handed = await env.sql('sandbox', `UPDATE documents SET origin_handed_out_at = now() WHERE id = '${issuedId}' AND origin_handed_out_at IS NULL RETURNING id`);
+    const handed = await env.sql(
+      'sandbox',
+      `UPDATE documents SET origin_handed_out_at = now() WHERE id = '${issuedId}' AND origin_handed_out_at IS NULL RETURNING id`,
+    );
     expect(handed).toHaveLength(1);
     expect(await rejects(`UPDATE documents SET origin_handed_out_at = now() + interval '1 day' WHERE id = '${issuedId}'`)).toMatch(/origin/);
     await env.sql('sandbox', `UPDATE documents SET print_count = print_count + 2 WHERE id = '${issuedId}'`);

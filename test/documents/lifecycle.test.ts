@@ -143,11 +143,27 @@ describe('issue', () => {
     const read = await env.call('GET', `/v1/businesses/${b.id}/documents/${ids[0]}`, { key: a.test });
     expect(read.body.document.party.name).toBe('קונה בע"מ');
     const [row] = await env.sql<{ snapshot: any }>('sandbox', `SELECT snapshot FROM documents WHERE id = '${ids[0]}'`);
-    expect(row.snapshot).toMatchObject({ docType: 305, docNumber: 1001, dealer: { taxId: TAX_IDS.company, dealerType: 'company' }, vatRateBp: 1800, linkedDocument: null });
+    expect(row.snapshot).toMatchObject({
+      docType: 305,
+      docNumber: 1001,
+      dealer: { taxId: TAX_IDS.company, dealerType: 'company' },
+      vatRateBp: 1800,
+      linkedDocument: null,
+    });
     expect(row.snapshot.branding.template).toBe('classic');
-    const events = await env.sql<{ data: any }>('sandbox', `SELECT data FROM outbox_events WHERE event = 'document.issued' AND business_id = '${b.id}' ORDER BY created_at, id`);
+    const events = await env.sql<{ data: any }>(
+      'sandbox',
+      `SELECT data FROM outbox_events WHERE event = 'document.issued' AND business_id = '${b.id}' ORDER BY created_at, id`,
+    );
     expect(events).toHaveLength(4);
-    expect(events.find((e) => e.data.documentId === ids[0])!.data).toMatchObject({ documentId: ids[0], docType: 305, docNumber: 1001, totalIncVat: 11_800, partyName: 'קונה בע"מ', externalRef: null });
+    expect(events.find((e) => e.data.documentId === ids[0])!.data).toMatchObject({
+      documentId: ids[0],
+      docType: 305,
+      docNumber: 1001,
+      totalIncVat: 11_800,
+      partyName: 'קונה בע"מ',
+      externalRef: null,
+    });
     const jobs = await env.sql('sandbox', `SELECT * FROM jobs WHERE kind = 'document.render' AND business_id = '${b.id}'`);
     expect(jobs).toHaveLength(4);
     const audits = await env.sql('sandbox', `SELECT * FROM audit_log WHERE business_id = '${b.id}' AND action = 'document.issue'`);
@@ -204,7 +220,15 @@ describe('issue', () => {
 
   it('exempt dealers issue 400 with no VAT; anonymous receipts work', async () => {
     const b = await env.business(a.test, { dealerType: 'patur', taxId: TAX_IDS.person3 });
-    const d = (await draft(b.id, { docType: 400, payments: [{ method: 'bit', amount: 5000 }, { method: 'check', amount: 2000, checkNumber: '77', bankCode: '12' }] })).body.document;
+    const d = (
+      await draft(b.id, {
+        docType: 400,
+        payments: [
+          { method: 'bit', amount: 5000 },
+          { method: 'check', amount: 2000, checkNumber: '77', bankCode: '12' },
+        ],
+      })
+    ).body.document;
     const r = await issue(b.id, d.id);
     expect(r.status).toBe(201);
     expect(r.body.document).toMatchObject({ docNumber: 1, totalIncVat: 7000, vatAmount: 0, vatRateBp: 0, party: null });
@@ -216,7 +240,8 @@ describe('issue', () => {
     const { setAccountLimits } = await import('../../src/accounts/accounts.ts');
     await setAccountLimits(env.s.databases.live.db, acct.id, { maxDocsPerMonth: 2 });
     const b = await env.business(acct.test);
-    const mk = async () => (await env.call('POST', `/v1/businesses/${b.id}/documents`, { key: acct.test, body: { docType: 305, lines: [line()] } })).body.document.id;
+    const mk = async () =>
+      (await env.call('POST', `/v1/businesses/${b.id}/documents`, { key: acct.test, body: { docType: 305, lines: [line()] } })).body.document.id;
     const iss = async (id: string) => env.call('POST', `/v1/businesses/${b.id}/documents/${id}/issue`, { key: acct.test });
     expect((await iss(await mk())).status).toBe(201);
     expect((await iss(await mk())).status).toBe(201);
@@ -230,20 +255,25 @@ describe('issue', () => {
     const { setAccountLimits } = await import('../../src/accounts/accounts.ts');
     await setAccountLimits(env.s.databases.live.db, acct.id, { maxDocsPerMonth: 3 });
     const b = await env.business(acct.test);
-    const mk = async () => (await env.call('POST', `/v1/businesses/${b.id}/documents`, { key: acct.test, body: { docType: 305, lines: [line()] } })).body.document.id;
+    const mk = async () =>
+      (await env.call('POST', `/v1/businesses/${b.id}/documents`, { key: acct.test, body: { docType: 305, lines: [line()] } })).body.document.id;
     const iss = async (id: string) => env.call('POST', `/v1/businesses/${b.id}/documents/${id}/issue`, { key: acct.test });
     const first = await iss(await mk());
     expect((await iss(await mk())).status).toBe(201);
     const credit = await env.call('POST', `/v1/businesses/${b.id}/documents/${first.body.document.id}/credit-note`, { key: acct.test, body: {} });
     expect(credit.status).toBe(201);
-    const month = async () => (await env.sql<{ count: string }>('sandbox', `SELECT count FROM document_month_counts WHERE business_id = '${b.id}'`)).map((r) => Number(r.count));
+    const month = async () =>
+      (await env.sql<{ count: string }>('sandbox', `SELECT count FROM document_month_counts WHERE business_id = '${b.id}'`)).map((r) => Number(r.count));
     expect(await month()).toEqual([3]);
     const refusedId = await mk();
     const refused = await iss(refusedId);
     expect(refused.status).toBe(429);
     expect(refused.body.error).toMatch(/ceiling of 3 issued documents this month/);
     expect(await month()).toEqual([3]);
-    expect((await env.call('GET', `/v1/businesses/${b.id}/documents/${refusedId}`, { key: acct.test })).body.document).toMatchObject({ status: 'draft', docNumber: null });
+    expect((await env.call('GET', `/v1/businesses/${b.id}/documents/${refusedId}`, { key: acct.test })).body.document).toMatchObject({
+      status: 'draft',
+      docNumber: null,
+    });
     // The number the refused issue took was given back: the next 305 after raising the ceiling is 3.
     await setAccountLimits(env.s.databases.live.db, acct.id, { maxDocsPerMonth: 4 });
     expect((await iss(refusedId)).body.document.docNumber).toBe(3);
@@ -306,12 +336,22 @@ describe('issue options and limits', () => {
 describe('credit notes', () => {
   it('305 → linked 330 mirroring amounts and rate; second → 409; draft → 409 not_draft', async () => {
     const b = await env.business(a.test, { defaultVatRateBp: 1700 });
-    const inv = (await issue(b.id, (await draft(b.id, { docType: 305, lines: [line({ quantity: 3, lineDiscount: 500 })], discountAmount: 1000 })).body.document.id)).body.document;
+    const inv = (
+      await issue(b.id, (await draft(b.id, { docType: 305, lines: [line({ quantity: 3, lineDiscount: 500 })], discountAmount: 1000 })).body.document.id)
+    ).body.document;
     const cn = await env.call('POST', `/v1/businesses/${b.id}/documents/${inv.id}/credit-note`, { key: a.test, body: { reason: 'החזרה' } });
     expect(cn.status).toBe(201);
     expect(cn.body.document).toMatchObject({
-      docType: 330, docNumber: 1, status: 'issued', linkedDocumentId: inv.id, note: 'החזרה', vatRateBp: 1700,
-      totalExVat: inv.totalExVat, vatAmount: inv.vatAmount, totalIncVat: inv.totalIncVat, discountAmount: 1000,
+      docType: 330,
+      docNumber: 1,
+      status: 'issued',
+      linkedDocumentId: inv.id,
+      note: 'החזרה',
+      vatRateBp: 1700,
+      totalExVat: inv.totalExVat,
+      vatAmount: inv.vatAmount,
+      totalIncVat: inv.totalIncVat,
+      discountAmount: 1000,
     });
     const orig = await env.call('GET', `/v1/businesses/${b.id}/documents/${inv.id}`, { key: a.test });
     expect(orig.body.document.cancelledByDocumentId).toBe(cn.body.document.id);
@@ -323,7 +363,10 @@ describe('credit notes', () => {
     const dn = await env.call('POST', `/v1/businesses/${b.id}/documents/${d.id}/credit-note`, { key: a.test });
     expect(dn.status).toBe(409);
     expect(dn.body.reason).toBe('not_draft');
-    const ev = await env.sql<{ data: any }>('sandbox', `SELECT data FROM outbox_events WHERE event = 'document.issued' AND data->>'documentId' = '${cn.body.document.id}'`);
+    const ev = await env.sql<{ data: any }>(
+      'sandbox',
+      `SELECT data FROM outbox_events WHERE event = 'document.issued' AND data->>'documentId' = '${cn.body.document.id}'`,
+    );
     expect(ev[0].data).toMatchObject({ docType: 330, docNumber: 1, totalIncVat: inv.totalIncVat });
     const cc = await env.call('POST', `/v1/businesses/${b.id}/documents/${cn.body.document.id}/credit-note`, { key: a.test });
     expect(cc.status).toBe(409);
@@ -333,7 +376,8 @@ describe('credit notes', () => {
 
   it('400 → negative receipt in the 400 series', async () => {
     const b = await env.business(a.test);
-    const rc = (await issue(b.id, (await draft(b.id, { docType: 400, payments: [{ method: 'cash', amount: 3000 }], withholdingAmount: 200 })).body.document.id)).body.document;
+    const rc = (await issue(b.id, (await draft(b.id, { docType: 400, payments: [{ method: 'cash', amount: 3000 }], withholdingAmount: 200 })).body.document.id))
+      .body.document;
     const cn = await env.call('POST', `/v1/businesses/${b.id}/documents/${rc.id}/credit-note`, { key: a.test });
     expect(cn.status).toBe(201);
     expect(cn.body.document).toMatchObject({ docType: 400, docNumber: 2, totalIncVat: -3000, withholdingAmount: -200, linkedDocumentId: rc.id });
@@ -345,9 +389,12 @@ describe('list and continuity', () => {
   it('filters, pages and counts', async () => {
     const b = await env.business(a.test);
     const pty = (await env.call('POST', `/v1/businesses/${b.id}/parties`, { key: a.test, body: { name: 'משה כהן' } })).body.party;
-    const d1 = (await draft(b.id, { docType: 305, party: { partyId: pty.id }, lines: [line({ description: 'שיפוץ מטבח' })], externalRef: 'shop-1' })).body.document;
+    const d1 = (await draft(b.id, { docType: 305, party: { partyId: pty.id }, lines: [line({ description: 'שיפוץ מטבח' })], externalRef: 'shop-1' })).body
+      .document;
     env.clock.advance(1000);
-    const d2 = (await draft(b.id, { docType: 400, party: { name: 'דנה' }, payments: [{ method: 1, amount: 100 }], documentDate: '2026-02-10', externalRef: 'shop-2' })).body.document;
+    const d2 = (
+      await draft(b.id, { docType: 400, party: { name: 'דנה' }, payments: [{ method: 1, amount: 100 }], documentDate: '2026-02-10', externalRef: 'shop-2' })
+    ).body.document;
     env.clock.advance(1000);
     const d3 = (await draft(b.id, { docType: 305, lines: [line()], externalRef: 'other-1' })).body.document;
     await issue(b.id, d1.id);
@@ -375,9 +422,22 @@ describe('list and continuity', () => {
     const r = await env.call('GET', `/v1/businesses/${b.id}/reports/continuity`, { key: a.test });
     expect(r.status).toBe(200);
     expect(r.body.report.ok).toBe(true);
-    expect(r.body.report.byDocType.find((e: any) => e.docType === 305)).toEqual({ docType: 305, first: 1, last: 3, count: 3, expectedFirst: 1, counter: 3, gaps: [], gapCount: 0, duplicates: [], outOfSeries: [] });
+    expect(r.body.report.byDocType.find((e: any) => e.docType === 305)).toEqual({
+      docType: 305,
+      first: 1,
+      last: 3,
+      count: 3,
+      expectedFirst: 1,
+      counter: 3,
+      gaps: [],
+      gapCount: 0,
+      duplicates: [],
+      outOfSeries: [],
+    });
     const only = await env.call('GET', `/v1/businesses/${b.id}/reports/continuity?docType=330`, { key: a.test });
-    expect(only.body.report.byDocType).toEqual([{ docType: 330, first: null, last: null, count: 0, expectedFirst: 1, counter: null, gaps: [], gapCount: 0, duplicates: [], outOfSeries: [] }]);
+    expect(only.body.report.byDocType).toEqual([
+      { docType: 330, first: null, last: null, count: 0, expectedFirst: 1, counter: null, gaps: [], gapCount: 0, duplicates: [], outOfSeries: [] },
+    ]);
   });
 
   it('needs the documents scope for documents and export for continuity', async () => {

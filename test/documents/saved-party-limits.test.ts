@@ -33,7 +33,10 @@ describe('limits of what documents inherit', () => {
 
   it('a business default VAT rate fits D110/1268 (at most 99.99%)', async () => {
     expect(maxScaled('vatRate')).toBe(9999);
-    const r = await env.call('POST', '/v1/businesses', { key: a.test, body: { name: 'x', taxId: '516179157', dealerType: 'company', defaultVatRateBp: 10000 } });
+    const r = await env.call('POST', '/v1/businesses', {
+      key: a.test,
+      body: { name: 'x', taxId: '516179157', dealerType: 'company', defaultVatRateBp: 10000 },
+    });
     expect(r.status).toBe(400);
     expect(r.body.error).toMatch(/^body\.defaultVatRateBp: /);
   });

@@ -40,7 +40,10 @@ describe('seeded books', () => {
     expect(total).toBe(COUNT);
     for (const e of report.byDocType.filter((x) => x.count > 0)) expect(e).toMatchObject({ first: 1, last: e.count, counter: e.count, gapCount: 0 });
     // The next issue over the API continues each series.
-    const d = await env.call('POST', `/v1/businesses/${bid}/documents`, { key: a.test, body: { docType: 305, lines: [{ description: 'x', quantity: 1, unitPriceExVat: 100 }] } });
+    const d = await env.call('POST', `/v1/businesses/${bid}/documents`, {
+      key: a.test,
+      body: { docType: 305, lines: [{ description: 'x', quantity: 1, unitPriceExVat: 100 }] },
+    });
     const i = await env.call('POST', `/v1/businesses/${bid}/documents/${d.body.document.id}/issue`, { key: a.test });
     expect(i.status, JSON.stringify(i.body)).toBe(201);
     expect(i.body.document.docNumber).toBe(report.byDocType.find((e) => e.docType === 305)!.count + 1);
@@ -62,7 +65,9 @@ describe('seeded books', () => {
     const first = await list({});
     expect(first.documents).toHaveLength(50);
     expect((await list({ docType: 400 })).documents.every((d) => d.docType === 400)).toBe(true);
-    expect((await list({ q: 'מטבח' })).documents.every((d) => d.lines.some((l) => l.description.includes('מטבח')) || d.party?.name.includes('מטבח'))).toBe(true);
+    expect((await list({ q: 'מטבח' })).documents.every((d) => d.lines.some((l) => l.description.includes('מטבח')) || d.party?.name.includes('מטבח'))).toBe(
+      true,
+    );
     expect((await list({ externalRefPrefix: 'pos-' })).documents.every((d) => d.externalRef?.startsWith('pos-'))).toBe(true);
     expect((await list({ counts: '1' })).counts!.total).toBe(COUNT + 1);
   });
@@ -74,8 +79,34 @@ describe('seeded books', () => {
       body: { docType: 320, party: { name: 'WeB HoStInG 100% a_b' }, lines: [{ description: 'גג\nאיטום', quantity: 1, unitPriceExVat: 100 }] },
     });
     expect(d.status, JSON.stringify(d.body)).toBe(201);
-    const texts = ['מטבח', 'כהן', 'CONSULTING', 'web hosting', 'ltd', 'b', 'שיפוץ מטבח', ' - חודשי', '12', '7', '1234', 'זזזקקק', '100%', 'a_b', 'ג\nא', 'ג', 'b"c', 'טיפול \\'];
-    const shapes: Record<string, unknown>[] = [{ take: 1000 }, { take: 7 }, { take: 7, skip: 30 }, { take: 20, docType: 305 }, { take: 20, status: 'draft' }, { take: 20, from: '2026-02-25', to: '2026-02-26' }];
+    const texts = [
+      'מטבח',
+      'כהן',
+      'CONSULTING',
+      'web hosting',
+      'ltd',
+      'b',
+      'שיפוץ מטבח',
+      ' - חודשי',
+      '12',
+      '7',
+      '1234',
+      'זזזקקק',
+      '100%',
+      'a_b',
+      'ג\nא',
+      'ג',
+      'b"c',
+      'טיפול \\',
+    ];
+    const shapes: Record<string, unknown>[] = [
+      { take: 1000 },
+      { take: 7 },
+      { take: 7, skip: 30 },
+      { take: 20, docType: 305 },
+      { take: 20, status: 'draft' },
+      { take: 20, from: '2026-02-25', to: '2026-02-26' },
+    ];
     // The default window holds every row of these books; windows of 1, 10 and 100 rows send the
     // rarer texts to the trigram index (phase 2).
     for (const probeRows of [undefined, 1, 10, 100]) {
@@ -102,7 +133,14 @@ describe('seeded books', () => {
 
   it('exports to OPENFRMT and the export verifies', async () => {
     const business = await readBusiness(sandbox(), bid);
-    const r = await runOpenfrmtExport(env.s, sandbox(), business, { from: '2026-02-01', to: '2026-02-28' }, { accountId: a.id, keyId: null }, { chunkSize: 400 });
+    const r = await runOpenfrmtExport(
+      env.s,
+      sandbox(),
+      business,
+      { from: '2026-02-01', to: '2026-02-28' },
+      { accountId: a.id, keyId: null },
+      { chunkSize: 400 },
+    );
     expect(r.exportRun.status).toBe('completed');
     expect(r.exportRun.verification!.ok).toBe(true);
     expect(r.exportRun.recordCounts!.C100).toBe(COUNT);
@@ -114,7 +152,10 @@ describe('seeding without replica mode (a role that is not a superuser)', () => 
     const bid = (await env.business(a.test)).id;
     const r = await seedDocuments(sandbox(), { businessId: bid, count: 120, perDay: 60, lastDay: '2026-02-20', batch: 50, parties: 5, replica: false });
     expect(r.documents).toBe(120);
-    const [{ n, max }] = await env.sql<Record<string, any>>('sandbox', `SELECT count(*)::int AS n, max(entry_no)::int AS max FROM journal_entries WHERE business_id = '${bid}'`);
+    const [{ n, max }] = await env.sql<Record<string, any>>(
+      'sandbox',
+      `SELECT count(*)::int AS n, max(entry_no)::int AS max FROM journal_entries WHERE business_id = '${bid}'`,
+    );
     expect({ n, max }).toEqual({ n: 120, max: 120 });
     const [{ last_entry_no }] = await env.sql<Record<string, any>>('sandbox', `SELECT last_entry_no::int FROM ledger_counters WHERE business_id = '${bid}'`);
     expect(last_entry_no).toBe(120);
@@ -128,13 +169,37 @@ describe('seeding without replica mode (a role that is not a superuser)', () => 
 describe('seeded rows equal issued rows', () => {
   // Bodies covering each shape the seed makes: saved and inline parties, anonymous receipts,
   // several lines with sku and fractional quantities, payments by alias and by code, no externalRef.
-  const bodies = (partyId: string) => [
-    { docType: 305, documentDate: '2026-02-10', party: { partyId }, lines: [{ description: 'שיפוץ מטבח', quantity: 1.5, unitPriceExVat: 12_345, sku: 'SKU-7' }, { description: 'Consulting premium', quantity: 2, unitPriceExVat: 999 }], externalRef: 'shop-00000001' },
-    { docType: 320, documentDate: '2026-02-10', party: { name: 'דנה לוי', phone: '0521234567', address: 'חיפה 12' }, lines: [{ description: 'ייעוץ עסקי - חודשי', quantity: 1, unitPriceExVat: 40_000 }], payments: [{ method: 'bit', amount: 47_200 }], externalRef: 'pos-00000002' },
-    { docType: 400, documentDate: '2026-02-11', payments: [{ method: 'cash', amount: 5_000 }, { method: 4, amount: 1_234 }] },
-    { docType: 400, documentDate: '2026-02-11', party: { partyId }, payments: [{ method: 'card', amount: 77_700 }], externalRef: 'erp-00000004' },
-    { docType: 305, documentDate: '2026-02-12', party: { name: 'Katz Ltd' }, lines: [{ description: 'Web hosting', quantity: 2.25, unitPriceExVat: 3_333 }] },
-  ] as unknown as DraftCreateBody[];
+  const bodies = (partyId: string) =>
+    [
+      {
+        docType: 305,
+        documentDate: '2026-02-10',
+        party: { partyId },
+        lines: [
+          { description: 'שיפוץ מטבח', quantity: 1.5, unitPriceExVat: 12_345, sku: 'SKU-7' },
+          { description: 'Consulting premium', quantity: 2, unitPriceExVat: 999 },
+        ],
+        externalRef: 'shop-00000001',
+      },
+      {
+        docType: 320,
+        documentDate: '2026-02-10',
+        party: { name: 'דנה לוי', phone: '0521234567', address: 'חיפה 12' },
+        lines: [{ description: 'ייעוץ עסקי - חודשי', quantity: 1, unitPriceExVat: 40_000 }],
+        payments: [{ method: 'bit', amount: 47_200 }],
+        externalRef: 'pos-00000002',
+      },
+      {
+        docType: 400,
+        documentDate: '2026-02-11',
+        payments: [
+          { method: 'cash', amount: 5_000 },
+          { method: 4, amount: 1_234 },
+        ],
+      },
+      { docType: 400, documentDate: '2026-02-11', party: { partyId }, payments: [{ method: 'card', amount: 77_700 }], externalRef: 'erp-00000004' },
+      { docType: 305, documentDate: '2026-02-12', party: { name: 'Katz Ltd' }, lines: [{ description: 'Web hosting', quantity: 2.25, unitPriceExVat: 3_333 }] },
+    ] as unknown as DraftCreateBody[];
   const partyBody = { name: 'משה כהן 1', kind: 'customer', address: 'תל אביב 5' };
 
   async function rowsOf(bid: string) {
@@ -142,14 +207,20 @@ describe('seeded rows equal issued rows', () => {
     const audit = await env.sql<Record<string, any>>('sandbox', `SELECT * FROM audit_log WHERE chain = 'biz:${bid}' AND entity_type = 'document' ORDER BY seq`);
     const events = await env.sql<Record<string, any>>('sandbox', `SELECT * FROM outbox_events WHERE business_id = '${bid}' ORDER BY created_at, id`);
     const jobs = await env.sql<Record<string, any>>('sandbox', `SELECT kind, ref_id FROM jobs WHERE business_id = '${bid}' ORDER BY kind, ref_id`);
-    const usage = await env.sql<Record<string, any>>('sandbox', `SELECT metric, sum(count)::int AS n FROM usage_daily WHERE subject = 'biz:${bid}' GROUP BY metric`);
+    const usage = await env.sql<Record<string, any>>(
+      'sandbox',
+      `SELECT metric, sum(count)::int AS n FROM usage_daily WHERE subject = 'biz:${bid}' GROUP BY metric`,
+    );
     const entries = await env.sql<Record<string, any>>(
       'sandbox',
       `SELECT e.entry_no, e.entry_date::text AS day, e.source, e.document_id, e.reference, e.reference_doc_type, e.description, e.created_by_key_id,
               (SELECT json_agg(json_build_array(l.line_no, l.account_code, l.side, l.amount) ORDER BY l.line_no) FROM journal_lines l WHERE l.entry_id = e.id) AS lines
          FROM journal_entries e WHERE e.business_id = '${bid}' ORDER BY e.entry_no`,
     );
-    const accounts = await env.sql<Record<string, any>>('sandbox', `SELECT code, name, kind, trial_balance_code, party_id FROM ledger_accounts WHERE business_id = '${bid}' ORDER BY code`);
+    const accounts = await env.sql<Record<string, any>>(
+      'sandbox',
+      `SELECT code, name, kind, trial_balance_code, party_id FROM ledger_accounts WHERE business_id = '${bid}' ORDER BY code`,
+    );
     const counter = await env.sql<Record<string, any>>('sandbox', `SELECT last_entry_no FROM ledger_counters WHERE business_id = '${bid}'`);
     return { docs, audit, events, jobs, usage, ledger: { entries, accounts, counter } };
   }
@@ -184,20 +255,39 @@ describe('seeded rows equal issued rows', () => {
     const api = await rowsOf(viaApi);
     const seed = await rowsOf(seeded);
     const names = (bid: string, pty: string, docs: Record<string, any>[]) =>
-      new Map<string, string>([[bid, '<business>'], [pty, '<party>'], [`biz:${bid}`, '<chain>'], ...docs.map((d, i) => [String(d.id), `<doc ${i}>`] as [string, string])]);
+      new Map<string, string>([
+        [bid, '<business>'],
+        [pty, '<party>'],
+        [`biz:${bid}`, '<chain>'],
+        ...docs.map((d, i) => [String(d.id), `<doc ${i}>`] as [string, string]),
+      ]);
     const nApi = names(viaApi, ptyApi.id, api.docs);
     const nSeed = names(seeded, ptySeed.id, seed.docs);
     // request_hash differs only through the party id named in the body: compare it for the others.
     const hashOf = (docs: Record<string, any>[]) => docs.map((d) => (d.party_id ? null : d.request_hash));
     expect(hashOf(seed.docs)).toEqual(hashOf(api.docs));
-    const docView = (docs: Record<string, any>[], n: Map<string, string>) => normalized(docs.map(({ request_hash: _h, ...d }) => d), n);
+    const docView = (docs: Record<string, any>[], n: Map<string, string>) =>
+      normalized(
+        docs.map(({ request_hash: _h, ...d }) => d),
+        n,
+      );
     expect(docView(seed.docs, nSeed)).toEqual(docView(api.docs, nApi));
     const auditView = (rows: Record<string, any>[], n: Map<string, string>) =>
-      normalized(rows.map(({ seq: _s, prev_hash: _p, hash: _h, ...r }) => r), n);
+      normalized(
+        rows.map(({ seq: _s, prev_hash: _p, hash: _h, ...r }) => r),
+        n,
+      );
     expect(auditView(seed.audit, nSeed)).toEqual(auditView(api.audit, nApi));
     // (The API's events share one clock instant: ordered by what they say.)
     const eventView = (rows: Record<string, any>[], n: Map<string, string>) =>
-      (normalized(rows.map(({ dispatched_at: _d, ...r }) => r), n) as unknown[]).map((e) => JSON.stringify(e)).sort();
+      (
+        normalized(
+          rows.map(({ dispatched_at: _d, ...r }) => r),
+          n,
+        ) as unknown[]
+      )
+        .map((e) => JSON.stringify(e))
+        .sort();
     expect(eventView(seed.events, nSeed)).toEqual(eventView(api.events, nApi));
     const jobView = (rows: Record<string, any>[], n: Map<string, string>) => (normalized(rows, n) as unknown[]).map((e) => JSON.stringify(e)).sort();
     expect(jobView(seed.jobs, nSeed)).toEqual(jobView(api.jobs, nApi));

@@ -67,7 +67,7 @@ describe('the rate a document would use: Bank of Israel', () => {
     ]);
   });
 
-  it('today before the day\'s publication takes yesterday\'s rate, without caching today; after it, today\'s', async () => {
+  it("today before the day's publication takes yesterday's rate, without caching today; after it, today's", async () => {
     const morning = await get('USD');
     expect(morning.body.exchangeRate).toEqual({ currency: 'USD', rate: '3.099', date: '2026-03-19', source: 'boi' });
     fake.publish('USD', '2026-03-20', '3.104');
@@ -120,7 +120,10 @@ describe('agreed rates of a business', () => {
     expect(set.body).toMatchObject({ ok: true, created: true, exchangeRate: { currency: 'USD', effectiveFrom: '2026-03-10', rate: '3.5' } });
     expect((await get('USD', '2026-03-12')).body.exchangeRate).toEqual({ currency: 'USD', rate: '3.5', date: '2026-03-10', source: 'business' });
     expect((await get('USD', '2026-03-09')).body.exchangeRate).toMatchObject({ rate: '3.081', source: 'boi' });
-    const audit = await env.sql('sandbox', `SELECT action, entity_id, before, after FROM audit_log WHERE business_id = '${biz.id}' AND entity_type = 'exchange_rate' ORDER BY seq`);
+    const audit = await env.sql(
+      'sandbox',
+      `SELECT action, entity_id, before, after FROM audit_log WHERE business_id = '${biz.id}' AND entity_type = 'exchange_rate' ORDER BY seq`,
+    );
     expect(audit).toEqual([{ action: 'exchange_rate.set', entity_id: 'USD:2026-03-10', before: null, after: expect.objectContaining({ rate: '3.5' }) }]);
   });
 
@@ -132,7 +135,10 @@ describe('agreed rates of a business', () => {
     expect(replaced.body).toMatchObject({ created: false, exchangeRate: { rate: '3.55' } });
     // The same rate again changes nothing and writes nothing.
     await put('USD', { rate: '3.550', effectiveFrom: '2026-03-10' });
-    const audit = await env.sql<any>('sandbox', `SELECT action, before->>'rate' AS before, after->>'rate' AS after FROM audit_log WHERE business_id = '${biz.id}' AND entity_type = 'exchange_rate' ORDER BY seq`);
+    const audit = await env.sql<any>(
+      'sandbox',
+      `SELECT action, before->>'rate' AS before, after->>'rate' AS after FROM audit_log WHERE business_id = '${biz.id}' AND entity_type = 'exchange_rate' ORDER BY seq`,
+    );
     expect(audit.map((a) => [a.action, a.before, a.after])).toEqual([
       ['exchange_rate.set', null, '3.5'],
       ['exchange_rate.set', null, '3.6'],
@@ -153,7 +159,10 @@ describe('agreed rates of a business', () => {
     expect((await get('USD', '2026-03-16')).body.exchangeRate).toMatchObject({ rate: '3.55', date: '2026-03-10' });
     const again = await env.call('DELETE', `/v1/businesses/${biz.id}/exchange-rates/USD/2026-03-15`, { key: acct.test });
     expect([again.status, again.body.reason]).toEqual([404, 'not_found']);
-    const [last] = await env.sql<any>('sandbox', `SELECT action, before->>'rate' AS rate, after FROM audit_log WHERE business_id = '${biz.id}' ORDER BY seq DESC LIMIT 1`);
+    const [last] = await env.sql<any>(
+      'sandbox',
+      `SELECT action, before->>'rate' AS rate, after FROM audit_log WHERE business_id = '${biz.id}' ORDER BY seq DESC LIMIT 1`,
+    );
     expect(last).toEqual({ action: 'exchange_rate.delete', rate: '3.6', after: null });
   });
 
@@ -184,7 +193,7 @@ describe('agreed rates of a business', () => {
     expect(rows).toEqual([{ n: 1 }]);
   });
 
-  it('another account\'s key can neither read nor set a business\'s rates (404)', async () => {
+  it("another account's key can neither read nor set a business's rates (404)", async () => {
     for (const [method, url, body] of [
       ['GET', rateUrl('USD', '2026-03-02'), undefined],
       ['GET', `/v1/businesses/${biz.id}/exchange-rates`, undefined],
@@ -213,21 +222,23 @@ describe('the OpenAPI document', () => {
   it('describes every answer above: statuses, reasons and bodies', () => {
     expect(problems).toEqual([]);
     const seen = [...validator.seen].filter((w) => w.includes('exchange-rates')).sort();
-    expect(seen).toEqual([
-      'DELETE /v1/businesses/{bid}/exchange-rates/{currency}/{effectiveFrom} → 200',
-      'DELETE /v1/businesses/{bid}/exchange-rates/{currency}/{effectiveFrom} → 404',
-      'GET /v1/businesses/{bid}/exchange-rates/{currency} → 200',
-      'GET /v1/businesses/{bid}/exchange-rates/{currency} → 400',
-      'GET /v1/businesses/{bid}/exchange-rates/{currency} → 403',
-      'GET /v1/businesses/{bid}/exchange-rates/{currency} → 404',
-      'GET /v1/businesses/{bid}/exchange-rates/{currency} → 422',
-      'GET /v1/businesses/{bid}/exchange-rates/{currency} → 503',
-      'GET /v1/businesses/{bid}/exchange-rates → 200',
-      'GET /v1/businesses/{bid}/exchange-rates → 404',
-      'PUT /v1/businesses/{bid}/exchange-rates/{currency} → 200',
-      'PUT /v1/businesses/{bid}/exchange-rates/{currency} → 400',
-      'PUT /v1/businesses/{bid}/exchange-rates/{currency} → 403',
-      'PUT /v1/businesses/{bid}/exchange-rates/{currency} → 404',
-    ].sort());
+    expect(seen).toEqual(
+      [
+        'DELETE /v1/businesses/{bid}/exchange-rates/{currency}/{effectiveFrom} → 200',
+        'DELETE /v1/businesses/{bid}/exchange-rates/{currency}/{effectiveFrom} → 404',
+        'GET /v1/businesses/{bid}/exchange-rates/{currency} → 200',
+        'GET /v1/businesses/{bid}/exchange-rates/{currency} → 400',
+        'GET /v1/businesses/{bid}/exchange-rates/{currency} → 403',
+        'GET /v1/businesses/{bid}/exchange-rates/{currency} → 404',
+        'GET /v1/businesses/{bid}/exchange-rates/{currency} → 422',
+        'GET /v1/businesses/{bid}/exchange-rates/{currency} → 503',
+        'GET /v1/businesses/{bid}/exchange-rates → 200',
+        'GET /v1/businesses/{bid}/exchange-rates → 404',
+        'PUT /v1/businesses/{bid}/exchange-rates/{currency} → 200',
+        'PUT /v1/businesses/{bid}/exchange-rates/{currency} → 400',
+        'PUT /v1/businesses/{bid}/exchange-rates/{currency} → 403',
+        'PUT /v1/businesses/{bid}/exchange-rates/{currency} → 404',
+      ].sort(),
+    );
   });
 });

@@ -57,7 +57,6 @@ export class FakeBoi {
     s.values.set(date, value);
   }
 
-
   private route(req: http.IncomingMessage, res: http.ServerResponse) {
     const url = new URL(req.url ?? '/', 'http://fake');
     this.log.push({ path: url.pathname, query: Object.fromEntries(url.searchParams) });
@@ -100,12 +99,24 @@ export class FakeBoi {
  */
 export function publishMarch2026(fake: FakeBoi): void {
   const usd: Record<string, string> = {
-    '2026-02-26': '3.081', '2026-02-27': '3.079', '2026-03-02': '3.073', '2026-03-05': '3.072', '2026-03-06': '3.077',
-    '2026-03-09': '3.081', '2026-03-10': '3.09', '2026-03-11': '3.0855', '2026-03-12': '3.088', '2026-03-13': '3.1',
-    '2026-03-16': '3.102', '2026-03-17': '3.097', '2026-03-18': '3.095', '2026-03-19': '3.099',
+    '2026-02-26': '3.081',
+    '2026-02-27': '3.079',
+    '2026-03-02': '3.073',
+    '2026-03-05': '3.072',
+    '2026-03-06': '3.077',
+    '2026-03-09': '3.081',
+    '2026-03-10': '3.09',
+    '2026-03-11': '3.0855',
+    '2026-03-12': '3.088',
+    '2026-03-13': '3.1',
+    '2026-03-16': '3.102',
+    '2026-03-17': '3.097',
+    '2026-03-18': '3.095',
+    '2026-03-19': '3.099',
   };
   for (const [d, v] of Object.entries(usd)) fake.publish('USD', d, v);
-  for (const [d, v] of Object.entries({ '2026-02-27': '1.975', '2026-03-02': '1.971', '2026-03-05': '1.958', '2026-03-06': '1.966' })) fake.publish('JPY', d, v, 2);
+  for (const [d, v] of Object.entries({ '2026-02-27': '1.975', '2026-03-02': '1.971', '2026-03-05': '1.958', '2026-03-06': '1.966' }))
+    fake.publish('JPY', d, v, 2);
   for (const d of ['2026-03-02', '2026-03-05', '2026-03-06']) fake.publish('LBP', d, '0.0003', 1);
   for (const [d, v] of Object.entries({ '2026-03-02': '3.5601', '2026-03-05': '3.544', '2026-03-06': '3.5499' })) fake.publish('EUR', d, v);
 }

@@ -104,7 +104,10 @@ describe('EXCHANGE_RATES_URL', () => {
     expect(loadConfig({ PINKAS_ENV: 'production' }).exchangeRates.baseUrl).toBe(BOI_SDMX_URL);
     expect(loadConfig({ PINKAS_ENV: 'test' }).exchangeRates.baseUrl).toBeNull();
     expect(loadConfig({ PINKAS_ENV: 'production', EXCHANGE_RATES_URL: 'off' }).exchangeRates.baseUrl).toBeNull();
-    expect(loadConfig({ PINKAS_ENV: 'test', EXCHANGE_RATES_URL: 'http://127.0.0.1:9/' }).exchangeRates).toEqual({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 10_000 });
+    expect(loadConfig({ PINKAS_ENV: 'test', EXCHANGE_RATES_URL: 'http://127.0.0.1:9/' }).exchangeRates).toEqual({
+      baseUrl: 'http://127.0.0.1:9',
+      timeoutMs: 10_000,
+    });
     expect(() => loadConfig({ EXCHANGE_RATES_URL: 'ftp://x' })).toThrow(ConfigError);
     expect(() => loadConfig({ EXCHANGE_RATES_TIMEOUT_MS: '1' })).toThrow(/EXCHANGE_RATES_TIMEOUT_MS/);
   });

@@ -18,7 +18,7 @@ afterAll(async () => env?.close());
 const get = (currency: string, date: string) => env.call('GET', `/v1/businesses/${bid}/exchange-rates/${currency}?date=${date}`, { key: acct.test });
 
 describe('without a configured source', () => {
-  it('the Bank\'s rate answers 503 unconfigured, telling the caller to send the rate', async () => {
+  it("the Bank's rate answers 503 unconfigured, telling the caller to send the rate", async () => {
     expect(env.s.config.exchangeRates.baseUrl).toBeNull();
     expect(exchangeRateDeps(env.s).provider).toBeNull();
     const r = await get('USD', '2026-03-02');
@@ -28,7 +28,9 @@ describe('without a configured source', () => {
   });
 
   it('an agreed rate of the business still answers', async () => {
-    expect((await env.call('PUT', `/v1/businesses/${bid}/exchange-rates/USD`, { key: acct.test, body: { rate: '3.6', effectiveFrom: '2026-01-01' } })).status).toBe(200);
+    expect(
+      (await env.call('PUT', `/v1/businesses/${bid}/exchange-rates/USD`, { key: acct.test, body: { rate: '3.6', effectiveFrom: '2026-01-01' } })).status,
+    ).toBe(200);
     expect((await get('USD', '2026-03-02')).body.exchangeRate).toEqual({ currency: 'USD', rate: '3.6', date: '2026-01-01', source: 'business' });
     expect((await get('EUR', '2026-03-02')).status).toBe(503);
   });
@@ -51,7 +53,11 @@ describe('an injected source', () => {
   });
 
   it('an answer that is not a rate is never passed on: 503', async () => {
-    for (const bad of [{ rate: '0', date: '2026-03-02' }, { rate: '3.5', date: '2026-03-09' }, { rate: 'NaN', date: '2026-03-02' }]) {
+    for (const bad of [
+      { rate: '0', date: '2026-03-02' },
+      { rate: '3.5', date: '2026-03-09' },
+      { rate: 'NaN', date: '2026-03-02' },
+    ]) {
       setExchangeRateProvider(env.s, { rateOn: async () => bad });
       const r = await get('GBP', '2026-03-05');
       expect([r.status, r.body.reason], JSON.stringify(bad)).toEqual([503, 'unconfigured']);

@@ -121,7 +121,14 @@ describe('drafts', () => {
   it('the OpenAPI document lists the expense endpoints', async () => {
     const res = await env.call('GET', '/v1/openapi.json');
     expect(res.status).toBe(200);
-    for (const p of ['/v1/expense-categories', '/v1/businesses/{bid}/expenses', '/v1/businesses/{bid}/expenses/{id}/correction', '/v1/businesses/{bid}/expenses/upload', '/v1/businesses/{bid}/expenses/scan', '/v1/businesses/{bid}/files/thumbs']) {
+    for (const p of [
+      '/v1/expense-categories',
+      '/v1/businesses/{bid}/expenses',
+      '/v1/businesses/{bid}/expenses/{id}/correction',
+      '/v1/businesses/{bid}/expenses/upload',
+      '/v1/businesses/{bid}/expenses/scan',
+      '/v1/businesses/{bid}/files/thumbs',
+    ]) {
       expect(res.body.paths[p], p).toBeDefined();
     }
   });
@@ -254,7 +261,14 @@ describe('storno', () => {
     await env.call('POST', `${base()}/${e.id}/record`, { key: a.test });
     const res = await env.call('POST', `${base()}/${e.id}/correction`, { key: a.test, body: { redraft: true } });
     expect(res.status).toBe(201);
-    expect(res.body.draft).toMatchObject({ status: 'draft', source: 'redraft', supplierName: 'אופיס דיפו', amountIncVat: 11800, deductibleVat: null, reversesExpenseId: null });
+    expect(res.body.draft).toMatchObject({
+      status: 'draft',
+      source: 'redraft',
+      supplierName: 'אופיס דיפו',
+      amountIncVat: 11800,
+      deductibleVat: null,
+      reversesExpenseId: null,
+    });
   });
 
   it('the reversal stands when the redraft cannot be opened (monthly ceiling reached between the two)', async () => {
@@ -284,7 +298,13 @@ describe('listing', () => {
       env.clock.advance(1000);
       const res = await env.call('POST', p, {
         key: a.test,
-        body: { ...full, supplier: { name: i % 2 ? 'Paz דלק' : 'Shufersal' }, supplierDocNumber: `N-${i}`, supplierDocDate: `2026-01-0${i + 1}`, categoryKey: i % 2 ? 'vehicle_private' : 'office' },
+        body: {
+          ...full,
+          supplier: { name: i % 2 ? 'Paz דלק' : 'Shufersal' },
+          supplierDocNumber: `N-${i}`,
+          supplierDocDate: `2026-01-0${i + 1}`,
+          categoryKey: i % 2 ? 'vehicle_private' : 'office',
+        },
       });
       made.push(res.body.expense);
     }
@@ -359,7 +379,15 @@ describe('audit', () => {
   it('every expense write left an audit row and the chains verify', async () => {
     const actions = await env.sql('sandbox', `SELECT DISTINCT action FROM audit_log WHERE entity_type = 'expense' ORDER BY action`);
     expect(actions.map((r: any) => r.action)).toEqual(
-      expect.arrayContaining(['expense.create.manual', 'expense.create.reversal', 'expense.create.redraft', 'expense.delete', 'expense.record', 'expense.reverse', 'expense.update']),
+      expect.arrayContaining([
+        'expense.create.manual',
+        'expense.create.reversal',
+        'expense.create.redraft',
+        'expense.delete',
+        'expense.record',
+        'expense.reverse',
+        'expense.update',
+      ]),
     );
     const check = await verifyAuditChains(env.db.sandbox.db);
     expect(check.problems).toEqual([]);

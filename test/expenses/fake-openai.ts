@@ -45,7 +45,9 @@ export class FakeChatCompletions {
           return;
         }
         if (answer.kind === 'status') {
-          res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body ?? JSON.stringify({ error: { message: 'upstream trouble', type: 'server_error' } }));
+          res
+            .writeHead(answer.status, { 'content-type': 'application/json' })
+            .end(answer.body ?? JSON.stringify({ error: { message: 'upstream trouble', type: 'server_error' } }));
           return;
         }
         if (answer.kind === 'garbage') {

@@ -2,13 +2,19 @@ import sharp from 'sharp';
 import { crc32 } from 'node:zlib';
 
 export async function jpeg(width = 400, height = 300, color = '#c33'): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: color } }).jpeg().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: color } })
+    .jpeg()
+    .toBuffer();
 }
 export async function png(width = 300, height = 200, color = '#3c3'): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: color } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: color } })
+    .png()
+    .toBuffer();
 }
 export async function webp(width = 120, height = 90): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: '#33c' } }).webp().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: '#33c' } })
+    .webp()
+    .toBuffer();
 }
 
 /** A small, well-formed one-page PDF. */

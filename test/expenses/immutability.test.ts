@@ -21,7 +21,10 @@ beforeAll(async () => {
     body: { categoryKey: 'office', supplier: { name: 'ספק' }, supplierDocDate: '2026-02-01', amountIncVat: 11800, vatAmount: 1800 },
   });
   recorded = (await env.call('POST', `${p}/${id}/record`, { key: a.test })).body.expense;
-  const other = await env.call('POST', p, { key: a.test, body: { categoryKey: 'office', supplier: { name: 'x' }, supplierDocDate: '2026-02-02', amountIncVat: 500, vatAmount: 0 } });
+  const other = await env.call('POST', p, {
+    key: a.test,
+    body: { categoryKey: 'office', supplier: { name: 'x' }, supplierDocDate: '2026-02-02', amountIncVat: 500, vatAmount: 0 },
+  });
   await env.call('POST', `${p}/${other.body.expense.id}/record`, { key: a.test });
   reversal = (await env.call('POST', `${p}/${other.body.expense.id}/correction`, { key: a.test })).body.expense;
   draftId = (await env.call('POST', p, { key: a.test, body: { note: 'draft' } })).body.expense.id;
@@ -103,9 +106,12 @@ describe('the database protects stored files', () => {
     }
   });
 
-  it("the receipt of a recorded expense cannot be deleted; an unused file can", async () => {
+  it('the receipt of a recorded expense cannot be deleted; an unused file can', async () => {
     await refused(`DELETE FROM files WHERE id = '${recorded.receiptFileId}'`, /receipt of a recorded expense/);
-    await env.sql('sandbox', `INSERT INTO files(id, business_id, sha256, mime, size, name, content, created_at) VALUES ('file_loose', '${bid}', 'abc', 'text/plain', 1, 'x', '\\x41'::bytea, now())`);
+    await env.sql(
+      'sandbox',
+      `INSERT INTO files(id, business_id, sha256, mime, size, name, content, created_at) VALUES ('file_loose', '${bid}', 'abc', 'text/plain', 1, 'x', '\\x41'::bytea, now())`,
+    );
     await env.sql('sandbox', `DELETE FROM files WHERE id = 'file_loose'`);
   });
 });

@@ -67,7 +67,7 @@ async function roundTrips(e: any) {
 }
 
 describe('OCR prefill within the expense API limits', () => {
-  it('the limits are the API\'s own', () => {
+  it("the limits are the API's own", () => {
     expect(PREFILL_LIMITS.amountAgorot).toBe(EXPENSE_LIMITS.amountAgorot);
   });
 

@@ -64,7 +64,17 @@ describe('scan', () => {
     expect(req.body.response_format.type).toBe('json_schema');
     expect(req.body.response_format.json_schema.strict).toBe(true);
     expect(Object.keys(req.body.response_format.json_schema.schema.properties)).toEqual(
-      expect.arrayContaining(['supplierName', 'supplierTaxId', 'documentType', 'documentNumber', 'documentDate', 'amountExVat', 'vatAmount', 'amountIncVat', 'allocationNumber']),
+      expect.arrayContaining([
+        'supplierName',
+        'supplierTaxId',
+        'documentType',
+        'documentNumber',
+        'documentDate',
+        'amountExVat',
+        'vatAmount',
+        'amountIncVat',
+        'allocationNumber',
+      ]),
     );
     const image = req.body.messages[1].content.find((p: any) => p.type === 'image_url');
     expect(image.image_url.url).toBe(dataUri('image/jpeg', bytes));
@@ -122,7 +132,10 @@ describe('scan', () => {
   });
 
   it('a model answer with contradicting amounts keeps only the total; an invalid tax id is dropped', async () => {
-    fake.answer({ kind: 'json', content: { ...extraction, amountExVat: 50, vatAmount: 18, amountIncVat: 118, supplierTaxId: '123456789', documentDate: '31/02/2026' } });
+    fake.answer({
+      kind: 'json',
+      content: { ...extraction, amountExVat: 50, vatAmount: 18, amountIncVat: 118, supplierTaxId: '123456789', documentDate: '31/02/2026' },
+    });
     const res = await env.call('POST', url(), { key: ocrKey, body: { file: dataUri('image/jpeg', await jpeg(222, 333)) } });
     expect(res.status).toBe(201);
     expect(res.body.expense).toMatchObject({ amountExVat: null, vatAmount: null, amountIncVat: 11800, supplierTaxId: null, supplierDocDate: null });

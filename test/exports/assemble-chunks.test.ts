@@ -12,11 +12,22 @@ const DIR = 'OPENFRMT/12345678.25/01151030';
 
 function invoice(n: number): ExportDocument {
   return {
-    docType: 305, docNumber: String(1000 + n), docDate: '2025-01-15',
+    docType: 305,
+    docNumber: String(1000 + n),
+    docDate: '2025-01-15',
     header: {
-      issueDate: '2025-01-15', issueTime: '09:30', partyName: 'לקוח בע״מ', partyKey: `C-${n % 7}`, partyVatId: '514000004',
-      amountBeforeDiscount: 100000, discount: 10000, amountAfterDiscountExVat: 90000, vatAmount: 16200, totalIncVat: 106200,
-      withholding: 0, cancelled: false,
+      issueDate: '2025-01-15',
+      issueTime: '09:30',
+      partyName: 'לקוח בע״מ',
+      partyKey: `C-${n % 7}`,
+      partyVatId: '514000004',
+      amountBeforeDiscount: 100000,
+      discount: 10000,
+      amountAfterDiscountExVat: 90000,
+      vatAmount: 16200,
+      totalIncVat: 106200,
+      withholding: 0,
+      cancelled: false,
     },
     lines: [
       { description: 'ייעוץ', unit: 'שעה', quantity: 2, unitPriceExVat: 30000, lineDiscount: 0, lineTotal: 60000, vatRateBp: 1800 },
@@ -28,10 +39,28 @@ function invoice(n: number): ExportDocument {
 
 function a000(totalRecords: number, primaryId: string): A000Input {
   return {
-    totalRecords, vatId: VAT, primaryId, softwareRegNo: '', softwareName: 'pinkas', softwareVersion: '0.1', makerVatId: '123456782', makerName: 'pinkas',
-    softwareType: 2, savePath: DIR.replace(/\//g, '\\'), bookkeepingType: 0, balanceLevel: 0, businessName: 'עסק',
-    rangeFrom: '2025-01-01', rangeTo: '2025-01-31', processDate: '2025-01-15', processTime: '10:30', languageCode: 0, charset: 1,
-    compressor: 'zip', currency: 'ILS', hasBranches: 0,
+    totalRecords,
+    vatId: VAT,
+    primaryId,
+    softwareRegNo: '',
+    softwareName: 'pinkas',
+    softwareVersion: '0.1',
+    makerVatId: '123456782',
+    makerName: 'pinkas',
+    softwareType: 2,
+    savePath: DIR.replace(/\//g, '\\'),
+    bookkeepingType: 0,
+    balanceLevel: 0,
+    businessName: 'עסק',
+    rangeFrom: '2025-01-01',
+    rangeTo: '2025-01-31',
+    processDate: '2025-01-15',
+    processTime: '10:30',
+    languageCode: 0,
+    charset: 1,
+    compressor: 'zip',
+    currency: 'ILS',
+    hasBranches: 0,
   };
 }
 

@@ -25,7 +25,9 @@ async function exportFiles(bid: string, from: string, to: string) {
   const r = await env.call('POST', `/v1/businesses/${bid}/exports/openfrmt`, { key: a.test, body: { from, to } });
   expect(r.status, JSON.stringify(r.body)).toBe(201);
   const f = await env.call('GET', `/v1/files/${r.body.file.id}`, { key: a.test });
-  const files = Object.fromEntries(Object.entries(unzipSync(new Uint8Array(f.raw))).map(([n, c]) => [n, iconv.decode(Buffer.from(c), 'iso-8859-8').split('\r\n').slice(0, -1)]));
+  const files = Object.fromEntries(
+    Object.entries(unzipSync(new Uint8Array(f.raw))).map(([n, c]) => [n, iconv.decode(Buffer.from(c), 'iso-8859-8').split('\r\n').slice(0, -1)]),
+  );
   const d = r.body.exportRun.directory;
   return { run: r.body.exportRun, bk: files[`${d}/BKMVDATA.TXT`], ini: files[`${d}/INI.TXT`] };
 }
@@ -56,8 +58,11 @@ describe('signs per document type', () => {
     env.clock.set('2026-03-03T08:00:00.000Z');
     const b = await env.business(a.test);
     const inv = await issueDoc(env, a.test, b.id, {
-      docType: 320, party: { name: 'Beta', taxId: TAX_IDS.person2 }, withholdingAmount: 5_000,
-      lines: [{ description: 'x', quantity: 1, unitPriceExVat: 100_000 }], payments: [{ method: 'transfer', amount: 113_000 }],
+      docType: 320,
+      party: { name: 'Beta', taxId: TAX_IDS.person2 },
+      withholdingAmount: 5_000,
+      lines: [{ description: 'x', quantity: 1, unitPriceExVat: 100_000 }],
+      payments: [{ method: 'transfer', amount: 113_000 }],
     });
     await creditNote(env, a.test, b.id, inv.id);
     env.clock.advance(60_000);
@@ -75,7 +80,11 @@ describe('signs per document type', () => {
     const b = await env.business(a.test);
     await issueDoc(env, a.test, b.id, { docType: 400, payments: [{ method: 'cash', amount: 100 }] });
     await issueDoc(env, a.test, b.id, { docType: 400, payments: [{ method: 'cash', amount: 200 }] });
-    await issueDoc(env, a.test, b.id, { docType: 305, party: { name: 'דני' }, lines: [{ description: 'x', quantity: 2, unitPriceExVat: 1_000, sku: 'SKU-9' }] });
+    await issueDoc(env, a.test, b.id, {
+      docType: 305,
+      party: { name: 'דני' },
+      lines: [{ description: 'x', quantity: 2, unitPriceExVat: 1_000, sku: 'SKU-9' }],
+    });
     env.clock.advance(60_000);
     const { run, bk, ini } = await exportFiles(b.id, '2026-03-01', '2026-03-31');
     expect(run.verification.ok).toBe(true);
@@ -94,7 +103,13 @@ describe('A000/1009 configuration', () => {
     const b = await env.business(a.test);
     const business = await getOwnedBusiness(env.s.databases.sandbox.db, a.id, b.id);
     const s = { ...env.s, config: { ...env.s.config, exports: { ...env.s.config.exports, makerTaxId: '' } } };
-    const err = await runOpenfrmtExport(s, env.s.databases.sandbox, business, { from: '2026-01-01', to: '2026-01-31' }, { accountId: a.id, keyId: a.testKeyId }).catch((e) => e);
+    const err = await runOpenfrmtExport(
+      s,
+      env.s.databases.sandbox,
+      business,
+      { from: '2026-01-01', to: '2026-01-31' },
+      { accountId: a.id, keyId: a.testKeyId },
+    ).catch((e) => e);
     expect(err).toBeInstanceOf(AppError);
     expect(err).toMatchObject({ status: 503, reason: 'unconfigured' });
     expect(err.message).toMatch(/OPENFRMT_MAKER_TAX_ID/);

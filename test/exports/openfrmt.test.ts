@@ -92,7 +92,24 @@ describe('OPENFRMT export of the fixed data set', () => {
 
   it('writes the hand-computed figures into their columns', () => {
     const recs = records(files[`${dir}/BKMVDATA.TXT`]);
-    expect(recs.map((r) => r.slice(0, 4))).toEqual(['A100', 'C100', 'D110', 'D110', 'C100', 'D110', 'D120', 'C100', 'D110', 'D110', 'C100', 'D120', 'D120', 'C100', 'D120', 'Z900']);
+    expect(recs.map((r) => r.slice(0, 4))).toEqual([
+      'A100',
+      'C100',
+      'D110',
+      'D110',
+      'C100',
+      'D110',
+      'D120',
+      'C100',
+      'D110',
+      'D110',
+      'C100',
+      'D120',
+      'D120',
+      'C100',
+      'D120',
+      'Z900',
+    ]);
     recs.forEach((r, i) => expect(col(r, 5, 13)).toBe(String(i + 1).padStart(9, '0')));
     const [inv, invReceipt, credit, receipt, cash] = recs.filter((r) => r.startsWith('C100'));
     // 305: 490.00 before the document discount, −5.00, 485.00, VAT 87.30, 572.30; Hebrew name folded (״ → ").
@@ -145,7 +162,13 @@ describe('OPENFRMT export of the fixed data set', () => {
     const report = run.exportRun.report;
     expect(report.path).toBe('X:\\OPENFRMT\\51617915.26\\03011001');
     expect(report.range).toEqual({ from: '01032026', to: '31032026' });
-    expect(report.recordTypes.map((t: any) => [t.code, t.count])).toEqual([['A100', 1], ['C100', 5], ['D110', 5], ['D120', 4], ['Z900', 1]]);
+    expect(report.recordTypes.map((t: any) => [t.code, t.count])).toEqual([
+      ['A100', 1],
+      ['C100', 5],
+      ['D110', 5],
+      ['D120', 4],
+      ['Z900', 1],
+    ]);
     expect(report.documentTypes).toHaveLength(27);
     expect(report.documentTypes.find((t: any) => t.docType === 300)).toMatchObject({ count: 0, total: 0 });
     expect(report.documentTypes.find((t: any) => t.docType === 400)).toMatchObject({ count: 2, total: 55_000 });
@@ -219,14 +242,21 @@ describe('cut and fixed set', () => {
     env.clock.advance(1_000);
     const business = await getOwnedBusiness(env.s.databases.sandbox.db, a.id, b.id);
     let issuedMidway: any;
-    const result = await runOpenfrmtExport(env.s, env.s.databases.sandbox, business, { from: '2026-01-01', to: '2026-12-31' }, { accountId: a.id, keyId: a.testKeyId }, {
-      chunkSize: 2,
-      afterChunk: async (n) => {
-        if (n !== 1) return;
-        env.clock.advance(1_000);
-        issuedMidway = await issueDoc(env, a.test, b.id, { docType: 400, payments: [{ method: 'cash', amount: 999 }] });
+    const result = await runOpenfrmtExport(
+      env.s,
+      env.s.databases.sandbox,
+      business,
+      { from: '2026-01-01', to: '2026-12-31' },
+      { accountId: a.id, keyId: a.testKeyId },
+      {
+        chunkSize: 2,
+        afterChunk: async (n) => {
+          if (n !== 1) return;
+          env.clock.advance(1_000);
+          issuedMidway = await issueDoc(env, a.test, b.id, { docType: 400, payments: [{ method: 'cash', amount: 999 }] });
+        },
       },
-    });
+    );
     expect(issuedMidway.docNumber).toBe(5);
     expect(result.exportRun.status).toBe('completed');
     expect(result.exportRun.recordCounts).toMatchObject({ C100: 4, D120: 4 });
@@ -244,7 +274,15 @@ describe('double-entry books', () => {
     await issueFixture(env, a, b.id);
     // Opening balances before the range, written by hand.
     const opening = await env.call('POST', `/v1/businesses/${b.id}/ledger/entries`, {
-      key: a.test, body: { date: '2026-02-28', description: 'יתרות פתיחה', lines: [{ account: '1230', debit: 1_000_000 }, { account: '3000', credit: 1_000_000 }] },
+      key: a.test,
+      body: {
+        date: '2026-02-28',
+        description: 'יתרות פתיחה',
+        lines: [
+          { account: '1230', debit: 1_000_000 },
+          { account: '3000', credit: 1_000_000 },
+        ],
+      },
     });
     expect(opening.status, JSON.stringify(opening.body)).toBe(201);
     env.clock.advance(60_000);
@@ -282,15 +320,25 @@ describe('double-entry books', () => {
 describe('a run that fails', () => {
   async function failRun(bid: string, failure: Error) {
     const business = await getOwnedBusiness(env.s.databases.sandbox.db, a.id, bid);
-    const attempt = runOpenfrmtExport(env.s, env.s.databases.sandbox, business, { from: '2026-01-01', to: '2026-12-31' }, { accountId: a.id, keyId: a.testKeyId }, {
-      chunkSize: 1,
-      afterChunk: async (n) => {
-        if (n === 2) throw failure;
+    const attempt = runOpenfrmtExport(
+      env.s,
+      env.s.databases.sandbox,
+      business,
+      { from: '2026-01-01', to: '2026-12-31' },
+      { accountId: a.id, keyId: a.testKeyId },
+      {
+        chunkSize: 1,
+        afterChunk: async (n) => {
+          if (n === 2) throw failure;
+        },
       },
-    });
+    );
     await expect(attempt).rejects.toBe(failure);
     const runs = await env.sql('sandbox', `SELECT id, status, error, file_id FROM export_runs WHERE business_id = '${bid}' ORDER BY created_at DESC LIMIT 1`);
-    const audit = await env.sql('sandbox', `SELECT action, entity_id, after FROM audit_log WHERE business_id = '${bid}' AND action = 'export.openfrmt' ORDER BY seq DESC LIMIT 1`);
+    const audit = await env.sql(
+      'sandbox',
+      `SELECT action, entity_id, after FROM audit_log WHERE business_id = '${bid}' AND action = 'export.openfrmt' ORDER BY seq DESC LIMIT 1`,
+    );
     return { run: runs[0] as any, audit: audit[0] as any };
   }
 
@@ -349,7 +397,12 @@ describe('verification', () => {
     expect(v.ok).toBe(false);
     expect(v.documentsMatchSource).toBe(true);
     expect(v.byDocType).toEqual([
-      expect.objectContaining({ docType: 400, match: false, file: expect.objectContaining({ incVat: 200 }), database: expect.objectContaining({ incVat: 201 }) }),
+      expect.objectContaining({
+        docType: 400,
+        match: false,
+        file: expect.objectContaining({ incVat: 200 }),
+        database: expect.objectContaining({ incVat: 201 }),
+      }),
     ]);
     expect(r.body.exportRun.report.message).toBe('ביצוע ממשק פתוח נכשל באימות הקבצים.');
     const events = await env.sql('sandbox', `SELECT 1 FROM outbox_events WHERE event = 'export.completed' AND business_id = '${b.id}'`);
@@ -367,15 +420,31 @@ describe('verification', () => {
     const r = await exportRun(b.id, { from: '2026-01-01', to: '2026-01-31' });
     expect(r.body.exportRun.status).toBe('completed');
     const list = await env.call('GET', `/v1/businesses/${b.id}/exports`, { key: a.test });
-    expect(list.body.exportRuns.map((x: any) => [x.status, x.error])).toEqual([['completed', null], ['failed', 'interrupted before it finished']]);
+    expect(list.body.exportRuns.map((x: any) => [x.status, x.error])).toEqual([
+      ['completed', null],
+      ['failed', 'interrupted before it finished'],
+    ]);
     const audit = await env.sql('sandbox', `SELECT key_id, after FROM audit_log WHERE entity_id = 'exr_0000000000stale1'`);
-    expect(audit).toEqual([{ key_id: null, after: { from: '2026-01-01', to: '2026-01-31', status: 'failed', fileId: null, error: 'interrupted before it finished' } }]);
+    expect(audit).toEqual([
+      { key_id: null, after: { from: '2026-01-01', to: '2026-01-31', status: 'failed', fileId: null, error: 'interrupted before it finished' } },
+    ]);
   });
 
   it('gross prices and a 0% export invoice read back verified, lines ex VAT', async () => {
     const b = await env.business(a.test);
-    await issueDoc(env, a.test, b.id, { docType: 305, priceMode: 'gross', party: { name: 'A' }, lines: [{ description: 'x', quantity: 3, unitPriceExVat: 11_800 }] });
-    await issueDoc(env, a.test, b.id, { docType: 305, party: { name: 'B' }, vatRateBp: 0, vatExemptionReason: 'export', lines: [{ description: 'y', quantity: 1, unitPriceExVat: 5_000 }] });
+    await issueDoc(env, a.test, b.id, {
+      docType: 305,
+      priceMode: 'gross',
+      party: { name: 'A' },
+      lines: [{ description: 'x', quantity: 3, unitPriceExVat: 11_800 }],
+    });
+    await issueDoc(env, a.test, b.id, {
+      docType: 305,
+      party: { name: 'B' },
+      vatRateBp: 0,
+      vatExemptionReason: 'export',
+      lines: [{ description: 'y', quantity: 1, unitPriceExVat: 5_000 }],
+    });
     env.clock.advance(1_000);
     const r = await exportRun(b.id, { from: '2026-03-01', to: '2026-03-31' });
     expect(r.body.exportRun.verification.ok).toBe(true);

@@ -18,7 +18,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** Bytes full of the signatures a scanning unzip stops at: local header, data descriptor, central directory. */
 function trickyBytes(): Buffer {
   const parts: Buffer[] = [];
-  for (let i = 0; i < 2000; i++) parts.push(Buffer.from(`C100${String(i).padStart(9, '0')} `), Buffer.from([0x50, 0x4b, 0x07, 0x08]), Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.from([0x50, 0x4b, 0x01, 0x02]), Buffer.from('\r\n'));
+  for (let i = 0; i < 2000; i++)
+    parts.push(
+      Buffer.from(`C100${String(i).padStart(9, '0')} `),
+      Buffer.from([0x50, 0x4b, 0x07, 0x08]),
+      Buffer.from([0x50, 0x4b, 0x03, 0x04]),
+      Buffer.from([0x50, 0x4b, 0x01, 0x02]),
+      Buffer.from('\r\n'),
+    );
   return Buffer.concat(parts);
 }
 

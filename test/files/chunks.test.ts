@@ -59,7 +59,9 @@ describe('chunked storage', () => {
   it('writes content larger than one chunk as chunks (content NULL), reads it back a chunk at a time, and stores the same content once', async () => {
     const db = env.s.databases.sandbox.db;
     const bytes = randomBytes(3500);
-    const f = await db.transaction((tx) => storeFileStream(tx, at, { businessId: bid, mime: 'application/octet-stream', name: 'x.bin', source: pieces(bytes), chunkSize: 1000 }));
+    const f = await db.transaction((tx) =>
+      storeFileStream(tx, at, { businessId: bid, mime: 'application/octet-stream', name: 'x.bin', source: pieces(bytes), chunkSize: 1000 }),
+    );
     expect(f).toMatchObject({ existed: false, size: 3500, sha256: sha(bytes) });
     const [row] = await env.sql<any>('sandbox', `SELECT content IS NULL AS no_content, chunk_size FROM files WHERE id = ${q(f.id)}`);
     expect(row).toEqual({ no_content: true, chunk_size: 1000 });
@@ -72,7 +74,9 @@ describe('chunked storage', () => {
     expect((await fileContent(db, f.id))!.content.equals(bytes)).toBe(true);
 
     // Again (other pieces, another transaction): the existing file, and no chunks left behind.
-    const again = await db.transaction((tx) => storeFileStream(tx, at, { businessId: bid, mime: 'application/octet-stream', name: 'y.bin', source: pieces(bytes, [999]), chunkSize: 1000 }));
+    const again = await db.transaction((tx) =>
+      storeFileStream(tx, at, { businessId: bid, mime: 'application/octet-stream', name: 'y.bin', source: pieces(bytes, [999]), chunkSize: 1000 }),
+    );
     expect(again).toMatchObject({ existed: true, id: f.id });
     const [{ n }] = await env.sql<any>('sandbox', `SELECT count(*)::int AS n FROM file_chunks WHERE business_id = ${q(bid)} AND file_id <> ${q(f.id)}`);
     expect(n).toBe(0);
@@ -82,8 +86,13 @@ describe('chunked storage', () => {
     const db = env.s.databases.sandbox.db;
     for (const size of [0, 10, 1000]) {
       const bytes = randomBytes(size);
-      const f = await db.transaction((tx) => storeFileStream(tx, at, { businessId: bid, mime: 'application/octet-stream', name: 's.bin', source: pieces(bytes), chunkSize: 1000 }));
-      const [row] = await env.sql<any>('sandbox', `SELECT chunk_size, length(content) AS len, (SELECT count(*)::int FROM file_chunks WHERE file_id = f.id) AS chunks FROM files f WHERE id = ${q(f.id)}`);
+      const f = await db.transaction((tx) =>
+        storeFileStream(tx, at, { businessId: bid, mime: 'application/octet-stream', name: 's.bin', source: pieces(bytes), chunkSize: 1000 }),
+      );
+      const [row] = await env.sql<any>(
+        'sandbox',
+        `SELECT chunk_size, length(content) AS len, (SELECT count(*)::int FROM file_chunks WHERE file_id = f.id) AS chunks FROM files f WHERE id = ${q(f.id)}`,
+      );
       expect(row).toEqual({ chunk_size: null, len: size, chunks: 0 });
       expect((await all(fileStream(db, f.id))).equals(bytes)).toBe(true);
     }
@@ -93,7 +102,10 @@ describe('chunked storage', () => {
     const db = env.s.databases.sandbox.db;
     const big = randomBytes(CHUNK_SIZE * 2 + 12345);
     const f = await db.transaction((tx) => storeFile(tx, at, { businessId: bid, bytes: big, mime: 'application/zip', name: 'big.zip' }));
-    const [row] = await env.sql<any>('sandbox', `SELECT chunk_size, (SELECT count(*)::int FROM file_chunks WHERE file_id = f.id) AS chunks FROM files f WHERE id = ${q(f.id)}`);
+    const [row] = await env.sql<any>(
+      'sandbox',
+      `SELECT chunk_size, (SELECT count(*)::int FROM file_chunks WHERE file_id = f.id) AS chunks FROM files f WHERE id = ${q(f.id)}`,
+    );
     expect(row).toEqual({ chunk_size: CHUNK_SIZE, chunks: 3 });
     const res = await env.call('GET', `/v1/files/${f.id}`, { key: a.test });
     expect(res.status).toBe(200);
@@ -107,7 +119,9 @@ describe('chunked storage', () => {
     const p = path.join(work, 'from-disk.bin');
     const onDisk = randomBytes(5000);
     writeFileSync(p, onDisk);
-    const g = await db.transaction((tx) => storeFileFromPath(tx, at, { businessId: bid, path: p, mime: 'application/octet-stream', name: 'd.bin', chunkSize: 2048 }));
+    const g = await db.transaction((tx) =>
+      storeFileFromPath(tx, at, { businessId: bid, path: p, mime: 'application/octet-stream', name: 'd.bin', chunkSize: 2048 }),
+    );
     expect(g).toMatchObject({ existed: false, size: 5000, sha256: sha(onDisk) });
     expect((await all(fileStream(db, g.id))).equals(onDisk)).toBe(true);
   });
@@ -119,10 +133,20 @@ describe('the OPENFRMT zip', () => {
     await issueFixture(env, a, b.id);
     env.clock.advance(60_000);
     const business = await getOwnedBusiness(env.s.databases.sandbox.db, a.id, b.id);
-    const r = await runOpenfrmtExport(env.s, env.s.databases.sandbox, business, { from: '2026-01-01', to: '2026-12-31' }, { accountId: a.id, keyId: a.testKeyId }, { fileChunkSize: 512 });
+    const r = await runOpenfrmtExport(
+      env.s,
+      env.s.databases.sandbox,
+      business,
+      { from: '2026-01-01', to: '2026-12-31' },
+      { accountId: a.id, keyId: a.testKeyId },
+      { fileChunkSize: 512 },
+    );
     expect(r.exportRun.status).toBe('completed');
     expect(r.exportRun.verification!.ok).toBe(true);
-    const [row] = await env.sql<any>('sandbox', `SELECT chunk_size, content IS NULL AS no_content, (SELECT count(*)::int FROM file_chunks WHERE file_id = f.id) AS chunks FROM files f WHERE id = ${q(r.file.id)}`);
+    const [row] = await env.sql<any>(
+      'sandbox',
+      `SELECT chunk_size, content IS NULL AS no_content, (SELECT count(*)::int FROM file_chunks WHERE file_id = f.id) AS chunks FROM files f WHERE id = ${q(r.file.id)}`,
+    );
     expect(row).toEqual({ chunk_size: 512, no_content: true, chunks: Math.ceil(r.file.size / 512) });
     expect(row.chunks).toBeGreaterThan(1);
     const res = await env.call('GET', `/v1/files/${r.file.id}`, { key: a.test });
@@ -136,11 +160,16 @@ describe('protection (file_chunks_complete, file_chunks_immutable, file_chunks_n
   it('refuses to change, remove or add to the chunks of a stored file, and to make a chunked file inline', async () => {
     const db = env.s.databases.sandbox.db;
     const bytes = randomBytes(2500);
-    const f = await db.transaction((tx) => storeFileStream(tx, at, { businessId: bid, mime: 'application/octet-stream', name: 'p.bin', source: [bytes], chunkSize: 1000 }));
+    const f = await db.transaction((tx) =>
+      storeFileStream(tx, at, { businessId: bid, mime: 'application/octet-stream', name: 'p.bin', source: [bytes], chunkSize: 1000 }),
+    );
     const probe = `SELECT n, md5(bytes) FROM file_chunks WHERE file_id = ${q(f.id)} ORDER BY n`;
     const before = await env.sql('sandbox', probe);
     const refused = async (statement: string, why: RegExp) => {
-      const err = await env.sql('sandbox', statement).then(() => null, (e: unknown) => e);
+      const err = await env.sql('sandbox', statement).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err, statement).not.toBeNull();
       expect(String((err as any).cause?.message ?? (err as Error).message), statement).toMatch(why);
       expect(await env.sql('sandbox', probe)).toEqual(before);
@@ -148,7 +177,10 @@ describe('protection (file_chunks_complete, file_chunks_immutable, file_chunks_n
     await refused(`UPDATE file_chunks SET bytes = 'forged'::bytea WHERE file_id = ${q(f.id)} AND n = 1`, /file_chunks is append-only: UPDATE refused/);
     await refused(`DELETE FROM file_chunks WHERE file_id = ${q(f.id)}`, /file_chunks is append-only: DELETE refused/);
     await refused('TRUNCATE file_chunks CASCADE', /file_chunks is append-only: TRUNCATE refused/);
-    await refused(`INSERT INTO file_chunks(file_id, business_id, n, bytes) VALUES (${q(f.id)}, ${q(bid)}, 3, 'more'::bytea)`, /already stored; its chunks are complete/);
+    await refused(
+      `INSERT INTO file_chunks(file_id, business_id, n, bytes) VALUES (${q(f.id)}, ${q(bid)}, 3, 'more'::bytea)`,
+      /already stored; its chunks are complete/,
+    );
     await refused(`UPDATE files SET chunk_size = NULL, content = 'x'::bytea WHERE id = ${q(f.id)}`, /stored content is immutable/);
     await refused(`DELETE FROM files WHERE id = ${q(f.id)}`, /file_chunks/);
     expect((await all(fileStream(db, f.id))).equals(bytes)).toBe(true);
@@ -173,9 +205,12 @@ describe('backup and restore of a business with a chunked file', () => {
     );
     expect(result.json).toMatchObject({ businessId: bid });
     const rows = (e: TestEnv) =>
-      e.sql('sandbox', `SELECT f.id, f.sha256, f.size, f.chunk_size, f.content IS NULL AS no_content,
+      e.sql(
+        'sandbox',
+        `SELECT f.id, f.sha256, f.size, f.chunk_size, f.content IS NULL AS no_content,
                                (SELECT array_agg(md5(c.bytes) ORDER BY c.n) FROM file_chunks c WHERE c.file_id = f.id) AS chunks
-                        FROM files f WHERE f.business_id = ${q(bid)} AND f.id NOT IN (SELECT file_id FROM backups) ORDER BY f.id`);
+                        FROM files f WHERE f.business_id = ${q(bid)} AND f.id NOT IN (SELECT file_id FROM backups) ORDER BY f.id`,
+      );
     const restored = await rows(target);
     // The backup zip itself (over a chunk here, so chunked too) is not in the backup.
     const [zipRow] = await env.sql<any>('sandbox', `SELECT chunk_size FROM files WHERE id = ${q(r.body.file.id)}`);

@@ -30,7 +30,10 @@ describe('POST /businesses/{bid}/files/thumbs', () => {
     const otherBid = (await env.business(other.test)).id;
     const foreign = await upload('image/jpeg', await jpeg(90, 90), otherBid, other.test);
 
-    const res = await env.call('POST', `/v1/businesses/${bid}/files/thumbs`, { key: a.test, body: { ids: [big, small, w, doc, foreign, 'file_unknown', big] } });
+    const res = await env.call('POST', `/v1/businesses/${bid}/files/thumbs`, {
+      key: a.test,
+      body: { ids: [big, small, w, doc, foreign, 'file_unknown', big] },
+    });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.thumbs).sort()).toEqual([big, small, w].sort());
     for (const uri of Object.values(res.body.thumbs) as string[]) {

@@ -20,7 +20,10 @@ describe('audit trail', () => {
     await env.call('POST', `/v1/businesses/${b.id}/parties`, { key: a.test, body: { name: 'p' } });
     const check = await verifyAuditChains(env.db.sandbox.db, `biz:${b.id}`);
     expect(check).toMatchObject({ ok: true, chains: 1, rows: 3, problems: [] });
-    const rows = await env.sql<{ prev_hash: string; hash: string }>('sandbox', `SELECT prev_hash, hash FROM audit_log WHERE chain = 'biz:${b.id}' ORDER BY seq`);
+    const rows = await env.sql<{ prev_hash: string; hash: string }>(
+      'sandbox',
+      `SELECT prev_hash, hash FROM audit_log WHERE chain = 'biz:${b.id}' ORDER BY seq`,
+    );
     expect(rows[0].prev_hash).toBe('0'.repeat(64));
     expect(rows[1].prev_hash).toBe(rows[0].hash);
     expect(rows[2].prev_hash).toBe(rows[1].hash);
@@ -76,7 +79,10 @@ describe('one error model', () => {
   });
 
   it('a string where a number belongs is refused, not coerced', async () => {
-    const r = await env.call('POST', '/v1/businesses', { key: a.test, body: { name: 'x', taxId: '516179157', dealerType: 'company', requireAllocation: 'true' } });
+    const r = await env.call('POST', '/v1/businesses', {
+      key: a.test,
+      body: { name: 'x', taxId: '516179157', dealerType: 'company', requireAllocation: 'true' },
+    });
     expect(r.status).toBe(400);
     expect(r.body.error).toContain('body.requireAllocation');
   });

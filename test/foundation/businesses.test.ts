@@ -27,7 +27,14 @@ describe('businesses', () => {
         email: 'office@example.co.il',
         defaultVatRateBp: 1800,
         requireAllocation: true,
-        branding: { logo: PNG_1PX, accentColor: '#1a2b3c', tagline: 'לחם טרי כל בוקר', website: 'https://example.co.il', footerText: 'תודה!', template: 'stripe' },
+        branding: {
+          logo: PNG_1PX,
+          accentColor: '#1a2b3c',
+          tagline: 'לחם טרי כל בוקר',
+          website: 'https://example.co.il',
+          footerText: 'תודה!',
+          template: 'stripe',
+        },
         numbering: { '305': 1001 },
       },
     });
@@ -108,7 +115,15 @@ describe('businesses', () => {
     const b = await env.business(a.test, { dealerType: 'murshe', taxId: TAX_IDS.person });
     const p = await env.call('PATCH', `/v1/businesses/${b.id}`, {
       key: a.test,
-      body: { name: 'New name', address: null, requireAllocation: true, taxId: TAX_IDS.person2, dealerType: 'company', defaultVatRateBp: null, numbering: { '400': 50 } },
+      body: {
+        name: 'New name',
+        address: null,
+        requireAllocation: true,
+        taxId: TAX_IDS.person2,
+        dealerType: 'company',
+        defaultVatRateBp: null,
+        numbering: { '400': 50 },
+      },
     });
     expect(p.status).toBe(200);
     expect(p.body.business).toMatchObject({ name: 'New name', taxId: TAX_IDS.person2, dealerType: 'company', numbering: { '400': 50 } });
@@ -147,7 +162,10 @@ describe('businesses', () => {
     expect(r.status).toBe(200);
     expect(r.body.business.deactivatedAt).toBeNull();
     expect((await env.call('PATCH', `/v1/businesses/${b.id}`, { key: a.test, body: { name: 'x' } })).status).toBe(200);
-    const events = await env.sql<{ event: string; data: any }>('sandbox', `SELECT event, data FROM outbox_events WHERE business_id = '${b.id}' ORDER BY created_at, id`);
+    const events = await env.sql<{ event: string; data: any }>(
+      'sandbox',
+      `SELECT event, data FROM outbox_events WHERE business_id = '${b.id}' ORDER BY created_at, id`,
+    );
     expect(events.map((e) => e.data)).toEqual([
       { businessId: b.id, approvalStatus: 'approved', previousStatus: 'approved', active: false, writesOpen: false },
       { businessId: b.id, approvalStatus: 'approved', previousStatus: 'approved', active: true, writesOpen: true },
@@ -187,7 +205,14 @@ describe('businesses', () => {
     // The refused attempt created nothing.
     expect((await env.call('GET', '/v1/businesses', { key: acc.test })).body.businesses).toHaveLength(50);
     // Another key of the same account has its own allowance.
-    expect((await env.call('POST', '/v1/businesses', { key: (await acc.mint({ mode: 'test' })).secret, body: { name: 'X', taxId: TAX_IDS.company, dealerType: 'company' } })).status).toBe(201);
+    expect(
+      (
+        await env.call('POST', '/v1/businesses', {
+          key: (await acc.mint({ mode: 'test' })).secret,
+          body: { name: 'X', taxId: TAX_IDS.company, dealerType: 'company' },
+        })
+      ).status,
+    ).toBe(201);
     env.clock.advance(24 * 3600_000);
     expect((await env.call('POST', '/v1/businesses', { key: acc.test, body: { name: 'X', taxId: TAX_IDS.company, dealerType: 'company' } })).status).toBe(201);
   });

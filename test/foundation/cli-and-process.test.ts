@@ -46,7 +46,11 @@ describe('operator CLI', () => {
 
     const key = json('keys', 'create', '--account', account.id, '--mode', 'test', '--label', 'ci');
     expect(Object.keys(key).sort()).toEqual(['id', 'key', 'mode', 'prefix', 'scopes']);
-    expect(key).toMatchObject({ key: expect.stringMatching(/^bk_test_[0-9A-Za-z]{32}$/), mode: 'test', scopes: ['businesses', 'documents', 'expenses', 'export'] });
+    expect(key).toMatchObject({
+      key: expect.stringMatching(/^bk_test_[0-9A-Za-z]{32}$/),
+      mode: 'test',
+      scopes: ['businesses', 'documents', 'expenses', 'export'],
+    });
     expect(key.key.startsWith(key.prefix)).toBe(true);
 
     const live = json('keys', 'create', '--account', account.id, '--mode', 'live', '--scopes', 'documents,export');

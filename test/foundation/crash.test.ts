@@ -123,7 +123,12 @@ describe('crash: SIGKILL of the server and its PostgreSQL mid-burst', () => {
     for (const o of answered) {
       const r = await call('GET', `/v1/businesses/${bid}/documents/${o.answered!.id}`);
       expect(r.status).toBe(200);
-      expect(r.body.document).toMatchObject({ status: 'issued', docNumber: o.answered!.docNumber, totalIncVat: o.answered!.totalIncVat, lines: o.answered!.lines });
+      expect(r.body.document).toMatchObject({
+        status: 'issued',
+        docNumber: o.answered!.docNumber,
+        totalIncVat: o.answered!.totalIncVat,
+        lines: o.answered!.lines,
+      });
     }
     // Retries with the same Idempotency-Key complete the rest, and repeat the answered ones exactly.
     for (const o of outcomes) {

@@ -130,14 +130,20 @@ describe('documents', () => {
     const path = `/v1/businesses/${b}/documents`;
     const ids: string[] = [];
     for (let i = 0; i < 8; i++) {
-      const res = await env.call('POST', path, { key: a.test, body: { docType: 305, party: { name: 'ל' }, lines: [{ description: 'x', quantity: 1, unitPriceExVat: 1 }] } });
+      const res = await env.call('POST', path, {
+        key: a.test,
+        body: { docType: 305, party: { name: 'ל' }, lines: [{ description: 'x', quantity: 1, unitPriceExVat: 1 }] },
+      });
       ids.push(res.body.document.id);
     }
     const added: string[] = [];
     const { rows } = await walk(path, 'documents', {
       between: async () => {
         env.clock.advance(1);
-        const res = await env.call('POST', path, { key: a.test, body: { docType: 305, party: { name: 'ח' }, lines: [{ description: 'y', quantity: 1, unitPriceExVat: 1 }] } });
+        const res = await env.call('POST', path, {
+          key: a.test,
+          body: { docType: 305, party: { name: 'ח' }, lines: [{ description: 'y', quantity: 1, unitPriceExVat: 1 }] },
+        });
         added.push(res.body.document.id);
       },
     });
@@ -164,7 +170,14 @@ describe('every other list', () => {
     for (let i = 0; i < 7; i++) {
       const res = await env.call('POST', `/v1/businesses/${bid}/expenses`, {
         key: a.test,
-        body: { supplier: { name: `ספק ${i}` }, supplierDocNumber: String(i + 1), supplierDocDate: '2026-02-01', categoryKey: 'office', amountExVat: 1000, vatAmount: 180 },
+        body: {
+          supplier: { name: `ספק ${i}` },
+          supplierDocNumber: String(i + 1),
+          supplierDocDate: '2026-02-01',
+          categoryKey: 'office',
+          amountExVat: 1000,
+          vatAmount: 180,
+        },
       });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       ids.push(res.body.expense.id);
@@ -174,14 +187,21 @@ describe('every other list', () => {
       size: 'take=2',
       between: async () => {
         env.clock.advance(1);
-        const res = await env.call('POST', `/v1/businesses/${bid}/expenses`, { key: a.test, body: { supplier: { name: 'חדש' }, categoryKey: 'office', amountExVat: 1, vatAmount: 0 } });
+        const res = await env.call('POST', `/v1/businesses/${bid}/expenses`, {
+          key: a.test,
+          body: { supplier: { name: 'חדש' }, categoryKey: 'office', amountExVat: 1, vatAmount: 0 },
+        });
         expect(res.status, JSON.stringify(res.body)).toBe(201);
         added.push(res.body.expense.id);
       },
     });
     expectEachOnceInOrder(rows, ids);
     expect(rows.some((r) => added.includes(r.id))).toBe(false);
-    const bad = await env.call('GET', `/v1/businesses/${bid}/expenses?cursor=${encodeCursor('documents', { createdAt: rows[0].createdAt.replace('Z', '000Z'), id: rows[0].id })}`, { key: a.test });
+    const bad = await env.call(
+      'GET',
+      `/v1/businesses/${bid}/expenses?cursor=${encodeCursor('documents', { createdAt: rows[0].createdAt.replace('Z', '000Z'), id: rows[0].id })}`,
+      { key: a.test },
+    );
     expect([bad.status, bad.body.reason]).toEqual([400, 'validation']);
   });
 
@@ -228,7 +248,10 @@ describe('every other list', () => {
       (id, i) =>
         `('${id}', '${bid}', '2026-01-01', '2026-01-31', 'running', '${at.toISOString()}', '${at.toISOString()}', 'DIR${i}', '000000000000001', '${at.toISOString()}')`,
     );
-    await env.sql('sandbox', `INSERT INTO export_runs(id, business_id, from_date, to_date, status, cut_off_at, production_at, directory, primary_id, created_at) VALUES ${values.join(', ')}`);
+    await env.sql(
+      'sandbox',
+      `INSERT INTO export_runs(id, business_id, from_date, to_date, status, cut_off_at, production_at, directory, primary_id, created_at) VALUES ${values.join(', ')}`,
+    );
     const { rows, pages } = await walk(`/v1/businesses/${bid}/exports`, 'exportRuns', { size: 'limit=2' });
     expectEachOnceInOrder(rows, runs);
     expect(pages).toBe(3);

@@ -21,7 +21,15 @@ let n = 0;
 const fresh = (p = 'k') => `${p}-${++n}-${Date.now()}`;
 const SEAL_KEY = createHash('sha256').update('idempotency test seal key').digest('hex');
 
-const extraction = { vendorName: 'ספק', vendorTaxId: TAX_IDS.company2, documentNumber: '1', documentDate: '2026-02-27', amountExVat: 100, vatAmount: 18, amountIncVat: 118 };
+const extraction = {
+  vendorName: 'ספק',
+  vendorTaxId: TAX_IDS.company2,
+  documentNumber: '1',
+  documentDate: '2026-02-27',
+  amountExVat: 100,
+  vatAmount: 18,
+  amountIncVat: 118,
+};
 
 beforeAll(async () => {
   fake = await FakeChatCompletions.start();
@@ -48,7 +56,10 @@ afterAll(async () => {
 const count = async (text: string) => Number((await env.sql<{ n: number }>('sandbox', text))[0].n);
 
 async function issued(key: string, bid: string): Promise<string> {
-  const d = await env.call('POST', `/v1/businesses/${bid}/documents`, { key, body: { docType: 305, lines: [{ description: 'ייעוץ', quantity: 1, unitPriceExVat: 10_000 }] } });
+  const d = await env.call('POST', `/v1/businesses/${bid}/documents`, {
+    key,
+    body: { docType: 305, lines: [{ description: 'ייעוץ', quantity: 1, unitPriceExVat: 10_000 }] },
+  });
   expect(d.status, JSON.stringify(d.body)).toBe(201);
   const i = await env.call('POST', `/v1/businesses/${bid}/documents/${d.body.document.id}/issue`, { key });
   expect(i.status, JSON.stringify(i.body)).toBe(201);
@@ -69,8 +80,8 @@ interface Case {
   status?: number;
 }
 
-const json = (method: string, url: (bid: string) => string, body: (v: number) => unknown) =>
-  (key: string, bid: string, idem: string, v: number) => env.call(method, url(bid), { key, body: body(v), headers: { 'idempotency-key': idem } });
+const json = (method: string, url: (bid: string) => string, body: (v: number) => unknown) => (key: string, bid: string, idem: string, v: number) =>
+  env.call(method, url(bid), { key, body: body(v), headers: { 'idempotency-key': idem } });
 
 // Credit notes need a fresh issued document per attempt; the case keeps the one of the current test.
 let creditTarget = '';
@@ -78,31 +89,51 @@ let creditTarget = '';
 const cases: Case[] = [
   {
     name: 'POST /businesses',
-    send: json('POST', () => '/v1/businesses', (v) => ({ name: `עסק ${v}`, taxId: TAX_IDS.company, dealerType: 'company' })),
+    send: json(
+      'POST',
+      () => '/v1/businesses',
+      (v) => ({ name: `עסק ${v}`, taxId: TAX_IDS.company, dealerType: 'company' }),
+    ),
     id: (r) => r.body.business.id,
     count: (_bid, acc) => count(`SELECT count(*)::int AS n FROM businesses WHERE account_id = '${acc}'`),
   },
   {
     name: 'POST /businesses/{bid}/parties',
-    send: json('POST', (bid) => `/v1/businesses/${bid}/parties`, (v) => ({ name: `לקוח ${v}` })),
+    send: json(
+      'POST',
+      (bid) => `/v1/businesses/${bid}/parties`,
+      (v) => ({ name: `לקוח ${v}` }),
+    ),
     id: (r) => r.body.party.id,
     count: (bid) => count(`SELECT count(*)::int AS n FROM parties WHERE business_id = '${bid}'`),
   },
   {
     name: 'POST /businesses/{bid}/parties/find-or-create',
-    send: json('POST', (bid) => `/v1/businesses/${bid}/parties/find-or-create`, (v) => ({ name: `מוצא ${v}-${n}` })),
+    send: json(
+      'POST',
+      (bid) => `/v1/businesses/${bid}/parties/find-or-create`,
+      (v) => ({ name: `מוצא ${v}-${n}` }),
+    ),
     id: (r) => r.body.party.id,
     count: (bid) => count(`SELECT count(*)::int AS n FROM parties WHERE business_id = '${bid}'`),
   },
   {
     name: 'POST /businesses/{bid}/documents/{id}/credit-note',
-    send: json('POST', (bid) => `/v1/businesses/${bid}/documents/${creditTarget}/credit-note`, (v) => ({ reason: `החזרה ${v}` })),
+    send: json(
+      'POST',
+      (bid) => `/v1/businesses/${bid}/documents/${creditTarget}/credit-note`,
+      (v) => ({ reason: `החזרה ${v}` }),
+    ),
     id: (r) => r.body.document.id,
     count: (bid) => count(`SELECT count(*)::int AS n FROM documents WHERE business_id = '${bid}' AND doc_type = 330`),
   },
   {
     name: 'POST /webhooks',
-    send: json('POST', () => '/v1/webhooks', (v) => ({ url: `https://hooks.example.com/p${v}` })),
+    send: json(
+      'POST',
+      () => '/v1/webhooks',
+      (v) => ({ url: `https://hooks.example.com/p${v}` }),
+    ),
     id: (r) => r.body.webhook.id,
     count: (_bid, acc) => count(`SELECT count(*)::int AS n FROM webhook_endpoints WHERE account_id = '${acc}'`),
   },
@@ -129,7 +160,11 @@ const cases: Case[] = [
   },
   {
     name: 'POST /businesses/{bid}/exports/openfrmt',
-    send: json('POST', (bid) => `/v1/businesses/${bid}/exports/openfrmt`, (v) => ({ from: '2026-01-01', to: `2026-02-${String(10 + v).padStart(2, '0')}` })),
+    send: json(
+      'POST',
+      (bid) => `/v1/businesses/${bid}/exports/openfrmt`,
+      (v) => ({ from: '2026-01-01', to: `2026-02-${String(10 + v).padStart(2, '0')}` }),
+    ),
     // One run per business and wall-clock minute (its production time): a minute apart.
     before: () => env.clock.advance(60_000),
     id: (r) => r.body.exportRun.id,
@@ -207,22 +242,45 @@ describe.each(cases)('$name', (c) => {
 describe('a failed request does not burn the key', () => {
   it('4xx from the handler (tax id checksum, unknown webhook host, credit note of a draft), then the retry runs', async () => {
     const idem = fresh('fail');
-    const bad = await env.call('POST', '/v1/businesses', { key: keyA, body: { name: 'x', taxId: '123456789', dealerType: 'company' }, headers: { 'idempotency-key': idem } });
+    const bad = await env.call('POST', '/v1/businesses', {
+      key: keyA,
+      body: { name: 'x', taxId: '123456789', dealerType: 'company' },
+      headers: { 'idempotency-key': idem },
+    });
     expect(bad.status).toBe(400);
-    const good = await env.call('POST', '/v1/businesses', { key: keyA, body: { name: 'x', taxId: TAX_IDS.company, dealerType: 'company' }, headers: { 'idempotency-key': idem } });
+    const good = await env.call('POST', '/v1/businesses', {
+      key: keyA,
+      body: { name: 'x', taxId: TAX_IDS.company, dealerType: 'company' },
+      headers: { 'idempotency-key': idem },
+    });
     expect(good.status).toBe(201);
     expect(good.headers['idempotent-replayed']).toBeUndefined();
 
     const hook = fresh('fail');
-    expect((await env.call('POST', '/v1/webhooks', { key: keyA, body: { url: 'https://nowhere.example.com/x' }, headers: { 'idempotency-key': hook } })).status).toBe(400);
-    expect((await env.call('POST', '/v1/webhooks', { key: keyA, body: { url: 'https://nowhere.example.com/x' }, headers: { 'idempotency-key': hook } })).status).toBe(400);
+    expect(
+      (await env.call('POST', '/v1/webhooks', { key: keyA, body: { url: 'https://nowhere.example.com/x' }, headers: { 'idempotency-key': hook } })).status,
+    ).toBe(400);
+    expect(
+      (await env.call('POST', '/v1/webhooks', { key: keyA, body: { url: 'https://nowhere.example.com/x' }, headers: { 'idempotency-key': hook } })).status,
+    ).toBe(400);
 
-    const d = await env.call('POST', `/v1/businesses/${bidA}/documents`, { key: keyA, body: { docType: 305, lines: [{ description: 'x', quantity: 1, unitPriceExVat: 100 }] } });
+    const d = await env.call('POST', `/v1/businesses/${bidA}/documents`, {
+      key: keyA,
+      body: { docType: 305, lines: [{ description: 'x', quantity: 1, unitPriceExVat: 100 }] },
+    });
     const credit = fresh('fail');
-    const credit1 = await env.call('POST', `/v1/businesses/${bidA}/documents/${d.body.document.id}/credit-note`, { key: keyA, body: {}, headers: { 'idempotency-key': credit } });
+    const credit1 = await env.call('POST', `/v1/businesses/${bidA}/documents/${d.body.document.id}/credit-note`, {
+      key: keyA,
+      body: {},
+      headers: { 'idempotency-key': credit },
+    });
     expect(credit1.status).toBe(409);
     await env.call('POST', `/v1/businesses/${bidA}/documents/${d.body.document.id}/issue`, { key: keyA });
-    const credit2 = await env.call('POST', `/v1/businesses/${bidA}/documents/${d.body.document.id}/credit-note`, { key: keyA, body: {}, headers: { 'idempotency-key': credit } });
+    const credit2 = await env.call('POST', `/v1/businesses/${bidA}/documents/${d.body.document.id}/credit-note`, {
+      key: keyA,
+      body: {},
+      headers: { 'idempotency-key': credit },
+    });
     expect(credit2.status, JSON.stringify(credit2.body)).toBe(201);
     expect(await count(`SELECT count(*)::int AS n FROM idempotency_keys WHERE idem_key = '${credit}' AND state = 'done'`)).toBe(1);
   });

@@ -20,7 +20,15 @@ beforeAll(async () => {
 });
 afterAll(async () => env?.close());
 
-const expense = { categoryKey: 'office', supplier: { name: 'ספק', taxId: TAX_IDS.company2 }, supplierDocType: 'tax_invoice', supplierDocNumber: 'INV-1', supplierDocDate: '2026-02-27', amountExVat: 10000, vatAmount: 1800 };
+const expense = {
+  categoryKey: 'office',
+  supplier: { name: 'ספק', taxId: TAX_IDS.company2 },
+  supplierDocType: 'tax_invoice',
+  supplierDocNumber: 'INV-1',
+  supplierDocDate: '2026-02-27',
+  amountExVat: 10000,
+  vatAmount: 1800,
+};
 const draft = { docType: 305, party: { name: 'לקוח', taxId: TAX_IDS.person }, lines: [{ description: 'ייעוץ', quantity: 1, unitPriceExVat: 10_000 }] };
 
 /** Each resource: where it is created, read, patched and listed, and a valid create body. */
@@ -117,7 +125,10 @@ describe('metadata on every resource', () => {
   });
 
   it('a value may hold colons: the pair splits at the first one', async () => {
-    const res = await env.call('POST', `/v1/businesses/${bid}/parties`, { key: a.test, body: { name: 'נקודתיים', metadata: { url: 'https://x.example/a:b' } } });
+    const res = await env.call('POST', `/v1/businesses/${bid}/parties`, {
+      key: a.test,
+      body: { name: 'נקודתיים', metadata: { url: 'https://x.example/a:b' } },
+    });
     const list = await env.call('GET', `/v1/businesses/${bid}/parties?metadata=${encodeURIComponent('url:https://x.example/a:b')}`, { key: a.test });
     expect(list.body.parties.map((p: any) => p.id)).toEqual([res.body.party.id]);
   });
@@ -155,7 +166,9 @@ describe('metadata of an issued document', () => {
     const patch = await env.call('PATCH', `/v1/businesses/${b.id}/documents/${id}`, { key: a.test, body: { metadata: { order: 'changed' } } });
     expect(patch.status).toBe(409);
     expect(patch.body.reason).toBe('not_draft');
-    expect(await refusal('sandbox', `UPDATE documents SET metadata = '{"order":"changed"}'::jsonb WHERE id = '${id}'`)).toMatch(/is issued: its content is frozen/);
+    expect(await refusal('sandbox', `UPDATE documents SET metadata = '{"order":"changed"}'::jsonb WHERE id = '${id}'`)).toMatch(
+      /is issued: its content is frozen/,
+    );
     expect(await refusal('sandbox', `UPDATE documents SET snapshot = jsonb_set(snapshot, '{metadata}', '{}'::jsonb) WHERE id = '${id}'`)).toMatch(/frozen/);
     expect((await env.call('GET', `/v1/businesses/${b.id}/documents/${id}`, { key: a.test })).body.document.metadata).toEqual({ order: marker });
     const listed = await env.call('GET', `/v1/businesses/${b.id}/documents?metadata=order:${marker}&status=issued`, { key: a.test });

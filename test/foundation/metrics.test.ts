@@ -135,7 +135,12 @@ describe('/metrics outcome counters', () => {
     }
     const before = (await scrape()).raw.toString();
     await env.db.sandbox.db.transaction((tx) =>
-      recordEvent(tx, env.clock.now(), { event: 'expense.recorded', accountId: owner.id, businessId: null, data: { expenseId: 'exp_metrics_1', amountIncVat: 100, supplierName: null } }),
+      recordEvent(tx, env.clock.now(), {
+        event: 'expense.recorded',
+        accountId: owner.id,
+        businessId: null,
+        data: { expenseId: 'exp_metrics_1', amountIncVat: 100, supplierName: null },
+      }),
     );
     await dispatcher.runOnce('sandbox');
     const after = (await scrape()).raw.toString();

@@ -94,7 +94,9 @@ describe('parties', () => {
   it('racing find-or-create calls with the same phone create one party', async () => {
     const b4 = (await env.business(a.test)).id;
     const results = await Promise.all(
-      Array.from({ length: 8 }, () => env.call('POST', `/v1/businesses/${b4}/parties/find-or-create`, { key: a.test, body: { name: 'Same', phone: '0541112222' } })),
+      Array.from({ length: 8 }, () =>
+        env.call('POST', `/v1/businesses/${b4}/parties/find-or-create`, { key: a.test, body: { name: 'Same', phone: '0541112222' } }),
+      ),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(new Set(results.map((r) => r.body.party.id)).size).toBe(1);

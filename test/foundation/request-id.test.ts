@@ -91,7 +91,12 @@ describe('X-Request-Id from the caller', () => {
 describe('log lines of a request', () => {
   it('carry its reqId when a service logs through the process logger', async () => {
     await get('/test/service-log', { 'x-request-id': 'svc-get-1' });
-    await app.inject({ method: 'POST', url: '/test/service-log', headers: { 'x-request-id': 'svc-post-1', 'content-type': 'application/json' }, payload: '{"a":1}' });
+    await app.inject({
+      method: 'POST',
+      url: '/test/service-log',
+      headers: { 'x-request-id': 'svc-post-1', 'content-type': 'application/json' },
+      payload: '{"a":1}',
+    });
     const byMarker = (m: string) => lines.filter((l) => l.marker === m);
     expect(byMarker('service-get').map((l) => l.reqId)).toEqual(['svc-get-1']);
     expect(byMarker('service-post').map((l) => l.reqId)).toEqual(['svc-post-1']);

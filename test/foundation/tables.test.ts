@@ -74,9 +74,7 @@ function definitionShape(table: PgTable): TableShape {
 
 /** Every PgTable exported by a `tables.ts` under src/, found on disk so a new domain file cannot be forgotten. */
 async function loadDefinitions(): Promise<Map<string, Definition[]>> {
-  const files = (readdirSync(path.join(ROOT, 'src'), { recursive: true }) as string[])
-    .filter((f) => path.basename(f) === 'tables.ts')
-    .sort();
+  const files = (readdirSync(path.join(ROOT, 'src'), { recursive: true }) as string[]).filter((f) => path.basename(f) === 'tables.ts').sort();
   const byTable = new Map<string, Definition[]>();
   for (const file of files) {
     const mod = (await import(pathToFileURL(path.join(ROOT, 'src', file)).href)) as Record<string, unknown>;
@@ -160,9 +158,11 @@ const sameList = (a: string[], b: string[]) => a.length === b.length && a.every(
 function differences(definitions: Map<string, Definition[]>, database: Map<string, TableShape>): string[] {
   const problems: string[] = [];
   for (const [table, defs] of definitions) {
-    if (defs.length > 1) problems.push(`${table}: defined ${defs.length} times (${defs.map((d) => d.where).join(', ')}); keep the one in the domain that writes it`);
+    if (defs.length > 1)
+      problems.push(`${table}: defined ${defs.length} times (${defs.map((d) => d.where).join(', ')}); keep the one in the domain that writes it`);
     if (UNDEFINED_TABLES.has(table)) problems.push(`${table}: belongs to the migrator; remove its definition from ${defs[0].where}`);
-    else if (!database.has(table)) problems.push(`${table}: defined in ${defs[0].where} but no migration creates it; remove the definition or add the migration`);
+    else if (!database.has(table))
+      problems.push(`${table}: defined in ${defs[0].where} but no migration creates it; remove the definition or add the migration`);
   }
   for (const [table, db] of database) {
     if (UNDEFINED_TABLES.has(table)) continue;
@@ -180,7 +180,9 @@ function differences(definitions: Map<string, Definition[]>, database: Map<strin
       }
       if (have.type !== want.type) problems.push(`${table}.${name}: ${at} says ${have.type}, the database ${want.type}; write ${builderFor(name, want)}`);
       if (have.notNull !== want.notNull) {
-        problems.push(`${table}.${name}: the database column is ${want.notNull ? 'NOT NULL' : 'nullable'}; ${want.notNull ? 'add' : 'remove'} .notNull() in ${at}`);
+        problems.push(
+          `${table}.${name}: the database column is ${want.notNull ? 'NOT NULL' : 'nullable'}; ${want.notNull ? 'add' : 'remove'} .notNull() in ${at}`,
+        );
       }
       if (have.hasDefault !== want.hasDefault) {
         problems.push(
@@ -203,7 +205,9 @@ function differences(definitions: Map<string, Definition[]>, database: Map<strin
           `${table}: unique ${name} (${want.columns.join(', ')}) is missing from ${at}; add ${want.partial ? `uniqueIndex('${name}').on(…).where(sql\`…\`)` : `unique('${name}').on(…)`}`,
         );
       } else if (!sameList(have.columns, want.columns) || have.partial !== want.partial) {
-        problems.push(`${table}: unique ${name} is (${want.columns.join(', ')})${want.partial ? ' partial' : ''} in the database, (${have.columns.join(', ')})${have.partial ? ' partial' : ''} in ${at}`);
+        problems.push(
+          `${table}: unique ${name} is (${want.columns.join(', ')})${want.partial ? ' partial' : ''} in the database, (${have.columns.join(', ')})${have.partial ? ' partial' : ''} in ${at}`,
+        );
       }
     }
     for (const name of def.shape.uniques.keys()) {

@@ -12,7 +12,11 @@ beforeAll(async () => {
   owner = await env.account();
   stranger = await env.account({ ocr: true });
   strangerKey = (await stranger.mint({ mode: 'test', scopes: ['businesses', 'documents', 'expenses', 'export', 'ocr'] })).secret;
-  bid = (await env.business(owner.test, { branding: { logo: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==' } })).id;
+  bid = (
+    await env.business(owner.test, {
+      branding: { logo: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==' },
+    })
+  ).id;
 });
 afterAll(async () => env?.close());
 

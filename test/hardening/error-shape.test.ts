@@ -55,7 +55,10 @@ describe('request ids', () => {
     const live = await freshDatabase('live');
     const sandbox = await freshDatabase('sandbox');
     const config = loadConfig({ PINKAS_ENV: 'test', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000', DATA_DIR: '/nonexistent' });
-    const s = createServices(config, new ManualClock('2026-03-01T08:00:00.000Z'), pino({ level: 'info' }, sink), { live: live.database, sandbox: sandbox.database });
+    const s = createServices(config, new ManualClock('2026-03-01T08:00:00.000Z'), pino({ level: 'info' }, sink), {
+      live: live.database,
+      sandbox: sandbox.database,
+    });
     const app = await buildApp(s);
     try {
       await app.ready();
@@ -96,7 +99,11 @@ describe('answers Fastify produces itself', () => {
     const narrow = await a.mint({ mode: 'test', scopes: ['documents'] });
     expectRefused(await env.call('GET', '/v1/businesses', { key: narrow.secret }), 403, 'forbidden');
     expectRefused(await env.call('POST', '/v1/businesses', { key: a.test, body: { name: 'x'.repeat(1_100_000) } }), 413, 'too_large');
-    expectRefused(await env.call('POST', '/v1/businesses', { key: a.test, payload: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'validation');
+    expectRefused(
+      await env.call('POST', '/v1/businesses', { key: a.test, payload: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      415,
+      'validation',
+    );
     expectRefused(await env.call('POST', '/v1/businesses', { key: a.test, payload: '{', headers: JSON_HEADERS }), 400, 'validation', 'body');
   });
 
@@ -141,7 +148,8 @@ describe('answers Fastify produces itself', () => {
 });
 
 describe('validation messages say what is allowed', () => {
-  const RAW_AJV = /must be equal to (constant|one of the allowed values)|must match a schema in (anyOf|oneOf)|must match format|must match pattern|must NOT have|must have required property|must be (string|integer|number|object|array|boolean|null)$/;
+  const RAW_AJV =
+    /must be equal to (constant|one of the allowed values)|must match a schema in (anyOf|oneOf)|must match format|must match pattern|must NOT have|must have required property|must be (string|integer|number|object|array|boolean|null)$/;
 
   it('for each keyword, in words, naming the field', async () => {
     const docs = `/v1/businesses/${bid}/documents`;
@@ -160,14 +168,29 @@ describe('validation messages say what is allowed', () => {
       ['POST', docs, { docType: 305, lines: 'x' }, 'body.lines: must be an array'],
       ['POST', docs, { docType: 305, lines: [line], party: 5 }, 'body.party: must be an object or null'],
       ['POST', docs, { docType: 305, lines: [line], party: { name: 5 } }, 'body.party.name: must be a string'],
-      ['POST', docs, { docType: 400, payments: [{ method: 'bitcoin', amount: 1 }] }, 'body.payments[0].method: must be one of 1, 2, 3, 4, 5, 8, 9, 91, 92, 93, cash, check, cheque, card, credit, transfer, bank_transfer, voucher, standing_order, other, bit, paybox, payment_app, app'],
+      [
+        'POST',
+        docs,
+        { docType: 400, payments: [{ method: 'bitcoin', amount: 1 }] },
+        'body.payments[0].method: must be one of 1, 2, 3, 4, 5, 8, 9, 91, 92, 93, cash, check, cheque, card, credit, transfer, bank_transfer, voucher, standing_order, other, bit, paybox, payment_app, app',
+      ],
       ['POST', docs, { docType: 305, lines: [line], documentDate: '2026-02-30' }, 'body.documentDate: "2026-02-30" is not a calendar date'],
       ['POST', docs, { docType: 305, lines: [line], documentDate: '30/01/2026' }, 'body.documentDate: must be a date YYYY-MM-DD'],
       ['POST', docs, { docType: 305, lines: [line], documentDate: '1999-12-31' }, 'body.documentDate: must be between 2000-01-01 and 2099-12-31'],
       ['POST', '/v1/businesses', { name: 'x', taxId: TAX_IDS.company, dealerType: 'company', email: 'nope' }, 'body.email: must be an email address'],
-      ['POST', '/v1/businesses', { name: 'x', taxId: TAX_IDS.company, dealerType: 'company', requireAllocation: 'yes' }, 'body.requireAllocation: must be true or false'],
+      [
+        'POST',
+        '/v1/businesses',
+        { name: 'x', taxId: TAX_IDS.company, dealerType: 'company', requireAllocation: 'yes' },
+        'body.requireAllocation: must be true or false',
+      ],
       ['POST', '/v1/businesses', { name: 'x', taxId: TAX_IDS.company, dealerType: 'corp' }, 'body.dealerType: must be one of patur, murshe, company, ngo'],
-      ['POST', '/v1/businesses', { name: 'x', taxId: TAX_IDS.company, dealerType: 'company', branding: { accentColor: 'red' } }, 'body.branding.accentColor: must have the form #RRGGBB'],
+      [
+        'POST',
+        '/v1/businesses',
+        { name: 'x', taxId: TAX_IDS.company, dealerType: 'company', branding: { accentColor: 'red' } },
+        'body.branding.accentColor: must have the form #RRGGBB',
+      ],
       ['POST', '/v1/businesses', { name: 'x', taxId: TAX_IDS.company, dealerType: 'company', colour: 'red' }, 'body.colour: unknown field'],
       ['POST', '/v1/businesses', { name: 'x', taxId: TAX_IDS.company }, 'body.dealerType: is required'],
       ['POST', `/v1/businesses/${bid}/files/thumbs`, { ids: [] }, 'body.ids: must not be empty'],

@@ -26,7 +26,11 @@ describe('text PostgreSQL cannot store: NUL and unpaired surrogates', () => {
       ['/v1/businesses', '{"name":"a\\udc00","taxId":"516179157","dealerType":"company"}', 'body.name'],
       ['/v1/businesses', '{"name":"\\udc00\\ud800","taxId":"516179157","dealerType":"company"}', 'body.name'],
       [`/v1/businesses/${bid}/parties`, '{"name":"x","address":"\\u0000"}', 'body.address'],
-      [`/v1/businesses/${bid}/documents`, '{"docType":305,"lines":[{"description":"ok","quantity":1,"unitPriceExVat":1},{"description":"\\u0000"}]}', 'body.lines[1].description'],
+      [
+        `/v1/businesses/${bid}/documents`,
+        '{"docType":305,"lines":[{"description":"ok","quantity":1,"unitPriceExVat":1},{"description":"\\u0000"}]}',
+        'body.lines[1].description',
+      ],
       [`/v1/businesses/${bid}/documents`, '{"docType":305,"party":{"name":"p","address":"\\ud83d"}}', 'body.party.address'],
       [`/v1/businesses/${bid}/parties`, '{"na\\u0000me":"x"}', 'body["na\\u0000me"]'],
       [`/v1/businesses/${bid}/parties`, '{"name":"x","\\ud800":"y"}', 'body["\\ud800"]'],
@@ -63,7 +67,10 @@ describe('text PostgreSQL cannot store: NUL and unpaired surrogates', () => {
     const m = multipart('file', 'r\u0000.png', 'image/png', bytes);
     const r = await env.call('POST', `/v1/businesses/${bid}/expenses/upload`, { key: a.test, payload: m.payload, headers: m.headers });
     expectRefused(r, 400, 'validation', 'file.filename');
-    const j = await env.call('POST', `/v1/businesses/${bid}/expenses/upload`, { key: a.test, body: { file: dataUri('image/png', bytes), name: 'r\u0000.png' } });
+    const j = await env.call('POST', `/v1/businesses/${bid}/expenses/upload`, {
+      key: a.test,
+      body: { file: dataUri('image/png', bytes), name: 'r\u0000.png' },
+    });
     expectRefused(j, 400, 'validation', 'body.name');
     const rows = await env.sql('sandbox', `SELECT count(*)::int AS n FROM files WHERE business_id = '${bid}'`);
     expect(rows[0].n).toBe(0);
@@ -84,7 +91,11 @@ describe('JSON structure', () => {
     const cases: [string, string, string][] = [
       [`/v1/businesses/${bid}/parties`, '{"name":"a","name":"b"}', 'body.name'],
       [`/v1/businesses/${bid}/parties`, '{"name":"a","n\\u0061me":"b"}', 'body.name'],
-      [`/v1/businesses/${bid}/documents`, '{"docType":305,"lines":[{"description":"x","quantity":1,"quantity":2,"unitPriceExVat":1}]}', 'body.lines[0].quantity'],
+      [
+        `/v1/businesses/${bid}/documents`,
+        '{"docType":305,"lines":[{"description":"x","quantity":1,"quantity":2,"unitPriceExVat":1}]}',
+        'body.lines[0].quantity',
+      ],
       [`/v1/businesses/${bid}/documents`, '{"docType":305,"docType":400,"payments":[{"method":"cash","amount":1}]}', 'body.docType'],
     ];
     for (const [url, payload, field] of cases) {
@@ -93,7 +104,11 @@ describe('JSON structure', () => {
       expect(r.body.error).toContain('more than once');
     }
     // The same key in two different objects is fine; so is a key that only looks alike inside a string.
-    const ok = await raw('POST', `/v1/businesses/${bid}/documents`, '{"docType":305,"lines":[{"description":"\\"description\\":","quantity":1,"unitPriceExVat":1},{"description":"y","quantity":1,"unitPriceExVat":1}]}');
+    const ok = await raw(
+      'POST',
+      `/v1/businesses/${bid}/documents`,
+      '{"docType":305,"lines":[{"description":"\\"description\\":","quantity":1,"unitPriceExVat":1},{"description":"y","quantity":1,"unitPriceExVat":1}]}',
+    );
     expect(ok.status, JSON.stringify(ok.body)).toBe(201);
   });
 
@@ -111,7 +126,12 @@ describe('JSON structure', () => {
     expectRefused(objects, 400, 'validation', undefined);
     expect(Date.now() - started).toBeLessThan(10_000);
     // Within the limit, nesting is the schema's business: an ordinary 400 for an unknown field.
-    expectRefused(await raw('POST', `/v1/businesses/${bid}/parties`, `{"name":"x","extra":${'['.repeat(30)}${']'.repeat(30)}}`), 400, 'validation', 'body.extra');
+    expectRefused(
+      await raw('POST', `/v1/businesses/${bid}/parties`, `{"name":"x","extra":${'['.repeat(30)}${']'.repeat(30)}}`),
+      400,
+      'validation',
+      'body.extra',
+    );
   });
 
   it('a huge array is refused quickly, by the parser bound or the schema bound', async () => {
@@ -155,10 +175,17 @@ describe('numbers where integers are expected', () => {
       expectRefused(r, 400, 'validation', field, payload);
       expect(r.body.error).toContain('must be a number between -9007199254740991 and 9007199254740991');
     }
-    const negZero = await raw('POST', docs, '{"docType":305,"lines":[{"description":"x","quantity":1,"unitPriceExVat":-0,"lineDiscount":-0}],"discountAmount":-0}');
+    const negZero = await raw(
+      'POST',
+      docs,
+      '{"docType":305,"lines":[{"description":"x","quantity":1,"unitPriceExVat":-0,"lineDiscount":-0}],"discountAmount":-0}',
+    );
     expect(negZero.status, JSON.stringify(negZero.body)).toBe(201);
     expect(Object.is(negZero.body.document.lines[0].unitPriceExVat, 0)).toBe(true);
-    const stored = await env.sql<{ p: string; d: string }>('sandbox', `SELECT lines->0->>'unitPriceExVat' AS p, discount_amount::text AS d FROM documents WHERE id = '${negZero.body.document.id}'`);
+    const stored = await env.sql<{ p: string; d: string }>(
+      'sandbox',
+      `SELECT lines->0->>'unitPriceExVat' AS p, discount_amount::text AS d FROM documents WHERE id = '${negZero.body.document.id}'`,
+    );
     expect(stored[0]).toEqual({ p: '0', d: '0' });
   });
 
@@ -232,7 +259,10 @@ describe('content types and multipart', () => {
       ['multipart/form-data', 'abc'],
       ['multipart/form-data; boundary=zz', 'no boundary anywhere'],
       ['multipart/form-data; boundary=zz', '--zz\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\ntruncated'],
-      ['multipart/form-data; boundary=zz', '--zz\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n\r\n--zz--\r\n'],
+      [
+        'multipart/form-data; boundary=zz',
+        '--zz\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n\r\n--zz--\r\n',
+      ],
       ['multipart/form-data; boundary=zz', '--zz\r\nContent-Disposition: form-data; name="other"; filename="a.png"\r\n\r\nxx\r\n--zz--\r\n'],
       ['multipart/form-data; boundary=zz', '--zz--\r\n'],
       [good.headers['content-type'], good.payload.subarray(0, good.payload.length - 40)],
@@ -243,8 +273,10 @@ describe('content types and multipart', () => {
       expect([400, 413], JSON.stringify(r.body)).toContain(r.status);
     }
     const two = Buffer.concat([
-      Buffer.from('--zz\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n'), bytes,
-      Buffer.from('\r\n--zz\r\nContent-Disposition: form-data; name="file"; filename="b.png"\r\nContent-Type: image/png\r\n\r\n'), bytes,
+      Buffer.from('--zz\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n'),
+      bytes,
+      Buffer.from('\r\n--zz\r\nContent-Disposition: form-data; name="file"; filename="b.png"\r\nContent-Type: image/png\r\n\r\n'),
+      bytes,
       Buffer.from('\r\n--zz--\r\n'),
     ]);
     // Two file parts: the first is taken (the intake reads one part); whatever the outcome, no 5xx.

@@ -9,7 +9,11 @@ import { expectErrorShape, expectRefused, JSON_HEADERS } from './helpers.ts';
 // Deterministic (no randomness) and bounded (one request per field and variant).
 
 type Schema = Record<string, any>;
-interface Operation { method: string; path: string; op: Schema }
+interface Operation {
+  method: string;
+  path: string;
+  op: Schema;
+}
 
 let env: TestEnv;
 let key: string;
@@ -76,7 +80,12 @@ function sample(s0: Schema): unknown {
   }
 }
 
-interface Leaf { path: string; kind: 'string' | 'number'; schema: Schema; build(bad: unknown): unknown }
+interface Leaf {
+  path: string;
+  kind: 'string' | 'number';
+  schema: Schema;
+  build(bad: unknown): unknown;
+}
 
 /** Every string and number leaf of a schema, each with a builder of a body holding a bad value there. */
 function leaves(s0: Schema, path: string, build: (v: unknown) => unknown, depth = 0): Leaf[] {
@@ -204,7 +213,29 @@ describe('edge values of every body field', () => {
 
 describe('edge values of every query and path parameter', () => {
   it('never answer a 5xx', async () => {
-    const values = ['', ' ', '\\', '%', '_', "'", '"', '*', '\\%', 'a\\', '..', '../x', '%2F', '-1', '0', '1e309', '9007199254740993', 'null', '[]', 'א'.repeat(300), 'x'.repeat(2000)];
+    const values = [
+      '',
+      ' ',
+      '\\',
+      '%',
+      '_',
+      "'",
+      '"',
+      '*',
+      '\\%',
+      'a\\',
+      '..',
+      '../x',
+      '%2F',
+      '-1',
+      '0',
+      '1e309',
+      '9007199254740993',
+      'null',
+      '[]',
+      'א'.repeat(300),
+      'x'.repeat(2000),
+    ];
     let requests = 0;
     for (const { method, path, op } of operations()) {
       const hasBody = Boolean(op.requestBody?.content?.['application/json']);
@@ -248,7 +279,11 @@ function prng(seed: number): () => number {
 }
 const SEED = 0x16_16;
 
-interface Probe { label: string; payload?: string | Buffer; headers?: Record<string, string> }
+interface Probe {
+  label: string;
+  payload?: string | Buffer;
+  headers?: Record<string, string>;
+}
 
 const deepArray = (n: number) => '['.repeat(n) + ']'.repeat(n);
 const deepObject = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
@@ -261,9 +296,7 @@ function structuralProbes(op: Schema, random: () => number): Probe[] {
   const body = schema ? sample(schema) : {};
   const firstKey = body && typeof body === 'object' && !Array.isArray(body) ? Object.keys(body)[0] : undefined;
   const inner = JSON.stringify(body ?? {}).slice(1, -1);
-  const dup = firstKey
-    ? `{${inner},${JSON.stringify(firstKey)}:${JSON.stringify((body as Record<string, unknown>)[firstKey])}}`
-    : '{"x":1,"x":2}';
+  const dup = firstKey ? `{${inner},${JSON.stringify(firstKey)}:${JSON.stringify((body as Record<string, unknown>)[firstKey])}}` : '{"x":1,"x":2}';
   const garbage = Buffer.from(Array.from({ length: 512 }, () => Math.floor(random() * 256)));
   const boundary = `b${Math.floor(random() * 1e9)}`;
   const multipartGarbage = Buffer.concat([
@@ -335,7 +368,10 @@ const PARAM_VALUES: [string, string][] = [
   ['overlong', 'x'.repeat(5_000)],
 ];
 
-interface Walk { requests: number; status: Map<number, number> }
+interface Walk {
+  requests: number;
+  status: Map<number, number>;
+}
 
 let creator: { id: string; secret: string; used: number } | undefined;
 
@@ -356,16 +392,34 @@ async function fixturesFor(path: string, k: string): Promise<Record<string, stri
   };
   if (path.includes('/parties/{id}')) ids.id = await made('POST', `${base}/parties`, { name: 'לקוח', phone: '050-1234567' }, (r) => r.party.id);
   else if (path.includes('/documents/{id}')) {
-    ids.id = await made('POST', `${base}/documents`, { docType: 305, party: { name: 'לקוח' }, lines: [{ description: 'x', quantity: 1, unitPriceExVat: 100 }] }, (r) => r.document.id);
+    ids.id = await made(
+      'POST',
+      `${base}/documents`,
+      { docType: 305, party: { name: 'לקוח' }, lines: [{ description: 'x', quantity: 1, unitPriceExVat: 100 }] },
+      (r) => r.document.id,
+    );
   } else if (path.includes('/expenses/{id}')) {
     ids.id = await made(
       'POST',
       `${base}/expenses`,
-      { categoryKey: 'office', supplier: { name: 'ספק', taxId: '512200502' }, supplierDocType: 'tax_invoice', supplierDocNumber: 'INV-1', supplierDocDate: '2026-02-27', amountExVat: 10000, vatAmount: 1800 },
+      {
+        categoryKey: 'office',
+        supplier: { name: 'ספק', taxId: '512200502' },
+        supplierDocType: 'tax_invoice',
+        supplierDocNumber: 'INV-1',
+        supplierDocDate: '2026-02-27',
+        amountExVat: 10000,
+        vatAmount: 1800,
+      },
       (r) => r.expense.id,
     );
   } else if (path.includes('/webhooks/{id}')) {
-    ids.id = await made('POST', '/v1/webhooks', { url: 'https://127.0.0.1:9/pinkas', businessId: b, events: ['document.issued'] }, (r) => r.webhook?.id ?? r.endpoint?.id ?? r.id);
+    ids.id = await made(
+      'POST',
+      '/v1/webhooks',
+      { url: 'https://127.0.0.1:9/pinkas', businessId: b, events: ['document.issued'] },
+      (r) => r.webhook?.id ?? r.endpoint?.id ?? r.id,
+    );
   }
   return ids;
 }
@@ -456,6 +510,8 @@ describe('the hostile walk: every operation, every class', () => {
       expect(run.body.exportRun.verification.ok, `${business_id}: ${JSON.stringify(run.body.exportRun.verification).slice(0, 400)}`).toBe(true);
     }
     expect(walk.requests).toBeGreaterThan(3_000);
-    console.info(`hostile walk: ${walk.requests} requests, ${withIssued.length} businesses exported, statuses ${JSON.stringify(Object.fromEntries([...walk.status].sort((a, b) => a[0] - b[0])))}, ms ${JSON.stringify(timings)}`);
+    console.info(
+      `hostile walk: ${walk.requests} requests, ${withIssued.length} businesses exported, statuses ${JSON.stringify(Object.fromEntries([...walk.status].sort((a, b) => a[0] - b[0])))}, ms ${JSON.stringify(timings)}`,
+    );
   });
 });

@@ -44,7 +44,13 @@ describe('the console (HTML forms): NUL in a form field', () => {
     await c.get('/console/sign-up');
     // (A browser cannot send an unpaired surrogate: a form encodes it as U+FFFD.)
     for (const form of [{ name: 'Acme\u0000' }, { phone: '+972541234567\u0000' }, { email: 'nul@example.com\u0000' }]) {
-      const res = await c.post('/console/sign-up', { name: 'Acme', email: 'nul@example.com', phone: '+972541234567', password: 'correct horse battery', ...form });
+      const res = await c.post('/console/sign-up', {
+        name: 'Acme',
+        email: 'nul@example.com',
+        phone: '+972541234567',
+        password: 'correct horse battery',
+        ...form,
+      });
       expect(res.status, res.body.slice(0, 300)).toBe(400);
       expect(res.headers['content-type']).toMatch(/text\/html/);
       expect(res.headers['x-request-id']).toMatch(/^req_/);

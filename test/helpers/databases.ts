@@ -15,7 +15,11 @@ export function databaseUrl(name: string): string {
 }
 
 /** A fresh, migrated database cloned from the run's template; `drop()` removes it. */
-export async function freshDatabase(mode: Mode, poolSize = 10, kind: Database['kind'] = 'embedded'): Promise<{ database: Database; url: string; drop(): Promise<void> }> {
+export async function freshDatabase(
+  mode: Mode,
+  poolSize = 10,
+  kind: Database['kind'] = 'embedded',
+): Promise<{ database: Database; url: string; drop(): Promise<void> }> {
   const name = `pinkas_t_${process.pid}_${Date.now()}_${counter++}`;
   const admin = new pg.Client({ connectionString: adminUrl() });
   await admin.connect();

@@ -110,7 +110,13 @@ export async function createTestEnv(opts: { env?: Record<string, string>; clock?
         liveKeyId: liveKey.key.id,
         testKeyId: testKey.key.id,
         async mint(m = {}) {
-          const r = await mintKey(control, clock.now(), { accountId: account.id, mode: m.mode ?? 'live', scopes: m.scopes, label: m.label, expiresAt: m.expiresAt });
+          const r = await mintKey(control, clock.now(), {
+            accountId: account.id,
+            mode: m.mode ?? 'live',
+            scopes: m.scopes,
+            label: m.label,
+            expiresAt: m.expiresAt,
+          });
           return { id: r.key.id, secret: r.secret };
         },
       };

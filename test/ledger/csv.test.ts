@@ -24,7 +24,12 @@ beforeAll(async () => {
   const party = await env.call('POST', `/v1/businesses/${bid}/parties`, { key: a.test, body: { name: CUSTOMER, kind: 'customer', taxId: TAX_IDS.company2 } });
   expect(party.status).toBe(201);
   const partyId = party.body.party.id;
-  await issueDoc(env, a.test, bid, { docType: 305, documentDate: '2026-02-10', party: { partyId }, lines: [{ description: 'שירות', quantity: 1, unitPriceExVat: 100_000 }] });
+  await issueDoc(env, a.test, bid, {
+    docType: 305,
+    documentDate: '2026-02-10',
+    party: { partyId },
+    lines: [{ description: 'שירות', quantity: 1, unitPriceExVat: 100_000 }],
+  });
   await issueDoc(env, a.test, bid, { docType: 400, documentDate: '2026-02-20', party: { partyId }, payments: [{ method: 'cash', amount: 50_000 }] });
 });
 afterAll(async () => env?.close());
@@ -50,12 +55,12 @@ function records(text: string): string[][] {
   for (let i = text.startsWith(BOM) ? 1 : 0; i < text.length; i++) {
     const c = text[i];
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
+      if (c === '"' && text[i + 1] === '"') ((field += '"'), i++);
       else if (c === '"') quoted = false;
       else field += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(field), (field = '');
-    else if (c === '\r' && text[i + 1] === '\n') row.push(field), out.push(row), (row = []), (field = ''), i++;
+    else if (c === ',') (row.push(field), (field = ''));
+    else if (c === '\r' && text[i + 1] === '\n') (row.push(field), out.push(row), (row = []), (field = ''), i++);
     else field += c;
   }
   return out;
@@ -105,9 +110,17 @@ describe('ledger reports as CSV', () => {
 
   it('the income statement and the balance sheet: one row per group, totals and profit under their JSON names', async () => {
     const is = await csv('income-statement?from=2026-01-01&to=2026-02-28');
-    expect(is.text).toBe(BOM + 'line,trialBalanceCode,trialBalanceName,amount\r\nrevenue,400,הכנסות,1000.00\r\ntotalRevenue,,,1000.00\r\ntotalExpenses,,,0.00\r\nprofit,,,1000.00\r\n');
+    expect(is.text).toBe(
+      BOM +
+        'line,trialBalanceCode,trialBalanceName,amount\r\nrevenue,400,הכנסות,1000.00\r\ntotalRevenue,,,1000.00\r\ntotalExpenses,,,0.00\r\nprofit,,,1000.00\r\n',
+    );
     const isJson = await json('income-statement?from=2026-01-01&to=2026-02-28');
-    const isRows = Object.fromEntries(records(is.text).slice(1).filter((r) => r[0] !== 'revenue' && r[0] !== 'expenses').map((r) => [r[0], agorot(r[3])]));
+    const isRows = Object.fromEntries(
+      records(is.text)
+        .slice(1)
+        .filter((r) => r[0] !== 'revenue' && r[0] !== 'expenses')
+        .map((r) => [r[0], agorot(r[3])]),
+    );
     expect(isRows).toEqual({ totalRevenue: isJson.totalRevenue, totalExpenses: isJson.totalExpenses, profit: isJson.profit });
 
     const bs = await csv('balance-sheet?at=2026-02-28');
@@ -120,8 +133,17 @@ describe('ledger reports as CSV', () => {
     );
     expect(bs.disposition).toBe('attachment; filename="balance-sheet-516179157-2026-02-28.csv"');
     const bsJson = await json('balance-sheet?at=2026-02-28');
-    const bsRows = Object.fromEntries(records(bs.text).slice(1).map((r) => [r[0], agorot(r[3])]));
-    expect([bsRows.totalAssets, bsRows.totalLiabilities, bsRows.totalEquity, bsRows.profitToDate]).toEqual([bsJson.totalAssets, bsJson.totalLiabilities, bsJson.totalEquity, bsJson.profitToDate]);
+    const bsRows = Object.fromEntries(
+      records(bs.text)
+        .slice(1)
+        .map((r) => [r[0], agorot(r[3])]),
+    );
+    expect([bsRows.totalAssets, bsRows.totalLiabilities, bsRows.totalEquity, bsRows.profitToDate]).toEqual([
+      bsJson.totalAssets,
+      bsJson.totalLiabilities,
+      bsJson.totalEquity,
+      bsJson.profitToDate,
+    ]);
   });
 
   it('JSON unless text/csv is preferred; errors stay JSON', async () => {

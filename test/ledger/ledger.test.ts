@@ -49,8 +49,12 @@ describe('entries written with each document (company, 18% VAT)', () => {
     customer = await party(bid, 'לקוח קבוע בע"מ');
   });
 
-  it('305: Dr the party\'s own sub-account 1,180.00 / Cr revenue 1,000.00 / Cr output VAT 180.00', async () => {
-    const inv = await issueDoc(env, a.test, bid, { docType: 305, party: { partyId: customer.id }, lines: [{ description: 'ייעוץ', quantity: 1, unitPriceExVat: 100_000 }] });
+  it("305: Dr the party's own sub-account 1,180.00 / Cr revenue 1,000.00 / Cr output VAT 180.00", async () => {
+    const inv = await issueDoc(env, a.test, bid, {
+      docType: 305,
+      party: { partyId: customer.id },
+      lines: [{ description: 'ייעוץ', quantity: 1, unitPriceExVat: 100_000 }],
+    });
     const { entry, lines } = await entryOf(bid, inv.id);
     expect(lines).toEqual({ [`1100-${customer.key}`]: 118_000, '4000': -100_000, '2200': -18_000 });
     expect(entry).toMatchObject({ source: 'document', reference: String(inv.docNumber), referenceDocType: 305 });
@@ -60,20 +64,28 @@ describe('entries written with each document (company, 18% VAT)', () => {
 
   it('320 with withholding: the invoice and the receipt in one entry; the occasional customer nets to zero', async () => {
     const d = await issueDoc(env, a.test, bid, {
-      docType: 320, party: { name: 'מזדמן' }, lines: [{ description: 'x', quantity: 1, unitPriceExVat: 100_000 }],
-      withholdingAmount: 5_000, payments: [{ method: 'card', amount: 113_000, cardCompany: 'isracard', cardName: 'ישראכרט' }],
+      docType: 320,
+      party: { name: 'מזדמן' },
+      lines: [{ description: 'x', quantity: 1, unitPriceExVat: 100_000 }],
+      withholdingAmount: 5_000,
+      payments: [{ method: 'card', amount: 113_000, cardCompany: 'isracard', cardName: 'ישראכרט' }],
     });
     const { lines } = await entryOf(bid, d.id);
     // Dr 1190 1,180.00 and Cr 1190 1,180.00: two lines (a debit and a credit are never netted), summing to 0.
     expect(lines).toEqual({ '1190': 0, '4000': -100_000, '2200': -18_000, '1220': 113_000, '1300': 5_000 });
     const { entries } = await get(bid, 'entries?take=500');
     const e = entries.find((x: any) => x.documentId === d.id);
-    expect(e.lines.filter((l: any) => l.account === '1190')).toEqual([{ account: '1190', debit: 118_000, credit: 0 }, { account: '1190', debit: 0, credit: 118_000 }]);
+    expect(e.lines.filter((l: any) => l.account === '1190')).toEqual([
+      { account: '1190', debit: 118_000, credit: 0 },
+      { account: '1190', debit: 0, credit: 118_000 },
+    ]);
   });
 
   it('400 and its credit: Dr cheque and withholding / Cr the customer; the negative receipt the other way round', async () => {
     const r = await issueDoc(env, a.test, bid, {
-      docType: 400, party: { partyId: customer.id }, withholdingAmount: 2_500,
+      docType: 400,
+      party: { partyId: customer.id },
+      withholdingAmount: 2_500,
       payments: [{ method: 'cheque', amount: 30_000, bankCode: '12', branchCode: '600', accountNumber: '123456', checkNumber: '1001', dueDate: '2026-04-01' }],
     });
     expect((await entryOf(bid, r.id)).lines).toEqual({ '1210': 30_000, '1300': 2_500, [`1100-${customer.key}`]: -32_500 });
@@ -82,7 +94,11 @@ describe('entries written with each document (company, 18% VAT)', () => {
   });
 
   it('330: the invoice mirrored; the trial balance ties and the customer owes nothing after the credit', async () => {
-    const inv = await issueDoc(env, a.test, bid, { docType: 305, party: { partyId: customer.id }, lines: [{ description: 'y', quantity: 2, unitPriceExVat: 25_000 }] });
+    const inv = await issueDoc(env, a.test, bid, {
+      docType: 305,
+      party: { partyId: customer.id },
+      lines: [{ description: 'y', quantity: 2, unitPriceExVat: 25_000 }],
+    });
     const credit = await creditNote(env, a.test, bid, inv.id);
     expect((await entryOf(bid, credit.id)).lines).toEqual({ [`1100-${customer.key}`]: -59_000, '4000': 50_000, '2200': 9_000 });
     const tb = await get(bid, 'trial-balance');
@@ -100,17 +116,28 @@ describe('entries written with each document (company, 18% VAT)', () => {
   it('the income statement and the balance sheet by trial-balance group; assets = liabilities + equity + profit', async () => {
     const is = await get(bid, 'income-statement');
     // 4000: 1,000 (305) + 1,000 (320) + 500 (305) − 500 (its 330).
-    expect(is).toMatchObject({ revenue: [{ trialBalanceCode: '400', amount: 200_000 }], totalRevenue: 200_000, expenses: [], totalExpenses: 0, profit: 200_000 });
+    expect(is).toMatchObject({
+      revenue: [{ trialBalanceCode: '400', amount: 200_000 }],
+      totalRevenue: 200_000,
+      expenses: [],
+      totalExpenses: 0,
+      profit: 200_000,
+    });
     const bs = await get(bid, 'balance-sheet');
     // Customer 1,180 + card 1,130 + withheld 50 (the receipt and its credit cancel); output VAT 180 + 180.
     expect(bs).toMatchObject({
-      assets: [{ trialBalanceCode: '100', amount: 236_000 }], totalAssets: 236_000,
-      liabilities: [{ trialBalanceCode: '200', amount: 36_000 }], totalLiabilities: 36_000,
-      equity: [], totalEquity: 0, profitToDate: 200_000, balanced: true,
+      assets: [{ trialBalanceCode: '100', amount: 236_000 }],
+      totalAssets: 236_000,
+      liabilities: [{ trialBalanceCode: '200', amount: 36_000 }],
+      totalLiabilities: 36_000,
+      equity: [],
+      totalEquity: 0,
+      profitToDate: 200_000,
+      balanced: true,
     });
   });
 
-  it('an account\'s lines carry the running balance, with the opening balance before the range', async () => {
+  it("an account's lines carry the running balance, with the opening balance before the range", async () => {
     const code = `1100-${customer.key}`;
     const all = await get(bid, `accounts/${code}`);
     expect(all.opening).toBe(0);
@@ -133,8 +160,13 @@ describe('a patur dealer and expenses', () => {
     const bid = (await env.business(a.test)).id;
     const base = `/v1/businesses/${bid}/expenses`;
     const body = {
-      categoryKey: 'communication', supplier: { name: 'בזק', taxId: TAX_IDS.company2 }, supplierDocType: 'tax_invoice',
-      supplierDocNumber: 'B-77', supplierDocDate: '2026-02-10', amountExVat: 30_000, vatAmount: 5_400,
+      categoryKey: 'communication',
+      supplier: { name: 'בזק', taxId: TAX_IDS.company2 },
+      supplierDocType: 'tax_invoice',
+      supplierDocNumber: 'B-77',
+      supplierDocDate: '2026-02-10',
+      amountExVat: 30_000,
+      vatAmount: 5_400,
     };
     const draft = await env.call('POST', base, { key: a.test, body });
     expect(draft.status, JSON.stringify(draft.body)).toBe(201);
@@ -163,23 +195,72 @@ describe('manual entries and accounts', () => {
   const post = (body: unknown) => env.call('POST', ledger(bid, 'entries'), { key: a.test, body });
 
   it('opening balances: balanced, numbered, audited; unbalanced, unknown or closed accounts answer 422', async () => {
-    const ok = await post({ date: '2026-01-01', description: 'יתרות פתיחה', lines: [{ account: '1230', debit: 500_000 }, { account: '3000', credit: 500_000 }] });
+    const ok = await post({
+      date: '2026-01-01',
+      description: 'יתרות פתיחה',
+      lines: [
+        { account: '1230', debit: 500_000 },
+        { account: '3000', credit: 500_000 },
+      ],
+    });
     expect(ok.status, JSON.stringify(ok.body)).toBe(201);
     expect(ok.body.entry).toMatchObject({ source: 'manual', entryNo: 1, date: '2026-01-01' });
-    const unbalanced = await post({ date: '2026-01-01', description: 'x', lines: [{ account: '1230', debit: 100 }, { account: '3000', credit: 99 }] });
+    const unbalanced = await post({
+      date: '2026-01-01',
+      description: 'x',
+      lines: [
+        { account: '1230', debit: 100 },
+        { account: '3000', credit: 99 },
+      ],
+    });
     expect(unbalanced.status).toBe(422);
     expect(unbalanced.body.reason).toBe('unbalanced');
-    const both = await post({ date: '2026-01-01', description: 'x', lines: [{ account: '1230', debit: 100, credit: 100 }, { account: '3000', credit: 100 }] });
+    const both = await post({
+      date: '2026-01-01',
+      description: 'x',
+      lines: [
+        { account: '1230', debit: 100, credit: 100 },
+        { account: '3000', credit: 100 },
+      ],
+    });
     expect(both.status).toBe(400);
-    const unknown = await post({ date: '2026-01-01', description: 'x', lines: [{ account: '9999', debit: 100 }, { account: '3000', credit: 100 }] });
+    const unknown = await post({
+      date: '2026-01-01',
+      description: 'x',
+      lines: [
+        { account: '9999', debit: 100 },
+        { account: '3000', credit: 100 },
+      ],
+    });
     expect(unknown.status).toBe(422);
     expect(unknown.body.reason).toBe('unknown_account');
-    const added = await env.call('POST', ledger(bid, 'accounts'), { key: a.test, body: { code: '1235', name: 'בנק דיסקונט', kind: 'asset', trialBalanceCode: '100' } });
+    const added = await env.call('POST', ledger(bid, 'accounts'), {
+      key: a.test,
+      body: { code: '1235', name: 'בנק דיסקונט', kind: 'asset', trialBalanceCode: '100' },
+    });
     expect(added.status, JSON.stringify(added.body)).toBe(201);
-    expect((await post({ date: '2026-01-02', description: 'העברה', lines: [{ account: '1235', debit: 100 }, { account: '1230', credit: 100 }] })).status).toBe(201);
+    expect(
+      (
+        await post({
+          date: '2026-01-02',
+          description: 'העברה',
+          lines: [
+            { account: '1235', debit: 100 },
+            { account: '1230', credit: 100 },
+          ],
+        })
+      ).status,
+    ).toBe(201);
     const closed = await env.call('PATCH', ledger(bid, 'accounts/1235'), { key: a.test, body: { closed: true } });
     expect(closed.body.account.closed).toBe(true);
-    const onClosed = await post({ date: '2026-01-03', description: 'x', lines: [{ account: '1235', debit: 100 }, { account: '1230', credit: 100 }] });
+    const onClosed = await post({
+      date: '2026-01-03',
+      description: 'x',
+      lines: [
+        { account: '1235', debit: 100 },
+        { account: '1230', credit: 100 },
+      ],
+    });
     expect(onClosed.status).toBe(422);
     expect(onClosed.body.reason).toBe('account_closed');
     const audit = await env.sql('sandbox', `SELECT action FROM audit_log WHERE business_id = '${bid}' AND action LIKE 'ledger.%' ORDER BY seq`);
@@ -188,11 +269,27 @@ describe('manual entries and accounts', () => {
     expect((await get(bid, 'entries')).entries.map((e: any) => e.entryNo)).toEqual([1, 2]);
   });
 
-  it('a manual entry is corrected by its reversal, once; a document\'s entry is not reversed by hand', async () => {
-    const e = (await post({ date: '2026-01-05', description: 'תיקון', lines: [{ account: '6000', debit: 1_000 }, { account: '1200', credit: 1_000 }] })).body.entry;
+  it("a manual entry is corrected by its reversal, once; a document's entry is not reversed by hand", async () => {
+    const e = (
+      await post({
+        date: '2026-01-05',
+        description: 'תיקון',
+        lines: [
+          { account: '6000', debit: 1_000 },
+          { account: '1200', credit: 1_000 },
+        ],
+      })
+    ).body.entry;
     const rev = await env.call('POST', ledger(bid, `entries/${e.id}/reverse`), { key: a.test, body: { date: '2026-01-06' } });
     expect(rev.status, JSON.stringify(rev.body)).toBe(201);
-    expect(rev.body.entry).toMatchObject({ source: 'reversal', reversesEntryId: e.id, lines: [{ account: '6000', debit: 0, credit: 1_000 }, { account: '1200', debit: 1_000, credit: 0 }] });
+    expect(rev.body.entry).toMatchObject({
+      source: 'reversal',
+      reversesEntryId: e.id,
+      lines: [
+        { account: '6000', debit: 0, credit: 1_000 },
+        { account: '1200', debit: 1_000, credit: 0 },
+      ],
+    });
     expect((await env.call('POST', ledger(bid, `entries/${e.id}/reverse`), { key: a.test, body: { date: '2026-01-06' } })).status).toBe(409);
     const doc = await issueDoc(env, a.test, bid, { docType: 305, party: { name: 'ק' }, lines: [{ description: 'z', quantity: 1, unitPriceExVat: 1_000 }] });
     const { entry } = await entryOf(bid, doc.id);
@@ -204,7 +301,14 @@ describe('manual entries and accounts', () => {
   });
 
   it('a manual entry sent twice with one Idempotency-Key is written once', async () => {
-    const body = { date: '2026-01-07', description: 'פעם אחת', lines: [{ account: '6000', debit: 700 }, { account: '1200', credit: 700 }] };
+    const body = {
+      date: '2026-01-07',
+      description: 'פעם אחת',
+      lines: [
+        { account: '6000', debit: 700 },
+        { account: '1200', credit: 700 },
+      ],
+    };
     const headers = { 'idempotency-key': 'ledger-once-1' };
     const first = await env.call('POST', ledger(bid, 'entries'), { key: a.test, body, headers });
     const again = await env.call('POST', ledger(bid, 'entries'), { key: a.test, body, headers });
@@ -251,18 +355,30 @@ describe('the database protects the journal', () => {
       await client.query('BEGIN');
       await client.query(
         `INSERT INTO journal_entries(id, business_id, entry_no, entry_date, source, description, created_at)
-         VALUES ('je_raw0000000000000001', $1, 999, '2026-01-01', 'manual', 'x', now())`, [bid]);
-      await client.query(`INSERT INTO journal_lines VALUES ('je_raw0000000000000001', 1, $1, '1200', 1, 100), ('je_raw0000000000000001', 2, $1, '3000', 2, 99)`, [bid]);
+         VALUES ('je_raw0000000000000001', $1, 999, '2026-01-01', 'manual', 'x', now())`,
+        [bid],
+      );
+      await client.query(
+        `INSERT INTO journal_lines VALUES ('je_raw0000000000000001', 1, $1, '1200', 1, 100), ('je_raw0000000000000001', 2, $1, '3000', 2, 99)`,
+        [bid],
+      );
       await expect(client.query('COMMIT')).rejects.toThrow(/not balanced/);
       // The same lines balanced go through: the refusal was the balance, nothing else.
       await client.query('BEGIN');
       await client.query(
         `INSERT INTO journal_entries(id, business_id, entry_no, entry_date, source, description, created_at)
-         VALUES ('je_raw0000000000000002', $1, 999, '2026-01-01', 'manual', 'x', now())`, [bid]);
-      await client.query(`INSERT INTO journal_lines VALUES ('je_raw0000000000000002', 1, $1, '1200', 1, 100), ('je_raw0000000000000002', 2, $1, '3000', 2, 100)`, [bid]);
+         VALUES ('je_raw0000000000000002', $1, 999, '2026-01-01', 'manual', 'x', now())`,
+        [bid],
+      );
+      await client.query(
+        `INSERT INTO journal_lines VALUES ('je_raw0000000000000002', 1, $1, '1200', 1, 100), ('je_raw0000000000000002', 2, $1, '3000', 2, 100)`,
+        [bid],
+      );
       await client.query('COMMIT');
       // Lines added later to an entry already written, even balanced, are refused.
-      await expect(client.query(`INSERT INTO journal_lines VALUES ('${entryId}', 10, $1, '1200', 1, 100), ('${entryId}', 11, $1, '3000', 2, 100)`, [bid])).rejects.toThrow(/already written/);
+      await expect(
+        client.query(`INSERT INTO journal_lines VALUES ('${entryId}', 10, $1, '1200', 1, 100), ('${entryId}', 11, $1, '3000', 2, 100)`, [bid]),
+      ).rejects.toThrow(/already written/);
     } finally {
       await client.end();
     }
@@ -284,18 +400,42 @@ describe('closed periods', () => {
     expect((await get(bid, 'periods')).closed.map((p: any) => p.period)).toEqual(['2026-02']);
 
     const inFebruary = await env.call('POST', ledger(bid, 'entries'), {
-      key: a.test, body: { date: '2026-02-15', description: 'x', lines: [{ account: '6000', debit: 100 }, { account: '1200', credit: 100 }] },
+      key: a.test,
+      body: {
+        date: '2026-02-15',
+        description: 'x',
+        lines: [
+          { account: '6000', debit: 100 },
+          { account: '1200', credit: 100 },
+        ],
+      },
     });
     expect(inFebruary.status).toBe(422);
     expect(inFebruary.body.reason).toBe('period_closed');
     const inJanuary = await env.call('POST', ledger(bid, 'entries'), {
-      key: a.test, body: { date: '2026-01-31', description: 'x', lines: [{ account: '6000', debit: 100 }, { account: '1200', credit: 100 }] },
+      key: a.test,
+      body: {
+        date: '2026-01-31',
+        description: 'x',
+        lines: [
+          { account: '6000', debit: 100 },
+          { account: '1200', credit: 100 },
+        ],
+      },
     });
     expect(inJanuary.status).toBe(201); // January is not closed
 
     const draft = await env.call('POST', `${base}/expenses`, {
       key: a.test,
-      body: { categoryKey: 'office', supplier: { name: 'ספק' }, supplierDocType: 'tax_invoice', supplierDocNumber: 'L-1', supplierDocDate: '2026-02-20', amountExVat: 1_000, vatAmount: 180 },
+      body: {
+        categoryKey: 'office',
+        supplier: { name: 'ספק' },
+        supplierDocType: 'tax_invoice',
+        supplierDocNumber: 'L-1',
+        supplierDocDate: '2026-02-20',
+        amountExVat: 1_000,
+        vatAmount: 180,
+      },
     });
     expect((await env.call('POST', `${base}/expenses/${draft.body.expense.id}/record`, { key: a.test })).status).toBe(201);
     const late = (await get(bid, 'entries')).entries.find((e: any) => e.expenseId === draft.body.expense.id);

@@ -3,7 +3,11 @@ import { generateKeyPairSync } from 'node:crypto';
 import forge from 'node-forge';
 
 const rsaKey = () => {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  const { privateKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
   return forge.pki.privateKeyFromPem(privateKey);
 };
 
@@ -13,9 +17,18 @@ function certificate(subjectCn: string, key: forge.pki.rsa.PrivateKey, issuer: {
   cert.serialNumber = ca ? '01' : '02';
   cert.validity.notBefore = new Date(now.getTime() - 86_400_000);
   cert.validity.notAfter = new Date(now.getTime() + 365 * 86_400_000);
-  cert.setSubject([{ name: 'commonName', value: subjectCn }, { name: 'organizationName', value: ca ? 'Test Trust Services' : 'Neighbourhood Cafe Ltd' }]);
-  cert.setIssuer([{ name: 'commonName', value: issuer.cn }, { name: 'organizationName', value: 'Test Trust Services' }]);
-  cert.setExtensions([{ name: 'basicConstraints', cA: ca }, { name: 'keyUsage', digitalSignature: true, nonRepudiation: true, keyCertSign: ca }]);
+  cert.setSubject([
+    { name: 'commonName', value: subjectCn },
+    { name: 'organizationName', value: ca ? 'Test Trust Services' : 'Neighbourhood Cafe Ltd' },
+  ]);
+  cert.setIssuer([
+    { name: 'commonName', value: issuer.cn },
+    { name: 'organizationName', value: 'Test Trust Services' },
+  ]);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: ca },
+    { name: 'keyUsage', digitalSignature: true, nonRepudiation: true, keyCertSign: ca },
+  ]);
   cert.sign(issuer.key, forge.md.sha256.create());
   return cert;
 }

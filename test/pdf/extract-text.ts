@@ -20,7 +20,9 @@ export async function pdfPageTexts(pdf: Uint8Array): Promise<string[]> {
 }
 
 /** The document information dictionary and the catalog's /Lang, as a reader sees them. */
-export async function pdfInfo(pdf: Uint8Array): Promise<{ Title?: string; Author?: string; Subject?: string; Creator?: string; Producer?: string; Language?: string }> {
+export async function pdfInfo(
+  pdf: Uint8Array,
+): Promise<{ Title?: string; Author?: string; Subject?: string; Creator?: string; Producer?: string; Language?: string }> {
   const doc = await getDocumentProxy(new Uint8Array(pdf));
   const { info } = await doc.getMetadata();
   return info;

@@ -18,7 +18,10 @@ let selfSigned: PdfSigner;
 let issued: PdfSigner;
 
 beforeAll(() => {
-  dev = pdfSigner(parseP12(generateSelfSignedP12({ commonName: 'pinkas self-signed (development and sandbox)', password: 'x', now: AT }), 'x'), { name: 'pinkas', development: true });
+  dev = pdfSigner(parseP12(generateSelfSignedP12({ commonName: 'pinkas self-signed (development and sandbox)', password: 'x', now: AT }), 'x'), {
+    name: 'pinkas',
+    development: true,
+  });
   selfSigned = pdfSigner(parseP12(generateSelfSignedP12({ commonName: 'Home-made Cert', password: 'x', now: AT }), 'x'), { name: 'pinkas' });
   issued = pdfSigner(parseP12(caIssuedP12('x', AT), 'x'), { name: 'pinkas' });
 });
@@ -111,7 +114,15 @@ describe('minor units', () => {
 describe('the sandbox mark', () => {
   const many = (lang: Language): RenderModel => {
     const base = sampleLanguageModel(305, lang);
-    const lines = Array.from({ length: 70 }, (_, i) => ({ description: `Item ${i + 1} פריט`, quantity: 1, unitPrice: 100, lineDiscount: 0, amount: 100, unit: null, sku: null }));
+    const lines = Array.from({ length: 70 }, (_, i) => ({
+      description: `Item ${i + 1} פריט`,
+      quantity: 1,
+      unitPrice: 100,
+      lineDiscount: 0,
+      amount: 100,
+      unit: null,
+      sku: null,
+    }));
     return { ...base, lines, totals: { ...base.totals, discountAmount: 0, totalExVat: 7000, vatAmount: 1260, totalIncVat: 8260 } };
   };
 

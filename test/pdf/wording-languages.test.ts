@@ -1,8 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { sampleLanguageModel, sampleModel } from '../../src/pdf/samples.ts';
 import {
-  dealerIdLine, exchangeRateBlock, footerLine, infoLines, metadataSubject, metadataTitle, noteHeading, pageLabel, paymentDetails,
-  paymentMethodLabel, paymentsSummaryRows, sandboxLine, signatureStatement, stampLines, titleLine, titleSecondLine, totalsRows,
+  dealerIdLine,
+  exchangeRateBlock,
+  footerLine,
+  infoLines,
+  metadataSubject,
+  metadataTitle,
+  noteHeading,
+  pageLabel,
+  paymentDetails,
+  paymentMethodLabel,
+  paymentsSummaryRows,
+  sandboxLine,
+  signatureStatement,
+  stampLines,
+  titleLine,
+  titleSecondLine,
+  totalsRows,
 } from '../../src/pdf/wording.ts';
 import type { RenderModel, SignatureInfo } from '../../src/pdf/model.ts';
 
@@ -81,7 +96,9 @@ describe('totals, payments and the exchange rate', () => {
   });
 
   it('states the rate, its date and source, and the recorded shekel totals', () => {
-    const m = sampleLanguageModel(305, 'en', USD, { ils: { discountAmount: 3721, totalExVat: 949599, vatAmount: 170928, totalIncVat: 1120527, withholdingAmount: 0 } });
+    const m = sampleLanguageModel(305, 'en', USD, {
+      ils: { discountAmount: 3721, totalExVat: 949599, vatAmount: 170928, totalIncVat: 1120527, withholdingAmount: 0 },
+    });
     expect(exchangeRateBlock(m)).toEqual({
       lines: ['Exchange rate: USD 1 = ₪3.7210', 'Rate date: 27 Feb 2026', 'Source: Bank of Israel representative rate'],
       rows: [
@@ -110,8 +127,12 @@ describe('totals, payments and the exchange rate', () => {
     expect(paymentMethodLabel({ method: 7, amount: 1 }, 'he')).toBe('אחר (7)');
     const cheque = { method: 2, amount: 1, checkNumber: '1001', bankCode: '12', branchCode: '345', accountNumber: '678901' };
     expect(paymentDetails(cheque, 'en')).toBe('Cheque No. 1001, Bank 12, Branch 345, Account 678901');
-    expect(paymentDetails({ method: 3, amount: 1, cardCompany: '6', cardName: 'Visa', cardTxType: '4' }, 'en')).toBe('Leumi Card / Max, Visa, Deal type: Deferred charge');
-    expect(paymentDetails({ method: 3, amount: 1, cardCompany: '2', cardTxType: '2' }, 'he+en')).toBe('כאל / Cal, סוג עסקה / Deal type: תשלומים / Installments');
+    expect(paymentDetails({ method: 3, amount: 1, cardCompany: '6', cardName: 'Visa', cardTxType: '4' }, 'en')).toBe(
+      'Leumi Card / Max, Visa, Deal type: Deferred charge',
+    );
+    expect(paymentDetails({ method: 3, amount: 1, cardCompany: '2', cardTxType: '2' }, 'he+en')).toBe(
+      'כאל / Cal, סוג עסקה / Deal type: תשלומים / Installments',
+    );
     const eur = { method: 4, amount: 37210, currency: { code: 'EUR', minorUnits: 2 }, exchangeRate: '4.0123', originalAmount: 9274 };
     expect(paymentDetails(eur, 'en')).toBe('Paid in: EUR 92.74 (EUR 1 = ₪4.0123)');
     expect(paymentDetails(eur, 'he')).toBe('שולם במטבע: EUR 92.74 (EUR 1 = ₪4.0123)');
@@ -138,8 +159,12 @@ describe('marks, signature, sandbox, pages', () => {
     const self: SignatureInfo = { kind: 'self-signed', subject: 'My Cert', issuer: 'My Cert' };
     expect(signatureStatement(self, 'en')).toBe('Signed with a self-signed certificate — not an approved electronic signature (My Cert)');
     const issued: SignatureInfo = { kind: 'issued', subject: 'Cafe Signer, Neighbourhood Cafe Ltd', issuer: 'Test Root CA, Test Trust Services' };
-    expect(signatureStatement(issued, 'en')).toBe('Electronically signed by Cafe Signer, Neighbourhood Cafe Ltd; certificate issued by Test Root CA, Test Trust Services');
-    expect(signatureStatement(issued, 'he')).toBe('חתום אלקטרונית על ידי: Cafe Signer, Neighbourhood Cafe Ltd; מנפיק התעודה: Test Root CA, Test Trust Services');
+    expect(signatureStatement(issued, 'en')).toBe(
+      'Electronically signed by Cafe Signer, Neighbourhood Cafe Ltd; certificate issued by Test Root CA, Test Trust Services',
+    );
+    expect(signatureStatement(issued, 'he')).toBe(
+      'חתום אלקטרונית על ידי: Cafe Signer, Neighbourhood Cafe Ltd; מנפיק התעודה: Test Root CA, Test Trust Services',
+    );
     for (const s of [signatureStatement(issued, 'en'), signatureStatement(issued, 'he')]) expect(s).not.toMatch(/approved|מאושרת/);
     expect(signatureStatement(null, 'en')).toMatch(/not signed/);
   });
@@ -148,7 +173,9 @@ describe('marks, signature, sandbox, pages', () => {
     expect(sandboxLine('en')).toBe('SANDBOX — NOT A TAX DOCUMENT');
     expect(sandboxLine('he')).toBe('מסמך ניסיון — אינו מסמך מס');
     expect(sandboxLine('he+en')).toBe('מסמך ניסיון — אינו מסמך מס / SANDBOX — NOT A TAX DOCUMENT');
-    expect(metadataSubject(sampleLanguageModel(305, 'en'), 'origin', true)).toBe('Tax Invoice No. 1001 | Original | Neighbourhood Cafe Ltd | SANDBOX — NOT A TAX DOCUMENT');
+    expect(metadataSubject(sampleLanguageModel(305, 'en'), 'origin', true)).toBe(
+      'Tax Invoice No. 1001 | Original | Neighbourhood Cafe Ltd | SANDBOX — NOT A TAX DOCUMENT',
+    );
     expect(metadataSubject(sampleModel(305), 'copy', false)).toBe('חשבונית מס מס\' 1001 | העתק | קפה השכונה בע"מ');
   });
 

@@ -170,7 +170,9 @@ describe('email', () => {
     const closed = await startSmtp([]);
     const port = closed.port;
     await new Promise<void>((resolve) => closed.server.close(() => resolve()));
-    const env2 = await createTestEnv({ env: { DATA_DIR: tempDataDir(), SMTP_HOST: '127.0.0.1', SMTP_PORT: String(port), SMTP_FROM: 'no-reply@pinkas.example' } });
+    const env2 = await createTestEnv({
+      env: { DATA_DIR: tempDataDir(), SMTP_HOST: '127.0.0.1', SMTP_PORT: String(port), SMTP_FROM: 'no-reply@pinkas.example' },
+    });
     try {
       const a2 = await env2.account();
       const b = await env2.business(a2.live);

@@ -87,7 +87,11 @@ describe('the render job', () => {
     const log = await env.call('GET', pdfPath(b.id, doc.id, 'prints'), { key: a.live });
     expect(log.status).toBe(200);
     expect(log.body.printCount).toBe(3);
-    expect(log.body.prints.map((p: any) => [p.variant, p.channel])).toEqual([['origin', 'print'], ['copy', 'print'], ['copy', 'print']]);
+    expect(log.body.prints.map((p: any) => [p.variant, p.channel])).toEqual([
+      ['origin', 'print'],
+      ['copy', 'print'],
+      ['copy', 'print'],
+    ]);
     expect(log.body.prints[0].keyPrefix).toMatch(/^bk_live_/);
     expect(log.body.prints[2].createdAt).toBe(env.clock.now().toISOString());
     const after = await env.call('GET', `/v1/businesses/${b.id}/documents/${doc.id}`, { key: a.live });
@@ -114,16 +118,25 @@ describe('the render job', () => {
     const b = await env.business(a.live);
     const doc = await issueDoc(env, a.live, b.id);
     // The allocation area's state: a request is pending.
-    await env.sql('live', `UPDATE documents SET allocation = '{"status":"pending","number":null,"error":null,"requestedAt":null,"decidedAt":null}'::jsonb WHERE id = '${doc.id}'`);
+    await env.sql(
+      'live',
+      `UPDATE documents SET allocation = '{"status":"pending","number":null,"error":null,"requestedAt":null,"decidedAt":null}'::jsonb WHERE id = '${doc.id}'`,
+    );
     await renderRunner(env).runDue('live');
-    const [job] = await env.sql<any>('live', `SELECT attempts, done_at, failed_at, run_at, last_error FROM jobs WHERE kind = 'document.render' AND ref_id = '${doc.id}'`);
+    const [job] = await env.sql<any>(
+      'live',
+      `SELECT attempts, done_at, failed_at, run_at, last_error FROM jobs WHERE kind = 'document.render' AND ref_id = '${doc.id}'`,
+    );
     expect(job.done_at).toBeNull();
     expect(job.attempts).toBe(0); // waiting is not a failure
     expect(job.last_error).toMatch(/allocation/);
     expect((await env.call('POST', pdfPath(b.id, doc.id, 'print'), { key: a.live })).body.reason).toBe('pdf_pending');
 
     // The number arrives; the next run prints it.
-    await env.sql('live', `UPDATE documents SET allocation_number = '123456789', allocation = '{"status":"granted","number":"123456789","error":null,"requestedAt":null,"decidedAt":null}'::jsonb WHERE id = '${doc.id}'`);
+    await env.sql(
+      'live',
+      `UPDATE documents SET allocation_number = '123456789', allocation = '{"status":"granted","number":"123456789","error":null,"requestedAt":null,"decidedAt":null}'::jsonb WHERE id = '${doc.id}'`,
+    );
     env.clock.advance(3_000);
     expect(await renderRunner(env).runDue('live')).toBe(1);
     const print = await env.call('POST', pdfPath(b.id, doc.id, 'print'), { key: a.live });
@@ -133,7 +146,10 @@ describe('the render job', () => {
   it('renders without the number once the bound has passed', async () => {
     const b = await env.business(a.live);
     const doc = await issueDoc(env, a.live, b.id);
-    await env.sql('live', `UPDATE documents SET allocation = '{"status":"pending","number":null,"error":null,"requestedAt":null,"decidedAt":null}'::jsonb WHERE id = '${doc.id}'`);
+    await env.sql(
+      'live',
+      `UPDATE documents SET allocation = '{"status":"pending","number":null,"error":null,"requestedAt":null,"decidedAt":null}'::jsonb WHERE id = '${doc.id}'`,
+    );
     await renderRunner(env).runDue('live');
     env.clock.advance(61_000);
     expect(await renderRunner(env).runDue('live')).toBe(1);
@@ -147,7 +163,10 @@ describe('the render job', () => {
     const one = await issueDoc(env, a.live, b.id);
     const two = await issueDoc(env, a.live, b.id);
     // A process claimed `two` and died: its lease holds the job until it ends.
-    await env.sql('live', `UPDATE jobs SET locked_until = '${new Date(env.clock.now().getTime() + 120_000).toISOString()}', attempts = 1 WHERE kind = 'document.render' AND ref_id = '${two.id}'`);
+    await env.sql(
+      'live',
+      `UPDATE jobs SET locked_until = '${new Date(env.clock.now().getTime() + 120_000).toISOString()}', attempts = 1 WHERE kind = 'document.render' AND ref_id = '${two.id}'`,
+    );
     const ran = await Promise.all([renderRunner(env).runDue('live'), renderRunner(env).runDue('live'), renderRunner(env).runDue('live')]);
     expect(ran.reduce((x, y) => x + y, 0)).toBe(1);
     const ready = (id: string) => env.sql('live', `SELECT 1 FROM outbox_events WHERE event = 'document.pdf_ready' AND data->>'documentId' = '${id}'`);
@@ -193,7 +212,10 @@ describe('the render job', () => {
       const b = await env2.business(a2.live);
       const doc = await issueDoc(env2, a2.live, b.id);
       expect(await renderRunner(env2).runDue('live')).toBe(1);
-      const [job] = await env2.sql<any>('live', `SELECT attempts, done_at, failed_at, run_at, last_error FROM jobs WHERE kind = 'document.render' AND ref_id = '${doc.id}'`);
+      const [job] = await env2.sql<any>(
+        'live',
+        `SELECT attempts, done_at, failed_at, run_at, last_error FROM jobs WHERE kind = 'document.render' AND ref_id = '${doc.id}'`,
+      );
       expect(job.attempts).toBe(1);
       expect(job.done_at).toBeNull();
       expect(job.failed_at).toBeNull();
@@ -220,7 +242,10 @@ describe('production without a signing certificate', () => {
       const live = await env2.business(a2.live);
       const liveDoc = await issueDoc(env2, a2.live, live.id);
       expect(await renderRunner(env2).runDue('live')).toBe(1);
-      const [job] = await env2.sql<any>('live', `SELECT attempts, done_at, failed_at, run_at, last_error FROM jobs WHERE kind = 'document.render' AND ref_id = '${liveDoc.id}'`);
+      const [job] = await env2.sql<any>(
+        'live',
+        `SELECT attempts, done_at, failed_at, run_at, last_error FROM jobs WHERE kind = 'document.render' AND ref_id = '${liveDoc.id}'`,
+      );
       expect(job).toMatchObject({ attempts: 0, done_at: null, failed_at: null });
       expect(job.last_error).toMatch(/PDF_SIGNING_P12_PATH/);
       expect(new Date(job.run_at).getTime()).toBe(env.clock.now().getTime() + 60_000);
@@ -348,9 +373,15 @@ describe('the origin is handed out exactly once', () => {
     const variants = results.map((r) => (r.status === 200 ? (r.headers['x-print-variant'] ?? r.body.variant) : `${r.status}:${r.body.reason}`));
     expect(variants.filter((v) => v === 'origin')).toHaveLength(1);
     expect(variants.every((v) => v === 'origin' || v === 'copy' || v === '409:conflict')).toBe(true);
-    const rows = await env.sql<any>('live', `SELECT variant, count(*)::int AS n FROM document_prints WHERE document_id = '${doc.id}' GROUP BY variant ORDER BY variant`);
+    const rows = await env.sql<any>(
+      'live',
+      `SELECT variant, count(*)::int AS n FROM document_prints WHERE document_id = '${doc.id}' GROUP BY variant ORDER BY variant`,
+    );
     const okCount = results.filter((r) => r.status === 200).length;
-    expect(rows).toEqual([{ variant: 'copy', n: okCount - 1 }, { variant: 'origin', n: 1 }]);
+    expect(rows).toEqual([
+      { variant: 'copy', n: okCount - 1 },
+      { variant: 'origin', n: 1 },
+    ]);
     const [d] = await env.sql<any>('live', `SELECT print_count FROM documents WHERE id = '${doc.id}'`);
     expect(d.print_count).toBe(okCount);
   });

@@ -5,7 +5,18 @@ import type { DocumentRow, DocumentSnapshot } from '../../src/documents/snapshot
 import type { BusinessRecord } from '../../src/businesses/service.ts';
 
 const totals = { discountAmount: 0, totalExVat: 10000, vatAmount: 1800, totalIncVat: 11800, withholdingAmount: 0 };
-const payment = { method: 4 as const, amount: 11800, dueDate: null, bankCode: null, branchCode: null, accountNumber: null, checkNumber: null, cardCompany: null, cardName: null, cardTxType: null };
+const payment = {
+  method: 4 as const,
+  amount: 11800,
+  dueDate: null,
+  bankCode: null,
+  branchCode: null,
+  accountNumber: null,
+  checkNumber: null,
+  cardCompany: null,
+  cardName: null,
+  cardTxType: null,
+};
 
 function snapshot(over: Partial<DocumentSnapshot> = {}): DocumentSnapshot {
   return {
@@ -40,12 +51,30 @@ describe('issuedRenderModel', () => {
 
   it('carries language, currency with its minor units, the rate and the recorded shekel totals', () => {
     const ils = { discountAmount: 0, totalExVat: 37210, vatAmount: 6698, totalIncVat: 43908, withholdingAmount: 0 };
-    const m = issuedRenderModel(row(snapshot({
-      language: 'en', currency: 'KWD', exchangeRate: '12.1034', exchangeRateDate: '2026-02-27', exchangeRateSource: 'boi', ils,
-      payments: [{ ...payment, currency: 'EUR', exchangeRate: '4.0123', originalAmount: 9274 }, { ...payment, currency: 'KWD' }],
-    })), null);
+    const m = issuedRenderModel(
+      row(
+        snapshot({
+          language: 'en',
+          currency: 'KWD',
+          exchangeRate: '12.1034',
+          exchangeRateDate: '2026-02-27',
+          exchangeRateSource: 'boi',
+          ils,
+          payments: [
+            { ...payment, currency: 'EUR', exchangeRate: '4.0123', originalAmount: 9274 },
+            { ...payment, currency: 'KWD' },
+          ],
+        }),
+      ),
+      null,
+    );
     expect(m).toMatchObject({
-      language: 'en', currency: { code: 'KWD', minorUnits: 3 }, exchangeRate: '12.1034', exchangeRateDate: '2026-02-27', exchangeRateSource: 'boi', ils,
+      language: 'en',
+      currency: { code: 'KWD', minorUnits: 3 },
+      exchangeRate: '12.1034',
+      exchangeRateDate: '2026-02-27',
+      exchangeRateSource: 'boi',
+      ils,
     });
     expect(m.payments[0]).toMatchObject({ currency: { code: 'EUR', minorUnits: 2 }, exchangeRate: '4.0123', originalAmount: 9274 });
     // A payment in the document's own currency is not "another currency".
@@ -61,14 +90,33 @@ describe('issuedRenderModel', () => {
 
 describe('draftRenderModel', () => {
   const business = {
-    name: 'Cafe', taxId: '516179157', dealerType: 'murshe', defaultVatRateBp: null, address: null, phone: null, email: null,
+    name: 'Cafe',
+    taxId: '516179157',
+    dealerType: 'murshe',
+    defaultVatRateBp: null,
+    address: null,
+    phone: null,
+    email: null,
     branding: { template: 'classic', accentColor: null, tagline: null, website: null, footerText: null },
   } as unknown as BusinessRecord;
-  const draft = (over: Record<string, unknown> = {}) => ({
-    status: 'draft', docType: 305, documentDate: '2026-03-01', valueDate: null, priceMode: 'net', vatRateBp: null, vatExemptionReason: null,
-    lines: [{ description: 'x', quantity: 2, unitPriceExVat: 500, sku: null, unit: null, lineDiscount: 0 }], payments: [], discountAmount: 0,
-    withholdingAmount: 0, party: null, allocationNumber: null, note: null, ...over,
-  }) as unknown as DocumentRow;
+  const draft = (over: Record<string, unknown> = {}) =>
+    ({
+      status: 'draft',
+      docType: 305,
+      documentDate: '2026-03-01',
+      valueDate: null,
+      priceMode: 'net',
+      vatRateBp: null,
+      vatExemptionReason: null,
+      lines: [{ description: 'x', quantity: 2, unitPriceExVat: 500, sku: null, unit: null, lineDiscount: 0 }],
+      payments: [],
+      discountAmount: 0,
+      withholdingAmount: 0,
+      party: null,
+      allocationNumber: null,
+      note: null,
+      ...over,
+    }) as unknown as DocumentRow;
 
   it('previews in the draft language and currency, without shekel totals (fixed only at issue)', () => {
     const m = draftRenderModel(draft({ language: 'en', currency: 'USD', exchangeRate: '3.7210' }), business, null);

@@ -51,12 +51,15 @@ describe('signing per mode with a configured certificate', () => {
     expect(text).toContain('נחתם בתעודת פיתוח בחתימה עצמית - אינה חתימה אלקטרונית מאושרת');
     expect(text).not.toContain('Cafe Signer');
     const info = await pdfInfo(pdf);
-    expect(info).toMatchObject({ Title: "חשבונית מס 1", Creator: 'pinkas', Producer: 'pinkas', Language: 'he' });
+    expect(info).toMatchObject({ Title: 'חשבונית מס 1', Creator: 'pinkas', Producer: 'pinkas', Language: 'he' });
     expect(info.Subject).toContain('מסמך ניסיון — אינו מסמך מס');
   });
 
   it('a sandbox draft preview carries the mark, a live one does not', async () => {
-    for (const [key, marked] of [[a.test, true], [a.live, false]] as const) {
+    for (const [key, marked] of [
+      [a.test, true],
+      [a.live, false],
+    ] as const) {
       const b = await env.business(key);
       const draft = await env.call('POST', `/v1/businesses/${b.id}/documents`, { key, body: { docType: 305, lines: [line()] } });
       const res = await env.call('POST', pdfPath(b.id, draft.body.document.id, 'print'), { key });

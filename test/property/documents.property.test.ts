@@ -233,7 +233,14 @@ function genPayment(g: Gen, amount: number, docDate: string): Record<string, unk
       };
     case 'transfer':
       return g.chance(0.5)
-        ? { method: g.pick(['transfer', 'bank_transfer', 4]), amount, bankCode: digits(2), branchCode: digits(3), accountNumber: digits(g.int(5, 12)), dueDate: docDate }
+        ? {
+            method: g.pick(['transfer', 'bank_transfer', 4]),
+            amount,
+            bankCode: digits(2),
+            branchCode: digits(3),
+            accountNumber: digits(g.int(5, 12)),
+            dueDate: docDate,
+          }
         : { method: g.pick(['transfer', 'bank_transfer', 4]), amount };
     case 'app':
       return { method: g.pick(['bit', 'paybox', 'payment_app', 'app', 91, 92, 93]), amount };
@@ -274,7 +281,10 @@ function genDoc(g: Gen, dealer: Dealer, savedParties: string[] = [], defaultVatR
     const name = textOr(g, LIMIT.partyName, PARTY_NAMES);
     const taxId = g.pick(BUYER_TAX_IDS);
     const contact = g.chance(0.3)
-      ? { address: textOr(g, LIMIT.partyAddress, ['הרצל 1, תל אביב', '1 Rothschild Blvd, Tel Aviv'], 0.4), phone: g.chance(0.3) ? '+972-3-555-5555' : '03-5555555' }
+      ? {
+          address: textOr(g, LIMIT.partyAddress, ['הרצל 1, תל אביב', '1 Rothschild Blvd, Tel Aviv'], 0.4),
+          phone: g.chance(0.3) ? '+972-3-555-5555' : '03-5555555',
+        }
       : {};
     body.party = { name, ...(taxId ? { taxId } : {}), ...contact };
   }
@@ -396,7 +406,11 @@ function checkTotals(where: string, doc: any, exp: Expected, withholding: number
   const want = { totalExVat: z(exp.totalExVat), vatAmount: z(exp.vatAmount), totalIncVat: z(exp.totalIncVat), withholdingAmount: z(withholding) };
   expect(got, where).toEqual(want);
   if (doc.status === 'issued') expect(doc.vatRateBp, where).toBe(exp.vatRateBp);
-  if (exp.lineAmounts.length) expect(doc.lines.map((l: any) => l.amount), where).toEqual(exp.lineAmounts);
+  if (exp.lineAmounts.length)
+    expect(
+      doc.lines.map((l: any) => l.amount),
+      where,
+    ).toEqual(exp.lineAmounts);
 }
 
 describe('property: random valid documents issue, total and export verified', () => {
@@ -414,8 +428,15 @@ describe('property: random valid documents issue, total and export verified', ()
         ...b.extra,
       });
       const parties: string[] = [];
-      for (const [name, taxId] of [['לקוח קבוע', TAX_IDS.person2], ['Saved Customer Ltd', TAX_IDS.company2], ['בלי מספר', null]] as const) {
-        const p = await env.call('POST', `/v1/businesses/${business.id}/parties`, { key: a.test, body: { name, kind: 'customer', ...(taxId ? { taxId } : {}) } });
+      for (const [name, taxId] of [
+        ['לקוח קבוע', TAX_IDS.person2],
+        ['Saved Customer Ltd', TAX_IDS.company2],
+        ['בלי מספר', null],
+      ] as const) {
+        const p = await env.call('POST', `/v1/businesses/${business.id}/parties`, {
+          key: a.test,
+          body: { name, kind: 'customer', ...(taxId ? { taxId } : {}) },
+        });
         expect(p.status, JSON.stringify(p.body)).toBe(201);
         parties.push(p.body.party.id);
       }
@@ -475,7 +496,9 @@ describe('property: random valid documents issue, total and export verified', ()
         draft = created.body.document;
         checkTotals(`preview ${tag}`, draft, d.expected, d.withholding);
       }
-      const branding = g.chance(0.05) ? { branding: { accentColor: '#abcdef', tagline: limitText(g, 40), template: g.pick(['classic', 'stripe']) } } : undefined;
+      const branding = g.chance(0.05)
+        ? { branding: { accentColor: '#abcdef', tagline: limitText(g, 40), template: g.pick(['classic', 'stripe']) } }
+        : undefined;
       const issued = await env.call('POST', `/v1/businesses/${b.id}/documents/${draft.id}/issue`, { key: a.test, body: branding });
       if (issued.status !== 201) {
         failures.push(`issue refused ${issued.status}: ${JSON.stringify(issued.body)} — ${tag}`);
@@ -486,7 +509,11 @@ describe('property: random valid documents issue, total and export verified', ()
       if (d.body.allocationNumber) expect(doc.allocationNumber, `caller-held allocation number ${tag}`).toBe(d.body.allocationNumber);
       expect(doc.docType, tag).toBe(d.docType);
       checkTotals(`issued ${tag}`, doc, d.expected, d.withholding);
-      if (d.docType !== 305) expect(doc.payments.reduce((s: number, p: any) => s + p.amount, 0), tag).toBe(d.paymentsTotal);
+      if (d.docType !== 305)
+        expect(
+          doc.payments.reduce((s: number, p: any) => s + p.amount, 0),
+          tag,
+        ).toBe(d.paymentsTotal);
       bump(b, doc);
       issuedTotal++;
       issuesToday++;
@@ -506,7 +533,10 @@ describe('property: random valid documents issue, total and export verified', ()
         if (d.docType === 400) {
           expect(c.docType, tag).toBe(400);
           checkTotals(`reversal of ${tag}`, c, d.expected, d.withholding, -1);
-          expect(c.payments.reduce((s: number, p: any) => s + p.amount, 0), tag).toBe(-d.paymentsTotal);
+          expect(
+            c.payments.reduce((s: number, p: any) => s + p.amount, 0),
+            tag,
+          ).toBe(-d.paymentsTotal);
         } else {
           expect(c.docType, tag).toBe(330);
           checkTotals(`330 of ${tag}`, c, d.expected, 0);
@@ -532,7 +562,10 @@ describe('property: random valid documents issue, total and export verified', ()
       expect(ex.body.exportRun.status).toBe('completed');
       for (const t of v.byDocType) expect(t.match, `${b.key} ${t.docType}: ${JSON.stringify(t)}`).toBe(true);
       const got = Object.fromEntries(
-        v.byDocType.map((t: any) => [t.docType, { count: t.file.count, exVat: t.file.exVat, vat: t.file.vat, incVat: t.file.incVat, withholding: t.file.withholding }]),
+        v.byDocType.map((t: any) => [
+          t.docType,
+          { count: t.file.count, exVat: t.file.exVat, vat: t.file.vat, incVat: t.file.incVat, withholding: t.file.withholding },
+        ]),
       );
       expect(got, `${b.key}: the export's per-type sums against the documents issued`).toEqual(Object.fromEntries(b.sums));
       // the independent verifier: the zip as downloaded, the documents as the API lists them

@@ -73,7 +73,10 @@ describe('found by the independent verifier: a business name or address longer t
       }
       expect(create.status).toBe(201);
       const bid = create.body.business.id;
-      const d = await env.call('POST', `/v1/businesses/${bid}/documents`, { key: a.test, body: { docType: 400, documentDate: '2026-03-01', payments: [{ method: 'cash', amount: 100 }] } });
+      const d = await env.call('POST', `/v1/businesses/${bid}/documents`, {
+        key: a.test,
+        body: { docType: 400, documentDate: '2026-03-01', payments: [{ method: 'cash', amount: 100 }] },
+      });
       expect(d.status).toBe(201);
       expect((await env.call('POST', `/v1/businesses/${bid}/documents/${d.body.document.id}/issue`, { key: a.test })).status).toBe(201);
       env.clock.advance(60_000);

@@ -83,7 +83,15 @@ function payment(g: Gen, amount: number, date: string): Record<string, unknown> 
     case 0:
       return { method: 'cash', amount };
     case 1:
-      return { method: 'cheque', amount, bankCode: '12', branchCode: '600', accountNumber: '123456', checkNumber: String(g.int(1000, 9999)), dueDate: addDays(date, g.int(0, 60)) };
+      return {
+        method: 'cheque',
+        amount,
+        bankCode: '12',
+        branchCode: '600',
+        accountNumber: '123456',
+        checkNumber: String(g.int(1000, 9999)),
+        dueDate: addDays(date, g.int(0, 60)),
+      };
     case 2:
       return { method: 'card', amount, cardCompany: g.pick(['isracard', 'cal', 'max']), cardName: 'ויזה' };
     case 3:
@@ -107,9 +115,10 @@ export interface DocDraft {
 export function genDocument(g: Gen, dealer: Dealer, date: string, savedParties: string[]): DocDraft {
   const docType = vatDealer(dealer) ? g.pick([305, 305, 320, 400] as const) : 400;
   const body: Record<string, unknown> = { docType, documentDate: date };
-  body.party = savedParties.length && g.chance(0.3)
-    ? { partyId: g.pick(savedParties) }
-    : { name: g.pick(['לקוח מזדמן', 'ACME Ltd', 'חברת "הדוגמה" בע"מ']), ...(g.chance(0.6) ? { taxId: g.pick([TAX_IDS.person2, TAX_IDS.company2]) } : {}) };
+  body.party =
+    savedParties.length && g.chance(0.3)
+      ? { partyId: g.pick(savedParties) }
+      : { name: g.pick(['לקוח מזדמן', 'ACME Ltd', 'חברת "הדוגמה" בע"מ']), ...(g.chance(0.6) ? { taxId: g.pick([TAX_IDS.person2, TAX_IDS.company2]) } : {}) };
   if (docType === 400) {
     const total = g.int(100, 2_000_000);
     const parts = split(g, total, 3);
@@ -177,12 +186,25 @@ export function genExpense(g: Gen, dealer: Dealer, date: string): ExpenseDraft {
   const sign = docType === 'credit_invoice' ? -1 : 1;
   const exVat = sign * g.int(100, 3_000_000);
   const vat = category === 'insurance' ? 0 : g.chance(0.9) ? Number(divRound(BigInt(exVat) * 1800n, 10000n)) : sign * g.int(0, Math.abs(exVat));
-  const supplier = g.chance(0.8) ? { name: g.pick(['בזק', 'ספק ציוד', 'משכיר']), ...(g.chance(0.7) ? { taxId: g.pick([TAX_IDS.company2, TAX_IDS.person]) } : {}) } : { name: 'ספק מזדמן' };
+  const supplier = g.chance(0.8)
+    ? { name: g.pick(['בזק', 'ספק ציוד', 'משכיר']), ...(g.chance(0.7) ? { taxId: g.pick([TAX_IDS.company2, TAX_IDS.person]) } : {}) }
+    : { name: 'ספק מזדמן' };
   const [num, den] = CATEGORIES[category].share;
   const deductible = !vatDealer(dealer) || docType === 'receipt' ? 0 : Number(divRound(BigInt(vat) * BigInt(num), BigInt(den)));
   return {
-    body: { categoryKey: category, supplier, supplierDocType: docType, supplierDocNumber: `S-${g.int(1, 99999)}`, supplierDocDate: date, amountExVat: exVat, vatAmount: vat },
-    category, exVat, vat, deductible,
+    body: {
+      categoryKey: category,
+      supplier,
+      supplierDocType: docType,
+      supplierDocNumber: `S-${g.int(1, 99999)}`,
+      supplierDocDate: date,
+      amountExVat: exVat,
+      vatAmount: vat,
+    },
+    category,
+    exVat,
+    vat,
+    deductible,
   };
 }
 
@@ -205,17 +227,42 @@ export interface Effect {
 }
 
 export const zeroEffect = (): Effect => ({
-  outputVat: 0, inputVat: 0, inputVatFixedAssets: 0, sales: { taxable: 0, zeroRatedExport: 0, eilat: 0, exempt: 0 },
-  revenue: 0, expenses: 0, saleCount: 0, inputCount: 0, inputsExVat: 0, adjustmentCount: 0, adjustmentOutputVat: 0,
+  outputVat: 0,
+  inputVat: 0,
+  inputVatFixedAssets: 0,
+  sales: { taxable: 0, zeroRatedExport: 0, eilat: 0, exempt: 0 },
+  revenue: 0,
+  expenses: 0,
+  saleCount: 0,
+  inputCount: 0,
+  inputsExVat: 0,
+  adjustmentCount: 0,
+  adjustmentOutputVat: 0,
 });
 
 export function addEffect(into: Effect, e: Effect): void {
-  for (const k of ['outputVat', 'inputVat', 'inputVatFixedAssets', 'revenue', 'expenses', 'saleCount', 'inputCount', 'inputsExVat', 'adjustmentCount', 'adjustmentOutputVat'] as const) into[k] += e[k];
+  for (const k of [
+    'outputVat',
+    'inputVat',
+    'inputVatFixedAssets',
+    'revenue',
+    'expenses',
+    'saleCount',
+    'inputCount',
+    'inputsExVat',
+    'adjustmentCount',
+    'adjustmentOutputVat',
+  ] as const)
+    into[k] += e[k];
   for (const t of Object.keys(into.sales) as Treatment[]) into.sales[t] += e.sales[t];
 }
 
 /** A document as the API answered it (sign: −1 for a 330, whose amounts are positive but reduce). */
-export function documentEffect(dealer: Dealer, doc: { docType: number; totalExVat: number; vatAmount: number; totalIncVat: number; withholdingAmount: number }, treatment: Treatment): Effect {
+export function documentEffect(
+  dealer: Dealer,
+  doc: { docType: number; totalExVat: number; vatAmount: number; totalIncVat: number; withholdingAmount: number },
+  treatment: Treatment,
+): Effect {
   const e = zeroEffect();
   if (doc.docType === 400) {
     if (vatDealer(dealer)) return e; // money against the customer: no revenue, no VAT
@@ -254,15 +301,40 @@ export interface ManualTemplate {
   effect: (x: number) => Partial<Effect>;
 }
 export const MANUAL_TEMPLATES: ManualTemplate[] = [
-  { name: 'opening balance', vatOnly: false, lines: (x) => [{ account: '1230', debit: x }, { account: '3000', credit: x }], effect: () => ({}) },
-  { name: 'bank charge', vatOnly: false, lines: (x) => [{ account: '6000', debit: x }, { account: '1200', credit: x }], effect: (x) => ({ expenses: x }) },
   {
-    name: 'revenue adjustment', vatOnly: false,
-    lines: (x, d) => [{ account: '1200', debit: x }, { account: vatDealer(d) ? '4000' : '4100', credit: x }],
+    name: 'opening balance',
+    vatOnly: false,
+    lines: (x) => [
+      { account: '1230', debit: x },
+      { account: '3000', credit: x },
+    ],
+    effect: () => ({}),
+  },
+  {
+    name: 'bank charge',
+    vatOnly: false,
+    lines: (x) => [
+      { account: '6000', debit: x },
+      { account: '1200', credit: x },
+    ],
+    effect: (x) => ({ expenses: x }),
+  },
+  {
+    name: 'revenue adjustment',
+    vatOnly: false,
+    lines: (x, d) => [
+      { account: '1200', debit: x },
+      { account: vatDealer(d) ? '4000' : '4100', credit: x },
+    ],
     effect: (x) => ({ revenue: x, adjustmentCount: 1 }),
   },
   {
-    name: 'output VAT adjustment', vatOnly: true, lines: (x) => [{ account: '2200', debit: x }, { account: '1200', credit: x }],
+    name: 'output VAT adjustment',
+    vatOnly: true,
+    lines: (x) => [
+      { account: '2200', debit: x },
+      { account: '1200', credit: x },
+    ],
     effect: (x) => ({ outputVat: -x, adjustmentOutputVat: -x, adjustmentCount: 1 }),
   },
 ];
@@ -287,7 +359,11 @@ const ymd = (d: string) => d.replace(/-/g, '');
  * The PCN874 entry a fact must have (docs/vat.md "What goes in"), as `type counterparty date vat exVat`:
  * S/L/Y for a 305/320/330 of a VAT dealer, T/K for an expense or storno with deductible VAT; null: none.
  */
-export function pcnOfDocument(dealer: Dealer, doc: { docType: number; documentDate: string; totalExVat: number; vatAmount: number; party: { taxId: string | null } | null }, treatment: Treatment): string | null {
+export function pcnOfDocument(
+  dealer: Dealer,
+  doc: { docType: number; documentDate: string; totalExVat: number; vatAmount: number; party: { taxId: string | null } | null },
+  treatment: Treatment,
+): string | null {
   if (!vatDealer(dealer) || doc.docType === 400) return null;
   const sign = doc.docType === 330 ? -1 : 1;
   const id = nineDigits(doc.party?.taxId);

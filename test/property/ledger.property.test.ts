@@ -36,8 +36,24 @@ import { createTestEnv, TAX_IDS, type TestAccount, type TestEnv } from '../helpe
 import { verifyExportThroughApi } from '../verifier/api.ts';
 import { formatDefect, readExportZip } from '../verifier/openfrmt-verifier.ts';
 import {
-  addDays, addEffect, documentEffect, expenseEffect, Gen, genDocument, genExpense, manualEffect, MANUAL_TEMPLATES, pcnOfDocument, pcnOfExpense, vatDealer, zeroEffect,
-  type Dealer, type Effect, type ExpenseDraft, type ManualTemplate, type Treatment,
+  addDays,
+  addEffect,
+  documentEffect,
+  expenseEffect,
+  Gen,
+  genDocument,
+  genExpense,
+  manualEffect,
+  MANUAL_TEMPLATES,
+  pcnOfDocument,
+  pcnOfExpense,
+  vatDealer,
+  zeroEffect,
+  type Dealer,
+  type Effect,
+  type ExpenseDraft,
+  type ManualTemplate,
+  type Treatment,
 } from './ledger-model.ts';
 
 const SEED = Number(process.env.PROPERTY_SEED ?? 0x20_0007) >>> 0;
@@ -110,7 +126,7 @@ function entryDateOf(b: Biz, date: string): string {
 
 async function allEntries(bid: string): Promise<any[]> {
   const out: any[] = [];
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const page = await ok('GET', `/v1/businesses/${bid}/ledger/entries?take=500&after=${after}`);
     out.push(...page.entries);
     if (page.nextAfter === null) return out;
@@ -132,9 +148,22 @@ async function step(g: Gen, b: Biz, today: string, counts: Record<string, number
     const draft = await ok('POST', `${base}/documents`, d.body);
     const doc = (await ok('POST', `${base}/documents/${draft.document.id}/issue`)).document;
     const tag = `seed ${SEED} ${b.key} ${JSON.stringify(d.body)}`;
-    expect({ ex: doc.totalExVat, vat: doc.vatAmount, inc: doc.totalIncVat, wh: doc.withholdingAmount }, tag).toEqual({ ex: d.exVat, vat: d.vat, inc: d.incVat, wh: d.withholding });
+    expect({ ex: doc.totalExVat, vat: doc.vatAmount, inc: doc.totalIncVat, wh: doc.withholdingAmount }, tag).toEqual({
+      ex: d.exVat,
+      vat: d.vat,
+      inc: d.incVat,
+      wh: d.withholding,
+    });
     b.issued.push({ doc, treatment: d.treatment });
-    b.facts.push({ kind: 'document', ref: doc.id, date: doc.documentDate, entryDate: entryDateOf(b, doc.documentDate), effect: documentEffect(b.dealer, doc, d.treatment), pcn: pcnOfDocument(b.dealer, doc, d.treatment), what: `${doc.docType} #${doc.docNumber}` });
+    b.facts.push({
+      kind: 'document',
+      ref: doc.id,
+      date: doc.documentDate,
+      entryDate: entryDateOf(b, doc.documentDate),
+      effect: documentEffect(b.dealer, doc, d.treatment),
+      pcn: pcnOfDocument(b.dealer, doc, d.treatment),
+      what: `${doc.docType} #${doc.docNumber}`,
+    });
     counts[`doc${doc.docType}`] = (counts[`doc${doc.docType}`] ?? 0) + 1;
   } else if (r < 0.54) {
     const open = b.issued.filter((x) => !b.credited.has(x.doc.id));
@@ -143,7 +172,15 @@ async function step(g: Gen, b: Biz, today: string, counts: Record<string, number
     b.credited.add(orig.doc.id);
     const c = (await ok('POST', `${base}/documents/${orig.doc.id}/credit-note`, { reason: 'החזרה' })).document;
     expect(c.docType, `seed ${SEED}`).toBe(orig.doc.docType === 400 ? 400 : 330);
-    b.facts.push({ kind: 'document', ref: c.id, date: c.documentDate, entryDate: entryDateOf(b, c.documentDate), effect: documentEffect(b.dealer, c, orig.treatment), pcn: pcnOfDocument(b.dealer, c, orig.treatment), what: `credit ${c.docType} #${c.docNumber} of ${orig.doc.docNumber}` });
+    b.facts.push({
+      kind: 'document',
+      ref: c.id,
+      date: c.documentDate,
+      entryDate: entryDateOf(b, c.documentDate),
+      effect: documentEffect(b.dealer, c, orig.treatment),
+      pcn: pcnOfDocument(b.dealer, c, orig.treatment),
+      what: `credit ${c.docType} #${c.docNumber} of ${orig.doc.docNumber}`,
+    });
     counts[c.docType === 330 ? 'doc330' : 'doc400neg'] = (counts[c.docType === 330 ? 'doc330' : 'doc400neg'] ?? 0) + 1;
   } else if (r < 0.76) {
     const x = genExpense(g, b.dealer, backdated());
@@ -151,7 +188,15 @@ async function step(g: Gen, b: Biz, today: string, counts: Record<string, number
     const rec = (await ok('POST', `${base}/expenses/${draft.expense.id}/record`)).expense;
     expect(rec.deductibleVat, `seed ${SEED} ${b.key} deductible VAT of ${JSON.stringify(x.body)}`).toBe(x.deductible);
     b.recorded.push({ id: rec.id, draft: x });
-    b.facts.push({ kind: 'expense', ref: rec.id, date: rec.supplierDocDate, entryDate: entryDateOf(b, rec.supplierDocDate), effect: expenseEffect(x, 1), pcn: pcnOfExpense(x, 1, rec.supplierDocDate), what: `expense ${x.category} ${rec.supplierDocDate}` });
+    b.facts.push({
+      kind: 'expense',
+      ref: rec.id,
+      date: rec.supplierDocDate,
+      entryDate: entryDateOf(b, rec.supplierDocDate),
+      effect: expenseEffect(x, 1),
+      pcn: pcnOfExpense(x, 1, rec.supplierDocDate),
+      what: `expense ${x.category} ${rec.supplierDocDate}`,
+    });
     counts.expense = (counts.expense ?? 0) + 1;
   } else if (r < 0.84) {
     const open = b.recorded.filter((x) => !b.stornoed.has(x.id));
@@ -159,7 +204,15 @@ async function step(g: Gen, b: Biz, today: string, counts: Record<string, number
     const orig = g.pick(open);
     b.stornoed.add(orig.id);
     const storno = (await ok('POST', `${base}/expenses/${orig.id}/correction`, {})).expense;
-    b.facts.push({ kind: 'expense', ref: storno.id, date: storno.supplierDocDate, entryDate: entryDateOf(b, storno.supplierDocDate), effect: expenseEffect(orig.draft, -1), pcn: pcnOfExpense(orig.draft, -1, storno.supplierDocDate), what: `storno of ${orig.draft.category}` });
+    b.facts.push({
+      kind: 'expense',
+      ref: storno.id,
+      date: storno.supplierDocDate,
+      entryDate: entryDateOf(b, storno.supplierDocDate),
+      effect: expenseEffect(orig.draft, -1),
+      pcn: pcnOfExpense(orig.draft, -1, storno.supplierDocDate),
+      what: `storno of ${orig.draft.category}`,
+    });
     counts.storno = (counts.storno ?? 0) + 1;
   } else if (r < 0.95) {
     const templates = MANUAL_TEMPLATES.filter((t) => (!t.vatOnly || vatDealer(b.dealer)) && t.lines(1, b.dealer).every((l) => b.chart.has(l.account)));
@@ -176,7 +229,15 @@ async function step(g: Gen, b: Biz, today: string, counts: Record<string, number
     }
     const e = (await ok('POST', `${base}/ledger/entries`, body)).entry;
     b.manual.push({ id: e.id, template: t, amount });
-    b.facts.push({ kind: 'manual', ref: e.id, date, entryDate: date, effect: manualEffect(t, amount, 1, b.dealer), pcn: null, what: `manual ${t.name} ${amount}` });
+    b.facts.push({
+      kind: 'manual',
+      ref: e.id,
+      date,
+      entryDate: date,
+      effect: manualEffect(t, amount, 1, b.dealer),
+      pcn: null,
+      what: `manual ${t.name} ${amount}`,
+    });
     counts.manual = (counts.manual ?? 0) + 1;
   } else {
     const open = b.manual.filter((m) => !b.reversed.has(m.id));
@@ -189,7 +250,15 @@ async function step(g: Gen, b: Biz, today: string, counts: Record<string, number
     }
     b.reversed.add(m.id);
     const e = (await ok('POST', `${base}/ledger/entries/${m.id}/reverse`, { date: today })).entry;
-    b.facts.push({ kind: 'reversal', ref: e.id, date: today, entryDate: today, effect: manualEffect(m.template, m.amount, -1, b.dealer), pcn: null, what: `reversal of ${m.template.name}` });
+    b.facts.push({
+      kind: 'reversal',
+      ref: e.id,
+      date: today,
+      entryDate: today,
+      effect: manualEffect(m.template, m.amount, -1, b.dealer),
+      pcn: null,
+      what: `reversal of ${m.template.name}`,
+    });
     counts.reversal = (counts.reversal ?? 0) + 1;
   }
 }
@@ -234,15 +303,32 @@ describe('property: the books tie over a random quarter of documents, expenses, 
     const g = new Gen(SEED);
     const bs: Biz[] = [];
     for (const s of SPECS) {
-      const business = await env.business(a.test, { name: `עסק ${s.key}`, dealerType: s.dealer, taxId: s.taxId, ...(s.bookkeeping ? { bookkeeping: s.bookkeeping } : {}) });
+      const business = await env.business(a.test, {
+        name: `עסק ${s.key}`,
+        dealerType: s.dealer,
+        taxId: s.taxId,
+        ...(s.bookkeeping ? { bookkeeping: s.bookkeeping } : {}),
+      });
       const parties: string[] = [];
       for (const name of ['לקוח קבוע', 'Saved Customer Ltd']) {
         parties.push((await ok('POST', `/v1/businesses/${business.id}/parties`, { name, kind: 'customer', taxId: TAX_IDS.company2 })).party.id);
       }
       const chart = new Set<string>((await ok('GET', `/v1/businesses/${business.id}/ledger/accounts`)).accounts.map((x: any) => x.code));
       bs.push({
-        key: s.key, dealer: s.dealer, bookkeeping: business.bookkeeping, id: business.id, parties, chart, closed: new Set(), facts: [], issued: [],
-        credited: new Set(), recorded: [], stornoed: new Set(), manual: [], reversed: new Set(),
+        key: s.key,
+        dealer: s.dealer,
+        bookkeeping: business.bookkeeping,
+        id: business.id,
+        parties,
+        chart,
+        closed: new Set(),
+        facts: [],
+        issued: [],
+        credited: new Set(),
+        recorded: [],
+        stornoed: new Set(),
+        manual: [],
+        reversed: new Set(),
       });
     }
     expect(bs.map((b) => b.bookkeeping)).toEqual(['double', 'single', 'double', 'single', 'double']);
@@ -277,7 +363,8 @@ describe('property: the books tie over a random quarter of documents, expenses, 
     }
     const sequenced = Date.now() - started;
     // Facts dated in a month closed before they were written: their entries sit on the first open day after it.
-    for (const f of bs.flatMap((b) => b.facts).filter((f) => f.entryDate !== f.date)) counts[`moved${f.date.slice(5, 7)}to${f.entryDate.slice(5)}`] = (counts[`moved${f.date.slice(5, 7)}to${f.entryDate.slice(5)}`] ?? 0) + 1;
+    for (const f of bs.flatMap((b) => b.facts).filter((f) => f.entryDate !== f.date))
+      counts[`moved${f.date.slice(5, 7)}to${f.entryDate.slice(5)}`] = (counts[`moved${f.date.slice(5, 7)}to${f.entryDate.slice(5)}`] ?? 0) + 1;
     env.clock.set('2026-04-05T08:00:00.000Z');
 
     for (const b of bs) {
@@ -287,12 +374,21 @@ describe('property: the books tie over a random quarter of documents, expenses, 
 
       // ---- every entry balanced, numbered 1..n, one per fact, dated as the closed periods put it
       const entries = await allEntries(b.id);
-      expect(entries.map((e) => e.entryNo), `${who}: entry numbers`).toEqual(entries.map((_, i) => i + 1));
+      expect(
+        entries.map((e) => e.entryNo),
+        `${who}: entry numbers`,
+      ).toEqual(entries.map((_, i) => i + 1));
       for (const e of entries) {
         const where = `${who} entry ${e.entryNo} ${JSON.stringify(e)}`;
         expect(e.lines.length, where).toBeGreaterThanOrEqual(2);
-        for (const l of e.lines) expect(Number.isSafeInteger(l.debit) && Number.isSafeInteger(l.credit) && (l.debit > 0) !== (l.credit > 0) && l.debit >= 0 && l.credit >= 0, where).toBe(true);
-        expect(e.lines.reduce((s: number, l: any) => s + l.debit, 0), where).toBe(e.lines.reduce((s: number, l: any) => s + l.credit, 0));
+        for (const l of e.lines)
+          expect(Number.isSafeInteger(l.debit) && Number.isSafeInteger(l.credit) && l.debit > 0 !== l.credit > 0 && l.debit >= 0 && l.credit >= 0, where).toBe(
+            true,
+          );
+        expect(
+          e.lines.reduce((s: number, l: any) => s + l.debit, 0),
+          where,
+        ).toBe(e.lines.reduce((s: number, l: any) => s + l.credit, 0));
       }
       expect(entries.length, `${who}: one entry per fact`).toBe(b.facts.length);
       const byRef = new Map<string, any>();
@@ -307,7 +403,9 @@ describe('property: the books tie over a random quarter of documents, expenses, 
       for (const at of ['2025-12-31', '2026-01-01', '2026-01-17', '2026-01-31', '2026-02-01', '2026-02-14', '2026-02-28', '2026-03-15', LAST_DAY]) {
         const tb = await ok('GET', `${base}/ledger/trial-balance?at=${at}`);
         expect(tb.totals.debit, `${who} trial balance at ${at}`).toBe(tb.totals.credit);
-        const got = tb.accounts.map((x: any) => ({ code: x.code, debit: x.debit, credit: x.credit, balance: x.balance })).sort((x: any, y: any) => (x.code < y.code ? -1 : 1));
+        const got = tb.accounts
+          .map((x: any) => ({ code: x.code, debit: x.debit, credit: x.credit, balance: x.balance }))
+          .sort((x: any, y: any) => (x.code < y.code ? -1 : 1));
         expect(got, `${who} trial balance at ${at}`).toEqual(runningSums(entries, at));
       }
 
@@ -316,7 +414,9 @@ describe('property: the books tie over a random quarter of documents, expenses, 
         const want = sumEffects(b.facts, (f) => f.entryDate >= from && f.entryDate <= to);
         const is = await ok('GET', `${base}/ledger/income-statement?from=${from}&to=${to}`);
         expect({ revenue: is.totalRevenue, expenses: is.totalExpenses, profit: is.profit }, `${who} income statement ${from}..${to}`).toEqual({
-          revenue: want.revenue, expenses: want.expenses, profit: want.revenue - want.expenses,
+          revenue: want.revenue,
+          expenses: want.expenses,
+          profit: want.revenue - want.expenses,
         });
       }
       for (const at of Object.values(MONTH_END)) {
@@ -333,14 +433,22 @@ describe('property: the books tie over a random quarter of documents, expenses, 
         const { report } = await ok('GET', `${base}/reports/vat?period=${m}`);
         expect(
           {
-            outputVat: report.outputVat, inputVat: report.inputVat, inputVatFixedAssets: report.inputVatFixedAssets, vatPayable: report.vatPayable,
-            sales: report.sales, inputs: report.inputs, adjustments: { outputVat: report.adjustments.outputVat, count: report.adjustments.count },
+            outputVat: report.outputVat,
+            inputVat: report.inputVat,
+            inputVatFixedAssets: report.inputVatFixedAssets,
+            vatPayable: report.vatPayable,
+            sales: report.sales,
+            inputs: report.inputs,
+            adjustments: { outputVat: report.adjustments.outputVat, count: report.adjustments.count },
           },
           `${who} VAT report ${m}`,
         ).toEqual({
-          outputVat: want.outputVat, inputVat: want.inputVat, inputVatFixedAssets: want.inputVatFixedAssets,
+          outputVat: want.outputVat,
+          inputVat: want.inputVat,
+          inputVatFixedAssets: want.inputVatFixedAssets,
           vatPayable: want.outputVat - want.inputVat - want.inputVatFixedAssets,
-          sales: { ...want.sales, count: want.saleCount }, inputs: { exVat: want.inputsExVat, count: want.inputCount },
+          sales: { ...want.sales, count: want.saleCount },
+          inputs: { exVat: want.inputsExVat, count: want.inputCount },
           adjustments: { outputVat: want.adjustmentOutputVat, count: want.adjustmentCount },
         });
 
@@ -355,22 +463,37 @@ describe('property: the books tie over a random quarter of documents, expenses, 
         const read = readPcn874((await env.call('GET', `/v1/files/${run.body.file.id}`, { key: a.test })).raw);
         expect(read.problems, `${who} PCN874 ${m}`).toEqual([]);
         expect(read.header, `${who} PCN874 ${m}`).toMatchObject({
-          period: m.replace('-', ''), taxableSales: shekels(report.sales.taxable), taxableVat: shekels(report.outputVat),
+          period: m.replace('-', ''),
+          taxableSales: shekels(report.sales.taxable),
+          taxableVat: shekels(report.outputVat),
           zeroOrExemptSales: shekels(report.sales.zeroRatedExport + report.sales.eilat + report.sales.exempt),
-          otherInputsVat: shekels(report.inputVat), equipmentInputsVat: shekels(report.inputVatFixedAssets), vatPayable: shekels(report.vatPayable),
-          salesCount: want.saleCount, inputsCount: want.inputCount,
+          otherInputsVat: shekels(report.inputVat),
+          equipmentInputsVat: shekels(report.inputVatFixedAssets),
+          vatPayable: shekels(report.vatPayable),
+          salesCount: want.saleCount,
+          inputsCount: want.inputCount,
         });
-        const pcnWant = b.facts.filter((f) => month(f) === m && f.pcn).map((f) => f.pcn).sort();
+        const pcnWant = b.facts
+          .filter((f) => month(f) === m && f.pcn)
+          .map((f) => f.pcn)
+          .sort();
         const pcnGot = read.entries.map((e) => `${e.type} ${e.counterpartyId} ${e.date} ${e.vat} ${e.exVat}`).sort();
         expect(pcnGot, `${who} PCN874 ${m} entries`).toEqual(pcnWant);
       }
 
       // ---- a bimonthly period holds both months
       const jan = sumEffects(b.facts, (f) => month(f) === '2026-01');
-      addEffect(jan, sumEffects(b.facts, (f) => month(f) === '2026-02'));
+      addEffect(
+        jan,
+        sumEffects(b.facts, (f) => month(f) === '2026-02'),
+      );
       const { report: bi } = await ok('GET', `${base}/reports/vat?period=${encodeURIComponent('2026-01/2026-02')}`);
       expect([bi.outputVat, bi.inputVat, bi.inputVatFixedAssets, bi.sales.count, bi.inputs.count], `${who} VAT report 2026-01/2026-02`).toEqual([
-        jan.outputVat, jan.inputVat, jan.inputVatFixedAssets, jan.saleCount, jan.inputCount,
+        jan.outputVat,
+        jan.inputVat,
+        jan.inputVatFixedAssets,
+        jan.saleCount,
+        jan.inputCount,
       ]);
 
       // ---- each account's running balance ends at its trial-balance figure
@@ -397,12 +520,20 @@ describe('property: the books tie over a random quarter of documents, expenses, 
           continue;
         }
         const inRange = entries.filter((e) => e.date >= from && e.date <= to);
-        expect(v.ledger, range).toMatchObject({ entriesBalanced: true, accountsComplete: true, accountsMatchLines: true, matchesBooks: true, entries: inRange.length });
+        expect(v.ledger, range).toMatchObject({
+          entriesBalanced: true,
+          accountsComplete: true,
+          accountsMatchLines: true,
+          matchesBooks: true,
+          entries: inRange.length,
+        });
         const before = new Map(runningSums(entries, addDays(from, -1)).map((x) => [x.code, x.balance]));
         // A B110 per account of the trial balance at the range's end (one with lines only before the range and
         // nothing left on it too: a zero B110, as the independent verifier requires every account of it).
         const want = runningSums(entries, to).map((x) => ({ code: x.code, opening: before.get(x.code) ?? 0, closing: x.balance }));
-        const got = [...b110].map(([code, x]) => ({ code, opening: x.opening, closing: x.opening + x.debit - x.credit })).sort((x, y) => (x.code < y.code ? -1 : 1));
+        const got = [...b110]
+          .map(([code, x]) => ({ code, opening: x.opening, closing: x.opening + x.debit - x.credit }))
+          .sort((x, y) => (x.code < y.code ? -1 : 1));
         expect(got, `${range}: B110 opening and closing = the trial balances`).toEqual(want);
       }
     }
@@ -422,8 +553,13 @@ describe('worked by hand: cases the property found no worked example for', () =>
     await ok('POST', `${base}/ledger/periods/2026-02/close`);
     // −300.00 + −54.00 VAT; 2/3 of −54.00 = −36.00 deductible; −18.00 stays cost: the category −318.00.
     const draft = await ok('POST', `${base}/expenses`, {
-      categoryKey: 'communication', supplier: { name: 'בזק', taxId: TAX_IDS.company2 }, supplierDocType: 'credit_invoice',
-      supplierDocNumber: 'Z-12', supplierDocDate: '2026-01-20', amountExVat: -30_000, vatAmount: -5_400,
+      categoryKey: 'communication',
+      supplier: { name: 'בזק', taxId: TAX_IDS.company2 },
+      supplierDocType: 'credit_invoice',
+      supplierDocNumber: 'Z-12',
+      supplierDocDate: '2026-01-20',
+      amountExVat: -30_000,
+      vatAmount: -5_400,
     });
     const rec = (await ok('POST', `${base}/expenses/${draft.expense.id}/record`)).expense;
     expect(rec.deductibleVat).toBe(-3_600);
@@ -443,7 +579,9 @@ describe('worked by hand: cases the property found no worked example for', () =>
     const run = await ok('POST', `${base}/exports/pcn874`, { period: '2026-03' });
     const read = readPcn874((await env.call('GET', `/v1/files/${run.file.id}`, { key: a.test })).raw);
     // The entry names the supplier document's own date; the VAT is positive, the amount negative (whole shekels).
-    expect(read.entries.map((e) => `${e.type} ${e.counterpartyId} ${e.date} ${e.vat} ${e.exVat} ${e.refNumber}`)).toEqual([`T ${TAX_IDS.company2} 20260120 36 -300 000000012`]);
+    expect(read.entries.map((e) => `${e.type} ${e.counterpartyId} ${e.date} ${e.vat} ${e.exVat} ${e.refNumber}`)).toEqual([
+      `T ${TAX_IDS.company2} 20260120 36 -300 000000012`,
+    ]);
     expect(read.header).toMatchObject({ otherInputsVat: -36, vatPayable: 36, inputsCount: 1, salesCount: 0 });
   });
 
@@ -451,7 +589,13 @@ describe('worked by hand: cases the property found no worked example for', () =>
     env.clock.set('2026-04-03T08:00:00.000Z');
     const bid = (await env.business(a.test, { name: 'עוסק פטור', dealerType: 'patur', taxId: TAX_IDS.person3 })).id;
     const base = `/v1/businesses/${bid}`;
-    const d = await ok('POST', `${base}/documents`, { docType: 400, documentDate: '2026-04-03', party: { name: 'לקוח' }, withholdingAmount: 5_000, payments: [{ method: 'cash', amount: 100_000 }] });
+    const d = await ok('POST', `${base}/documents`, {
+      docType: 400,
+      documentDate: '2026-04-03',
+      party: { name: 'לקוח' },
+      withholdingAmount: 5_000,
+      payments: [{ method: 'cash', amount: 100_000 }],
+    });
     const doc = (await ok('POST', `${base}/documents/${d.document.id}/issue`)).document;
     const entry = (await allEntries(bid)).find((e) => e.documentId === doc.id);
     expect(entry.lines.sort((x: any, y: any) => (x.account < y.account ? -1 : 1))).toEqual([

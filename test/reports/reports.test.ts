@@ -36,7 +36,13 @@ describe('management reports against a hand-computed fixture', () => {
     bid = b.id;
     const party = { name: 'לקוח', taxId: TAX_IDS.company2 };
     const inv = await issueDoc(env, a.test, bid, { docType: 305, documentDate: '2026-01-10', party, lines: [line(100_000)] });
-    await issueDoc(env, a.test, bid, { docType: 320, documentDate: '2026-02-05', party, lines: [line(50_000)], payments: [{ method: 'cash', amount: 59_000 }] });
+    await issueDoc(env, a.test, bid, {
+      docType: 320,
+      documentDate: '2026-02-05',
+      party,
+      lines: [line(50_000)],
+      payments: [{ method: 'cash', amount: 59_000 }],
+    });
     await issueDoc(env, a.test, bid, { docType: 305, documentDate: '2026-02-20', party, lines: [line(20_000)], vatRateBp: 0, vatExemptionReason: 'export' });
     await issueDoc(env, a.test, bid, { docType: 400, party, payments: [{ method: 'cash', amount: 30_000 }] });
     await issueDoc(env, a.test, bid, { docType: 305, documentDate: '2025-12-31', party, lines: [line(999_900)] }); // out of range
@@ -101,7 +107,15 @@ describe('management reports against a hand-computed fixture', () => {
 
   it('a single month (February): VAT to pay on sales, refund on the equipment', async () => {
     const r = await env.call('GET', `/v1/businesses/${bid}/reports/vat?from=2026-02-01&to=2026-02-28`, { key: a.test });
-    expect(r.body.report).toMatchObject({ taxableSales: 50_000, outputVat: 9_000, zeroRatedOrExemptSales: 20_000, inputVat: 90_000, vatPayable: -81_000, documents: 2, expenses: 2 });
+    expect(r.body.report).toMatchObject({
+      taxableSales: 50_000,
+      outputVat: 9_000,
+      zeroRatedOrExemptSales: 20_000,
+      inputVat: 90_000,
+      vatPayable: -81_000,
+      documents: 2,
+      expenses: 2,
+    });
   });
 
   it('an empty period is all zeros', async () => {

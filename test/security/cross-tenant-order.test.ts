@@ -23,7 +23,10 @@ const BODIES: Record<string, unknown> = {
 };
 
 type Mode = 'live' | 'test';
-interface Fixtures { bid: string; ids: Record<string, string[]> }
+interface Fixtures {
+  bid: string;
+  ids: Record<string, string[]>;
+}
 
 let env: TestEnv;
 let paths: { method: string; path: string }[];
@@ -52,8 +55,20 @@ async function fixtures(key: string): Promise<Fixtures> {
   const exportRun = (await post(`/v1/businesses/${bid}/exports/openfrmt`, { from: '2026-01-01', to: '2026-02-28' })).exportRun.id;
   exports.makerTaxId = '';
   const file = business.branding.logoRef.fileId as string;
-  const entry = (await post(`/v1/businesses/${bid}/ledger/entries`, { date: '2026-02-01', description: 'x', lines: [{ account: '6000', debit: 100 }, { account: '1200', credit: 100 }] })).entry.id;
-  return { bid, ids: { documents: [draft, issued], parties: [party], expenses: [expense], webhooks: [webhook], exports: [exportRun], files: [file], entries: [entry] } };
+  const entry = (
+    await post(`/v1/businesses/${bid}/ledger/entries`, {
+      date: '2026-02-01',
+      description: 'x',
+      lines: [
+        { account: '6000', debit: 100 },
+        { account: '1200', credit: 100 },
+      ],
+    })
+  ).entry.id;
+  return {
+    bid,
+    ids: { documents: [draft, issued], parties: [party], expenses: [expense], webhooks: [webhook], exports: [exportRun], files: [file], entries: [entry] },
+  };
 }
 
 beforeAll(async () => {
@@ -70,9 +85,9 @@ beforeAll(async () => {
   // Every optional service unconfigured from here on (the fixtures above needed some of them).
   (env.s.config as { env: string }).env = 'production';
   const doc = (await env.call('GET', '/v1/openapi.json')).body;
-  paths = Object.entries<Record<string, unknown>>(doc.paths).flatMap(([path, ops]) =>
-    Object.keys(ops).map((m) => ({ method: m.toUpperCase(), path })),
-  ).filter((p) => p.path.startsWith('/v1/') && /\{(bid|id)\}/.test(p.path));
+  paths = Object.entries<Record<string, unknown>>(doc.paths)
+    .flatMap(([path, ops]) => Object.keys(ops).map((m) => ({ method: m.toUpperCase(), path })))
+    .filter((p) => p.path.startsWith('/v1/') && /\{(bid|id)\}/.test(p.path));
 });
 afterAll(async () => env?.close());
 
@@ -90,7 +105,10 @@ function urls(path: string, bid: string, ids: Record<string, string[]>): string[
 
 async function expectNotFound(mode: Mode, method: string, path: string, url: string) {
   const res = await env.call(method, url, { key: keyB[mode], body: bodyOf(method, path) });
-  expect({ status: res.status, reason: res.body?.reason }, `${mode} ${method} ${url}: ${JSON.stringify(res.body)}`).toEqual({ status: 404, reason: 'not_found' });
+  expect({ status: res.status, reason: res.body?.reason }, `${mode} ${method} ${url}: ${JSON.stringify(res.body)}`).toEqual({
+    status: 404,
+    reason: 'not_found',
+  });
 }
 
 describe.each(['live', 'test'] as const)('cross-tenant order (%s keys)', (mode) => {
@@ -112,7 +130,10 @@ describe.each(['live', 'test'] as const)('cross-tenant order (%s keys)', (mode) 
   });
 
   it('a key lacking the scope: 403 forbidden or 404, the same answer as for an id that exists nowhere', async () => {
-    const nowhere = { bid: 'biz_01kjm6jm00t4x3hw9x7bv89g01', ids: Object.fromEntries(Object.keys(fixturesA[mode].ids).map((k) => [k, ['zz_01kjm6jm00wkavcnhxa7gyg9t4']])) };
+    const nowhere = {
+      bid: 'biz_01kjm6jm00t4x3hw9x7bv89g01',
+      ids: Object.fromEntries(Object.keys(fixturesA[mode].ids).map((k) => [k, ['zz_01kjm6jm00wkavcnhxa7gyg9t4']])),
+    };
     for (const { method, path } of paths) {
       const real = urls(path, fixturesA[mode].bid, fixturesA[mode].ids)[0];
       const fake = urls(path, nowhere.bid, nowhere.ids)[0];

@@ -161,7 +161,11 @@ describe('the audit trail (audit_log_no_update, audit_log_no_truncate, audit_cha
   it('a chain head only moves forward onto a row of its chain, and is never removed', async () => {
     await refused(`UPDATE audit_chain_heads SET last_seq = last_seq - 1 WHERE chain = ${q(`biz:${bid}`)}`, /only moves forward/, head());
     await refused(`UPDATE audit_chain_heads SET last_hash = md5('x') || md5('y') WHERE chain = ${q(`biz:${bid}`)}`, /only moves forward/, head());
-    await refused(`UPDATE audit_chain_heads SET last_seq = last_seq + 1000, last_hash = md5('x') WHERE chain = ${q(`biz:${bid}`)}`, /must point at a row of the chain/, head());
+    await refused(
+      `UPDATE audit_chain_heads SET last_seq = last_seq + 1000, last_hash = md5('x') WHERE chain = ${q(`biz:${bid}`)}`,
+      /must point at a row of the chain/,
+      head(),
+    );
     await refused(`DELETE FROM audit_chain_heads WHERE chain = ${q(`biz:${bid}`)}`, /is never deleted/, head());
     await refused('TRUNCATE audit_chain_heads', /audit_chain_heads is append-only: TRUNCATE refused/, head());
   });

@@ -38,7 +38,11 @@ describe('audit verify', () => {
     const r = await verify();
     expect(r.ok).toBe(false);
     expect(r.problems).toEqual([
-      expect.objectContaining({ chain: 'triggers', trigger: 'expenses_immutable', problem: expect.stringMatching(/expenses_immutable on expenses is disabled/) }),
+      expect.objectContaining({
+        chain: 'triggers',
+        trigger: 'expenses_immutable',
+        problem: expect.stringMatching(/expenses_immutable on expenses is disabled/),
+      }),
     ]);
     const out = await cli();
     expect(out.text).toMatch(/AUDIT TRAIL BROKEN:\ntrigger expenses_immutable on expenses is disabled/);
@@ -47,15 +51,17 @@ describe('audit verify', () => {
   });
 
   it('reports a trigger enabled for replica sessions only, and one dropped', async () => {
-    await env.db.sandbox.db.transaction(async (tx) => {
-      await tx.execute(sql`ALTER TABLE backups ENABLE REPLICA TRIGGER backups_immutable`);
-      await tx.execute(sql`DROP TRIGGER pdf_links_no_truncate ON pdf_links`);
-      const r = await verifyAuditChains(tx);
-      expect(r.problems.map((p) => p.trigger).sort()).toEqual(['backups_immutable', 'pdf_links_no_truncate']);
-      tx.rollback();
-    }).catch((e) => {
-      if (!/rollback/i.test(String(e?.message ?? e))) throw e;
-    });
+    await env.db.sandbox.db
+      .transaction(async (tx) => {
+        await tx.execute(sql`ALTER TABLE backups ENABLE REPLICA TRIGGER backups_immutable`);
+        await tx.execute(sql`DROP TRIGGER pdf_links_no_truncate ON pdf_links`);
+        const r = await verifyAuditChains(tx);
+        expect(r.problems.map((p) => p.trigger).sort()).toEqual(['backups_immutable', 'pdf_links_no_truncate']);
+        tx.rollback();
+      })
+      .catch((e) => {
+        if (!/rollback/i.test(String(e?.message ?? e))) throw e;
+      });
     expect((await verify()).ok).toBe(true);
   });
 
@@ -106,7 +112,9 @@ describe('audit verify', () => {
          FROM documents WHERE id = '${docs.cash.id}'`,
     );
     const r = await verify();
-    expect(r.problems).toContainEqual(expect.objectContaining({ documentId: 'doc_forged', problem: expect.stringMatching(/no document.issue or document.credit_note audit row/) }));
+    expect(r.problems).toContainEqual(
+      expect.objectContaining({ documentId: 'doc_forged', problem: expect.stringMatching(/no document.issue or document.credit_note audit row/) }),
+    );
   });
 
   it('reports audit rows whose chain head was deleted', async () => {

@@ -4,9 +4,21 @@ import { AllocationTransportError, type ApprovalInput } from '../../src/allocati
 import { ManualClock } from '../../src/platform/clock.ts';
 
 const input: ApprovalInput = {
-  businessId: 'biz_1', invoiceId: 'doc_1', invoiceType: 305, vatNumber: '516179157', invoiceReferenceNumber: '1', customerVatNumber: '512200502',
-  customerName: null, invoiceDate: '2026-07-01', invoiceIssuanceDate: '2026-07-01', amountBeforeDiscount: 600_000, discount: 0,
-  paymentAmount: 600_000, vatAmount: 108_000, paymentAmountIncludingVat: 708_000, note: null,
+  businessId: 'biz_1',
+  invoiceId: 'doc_1',
+  invoiceType: 305,
+  vatNumber: '516179157',
+  invoiceReferenceNumber: '1',
+  customerVatNumber: '512200502',
+  customerName: null,
+  invoiceDate: '2026-07-01',
+  invoiceIssuanceDate: '2026-07-01',
+  amountBeforeDiscount: 600_000,
+  discount: 0,
+  paymentAmount: 600_000,
+  vatAmount: 108_000,
+  paymentAmountIncludingVat: 708_000,
+  note: null,
 };
 
 describe('simulator branches (the documented magic inputs)', () => {
@@ -54,7 +66,11 @@ describe('the simulator as a provider', () => {
     const s = sim();
     const ok = await s.requestApproval(input);
     expect(ok).toEqual({ status: 'approved', allocationNumber: simulatedConfirmation(input).slice(-9), confirmationNumber: simulatedConfirmation(input) });
-    expect(await s.requestApproval({ ...input, note: '[sim:436]' })).toEqual({ status: 'refused', code: '436', message: 'VAT amount is greater than the calculated VAT' });
+    expect(await s.requestApproval({ ...input, note: '[sim:436]' })).toEqual({
+      status: 'refused',
+      code: '436',
+      message: 'VAT amount is greater than the calculated VAT',
+    });
     await expect(s.requestApproval({ ...input, note: '[sim:fail]' })).rejects.toThrow(AllocationTransportError);
     await expect(s.requestApproval({ ...input, note: '[sim:hang]' })).rejects.toMatchObject({ code: 'timeout' });
     const flaky = { ...input, note: '[sim:flaky]' };

@@ -30,6 +30,14 @@ describe('backup load order', () => {
     expect(dropped).toEqual(['delivery_notes', 'webhook_deliveries']);
   });
   it('reports a cycle', () => {
-    expect(() => loadOrder(['a', 'b'], [{ table: 'a', references: 'b' }, { table: 'b', references: 'a' }])).toThrow(/cycle/);
+    expect(() =>
+      loadOrder(
+        ['a', 'b'],
+        [
+          { table: 'a', references: 'b' },
+          { table: 'b', references: 'a' },
+        ],
+      ),
+    ).toThrow(/cycle/);
   });
 });

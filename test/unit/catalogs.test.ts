@@ -42,7 +42,8 @@ function captures(pattern: RegExp): { name: string; where: string }[] {
   return found;
 }
 
-const notIn = (list: readonly string[], found: { name: string; where: string }[]) => found.filter((f) => !list.includes(f.name)).map((f) => `${f.name} (${f.where})`);
+const notIn = (list: readonly string[], found: { name: string; where: string }[]) =>
+  found.filter((f) => !list.includes(f.name)).map((f) => `${f.name} (${f.where})`);
 const duplicates = (list: readonly string[]) => list.filter((x, i) => list.indexOf(x) !== i);
 const NAME = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
 
@@ -68,7 +69,9 @@ describe('event catalog', () => {
     const expected = EVENT_NAMES.map((name) => [
       name,
       EVENTS[name].description,
-      Object.keys(EVENTS[name].data.properties).map((k) => `\`${k}\``).join(', '),
+      Object.keys(EVENTS[name].data.properties)
+        .map((k) => `\`${k}\``)
+        .join(', '),
     ]);
     expect(rows).toEqual(expected);
   });
@@ -92,7 +95,10 @@ describe('job catalog', () => {
       expect(backoff.capMs, kind).toBeGreaterThanOrEqual(backoff.firstMs);
       const delays = Array.from({ length: maxAttempts }, (_, i) => backoffMs(backoff, i + 1));
       expect(delays[0], kind).toBe(backoff.firstMs);
-      expect(delays.every((d, i) => i === 0 || d >= delays[i - 1]!), kind).toBe(true);
+      expect(
+        delays.every((d, i) => i === 0 || d >= delays[i - 1]!),
+        kind,
+      ).toBe(true);
       expect(Math.max(...delays), kind).toBeLessThanOrEqual(backoff.capMs);
     }
   });
@@ -138,7 +144,11 @@ describe('audit action catalog', () => {
   it('names every action the sources record, and each action is recorded somewhere', () => {
     expect(literals.length).toBeGreaterThan(30);
     expect(notIn(AUDIT_ACTIONS, [...literals, ...issueActions])).toEqual([]);
-    for (const prefix of templates) expect(AUDIT_ACTIONS.some((a) => a.startsWith(prefix)), prefix).toBe(true);
+    for (const prefix of templates)
+      expect(
+        AUDIT_ACTIONS.some((a) => a.startsWith(prefix)),
+        prefix,
+      ).toBe(true);
     const used = (a: string) => literals.some((f) => f.name === a) || issueActions.some((f) => f.name === a) || templates.some((p) => a.startsWith(p));
     expect(AUDIT_ACTIONS.filter((a) => !used(a))).toEqual([]);
   });
@@ -198,7 +208,8 @@ describe('the OpenAPI document', () => {
   });
 
   it('has no enum of audit actions or job kinds other than the whole catalog', () => {
-    for (const e of [...of('auditActions'), ...of('jobs')]) expect(e.values, e.where).toEqual(e.values.some((v) => AUDIT_ACTIONS.includes(v as never)) ? AUDIT_ACTIONS : JOB_KINDS);
+    for (const e of [...of('auditActions'), ...of('jobs')])
+      expect(e.values, e.where).toEqual(e.values.some((v) => AUDIT_ACTIONS.includes(v as never)) ? AUDIT_ACTIONS : JOB_KINDS);
   });
 });
 

@@ -23,7 +23,14 @@ describe('lockedUntil', () => {
     expect(lockedUntil(failures, now, 5, 15 * MIN)).toBe(90 * MIN + 15 * MIN);
     // Order does not matter; older failures outside the window do not count.
     expect(lockedUntil([...failures].reverse().concat([10 * MIN]), now, 5, 15 * MIN)).toBe(105 * MIN);
-    expect(lockedUntil([84, 91, 92, 93, 94].map((m) => m * MIN), now, 5, 15 * MIN)).toBeNull();
+    expect(
+      lockedUntil(
+        [84, 91, 92, 93, 94].map((m) => m * MIN),
+        now,
+        5,
+        15 * MIN,
+      ),
+    ).toBeNull();
   });
   it('with more failures than the threshold, opens when fewer than max remain in the window', () => {
     const failures = [90, 91, 92, 93, 94, 95].map((m) => m * MIN);

@@ -84,7 +84,18 @@ describe('secrets', () => {
 });
 
 describe('keyState', () => {
-  const k = { id: 'key_1', accountId: 'a', prefix: 'bk_test_abcd', label: null, mode: 'test' as const, scopes: [], createdAt: '2026-03-01T00:00:00.000Z', lastUsedAt: null, expiresAt: null, revokedAt: null };
+  const k = {
+    id: 'key_1',
+    accountId: 'a',
+    prefix: 'bk_test_abcd',
+    label: null,
+    mode: 'test' as const,
+    scopes: [],
+    createdAt: '2026-03-01T00:00:00.000Z',
+    lastUsedAt: null,
+    expiresAt: null,
+    revokedAt: null,
+  };
   it('active, revoked or expired', () => {
     expect(keyState(k, 0)).toBe('active');
     expect(keyState({ ...k, revokedAt: '2026-03-02T00:00:00.000Z' }, 0)).toBe('revoked');

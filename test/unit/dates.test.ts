@@ -7,13 +7,39 @@ import { IsoDate, Nullable } from '../../src/platform/http/schemas.ts';
 import { prefillFrom } from '../../src/expenses/ocr/extraction.ts';
 
 /** Not real dates: the day, the month or the leap day does not exist. */
-const NOT_CALENDAR = ['2025-02-30', '2025-02-29', '2023-02-29', '2100-02-29', '1900-02-29', '2025-13-01', '2025-00-10', '2025-01-00', '2025-01-32', '2025-04-31', '2025-06-31', '2025-09-31', '2025-11-31'];
+const NOT_CALENDAR = [
+  '2025-02-30',
+  '2025-02-29',
+  '2023-02-29',
+  '2100-02-29',
+  '1900-02-29',
+  '2025-13-01',
+  '2025-00-10',
+  '2025-01-00',
+  '2025-01-32',
+  '2025-04-31',
+  '2025-06-31',
+  '2025-09-31',
+  '2025-11-31',
+];
 /** Real dates in range, including leap days and the ends of the range. */
 const REAL = ['2024-02-29', '2000-02-29', '2028-02-29', '2025-02-28', '2025-12-31', '2025-01-01', '2025-04-30', DATE_MIN, DATE_MAX];
 /** Real dates outside the range. */
 const OUT_OF_RANGE = ['1999-12-31', '1970-01-01', '0001-01-01', '2100-01-01', '9999-12-31'];
 /** Not of the shape YYYY-MM-DD at all. */
-const MALFORMED = ['', '2025-1-01', '2025-01-1', '25-01-01', '2025/01/01', '20250101', '2025-01-01T00:00:00Z', ' 2025-01-01', '2025-01-01 ', '+2025-01-01', '٢٠٢٥-٠١-٠١'];
+const MALFORMED = [
+  '',
+  '2025-1-01',
+  '2025-01-1',
+  '25-01-01',
+  '2025/01/01',
+  '20250101',
+  '2025-01-01T00:00:00Z',
+  ' 2025-01-01',
+  '2025-01-01 ',
+  '+2025-01-01',
+  '٢٠٢٥-٠١-٠١',
+];
 
 describe('the date rule (formats.ts)', () => {
   it('leap years follow the Gregorian rule', () => {
@@ -88,7 +114,9 @@ describe('IsoDate, the schema of every date field', () => {
   });
   it.each(REAL)('accepts %s', (d) => expect(errorOf(d)).toBeNull());
   it.each([...NOT_CALENDAR, ...MALFORMED])('refuses %j as a date', (d) => expect(errorOf(d)).toMatchObject({ instancePath: '/d', keyword: 'format' }));
-  it.each(OUT_OF_RANGE)('refuses %s as out of range', (d) => expect(errorOf(d)).toMatchObject({ instancePath: '/d', keyword: expect.stringMatching(/^format(Minimum|Maximum)$/) }));
+  it.each(OUT_OF_RANGE)('refuses %s as out of range', (d) =>
+    expect(errorOf(d)).toMatchObject({ instancePath: '/d', keyword: expect.stringMatching(/^format(Minimum|Maximum)$/) }),
+  );
   it('refuses what is not a string, and checks the nullable form too', () => {
     expect(errorOf(20250101)).toMatchObject({ keyword: 'type' });
     expect(check({ d: '2025-01-01', n: null })).toBe(true);

@@ -3,7 +3,14 @@
 // OpenAPI) agreeing with it.
 import { describe, expect, it } from 'vitest';
 import {
-  DOC_TYPES, DOC_TYPE_CODES, DOC_TYPE_RULES, DRAFT_DOC_TYPE_CODES, docTypeAllowed, docTypeRefusal, docTypeRuleOf, type DocType,
+  DOC_TYPES,
+  DOC_TYPE_CODES,
+  DOC_TYPE_RULES,
+  DRAFT_DOC_TYPE_CODES,
+  docTypeAllowed,
+  docTypeRefusal,
+  docTypeRuleOf,
+  type DocType,
 } from '../../src/documents/doc-types.ts';
 import { DEALER_TYPES } from '../../src/businesses/schemas.ts';
 import { buyerTaxIdRequired, computeTotals, paymentsProblem, resolveVatRateBp } from '../../src/documents/totals.ts';
@@ -52,8 +59,18 @@ describe('the table', () => {
   });
 
   it('the printed titles are the exact wording of decisions.md and the PDFs', () => {
-    expect(Object.fromEntries(rows.map((r) => [r.code, r.titles.he]))).toEqual({ 305: 'חשבונית מס', 320: 'חשבונית מס / קבלה', 330: 'חשבונית מס זיכוי', 400: 'קבלה' });
-    expect(Object.fromEntries(rows.map((r) => [r.code, r.titles.en]))).toEqual({ 305: 'Tax Invoice', 320: 'Tax Invoice / Receipt', 330: 'Credit Tax Invoice', 400: 'Receipt' });
+    expect(Object.fromEntries(rows.map((r) => [r.code, r.titles.he]))).toEqual({
+      305: 'חשבונית מס',
+      320: 'חשבונית מס / קבלה',
+      330: 'חשבונית מס זיכוי',
+      400: 'קבלה',
+    });
+    expect(Object.fromEntries(rows.map((r) => [r.code, r.titles.en]))).toEqual({
+      305: 'Tax Invoice',
+      320: 'Tax Invoice / Receipt',
+      330: 'Credit Tax Invoice',
+      400: 'Receipt',
+    });
     expect(DOC_TITLES).toEqual(Object.fromEntries(rows.map((r) => [r.code, r.titles.he])));
     expect(EN_DOC_TITLES).toEqual(Object.fromEntries(rows.map((r) => [r.code, r.titles.en])));
   });
@@ -107,31 +124,56 @@ describe('the table', () => {
 });
 
 const payment = (amount: number): DocumentPayment => ({
-  method: 1, amount, dueDate: null, bankCode: null, branchCode: null, accountNumber: null, checkNumber: null, cardCompany: null, cardName: null, cardTxType: null,
+  method: 1,
+  amount,
+  dueDate: null,
+  bankCode: null,
+  branchCode: null,
+  accountNumber: null,
+  checkNumber: null,
+  cardCompany: null,
+  cardName: null,
+  cardTxType: null,
 });
 
 function snapshotOf(docType: DocType): DocumentSnapshot {
   const r = DOC_TYPES[docType];
   const receipt = r.totalsFrom === 'payments';
   return {
-    docType, docNumber: 5, documentDate: '2026-03-01', valueDate: '2026-03-01', issuedAt: '2026-03-01T08:00:00.000Z',
+    docType,
+    docNumber: 5,
+    documentDate: '2026-03-01',
+    valueDate: '2026-03-01',
+    issuedAt: '2026-03-01T08:00:00.000Z',
     dealer: { name: 'd', taxId: '516179157', dealerType: 'company', address: null, phone: null, email: null },
     branding: { logoRef: null, accentColor: null, tagline: null, website: null, footerText: null, template: 'classic' },
     party: { partyId: null, key: null, name: 'p', taxId: '512200502', phone: null, email: null, address: null },
     lines: receipt ? [] : [{ description: 'x', quantity: -1, unitPriceExVat: 10_000, sku: null, unit: 'u', lineDiscount: 0, amount: 10_000 }],
     payments: r.payments === 'none' ? [] : [payment(receipt ? 10_000 : 11_800)],
-    priceMode: 'net', vatRateBp: receipt ? 0 : 1800, vatExemptionReason: null,
+    priceMode: 'net',
+    vatRateBp: receipt ? 0 : 1800,
+    vatExemptionReason: null,
     totals: receipt
       ? { totalExVat: 10_000, vatAmount: 0, totalIncVat: 10_000, discountAmount: 0, withholdingAmount: 0 }
       : { totalExVat: 10_000, vatAmount: 1_800, totalIncVat: 11_800, discountAmount: 0, withholdingAmount: 0 },
-    note: null, allocationNumber: null, linkedDocument: null,
+    note: null,
+    allocationNumber: null,
+    linkedDocument: null,
   };
 }
 
 describe('the modules decide as the table says', () => {
   it('totals: a receipt is the sum of its payments and carries no VAT; payments by the rule', () => {
     for (const r of rows) {
-      const t = computeTotals({ docType: r.code, priceMode: 'net', vatRateBp: 1800, lines: [{ quantity: 1, unitPriceExVat: 10_000 }], payments: [{ amount: 700 }], discountAmount: 0, withholdingAmount: 0 });
+      const t = computeTotals({
+        docType: r.code,
+        priceMode: 'net',
+        vatRateBp: 1800,
+        lines: [{ quantity: 1, unitPriceExVat: 10_000 }],
+        payments: [{ amount: 700 }],
+        discountAmount: 0,
+        withholdingAmount: 0,
+      });
       expect(t.totalIncVat).toBe(r.totalsFrom === 'payments' ? 700 : 11_800);
       const rate = resolveVatRateBp({ docType: r.code, dealerType: 'company', businessDefaultBp: null, draftRateBp: null, documentDate: '2026-03-01' });
       expect(rate > 0).toBe(r.carriesVat);
@@ -144,8 +186,22 @@ describe('the modules decide as the table says', () => {
 
   it('drafts: lines, payments, withholding and a discount refused as the rules say', () => {
     const draft = (docType: DocType, over: Partial<DraftFields> = {}): DraftFields => ({
-      docType, party: null, priceMode: 'net', lines: [], payments: [], note: null, documentDate: '2026-03-01', valueDate: '2026-03-01',
-      vatRateBp: null, vatExemptionReason: null, discountAmount: 0, withholdingAmount: 0, allocationNumber: null, currency: 'ILS', exchangeRate: null, language: 'he',
+      docType,
+      party: null,
+      priceMode: 'net',
+      lines: [],
+      payments: [],
+      note: null,
+      documentDate: '2026-03-01',
+      valueDate: '2026-03-01',
+      vatRateBp: null,
+      vatExemptionReason: null,
+      discountAmount: 0,
+      withholdingAmount: 0,
+      allocationNumber: null,
+      currency: 'ILS',
+      exchangeRate: null,
+      language: 'he',
       ...over,
     });
     const line = { description: 'x', quantity: 1, unitPriceExVat: 10_000, sku: null, unit: 'u', lineDiscount: 0, amount: 10_000 };
@@ -214,7 +270,9 @@ describe('the modules decide as the table says', () => {
   it('the PDF: receipt style and the linked document label', () => {
     for (const r of rows) {
       const m = sampleModel(r.code, 'classic', { linkedDocument: { docType: 305, docNumber: 1 } });
-      expect(isReceiptStyle({ ...m, lines: [{ description: 'x', quantity: 1, unitPrice: 1, lineDiscount: 0, amount: 1, unit: null, sku: null }] })).toBe(r.totalsFrom === 'payments');
+      expect(isReceiptStyle({ ...m, lines: [{ description: 'x', quantity: 1, unitPrice: 1, lineDiscount: 0, amount: 1, unit: null, sku: null }] })).toBe(
+        r.totalsFrom === 'payments',
+      );
       const label = r.linkedLabel === 'corrects' ? 'זיכוי עבור' : 'ביטול של';
       expect(infoLines(m).some((l) => l.startsWith(`${label}: חשבונית מס`))).toBe(true);
     }

@@ -30,7 +30,8 @@ describe('ISO 4217 list', () => {
 describe('exchange rate text', () => {
   it.each(['3.6540', '1', '0.0243', '145.123456', '999999.9999999999'])('accepts %s', (r) => expect(isExchangeRate(r)).toBe(true));
   it.each(['0', '0.0', '00.000', '-3.6', '3,65', '3.', '.5', '1e3', '1234567', '1.12345678901', ' 3.6', ''])('refuses %j', (r) =>
-    expect(isExchangeRate(r)).toBe(false));
+    expect(isExchangeRate(r)).toBe(false),
+  );
 });
 
 describe('minor units to agorot at a rate (half away from zero, exact decimals)', () => {
@@ -83,7 +84,7 @@ describe('allocation by largest remainder', () => {
   });
   it.each([1, 2, 3, 7, 13])('random amounts (seed %i) always sum to the target', (seed) => {
     let x = seed;
-    const rnd = () => ((x = (x * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const rnd = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
     const amounts = Array.from({ length: 1 + (seed % 9) }, () => Math.floor(rnd() * 1e7));
     const rate = (1 + rnd() * 5).toFixed(4);
     const exactSum = amounts.reduce((a, b) => a + b, 0);
@@ -133,9 +134,19 @@ describe('a payment in its own currency', () => {
 
 describe('formatting minor units', () => {
   it.each([
-    [12345, 'USD', '123.45'], [5, 'USD', '0.05'], [-5, 'USD', '-0.05'], [5, 'JPY', '5'], [1234, 'KWD', '1.234'], [1, 'KWD', '0.001'], [0, 'EUR', '0.00'],
+    [12345, 'USD', '123.45'],
+    [5, 'USD', '0.05'],
+    [-5, 'USD', '-0.05'],
+    [5, 'JPY', '5'],
+    [1234, 'KWD', '1.234'],
+    [1, 'KWD', '0.001'],
+    [0, 'EUR', '0.00'],
   ])('%i %s → %s', (m, c, s) => expect(formatMinor(m, c)).toBe(s));
   it.each([
-    [12345, 'USD', 12345], [5, 'JPY', 500], [1234, 'KWD', 123], [1235, 'KWD', 124], [-1235, 'KWD', -124],
+    [12345, 'USD', 12345],
+    [5, 'JPY', 500],
+    [1234, 'KWD', 123],
+    [1235, 'KWD', 124],
+    [-1235, 'KWD', -124],
   ])('%i %s in hundredths → %i', (m, c, h) => expect(toHundredths(m, c)).toBe(h));
 });

@@ -166,9 +166,24 @@ describe('rules', () => {
     expect(buyerTaxIdRequired(400, 600_000)).toBe(false);
   });
   it('payment aliases map to codes', () => {
-    expect(['cash', 'check', 'cheque', 'card', 'credit', 'transfer', 'bank_transfer', 'voucher', 'standing_order', 'other', 'bit', 'paybox', 'payment_app', 'app'].map(paymentMethodCode)).toEqual([
-      1, 2, 2, 3, 3, 4, 4, 5, 8, 9, 91, 92, 93, 93,
-    ]);
+    expect(
+      [
+        'cash',
+        'check',
+        'cheque',
+        'card',
+        'credit',
+        'transfer',
+        'bank_transfer',
+        'voucher',
+        'standing_order',
+        'other',
+        'bit',
+        'paybox',
+        'payment_app',
+        'app',
+      ].map(paymentMethodCode),
+    ).toEqual([1, 2, 2, 3, 3, 4, 4, 5, 8, 9, 91, 92, 93, 93]);
     expect(paymentMethodCode(91)).toBe(91);
   });
   it('calendar dates', () => {
@@ -177,9 +192,23 @@ describe('rules', () => {
     expect(realDay('2028-02-29')).toBe(true);
   });
   const draft = (over: Partial<DraftFields>): DraftFields => ({
-    docType: 305, party: null, priceMode: 'net', lines: [{ description: 'x', quantity: 1, unitPriceExVat: 100, sku: null, unit: 'u', lineDiscount: 0, amount: 100 }],
-    payments: [], note: null, documentDate: '2026-03-01', valueDate: '2026-03-01', vatRateBp: null, vatExemptionReason: null, discountAmount: 0,
-    withholdingAmount: 0, allocationNumber: null, currency: 'ILS', exchangeRate: null, language: 'he', ...over,
+    docType: 305,
+    party: null,
+    priceMode: 'net',
+    lines: [{ description: 'x', quantity: 1, unitPriceExVat: 100, sku: null, unit: 'u', lineDiscount: 0, amount: 100 }],
+    payments: [],
+    note: null,
+    documentDate: '2026-03-01',
+    valueDate: '2026-03-01',
+    vatRateBp: null,
+    vatExemptionReason: null,
+    discountAmount: 0,
+    withholdingAmount: 0,
+    allocationNumber: null,
+    currency: 'ILS',
+    exchangeRate: null,
+    language: 'he',
+    ...over,
   });
   it('draft checks name the field', () => {
     expect(() => checkDraft(draft({}), 'company')).not.toThrow();
@@ -188,9 +217,23 @@ describe('rules', () => {
     expect(() => checkDraft(draft({ documentDate: '2026-02-30' }), 'company')).toThrow(/body\.documentDate/);
     expect(() => checkDraft(draft({ valueDate: '2023-02-29' }), 'company')).toThrow(/body\.valueDate/);
     expect(() => checkDraft(draft({ documentDate: '1999-12-31' }), 'company')).toThrow(/body\.documentDate: must be between 2000-01-01 and 2099-12-31/);
-    const cheque = (dueDate: string | null) => ({ method: 2, amount: 100, dueDate, bankCode: null, branchCode: null, accountNumber: null, checkNumber: '1001', cardCompany: null, cardName: null, cardTxType: null }) as never;
+    const cheque = (dueDate: string | null) =>
+      ({
+        method: 2,
+        amount: 100,
+        dueDate,
+        bankCode: null,
+        branchCode: null,
+        accountNumber: null,
+        checkNumber: '1001',
+        cardCompany: null,
+        cardName: null,
+        cardTxType: null,
+      }) as never;
     expect(() => checkDraft(draft({ docType: 400, lines: [], payments: [cheque('2026-04-01'), cheque(null)] }), 'company')).not.toThrow();
-    expect(() => checkDraft(draft({ docType: 400, lines: [], payments: [cheque('2026-04-01'), cheque('2026-04-31')] }), 'company')).toThrow(/body\.payments\[1\]\.dueDate/);
+    expect(() => checkDraft(draft({ docType: 400, lines: [], payments: [cheque('2026-04-01'), cheque('2026-04-31')] }), 'company')).toThrow(
+      /body\.payments\[1\]\.dueDate/,
+    );
     expect(() => checkDraft(draft({ docType: 400, lines: [], payments: [cheque('2100-01-01')] }), 'company')).toThrow(/body\.payments\[0\]\.dueDate/);
     expect(() => checkDraft(draft({ docType: 400, lines: [], discountAmount: 5 }), 'company')).toThrow(/body\.discountAmount/);
     expect(() => checkDraft(draft({}), 'patur')).toThrow(/400/);
@@ -203,17 +246,57 @@ describe('continuity of a series', () => {
   const clean = { gaps: [], gapCount: 0, duplicates: [], outOfSeries: [] };
 
   it('finds gaps and duplicates', () => {
-    expect(continuityOf(305, [1, 2, 3], series(1, 3))).toEqual({ docType: 305, first: 1, last: 3, count: 3, expectedFirst: 1, counter: 3, gaps: [], gapCount: 0, duplicates: [], outOfSeries: [] });
-    expect(continuityOf(305, [3, 1, 5, 5, 6], series(1, 6))).toEqual({
-      docType: 305, first: 1, last: 6, count: 5, expectedFirst: 1, counter: 6, gaps: [2, 4], gapCount: 2, duplicates: [5], outOfSeries: [],
+    expect(continuityOf(305, [1, 2, 3], series(1, 3))).toEqual({
+      docType: 305,
+      first: 1,
+      last: 3,
+      count: 3,
+      expectedFirst: 1,
+      counter: 3,
+      gaps: [],
+      gapCount: 0,
+      duplicates: [],
+      outOfSeries: [],
     });
-    expect(continuityOf(400, [], series(1, null))).toEqual({ docType: 400, first: null, last: null, count: 0, expectedFirst: 1, counter: null, gaps: [], gapCount: 0, duplicates: [], outOfSeries: [] });
+    expect(continuityOf(305, [3, 1, 5, 5, 6], series(1, 6))).toEqual({
+      docType: 305,
+      first: 1,
+      last: 6,
+      count: 5,
+      expectedFirst: 1,
+      counter: 6,
+      gaps: [2, 4],
+      gapCount: 2,
+      duplicates: [5],
+      outOfSeries: [],
+    });
+    expect(continuityOf(400, [], series(1, null))).toEqual({
+      docType: 400,
+      first: null,
+      last: null,
+      count: 0,
+      expectedFirst: 1,
+      counter: null,
+      gaps: [],
+      gapCount: 0,
+      duplicates: [],
+      outOfSeries: [],
+    });
     expect(continuityOf(330, [1001, 1002], series(1001, 1002))).toMatchObject({ first: 1001, last: 1002, gaps: [] });
     expect(continuityOf(330, [7, 7, 7], series(7, 7))).toMatchObject({ count: 3, duplicates: [7] });
   });
 
   it('a missing first number is a gap: the series starts at 1, the first stored is 3', () => {
-    expect(continuityOf(305, [3, 4, 5], series(1, 5))).toMatchObject({ first: 3, last: 5, count: 3, expectedFirst: 1, counter: 5, gaps: [1, 2], gapCount: 2, outOfSeries: [] });
+    expect(continuityOf(305, [3, 4, 5], series(1, 5))).toMatchObject({
+      first: 3,
+      last: 5,
+      count: 3,
+      expectedFirst: 1,
+      counter: 5,
+      gaps: [1, 2],
+      gapCount: 2,
+      outOfSeries: [],
+    });
     expect(continuityOf(305, [2], series(1, 2))).toMatchObject({ gaps: [1], gapCount: 1 });
   });
 
@@ -223,7 +306,14 @@ describe('continuity of a series', () => {
   });
 
   it('numbers handed out after the last stored one are gaps: the counter says 10, the last stored is 8', () => {
-    expect(continuityOf(320, [1, 2, 3, 4, 5, 6, 7, 8], series(1, 10))).toMatchObject({ last: 8, counter: 10, gaps: [9, 10], gapCount: 2, duplicates: [], outOfSeries: [] });
+    expect(continuityOf(320, [1, 2, 3, 4, 5, 6, 7, 8], series(1, 10))).toMatchObject({
+      last: 8,
+      counter: 10,
+      gaps: [9, 10],
+      gapCount: 2,
+      duplicates: [],
+      outOfSeries: [],
+    });
   });
 
   it('a counter that ran ahead of an untouched series shows every number it skipped', () => {
@@ -232,7 +322,18 @@ describe('continuity of a series', () => {
   });
 
   it('a series that handed out numbers but stored none is all gaps', () => {
-    expect(continuityOf(330, [], series(1, 3))).toEqual({ docType: 330, first: null, last: null, count: 0, expectedFirst: 1, counter: 3, gaps: [1, 2, 3], gapCount: 3, duplicates: [], outOfSeries: [] });
+    expect(continuityOf(330, [], series(1, 3))).toEqual({
+      docType: 330,
+      first: null,
+      last: null,
+      count: 0,
+      expectedFirst: 1,
+      counter: 3,
+      gaps: [1, 2, 3],
+      gapCount: 3,
+      duplicates: [],
+      outOfSeries: [],
+    });
     expect(continuityOf(330, [], series(500, 501))).toMatchObject({ expectedFirst: 500, gaps: [500, 501], gapCount: 2 });
   });
 
@@ -312,20 +413,48 @@ describe('continuity of a series', () => {
 describe('credit-note reversal (pure)', async () => {
   const { reversalOf } = await import('../../src/documents/credit-note.ts');
   const snapshot = {
-    docType: 320, docNumber: 7, documentDate: '2026-03-01', valueDate: '2026-03-01', issuedAt: '2026-03-01T08:00:00.000Z',
+    docType: 320,
+    docNumber: 7,
+    documentDate: '2026-03-01',
+    valueDate: '2026-03-01',
+    issuedAt: '2026-03-01T08:00:00.000Z',
     dealer: { name: 'd', taxId: '516179157', dealerType: 'company', address: null, phone: null, email: null },
     branding: { logoRef: null, accentColor: null, tagline: null, website: null, footerText: null, template: 'classic' },
     party: { partyId: null, key: null, name: 'p', taxId: null, phone: null, email: null, address: null },
     lines: [{ description: 'x', quantity: 1, unitPriceExVat: 10_000, sku: null, unit: 'u', lineDiscount: 0, amount: 10_000 }],
-    payments: [{ method: 1, amount: 11_000, dueDate: null, bankCode: null, branchCode: null, accountNumber: null, checkNumber: null, cardCompany: null, cardName: null, cardTxType: null }],
-    priceMode: 'net', vatRateBp: 1700, vatExemptionReason: null,
+    payments: [
+      {
+        method: 1,
+        amount: 11_000,
+        dueDate: null,
+        bankCode: null,
+        branchCode: null,
+        accountNumber: null,
+        checkNumber: null,
+        cardCompany: null,
+        cardName: null,
+        cardTxType: null,
+      },
+    ],
+    priceMode: 'net',
+    vatRateBp: 1700,
+    vatExemptionReason: null,
     totals: { totalExVat: 10_000, vatAmount: 1_700, totalIncVat: 11_700, discountAmount: 0, withholdingAmount: 700 },
-    note: 'orig', allocationNumber: 'A1', linkedDocument: null,
+    note: 'orig',
+    allocationNumber: 'A1',
+    linkedDocument: null,
   } as any;
   const row = (docType: number) => ({ id: 'doc_o', docType, docNumber: 7, snapshot: { ...snapshot, docType } }) as any;
   it('a 330 mirrors the invoice part with positive amounts and the original rate', () => {
     const r = reversalOf(row(320), 'why');
-    expect(r).toMatchObject({ docType: 330, vatRateBp: 1700, payments: [], note: 'why', allocationNumber: null, linkedDocument: { id: 'doc_o', docType: 320, docNumber: 7 } });
+    expect(r).toMatchObject({
+      docType: 330,
+      vatRateBp: 1700,
+      payments: [],
+      note: 'why',
+      allocationNumber: null,
+      linkedDocument: { id: 'doc_o', docType: 320, docNumber: 7 },
+    });
     expect(r.totals).toEqual({ totalExVat: 10_000, vatAmount: 1_700, totalIncVat: 11_700, discountAmount: 0, withholdingAmount: 0 });
     expect(r.lines).toEqual(snapshot.lines);
   });

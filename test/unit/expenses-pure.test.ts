@@ -18,14 +18,38 @@ const errorOf = (f: () => unknown): AppError => {
 
 describe('completeAmounts', () => {
   it.each([
-    [{ amountExVat: 100, vatAmount: 18, amountIncVat: n }, { amountExVat: 100, vatAmount: 18, amountIncVat: 118 }],
-    [{ amountExVat: 100, vatAmount: n, amountIncVat: 118 }, { amountExVat: 100, vatAmount: 18, amountIncVat: 118 }],
-    [{ amountExVat: n, vatAmount: 18, amountIncVat: 118 }, { amountExVat: 100, vatAmount: 18, amountIncVat: 118 }],
-    [{ amountExVat: 100, vatAmount: 18, amountIncVat: 118 }, { amountExVat: 100, vatAmount: 18, amountIncVat: 118 }],
-    [{ amountExVat: n, vatAmount: n, amountIncVat: 118 }, { amountExVat: n, vatAmount: n, amountIncVat: 118 }],
-    [{ amountExVat: -100, vatAmount: -18, amountIncVat: n }, { amountExVat: -100, vatAmount: -18, amountIncVat: -118 }],
-    [{ amountExVat: 500, vatAmount: 0, amountIncVat: n }, { amountExVat: 500, vatAmount: 0, amountIncVat: 500 }],
-    [{ amountExVat: n, vatAmount: n, amountIncVat: n }, { amountExVat: n, vatAmount: n, amountIncVat: n }],
+    [
+      { amountExVat: 100, vatAmount: 18, amountIncVat: n },
+      { amountExVat: 100, vatAmount: 18, amountIncVat: 118 },
+    ],
+    [
+      { amountExVat: 100, vatAmount: n, amountIncVat: 118 },
+      { amountExVat: 100, vatAmount: 18, amountIncVat: 118 },
+    ],
+    [
+      { amountExVat: n, vatAmount: 18, amountIncVat: 118 },
+      { amountExVat: 100, vatAmount: 18, amountIncVat: 118 },
+    ],
+    [
+      { amountExVat: 100, vatAmount: 18, amountIncVat: 118 },
+      { amountExVat: 100, vatAmount: 18, amountIncVat: 118 },
+    ],
+    [
+      { amountExVat: n, vatAmount: n, amountIncVat: 118 },
+      { amountExVat: n, vatAmount: n, amountIncVat: 118 },
+    ],
+    [
+      { amountExVat: -100, vatAmount: -18, amountIncVat: n },
+      { amountExVat: -100, vatAmount: -18, amountIncVat: -118 },
+    ],
+    [
+      { amountExVat: 500, vatAmount: 0, amountIncVat: n },
+      { amountExVat: 500, vatAmount: 0, amountIncVat: 500 },
+    ],
+    [
+      { amountExVat: n, vatAmount: n, amountIncVat: n },
+      { amountExVat: n, vatAmount: n, amountIncVat: n },
+    ],
   ])('%j → %j', (input, out) => expect(completeAmounts(input)).toEqual(out));
 
   it.each([

@@ -109,9 +109,7 @@ describe('small platform pieces', () => {
       'body.lines[0].qty: unknown field',
     );
     expect(validationMessage('body', [{ instancePath: '', keyword: 'required', params: { missingProperty: 'name' } }])).toBe('body.name: is required');
-    expect(validationMessage('querystring', [{ instancePath: '/days', keyword: 'maximum', message: 'must be <= 90' }])).toBe(
-      'querystring.days: must be <= 90',
-    );
+    expect(validationMessage('querystring', [{ instancePath: '/days', keyword: 'maximum', message: 'must be <= 90' }])).toBe('querystring.days: must be <= 90');
   });
 
   it('usage days end today, oldest first', () => {

@@ -50,7 +50,9 @@ describe('renderLlmsTxt', () => {
   });
 
   it('lists every operation under its tag with method, path, operationId and summary', () => {
-    expect(text).toContain('## Operations: businesses\n\nDealers.\n\n- `GET /v1/businesses` (listBusinesses): List businesses\n- `POST /v1/businesses` (createBusiness): Create a business\n');
+    expect(text).toContain(
+      '## Operations: businesses\n\nDealers.\n\n- `GET /v1/businesses` (listBusinesses): List businesses\n- `POST /v1/businesses` (createBusiness): Create a business\n',
+    );
     // An undeclared tag still gets its section; a tag without operations gets none.
     expect(text).toContain('## Operations: public\n\n- `GET /api/docs/{slug}/d.pdf` (getSharedPdf): A shared PDF');
     expect(text).not.toContain('Operations: unused');

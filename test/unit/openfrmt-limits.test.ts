@@ -5,7 +5,12 @@ import { lineAmount } from '../../src/documents/totals.ts';
 
 describe('limits derived from the layouts', () => {
   it('amounts: the largest fits its picture, one more does not', () => {
-    for (const [rec, id, write] of [['C100', 1223, amount15], ['D110', 1265, amount15], ['D120', 1312, amount15], ['C100', 1224, amount12]] as const) {
+    for (const [rec, id, write] of [
+      ['C100', 1223, amount15],
+      ['D110', 1265, amount15],
+      ['D120', 1312, amount15],
+      ['C100', 1224, amount12],
+    ] as const) {
       const max = maxAgorotOf(rec, id);
       expect(() => write(max)).not.toThrow();
       expect(() => write(max + 1)).toThrow();

@@ -7,11 +7,22 @@ const VAT = '123456782';
 
 function invoice(n: number): ExportDocument {
   return {
-    docType: 305, docNumber: String(1000 + n), docDate: '2025-01-15',
+    docType: 305,
+    docNumber: String(1000 + n),
+    docDate: '2025-01-15',
     header: {
-      issueDate: '2025-01-15', issueTime: '09:30', partyName: 'לקוח בע״מ', partyKey: 'C-1', partyVatId: '514000004',
-      amountBeforeDiscount: 100000, discount: 10000, amountAfterDiscountExVat: 90000, vatAmount: 16200, totalIncVat: 106200,
-      withholding: 0, cancelled: false,
+      issueDate: '2025-01-15',
+      issueTime: '09:30',
+      partyName: 'לקוח בע״מ',
+      partyKey: 'C-1',
+      partyVatId: '514000004',
+      amountBeforeDiscount: 100000,
+      discount: 10000,
+      amountAfterDiscountExVat: 90000,
+      vatAmount: 16200,
+      totalIncVat: 106200,
+      withholding: 0,
+      cancelled: false,
     },
     lines: [
       { description: 'ייעוץ', unit: 'שעה', quantity: 2, unitPriceExVat: 30000, lineDiscount: 0, lineTotal: 60000, vatRateBp: 1800 },
@@ -22,10 +33,21 @@ function invoice(n: number): ExportDocument {
 }
 
 const receipt: ExportDocument = {
-  docType: 400, docNumber: '7', docDate: '2025-01-16',
+  docType: 400,
+  docNumber: '7',
+  docDate: '2025-01-16',
   header: {
-    issueDate: '2025-01-16', issueTime: '11:00', partyName: 'Buyer', partyKey: 'C-2', amountBeforeDiscount: 100000, discount: 0,
-    amountAfterDiscountExVat: 100000, vatAmount: 0, totalIncVat: 100000, withholding: 25000, cancelled: false,
+    issueDate: '2025-01-16',
+    issueTime: '11:00',
+    partyName: 'Buyer',
+    partyKey: 'C-2',
+    amountBeforeDiscount: 100000,
+    discount: 0,
+    amountAfterDiscountExVat: 100000,
+    vatAmount: 0,
+    totalIncVat: 100000,
+    withholding: 25000,
+    cancelled: false,
   },
   lines: [],
   payments: [
@@ -36,10 +58,28 @@ const receipt: ExportDocument = {
 
 function a000For(totalRecords: number, primaryId: string): A000Input {
   return {
-    totalRecords, vatId: VAT, primaryId, softwareRegNo: '', softwareName: 'pinkas', softwareVersion: '0.1', makerVatId: '123456782', makerName: 'pinkas',
-    softwareType: 2, savePath: 'OPENFRMT/12345678.25/01151030', bookkeepingType: 0, balanceLevel: 0, businessName: 'עסק',
-    rangeFrom: '2025-01-01', rangeTo: '2025-01-31', processDate: '2025-01-15', processTime: '10:30', languageCode: 0, charset: 1,
-    compressor: 'zip', currency: 'ILS', hasBranches: 0,
+    totalRecords,
+    vatId: VAT,
+    primaryId,
+    softwareRegNo: '',
+    softwareName: 'pinkas',
+    softwareVersion: '0.1',
+    makerVatId: '123456782',
+    makerName: 'pinkas',
+    softwareType: 2,
+    savePath: 'OPENFRMT/12345678.25/01151030',
+    bookkeepingType: 0,
+    balanceLevel: 0,
+    businessName: 'עסק',
+    rangeFrom: '2025-01-01',
+    rangeTo: '2025-01-31',
+    processDate: '2025-01-15',
+    processTime: '10:30',
+    languageCode: 0,
+    charset: 1,
+    compressor: 'zip',
+    currency: 'ILS',
+    hasBranches: 0,
   };
 }
 
@@ -135,7 +175,10 @@ describe('the reader catches broken files', () => {
     const { bkmv, ini } = build([invoice(1)]);
     let t = bkmv.toString('latin1');
     t = t.replace('D110000000003', 'D110000000009');
-    t = t.replace(/Z900(\d{9})(\d{9})(\d{15})&OF1.31&(\d{15})/, (_m, a, b, _c, d) => `Z900${a}${b}999999999999999&OF1.31&${String(Number(d) + 1).padStart(15, '0')}`);
+    t = t.replace(
+      /Z900(\d{9})(\d{9})(\d{15})&OF1.31&(\d{15})/,
+      (_m, a, b, _c, d) => `Z900${a}${b}999999999999999&OF1.31&${String(Number(d) + 1).padStart(15, '0')}`,
+    );
     const { summary, ini: iniS } = read(Buffer.from(t, 'latin1'), ini);
     const problems = summary.issues.map((i) => i.problem).join('\n');
     expect(problems).toMatch(/running record number 9, expected 3/);

@@ -14,18 +14,32 @@ describe('A100 / Z900 / INI summary (reference §11 worked examples)', () => {
     expect(a100({ recordNo: 1, vatId: VAT, primaryId: PID })).toBe(`A100000000001123456782482915736401827&OF1.31&${sp(50)}`);
   });
   it('Z900 for a 4-record file is byte-identical to the worked example', () => {
-    expect(z900({ recordNo: 4, vatId: VAT, primaryId: PID, totalRecords: 4 })).toBe(
-      `Z900000000004123456782482915736401827&OF1.31&000000000000004${sp(50)}`,
-    );
+    expect(z900({ recordNo: 4, vatId: VAT, primaryId: PID, totalRecords: 4 })).toBe(`Z900000000004123456782482915736401827&OF1.31&000000000000004${sp(50)}`);
   });
   it('summary line for 1 C100', () => expect(summaryLine('C100', 1)).toBe('C100000000000000001'));
 });
 
 const exampleC100: C100Input = {
-  recordNo: 2, vatId: VAT, docType: 305, docNumber: '1001', issueDate: '2025-01-15', issueTime: '09:30',
-  partyName: 'Customer Ltd', partyVatId: '514000004', valueDate: '2025-01-15', foreignTotal: null,
-  amountBeforeDiscount: 100000, discount: 10000, amountAfterDiscountExVat: 90000, vatAmount: 16200, totalIncVat: 106200,
-  withholding: 0, partyKey: 'C-17', cancelled: false, docDate: '2025-01-15', linkNo: 1,
+  recordNo: 2,
+  vatId: VAT,
+  docType: 305,
+  docNumber: '1001',
+  issueDate: '2025-01-15',
+  issueTime: '09:30',
+  partyName: 'Customer Ltd',
+  partyVatId: '514000004',
+  valueDate: '2025-01-15',
+  foreignTotal: null,
+  amountBeforeDiscount: 100000,
+  discount: 10000,
+  amountAfterDiscountExVat: 90000,
+  vatAmount: 16200,
+  totalIncVat: 106200,
+  withholding: 0,
+  partyKey: 'C-17',
+  cancelled: false,
+  docDate: '2025-01-15',
+  linkNo: 1,
 };
 
 describe('C100 field by field (reference §11 C100 example)', () => {
@@ -80,9 +94,24 @@ describe('C100 field by field (reference §11 C100 example)', () => {
 
 describe('D110 field by field', () => {
   const r = d110({
-    recordNo: 3, vatId: VAT, docType: 305, docNumber: '1001', lineNo: 2, baseDocType: 200, baseDocNumber: '77',
-    transactionType: 1, sku: 'SKU-9', description: 'ייעוץ', unit: 'שעה', quantity: 2.5, unitPriceExVat: 40000,
-    lineDiscount: 5000, lineTotal: 95000, vatRateBp: 1800, docDate: '2025-01-15', linkNo: 1,
+    recordNo: 3,
+    vatId: VAT,
+    docType: 305,
+    docNumber: '1001',
+    lineNo: 2,
+    baseDocType: 200,
+    baseDocNumber: '77',
+    transactionType: 1,
+    sku: 'SKU-9',
+    description: 'ייעוץ',
+    unit: 'שעה',
+    quantity: 2.5,
+    unitPriceExVat: 40000,
+    lineDiscount: 5000,
+    lineTotal: 95000,
+    vatRateBp: 1800,
+    docDate: '2025-01-15',
+    linkNo: 1,
   });
   it.each([
     [1250, 1, 4, 'D110'],
@@ -115,8 +144,20 @@ describe('D110 field by field', () => {
 
 describe('D120 field by field', () => {
   const cheque = d120({
-    recordNo: 4, vatId: VAT, docType: 400, docNumber: '55', lineNo: 1, method: 2, bankNo: '12', bankBranch: '345',
-    bankAccount: '123-456789', chequeNo: '1000123', dueDate: '2025-02-01', amount: 100000, docDate: '2025-01-15', linkNo: 9,
+    recordNo: 4,
+    vatId: VAT,
+    docType: 400,
+    docNumber: '55',
+    lineNo: 1,
+    method: 2,
+    bankNo: '12',
+    bankBranch: '345',
+    bankAccount: '123-456789',
+    chequeNo: '1000123',
+    dueDate: '2025-02-01',
+    amount: 100000,
+    docDate: '2025-01-15',
+    linkNo: 9,
   });
   it.each([
     [1300, 1, 4, 'D120'],
@@ -142,8 +183,19 @@ describe('D120 field by field', () => {
   ])('cheque: field %d at %d–%d', (_f, from, to, expected) => expect(col(cheque, from, to)).toBe(expected));
   it('a card payment carries acquirer, card name and deal type; bank fields are zeros', () => {
     const card = d120({
-      recordNo: 5, vatId: VAT, docType: 320, docNumber: '8', lineNo: 1, method: 3, dueDate: '2025-01-20',
-      amount: 50000, acquirer: 6, cardName: 'ויזה', dealType: 2, docDate: '2025-01-15', linkNo: 2,
+      recordNo: 5,
+      vatId: VAT,
+      docType: 320,
+      docNumber: '8',
+      lineNo: 1,
+      method: 3,
+      dueDate: '2025-01-20',
+      amount: 50000,
+      acquirer: 6,
+      cardName: 'ויזה',
+      dealType: 2,
+      docDate: '2025-01-15',
+      linkNo: 2,
     });
     expect(col(card, 50, 50)).toBe('3');
     expect(col(card, 51, 95)).toBe('0'.repeat(45));
@@ -165,11 +217,30 @@ describe('D120 field by field', () => {
 
 describe('A000 field by field', () => {
   const r = a000({
-    totalRecords: 4, vatId: VAT, primaryId: PID, softwareRegNo: '', softwareName: 'pinkas', softwareVersion: '0.1.0',
-    makerVatId: '514000004', makerName: 'pinkas', softwareType: 2, savePath: 'OPENFRMT/12345678.25/01151030',
-    bookkeepingType: 0, balanceLevel: 0, businessName: 'עסק לדוגמה', street: 'הרצל 1', city: 'חיפה',
-    rangeFrom: '2025-01-01', rangeTo: '2025-12-31', processDate: '2025-01-15', processTime: '10:30',
-    languageCode: 0, charset: 1, compressor: 'zip', currency: 'ILS', hasBranches: 0,
+    totalRecords: 4,
+    vatId: VAT,
+    primaryId: PID,
+    softwareRegNo: '',
+    softwareName: 'pinkas',
+    softwareVersion: '0.1.0',
+    makerVatId: '514000004',
+    makerName: 'pinkas',
+    softwareType: 2,
+    savePath: 'OPENFRMT/12345678.25/01151030',
+    bookkeepingType: 0,
+    balanceLevel: 0,
+    businessName: 'עסק לדוגמה',
+    street: 'הרצל 1',
+    city: 'חיפה',
+    rangeFrom: '2025-01-01',
+    rangeTo: '2025-12-31',
+    processDate: '2025-01-15',
+    processTime: '10:30',
+    languageCode: 0,
+    charset: 1,
+    compressor: 'zip',
+    currency: 'ILS',
+    hasBranches: 0,
   });
   it.each([
     [1000, 1, 4, 'A000'],
@@ -213,8 +284,19 @@ describe('A000 field by field', () => {
 describe('B100, B110, M100 field positions', () => {
   it('B100', () => {
     const r = b100({
-      recordNo: 7, vatId: VAT, entryNo: 12, lineNo: 2, reference: '1001', referenceDocType: 305, details: 'הכנסה',
-      date: '2025-01-15', valueDate: '2025-01-16', account: '4000', side: 2, amount: 90000, entryDate: '2025-01-17',
+      recordNo: 7,
+      vatId: VAT,
+      entryNo: 12,
+      lineNo: 2,
+      reference: '1001',
+      referenceDocType: 305,
+      details: 'הכנסה',
+      date: '2025-01-15',
+      valueDate: '2025-01-16',
+      account: '4000',
+      side: 2,
+      amount: 90000,
+      entryDate: '2025-01-17',
     });
     expect(r).toHaveLength(317);
     expect(col(r, 23, 32)).toBe('0000000012');
@@ -235,8 +317,16 @@ describe('B100, B110, M100 field positions', () => {
   });
   it('B110: credit opening balance is negative', () => {
     const r = b110({
-      recordNo: 8, vatId: VAT, accountKey: '4000', accountName: 'הכנסות', trialBalanceCode: '400', trialBalanceName: 'הכנסות',
-      openingBalance: -150000, totalDebit: 0, totalCredit: 90000, partyVatId: '514000004',
+      recordNo: 8,
+      vatId: VAT,
+      accountKey: '4000',
+      accountName: 'הכנסות',
+      trialBalanceCode: '400',
+      trialBalanceName: 'הכנסות',
+      openingBalance: -150000,
+      totalDebit: 0,
+      totalCredit: 90000,
+      partyVatId: '514000004',
     });
     expect(r).toHaveLength(376);
     expect(col(r, 23, 37)).toBe('4000' + sp(11));
@@ -250,7 +340,17 @@ describe('B100, B110, M100 field positions', () => {
     expect(col(r, 361, 376)).toBe(sp(16));
   });
   it('M100 with the spec §4.8 example (item 100101: opening 5, in 195, out 120)', () => {
-    const r = m100({ recordNo: 9, vatId: VAT, internalCode: '100101', name: 'פריט', unit: 'יחידה', openingQty: 5, qtyIn: 195, qtyOut: 120, costOutsideBonded: 1250 });
+    const r = m100({
+      recordNo: 9,
+      vatId: VAT,
+      internalCode: '100101',
+      name: 'פריט',
+      unit: 'יחידה',
+      openingQty: 5,
+      qtyIn: 195,
+      qtyOut: 120,
+      costOutsideBonded: 1250,
+    });
     expect(r).toHaveLength(298);
     expect(col(r, 63, 82)).toBe('100101' + sp(14));
     expect(col(r, 83, 132)).toBe('פריט' + sp(46));

@@ -11,8 +11,17 @@ import { loadConfig, ConfigError, TEST_MAKER_TAX_ID } from '../../src/platform/c
 const VAT = '516179157';
 const col = (r: string, from: number, to: number) => r.slice(from - 1, to);
 const header: Omit<C100Input, 'recordNo' | 'vatId' | 'docType' | 'docNumber' | 'docDate' | 'linkNo'> = {
-  issueDate: '2026-03-01', issueTime: '10:00', partyName: 'x', partyKey: 'C00001', amountBeforeDiscount: 50_000, discount: 0,
-  amountAfterDiscountExVat: 50_000, vatAmount: 0, totalIncVat: 50_000, withholding: 2_500, cancelled: false,
+  issueDate: '2026-03-01',
+  issueTime: '10:00',
+  partyName: 'x',
+  partyKey: 'C00001',
+  amountBeforeDiscount: 50_000,
+  discount: 0,
+  amountAfterDiscountExVat: 50_000,
+  vatAmount: 0,
+  totalIncVat: 50_000,
+  withholding: 2_500,
+  cancelled: false,
 };
 const head = { recordNo: 2, vatId: VAT, docType: 400, docNumber: '7', docDate: '2026-03-01', linkNo: 1 };
 
@@ -29,11 +38,36 @@ describe('C100 signs', () => {
     expect(c100Amounts({ ...header, amountBeforeDiscount: -1, totalIncVat: -1, discount: 500, withholding: 0 })[1]).toBe(500);
   });
   it('credit note 330: positive amounts, discount still − (clarification 1: the type carries the meaning)', () => {
-    const r = c100({ ...header, ...head, docType: 330, amountBeforeDiscount: 49_000, discount: 500, amountAfterDiscountExVat: 48_500, vatAmount: 8_730, totalIncVat: 57_230, withholding: 0 });
+    const r = c100({
+      ...header,
+      ...head,
+      docType: 330,
+      amountBeforeDiscount: 49_000,
+      discount: 500,
+      amountAfterDiscountExVat: 48_500,
+      vatAmount: 8_730,
+      totalIncVat: 57_230,
+      withholding: 0,
+    });
     expect(col(r, 288, 374)).toBe('+00000000049000-00000000000500+00000000048500+00000000008730+00000000057230+00000000000');
   });
   it('D110 line discount is opposite to the line total', () => {
-    const line = { recordNo: 3, vatId: VAT, docType: 305, docNumber: '1', lineNo: 1, description: 'x', unit: 'יחידה', quantity: 1, unitPriceExVat: 1000, lineDiscount: 100, lineTotal: 900, vatRateBp: 1800, docDate: '2026-03-01', linkNo: 1 };
+    const line = {
+      recordNo: 3,
+      vatId: VAT,
+      docType: 305,
+      docNumber: '1',
+      lineNo: 1,
+      description: 'x',
+      unit: 'יחידה',
+      quantity: 1,
+      unitPriceExVat: 1000,
+      lineDiscount: 100,
+      lineTotal: 900,
+      vatRateBp: 1800,
+      docDate: '2026-03-01',
+      linkNo: 1,
+    };
     expect(col(d110(line), 256, 270)).toBe('-00000000000100');
   });
 });
@@ -52,7 +86,12 @@ function readBack(bkmv: Buffer) {
   return reader.finish();
 }
 const doc = (docType: number, h: Partial<ExportDocument['header']>): ExportDocument => ({
-  docType, docNumber: '1', docDate: '2026-03-01', header: { ...header, ...h }, lines: [], payments: [],
+  docType,
+  docNumber: '1',
+  docDate: '2026-03-01',
+  header: { ...header, ...h },
+  lines: [],
+  payments: [],
 });
 /** Rewrites one signed field of the first C100 (columns from–to) to a value. */
 function patch(bkmv: Buffer, from: number, value: string): Buffer {
@@ -91,9 +130,28 @@ describe('the reader checks the signs per document type', () => {
 });
 
 const a000Input = (makerVatId: string): A000Input => ({
-  totalRecords: 2, vatId: VAT, primaryId: '482915736401827', softwareRegNo: '', softwareName: 'pinkas', softwareVersion: '0.1', makerVatId, makerName: 'pinkas',
-  softwareType: 2, savePath: 'x', bookkeepingType: 0, balanceLevel: 0, businessName: 'עסק', rangeFrom: '2026-01-01', rangeTo: '2026-01-31',
-  processDate: '2026-03-01', processTime: '10:00', languageCode: 0, charset: 1, compressor: 'zip', currency: 'ILS', hasBranches: 0,
+  totalRecords: 2,
+  vatId: VAT,
+  primaryId: '482915736401827',
+  softwareRegNo: '',
+  softwareName: 'pinkas',
+  softwareVersion: '0.1',
+  makerVatId,
+  makerName: 'pinkas',
+  softwareType: 2,
+  savePath: 'x',
+  bookkeepingType: 0,
+  balanceLevel: 0,
+  businessName: 'עסק',
+  rangeFrom: '2026-01-01',
+  rangeTo: '2026-01-31',
+  processDate: '2026-03-01',
+  processTime: '10:00',
+  languageCode: 0,
+  charset: 1,
+  compressor: 'zip',
+  currency: 'ILS',
+  hasBranches: 0,
 });
 
 describe('A000/1009, the software maker VAT number', () => {

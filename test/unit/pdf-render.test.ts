@@ -128,7 +128,15 @@ describe('variants and signature', () => {
 describe('layout edge cases', () => {
   it('flows many lines onto further pages with the head repeated and page numbers', async () => {
     const base = sampleModel(305);
-    const lines = Array.from({ length: 70 }, (_, i) => ({ description: `פריט מספר ${i + 1}`, quantity: 1, unitPrice: 100, lineDiscount: 0, amount: 100, unit: null, sku: null }));
+    const lines = Array.from({ length: 70 }, (_, i) => ({
+      description: `פריט מספר ${i + 1}`,
+      quantity: 1,
+      unitPrice: 100,
+      lineDiscount: 0,
+      amount: 100,
+      unit: null,
+      sku: null,
+    }));
     const model: RenderModel = { ...base, lines, totals: { ...base.totals, discountAmount: 0, totalExVat: 7000, vatAmount: 1260, totalIncVat: 8260 } };
     const pdf = await renderDocumentPdf(model, 'origin', { signer, at: AT });
     const pages = await pdfPageCount(pdf);

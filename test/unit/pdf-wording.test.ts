@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
-  cardAcquirerName, cardDealTypeName, formatDate, formatMoney, formatQuantity, formatRate, formatShekels, paymentMethodName,
+  cardAcquirerName,
+  cardDealTypeName,
+  formatDate,
+  formatMoney,
+  formatQuantity,
+  formatRate,
+  formatShekels,
+  paymentMethodName,
 } from '../../src/pdf/hebrew.ts';
 import { dealerIdLine, footerLine, infoLines, paymentDetails, paymentsSummaryRows, titleLine, totalsRows } from '../../src/pdf/wording.ts';
 import { sampleModel } from '../../src/pdf/samples.ts';
@@ -52,8 +59,9 @@ describe('payment wording', () => {
   });
 
   it('prints cheque and card details', () => {
-    expect(paymentDetails({ method: 2, amount: 1, checkNumber: '1001', bankCode: '12', branchCode: '345', accountNumber: '678901' }))
-      .toBe("המחאה מס' 1001, בנק 12, סניף 345, חשבון 678901");
+    expect(paymentDetails({ method: 2, amount: 1, checkNumber: '1001', bankCode: '12', branchCode: '345', accountNumber: '678901' })).toBe(
+      "המחאה מס' 1001, בנק 12, סניף 345, חשבון 678901",
+    );
     expect(paymentDetails({ method: 3, amount: 1, cardCompany: '1', cardName: 'Visa', cardTxType: '2' })).toBe('ישראכרט, Visa, סוג עסקה: תשלומים');
     expect(paymentDetails({ method: 1, amount: 1 })).toBe('');
   });

@@ -18,7 +18,8 @@ describe('prints configuration', () => {
   it('reads SMTP settings, port by SMTP_SECURE', () => {
     const c = loadConfig({ ...base, SMTP_HOST: 'mail.example', SMTP_FROM: 'Pinkas <no-reply@example.com>' }).prints.smtp;
     expect(c).toEqual({ host: 'mail.example', port: 587, secure: false, user: null, password: null, from: 'Pinkas <no-reply@example.com>' });
-    const tls = loadConfig({ ...base, SMTP_HOST: 'mail.example', SMTP_FROM: 'a@example.com', SMTP_SECURE: 'true', SMTP_USER: 'u', SMTP_PASSWORD: 'p' }).prints.smtp;
+    const tls = loadConfig({ ...base, SMTP_HOST: 'mail.example', SMTP_FROM: 'a@example.com', SMTP_SECURE: 'true', SMTP_USER: 'u', SMTP_PASSWORD: 'p' }).prints
+      .smtp;
     expect(tls).toMatchObject({ port: 465, secure: true, user: 'u', password: 'p' });
   });
 
@@ -51,7 +52,8 @@ describe('prints configuration', () => {
 });
 
 describe('render job timing', () => {
-  const doc = (over: Partial<DocumentRow>) => ({ allocationNumber: null, allocation: { status: 'pending' }, issuedAt: '2026-03-01T08:00:00.000Z', ...over }) as DocumentRow;
+  const doc = (over: Partial<DocumentRow>) =>
+    ({ allocationNumber: null, allocation: { status: 'pending' }, issuedAt: '2026-03-01T08:00:00.000Z', ...over }) as DocumentRow;
 
   it('waits for a pending allocation within the bound, checking every 3 s at most', () => {
     expect(allocationWait(doc({}), new Date('2026-03-01T08:00:00.000Z'), 60_000)).toBe(3_000);

@@ -19,7 +19,13 @@ describe('webhook configuration', () => {
   });
 
   it('reads the switches', () => {
-    const c = loadConfig({ ...base, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_MS: '300', WEBHOOK_POLL_MS: '250', WEBHOOK_CA_FILE: 'package.json' });
+    const c = loadConfig({
+      ...base,
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOK_TIMEOUT_MS: '300',
+      WEBHOOK_POLL_MS: '250',
+      WEBHOOK_CA_FILE: 'package.json',
+    });
     expect(c.webhooks).toMatchObject({ allowPrivateTargets: true, timeoutMs: 300, pollMs: 250 });
     expect(c.webhooks.caFile).toMatch(/\/package\.json$/);
   });

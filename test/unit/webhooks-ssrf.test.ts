@@ -94,17 +94,34 @@ describe('classifyAddress', () => {
   ];
   it.each(refused)('%s is refused (%s)', (ip, why) => expect(classifyAddress(ip)).toMatch(why));
 
-  it.each(['8.8.8.8', '1.1.1.1', '93.184.216.34', '172.32.0.1', '100.128.0.1', '169.255.0.1', '11.0.0.1', '223.255.255.255', '2606:4700:4700::1111', '2a00:1450:4001::200e', '64:ff9b::808:808', '2002:808:808::1'])(
-    '%s is public',
-    (ip) => expect(classifyAddress(ip)).toBeNull(),
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '93.184.216.34',
+    '172.32.0.1',
+    '100.128.0.1',
+    '169.255.0.1',
+    '11.0.0.1',
+    '223.255.255.255',
+    '2606:4700:4700::1111',
+    '2a00:1450:4001::200e',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+  ])('%s is public', (ip) => expect(classifyAddress(ip)).toBeNull());
 });
 
 describe('host names', () => {
-  it.each(['localhost', 'api.localhost', 'metadata.google.internal', 'metadata', 'printer.local', 'db.internal', 'intranet', 'host.home.arpa', '1.0.0.127.in-addr.arpa'])(
-    '%s is refused before DNS',
-    (name) => expect(classifyName(name)).not.toBeNull(),
-  );
+  it.each([
+    'localhost',
+    'api.localhost',
+    'metadata.google.internal',
+    'metadata',
+    'printer.local',
+    'db.internal',
+    'intranet',
+    'host.home.arpa',
+    '1.0.0.127.in-addr.arpa',
+  ])('%s is refused before DNS', (name) => expect(classifyName(name)).not.toBeNull());
   it.each(['example.com', 'hooks.example.co.il', 'xn--4dbrk0ce.example'])('%s may be looked up', (name) => expect(classifyName(name)).toBeNull());
 
   it('readHost sees numeric forms as IP literals', () => {

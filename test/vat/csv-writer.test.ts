@@ -4,7 +4,15 @@ import { csvField, csvFile, csvFileName, money, prefersCsv, shekelsText } from '
 
 describe('shekelsText', () => {
   it('agorot as shekels with two decimals, exact', () => {
-    expect([123456, -1200, 0, 5, -5, 100, 99_999_999_999_99].map(shekelsText)).toEqual(['1234.56', '-12.00', '0.00', '0.05', '-0.05', '1.00', '99999999999.99']);
+    expect([123456, -1200, 0, 5, -5, 100, 99_999_999_999_99].map(shekelsText)).toEqual([
+      '1234.56',
+      '-12.00',
+      '0.00',
+      '0.05',
+      '-0.05',
+      '1.00',
+      '99999999999.99',
+    ]);
     expect(() => shekelsText(1.5)).toThrow(RangeError);
   });
 });
@@ -34,7 +42,13 @@ describe('csvField', () => {
 
 describe('csvFile', () => {
   it('BOM, header, rows, each ending CR LF, UTF-8', () => {
-    const bytes = csvFile(['name', 'amount'], [['חברה, "בע"מ"', money(123456)], ['x', money(-1200)]]);
+    const bytes = csvFile(
+      ['name', 'amount'],
+      [
+        ['חברה, "בע"מ"', money(123456)],
+        ['x', money(-1200)],
+      ],
+    );
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     expect(bytes.toString('utf8')).toBe('\uFEFFname,amount\r\n"חברה, ""בע""מ""",1234.56\r\nx,-12.00\r\n');
   });

@@ -27,13 +27,30 @@ beforeAll(async () => {
     return r.body;
   };
   const party = (await call('POST', '/parties', { name: 'לקוח "טוב", בע"מ', kind: 'customer', taxId: TAX_IDS.company2 })).party;
-  doc = await issueDoc(env, a.test, bid, { docType: 305, documentDate: '2026-02-10', party: { partyId: party.id }, lines: [{ description: 'שירות', quantity: 1, unitPriceExVat: 100_000 }] });
+  doc = await issueDoc(env, a.test, bid, {
+    docType: 305,
+    documentDate: '2026-02-10',
+    party: { partyId: party.id },
+    lines: [{ description: 'שירות', quantity: 1, unitPriceExVat: 100_000 }],
+  });
   const draft = await call('POST', '/expenses', {
-    supplierDocType: 'tax_invoice', categoryKey: 'office', supplier: { name: 'ספק "אלף", בע"מ', taxId: TAX_IDS.person },
-    supplierDocNumber: 'A-17', supplierDocDate: '2026-02-12', amountExVat: 30_000, vatAmount: 5_400,
+    supplierDocType: 'tax_invoice',
+    categoryKey: 'office',
+    supplier: { name: 'ספק "אלף", בע"מ', taxId: TAX_IDS.person },
+    supplierDocNumber: 'A-17',
+    supplierDocDate: '2026-02-12',
+    amountExVat: 30_000,
+    vatAmount: 5_400,
   });
   await call('POST', `/expenses/${draft.expense.id}/record`);
-  await call('POST', '/ledger/entries', { date: '2026-02-14', description: 'תיקון מע"מ', lines: [{ account: '2200', debit: 100 }, { account: '1200', credit: 100 }] });
+  await call('POST', '/ledger/entries', {
+    date: '2026-02-14',
+    description: 'תיקון מע"מ',
+    lines: [
+      { account: '2200', debit: 100 },
+      { account: '1200', credit: 100 },
+    ],
+  });
 });
 afterAll(async () => env?.close());
 
@@ -45,10 +62,11 @@ async function report(q: string) {
 const business = async () => (await getBusinessById(env.db.sandbox.db, bid))!;
 
 describe('GET reports/vat as CSV (vatReportCsv)', () => {
-  it('one figure a row, byte for byte, each the JSON report\'s figure', async () => {
+  it("one figure a row, byte for byte, each the JSON report's figure", async () => {
     const r = await report('period=2026-02');
     expect(vatReportCsv(r).toString('utf8')).toBe(
-      BOM + 'figure,value\r\n' +
+      BOM +
+        'figure,value\r\n' +
         'period,2026-02\r\nkind,monthly\r\nfrom,2026-02-01\r\nto,2026-02-28\r\ncurrency,ILS\r\nsource,ledger\r\n' +
         'outputVat,179.00\r\ninputVat,54.00\r\ninputVatFixedAssets,0.00\r\nvatPayable,125.00\r\n' +
         'sales.taxable,1000.00\r\nsales.zeroRatedExport,0.00\r\nsales.eilat,0.00\r\nsales.exempt,0.00\r\nsales.count,1\r\n' +
@@ -62,7 +80,8 @@ describe('GET reports/vat as CSV (vatReportCsv)', () => {
   it('the management form (from/to) too', async () => {
     const r = await report('from=2026-02-01&to=2026-02-28');
     expect(vatReportCsv(r).toString('utf8')).toBe(
-      BOM + 'figure,value\r\nfrom,2026-02-01\r\nto,2026-02-28\r\ncurrency,ILS\r\noutputVat,180.00\r\ninputVat,54.00\r\nvatPayable,126.00\r\n' +
+      BOM +
+        'figure,value\r\nfrom,2026-02-01\r\nto,2026-02-28\r\ncurrency,ILS\r\noutputVat,180.00\r\ninputVat,54.00\r\nvatPayable,126.00\r\n' +
         'taxableSales,1000.00\r\nzeroRatedOrExemptSales,0.00\r\nfixedAssetInputVat,0.00\r\notherInputVat,54.00\r\ndocuments,1\r\nexpenses,1\r\n',
     );
     expect(vatReportCsvName({ taxId: '516179157' }, r)).toBe('vat-516179157-2026-02-01-2026-02-28.csv');
@@ -86,7 +105,11 @@ describe('GET reports/vat/lines as CSV (vatLinesCsvOf)', () => {
     const total = bytes.toString('utf8').trimEnd().split('\r\n').at(-1)!.split(',');
     const agorot = (x: string) => Math.round(Number(x) * 100);
     expect(total.slice(10).map(agorot)).toEqual([
-      r.sales.taxable + r.sales.zeroRatedExport + r.sales.eilat + r.sales.exempt, r.inputs.exVat, r.outputVat, r.inputVat, r.inputVatFixedAssets,
+      r.sales.taxable + r.sales.zeroRatedExport + r.sales.eilat + r.sales.exempt,
+      r.inputs.exVat,
+      r.outputVat,
+      r.inputVat,
+      r.inputVatFixedAssets,
     ]);
   });
 

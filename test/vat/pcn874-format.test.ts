@@ -2,8 +2,18 @@
 import { describe, expect, it } from 'vitest';
 import { parseVatPeriod } from '../../src/vat/period.ts';
 import {
-  CLOSING_LENGTH, ENTRY_LENGTH, HEADER_LENGTH, closingRecord, entryRecord, formatPcn874, headerRecord, lastDigits, readPcn874, shekels,
-  type Pcn874Entry, type Pcn874Header,
+  CLOSING_LENGTH,
+  ENTRY_LENGTH,
+  HEADER_LENGTH,
+  closingRecord,
+  entryRecord,
+  formatPcn874,
+  headerRecord,
+  lastDigits,
+  readPcn874,
+  shekels,
+  type Pcn874Entry,
+  type Pcn874Header,
 } from '../../src/vat/pcn874.ts';
 import { entryOfLine, pcn874Of, verifyPcn874 } from '../../src/vat/pcn874-map.ts';
 import type { LedgerVatReport, VatLine } from '../../src/vat/report.ts';
@@ -46,21 +56,53 @@ describe('VAT periods', () => {
 
 describe('amounts and references', () => {
   it.each([
-    [0, 0], [49, 0], [50, 1], [149, 1], [150, 2], [18_000, 180], [-49, 0], [-50, -1], [-150, -2], [123_456_789, 1_234_568], [-99, -1],
+    [0, 0],
+    [49, 0],
+    [50, 1],
+    [149, 1],
+    [150, 2],
+    [18_000, 180],
+    [-49, 0],
+    [-50, -1],
+    [-150, -2],
+    [123_456_789, 1_234_568],
+    [-99, -1],
   ])('shekels(%i agorot) = %i', (agorot, want) => expect(shekels(agorot)).toBe(want));
 
   it('refuses a non-integer amount', () => expect(() => shekels(1.5)).toThrow(RangeError));
 
   it.each([
-    ['B-77', 4, '0077'], ['INV/2026/0001234567', 9, '600001234567'.slice(-9)], [null, 9, '000000000'], [42, 9, '000000042'], ['אבג', 4, '0000'],
+    ['B-77', 4, '0077'],
+    ['INV/2026/0001234567', 9, '600001234567'.slice(-9)],
+    [null, 9, '000000000'],
+    [42, 9, '000000042'],
+    ['אבג', 4, '0000'],
   ])('lastDigits(%j, %i) = %s', (value, n, want) => expect(lastDigits(value as any, n)).toBe(want));
 });
 
 const header: Pcn874Header = {
-  vatId: '516179157', period: '202602', generated: '20260301', taxableSales: 1_500, taxableVat: 270, salesCount: 3,
-  zeroOrExemptSales: 200, otherInputsVat: 36, equipmentInputsVat: 900, inputsCount: 2, vatPayable: -666,
+  vatId: '516179157',
+  period: '202602',
+  generated: '20260301',
+  taxableSales: 1_500,
+  taxableVat: 270,
+  salesCount: 3,
+  zeroOrExemptSales: 200,
+  otherInputsVat: 36,
+  equipmentInputsVat: 900,
+  inputsCount: 2,
+  vatPayable: -666,
 };
-const sale: Pcn874Entry = { type: 'S', counterpartyId: '512200502', date: '20260210', refGroup: '0000', refNumber: '000000001', vat: 180, exVat: 1_000, allocation: '000000000' };
+const sale: Pcn874Entry = {
+  type: 'S',
+  counterpartyId: '512200502',
+  date: '20260210',
+  refGroup: '0000',
+  refNumber: '000000001',
+  vat: 180,
+  exVat: 1_000,
+  allocation: '000000000',
+};
 
 describe('records', () => {
   it('the header: 131 characters, fields at their positions (worked by hand)', () => {
@@ -68,8 +110,21 @@ describe('records', () => {
     expect(r).toHaveLength(HEADER_LENGTH);
     expect(HEADER_LENGTH).toBe(131);
     expect(r).toBe(
-      'O' + '516179157' + '202602' + '1' + '20260301' + '+00000001500' + '+000000270' + '+00000000000' + '+000000000' + '000000003' +
-        '+00000000200' + '+000000036' + '+000000900' + '000000002' + '-00000000666',
+      'O' +
+        '516179157' +
+        '202602' +
+        '1' +
+        '20260301' +
+        '+00000001500' +
+        '+000000270' +
+        '+00000000000' +
+        '+000000000' +
+        '000000003' +
+        '+00000000200' +
+        '+000000036' +
+        '+000000900' +
+        '000000002' +
+        '-00000000666',
     );
   });
 
@@ -140,25 +195,71 @@ describe('the reader finds what is wrong', () => {
 });
 
 const doc = (over: Partial<VatLine> & { taxId?: string | null; no?: number }): VatLine => ({
-  entryNo: over.entryNo ?? 1, entryId: 'je_x', entryDate: '2026-02-10', source: 'document', treatment: over.treatment ?? 'taxable',
-  exVat: over.exVat ?? 100_049, outputVat: over.outputVat ?? 18_009, inputVat: 0, inputVatFixedAssets: 0,
-  document: { id: 'doc_x', docType: 305, docNumber: over.no ?? 12, date: '2026-02-09', partyName: 'לקוח', partyTaxId: over.taxId === undefined ? '512200502' : over.taxId, allocationNumber: null },
+  entryNo: over.entryNo ?? 1,
+  entryId: 'je_x',
+  entryDate: '2026-02-10',
+  source: 'document',
+  treatment: over.treatment ?? 'taxable',
+  exVat: over.exVat ?? 100_049,
+  outputVat: over.outputVat ?? 18_009,
+  inputVat: 0,
+  inputVatFixedAssets: 0,
+  document: {
+    id: 'doc_x',
+    docType: 305,
+    docNumber: over.no ?? 12,
+    date: '2026-02-09',
+    partyName: 'לקוח',
+    partyTaxId: over.taxId === undefined ? '512200502' : over.taxId,
+    allocationNumber: null,
+  },
   expense: null,
 });
 const exp = (over: Partial<VatLine> & { taxId?: string | null }): VatLine => ({
-  entryNo: over.entryNo ?? 2, entryId: 'je_y', entryDate: '2026-02-11', source: 'expense', treatment: null,
-  exVat: over.exVat ?? 30_000, outputVat: 0, inputVat: over.inputVat ?? 3_600, inputVatFixedAssets: over.inputVatFixedAssets ?? 0, document: null,
-  expense: { id: 'exp_y', supplierName: 'בזק', supplierTaxId: over.taxId === undefined ? '512200502' : over.taxId, supplierDocNumber: 'B-77', date: '2026-02-10', storno: false },
+  entryNo: over.entryNo ?? 2,
+  entryId: 'je_y',
+  entryDate: '2026-02-11',
+  source: 'expense',
+  treatment: null,
+  exVat: over.exVat ?? 30_000,
+  outputVat: 0,
+  inputVat: over.inputVat ?? 3_600,
+  inputVatFixedAssets: over.inputVatFixedAssets ?? 0,
+  document: null,
+  expense: {
+    id: 'exp_y',
+    supplierName: 'בזק',
+    supplierTaxId: over.taxId === undefined ? '512200502' : over.taxId,
+    supplierDocNumber: 'B-77',
+    date: '2026-02-10',
+    storno: false,
+  },
 });
 
 describe('from ledger lines to entries', () => {
   it.each([
-    ['an identified customer: S, rounded shekels, the document date', doc({}), { type: 'S', counterpartyId: '512200502', date: '20260209', refNumber: '000000012', vat: 180, exVat: 1_000 }],
+    [
+      'an identified customer: S, rounded shekels, the document date',
+      doc({}),
+      { type: 'S', counterpartyId: '512200502', date: '20260209', refNumber: '000000012', vat: 180, exVat: 1_000 },
+    ],
     ['no customer tax id: L with zeros', doc({ taxId: null }), { type: 'L', counterpartyId: '000000000' }],
-    ['an export: Y, no VAT, the other side 999999999 (no export entry number)', doc({ treatment: 'zeroRatedExport', outputVat: 0 }), { type: 'Y', counterpartyId: '999999999', vat: 0, refNumber: '000000012' }],
+    [
+      'an export: Y, no VAT, the other side 999999999 (no export entry number)',
+      doc({ treatment: 'zeroRatedExport', outputVat: 0 }),
+      { type: 'Y', counterpartyId: '999999999', vat: 0, refNumber: '000000012' },
+    ],
     ['a credit note: VAT positive, amount negative', doc({ exVat: -100_000, outputVat: -18_000 }), { vat: 180, exVat: -1_000 }],
-    ['an expense from a known supplier: T with the deductible VAT', exp({}), { type: 'T', counterpartyId: '512200502', refNumber: '000000077', vat: 36, exVat: 300 }],
-    ['an expense without a supplier tax id: K, zeros, its reference the number of invoices (one)', exp({ taxId: null }), { type: 'K', counterpartyId: '000000000', refNumber: '000000001' }],
+    [
+      'an expense from a known supplier: T with the deductible VAT',
+      exp({}),
+      { type: 'T', counterpartyId: '512200502', refNumber: '000000077', vat: 36, exVat: 300 },
+    ],
+    [
+      'an expense without a supplier tax id: K, zeros, its reference the number of invoices (one)',
+      exp({ taxId: null }),
+      { type: 'K', counterpartyId: '000000000', refNumber: '000000001' },
+    ],
     ['a fixed-asset expense', exp({ inputVat: 0, inputVatFixedAssets: 90_000, exVat: 500_000 }), { type: 'T', vat: 900, exVat: 5_000 }],
     ['a storno', exp({ inputVat: -3_600, exVat: -30_000 }), { vat: 36, exVat: -300 }],
   ])('%s', (_name, line, want) => expect(entryOfLine(line)).toMatchObject(want));
@@ -171,13 +272,29 @@ describe('from ledger lines to entries', () => {
   it('the header is the report rounded; a file read back verifies against the report, a tampered one does not', () => {
     const lines = [doc({ entryNo: 1 }), doc({ entryNo: 2, no: 13, exVat: -100_000, outputVat: -18_000 }), exp({ entryNo: 3 })];
     const report = {
-      outputVat: 9, inputVat: 3_600, inputVatFixedAssets: 0, vatPayable: -3_591,
-      sales: { taxable: 49, zeroRatedExport: 0, eilat: 0, exempt: 0, count: 2 }, zeroRatedOrExemptSales: 0,
+      outputVat: 9,
+      inputVat: 3_600,
+      inputVatFixedAssets: 0,
+      vatPayable: -3_591,
+      sales: { taxable: 49, zeroRatedExport: 0, eilat: 0, exempt: 0, count: 2 },
+      zeroRatedOrExemptSales: 0,
     } as LedgerVatReport;
     const file = pcn874Of('516179157', report, lines, '202602', '2026-03-01');
-    expect(file.header).toMatchObject({ taxableSales: 0, taxableVat: 0, otherInputsVat: 36, vatPayable: -36, salesCount: 2, inputsCount: 1, generated: '20260301' });
+    expect(file.header).toMatchObject({
+      taxableSales: 0,
+      taxableVat: 0,
+      otherInputsVat: 36,
+      vatPayable: -36,
+      salesCount: 2,
+      inputsCount: 1,
+      generated: '20260301',
+    });
     const bytes = formatPcn874(file);
-    expect(verifyPcn874(readPcn874(bytes), '516179157', report, lines)).toMatchObject({ ok: true, problems: [], recordCounts: { sales: 2, inputs: 1, total: 5 } });
+    expect(verifyPcn874(readPcn874(bytes), '516179157', report, lines)).toMatchObject({
+      ok: true,
+      problems: [],
+      recordCounts: { sales: 2, inputs: 1, total: 5 },
+    });
     const tampered = Buffer.from(bytes.toString('latin1').replace('000000036+0000000300', '000000037+0000000300'), 'latin1');
     const v = verifyPcn874(readPcn874(tampered), '516179157', report, lines);
     expect(v.ok).toBe(false);

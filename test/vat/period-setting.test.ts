@@ -56,7 +56,10 @@ describe('vatReportingPeriod on the business', () => {
       expect([r.status, r.body.reason], JSON.stringify(bad)).toEqual([400, 'validation']);
       expect(r.body.error).toContain('vatReportingPeriod');
     }
-    const created = await env.call('POST', '/v1/businesses', { key: a.test, body: { name: 'x', taxId: TAX_IDS.person, dealerType: 'murshe', vatReportingPeriod: 'yearly' } });
+    const created = await env.call('POST', '/v1/businesses', {
+      key: a.test,
+      body: { name: 'x', taxId: TAX_IDS.person, dealerType: 'murshe', vatReportingPeriod: 'yearly' },
+    });
     expect([created.status, created.body.reason]).toEqual([400, 'validation']);
     const audit = await env.sql<any>('sandbox', `SELECT after FROM audit_log WHERE business_id = '${other}' AND action = 'business.update' ORDER BY seq`);
     expect(audit.map((x) => x.after.vatReportingPeriod)).toEqual(['bimonthly', 'bimonthly', 'monthly']);
@@ -71,7 +74,14 @@ describe('vatReportingPeriod on the business', () => {
 describe('the VAT report of a bimonthly business', () => {
   it('period=2026-04 and period=2026-03 are the report of 2026-03/2026-04, said so in period and kind', async () => {
     const explicit = (await get(bimonthly, `/reports/vat?period=${period('2026-03/2026-04')}`)).report;
-    expect(explicit).toMatchObject({ period: '2026-03/2026-04', kind: 'bimonthly', from: '2026-03-01', to: '2026-04-30', outputVat: 27_000, sales: { taxable: 150_000, count: 2 } });
+    expect(explicit).toMatchObject({
+      period: '2026-03/2026-04',
+      kind: 'bimonthly',
+      from: '2026-03-01',
+      to: '2026-04-30',
+      outputVat: 27_000,
+      sales: { taxable: 150_000, count: 2 },
+    });
     expect((await get(bimonthly, '/reports/vat?period=2026-04')).report).toEqual(explicit);
     expect((await get(bimonthly, '/reports/vat?period=2026-03')).report).toEqual(explicit);
   });

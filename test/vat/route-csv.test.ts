@@ -4,12 +4,23 @@ import { issueDoc } from '../exports/fixture.ts';
 import { createOpenapiValidator, validateTraffic } from '../contract/openapi-validator.ts';
 import { getBusinessById } from '../../src/businesses/service.ts';
 import { vatLinesCsvOf, vatReportCsv } from '../../src/vat/csv.ts';
-let env: TestEnv; let a: TestAccount; let problems: string[];
-beforeAll(async () => { env = await createTestEnv(); a = await env.account(); problems = validateTraffic(env, createOpenapiValidator((await env.call('GET', '/v1/openapi.json')).body)); });
+let env: TestEnv;
+let a: TestAccount;
+let problems: string[];
+beforeAll(async () => {
+  env = await createTestEnv();
+  a = await env.account();
+  problems = validateTraffic(env, createOpenapiValidator((await env.call('GET', '/v1/openapi.json')).body));
+});
 afterAll(async () => env?.close());
 it('routes answer CSV', async () => {
   const bid = (await env.business(a.test, { vatReportingPeriod: 'bimonthly' })).id;
-  await issueDoc(env, a.test, bid, { docType: 305, documentDate: '2026-02-10', party: { name: 'לקוח, "א"', taxId: TAX_IDS.company2 }, lines: [{ description: 'x', quantity: 1, unitPriceExVat: 100_000 }] });
+  await issueDoc(env, a.test, bid, {
+    docType: 305,
+    documentDate: '2026-02-10',
+    party: { name: 'לקוח, "א"', taxId: TAX_IDS.company2 },
+    lines: [{ description: 'x', quantity: 1, unitPriceExVat: 100_000 }],
+  });
   const h = { accept: 'text/csv' };
   const r = await env.call('GET', `/v1/businesses/${bid}/reports/vat?period=2026-02`, { key: a.test, headers: h });
   const j = await env.call('GET', `/v1/businesses/${bid}/reports/vat?period=2026-02`, { key: a.test });

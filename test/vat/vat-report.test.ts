@@ -56,19 +56,63 @@ async function seedMonth() {
   await ok('POST', '/ledger/periods/2026-01/close');
   docs.inv = await issueDoc(env, a.test, bid, { docType: 305, documentDate: '2026-02-05', party: { partyId: customer.id }, lines: [line(100_000)] });
   docs.invReceipt = await issueDoc(env, a.test, bid, {
-    docType: 320, documentDate: '2026-02-10', party: { name: 'לקוח מזדמן' }, lines: [line(50_000)], payments: [{ method: 'cash', amount: 59_000 }],
+    docType: 320,
+    documentDate: '2026-02-10',
+    party: { name: 'לקוח מזדמן' },
+    lines: [line(50_000)],
+    payments: [{ method: 'cash', amount: 59_000 }],
   });
   docs.exportInv = await issueDoc(env, a.test, bid, {
-    docType: 305, documentDate: '2026-02-12', party: { name: 'Foreign Ltd' }, lines: [line(20_000)], vatRateBp: 0, vatExemptionReason: 'export',
+    docType: 305,
+    documentDate: '2026-02-12',
+    party: { name: 'Foreign Ltd' },
+    lines: [line(20_000)],
+    vatRateBp: 0,
+    vatExemptionReason: 'export',
   });
   docs.receipt = await issueDoc(env, a.test, bid, { docType: 400, payments: [{ method: 'cash', amount: 11_800 }] });
   docs.credit = await creditNote(env, a.test, bid, docs.inv.id);
-  docs.phone = await expense({ categoryKey: 'communication', supplier: { name: 'בזק', taxId: TAX_IDS.company2 }, supplierDocNumber: 'B-77', supplierDocDate: '2026-02-10', amountExVat: 30_000, vatAmount: 5_400 });
-  docs.equipment = await expense({ categoryKey: 'equipment', supplier: { name: 'ספק ציוד' }, supplierDocNumber: '5501', supplierDocDate: '2026-02-11', amountExVat: 500_000, vatAmount: 90_000 });
-  docs.office = await expense({ categoryKey: 'office', supplier: { name: 'כלי כתיבה', taxId: TAX_IDS.person }, supplierDocNumber: 'O-9', supplierDocDate: '2026-02-12', amountExVat: 10_000, vatAmount: 1_800 });
+  docs.phone = await expense({
+    categoryKey: 'communication',
+    supplier: { name: 'בזק', taxId: TAX_IDS.company2 },
+    supplierDocNumber: 'B-77',
+    supplierDocDate: '2026-02-10',
+    amountExVat: 30_000,
+    vatAmount: 5_400,
+  });
+  docs.equipment = await expense({
+    categoryKey: 'equipment',
+    supplier: { name: 'ספק ציוד' },
+    supplierDocNumber: '5501',
+    supplierDocDate: '2026-02-11',
+    amountExVat: 500_000,
+    vatAmount: 90_000,
+  });
+  docs.office = await expense({
+    categoryKey: 'office',
+    supplier: { name: 'כלי כתיבה', taxId: TAX_IDS.person },
+    supplierDocNumber: 'O-9',
+    supplierDocDate: '2026-02-12',
+    amountExVat: 10_000,
+    vatAmount: 1_800,
+  });
   docs.officeStorno = (await ok('POST', `/expenses/${docs.office.id}/correction`, {})).expense;
-  docs.rent = await expense({ categoryKey: 'rent', supplier: { name: 'משכיר', taxId: TAX_IDS.person2 }, supplierDocNumber: 'R-1', supplierDocDate: '2026-01-25', amountExVat: 100_000, vatAmount: 18_000 });
-  await ok('POST', '/ledger/entries', { date: '2026-02-14', description: 'תיקון מע"מ', lines: [{ account: '2200', debit: 100 }, { account: '1200', credit: 100 }] });
+  docs.rent = await expense({
+    categoryKey: 'rent',
+    supplier: { name: 'משכיר', taxId: TAX_IDS.person2 },
+    supplierDocNumber: 'R-1',
+    supplierDocDate: '2026-01-25',
+    amountExVat: 100_000,
+    vatAmount: 18_000,
+  });
+  await ok('POST', '/ledger/entries', {
+    date: '2026-02-14',
+    description: 'תיקון מע"מ',
+    lines: [
+      { account: '2200', debit: 100 },
+      { account: '1200', credit: 100 },
+    ],
+  });
 }
 
 /** Σ over the ledger's February entries, per account: debit − credit. */
@@ -83,12 +127,22 @@ describe('GET reports/vat?period=', () => {
   it('February worked by hand', async () => {
     const { report } = await ok('GET', '/reports/vat?period=2026-02');
     expect(report).toMatchObject({
-      period: '2026-02', kind: 'monthly', from: '2026-02-01', to: '2026-02-28', source: 'ledger',
-      outputVat: 8_900, inputVat: 21_600, inputVatFixedAssets: 90_000, vatPayable: -102_700,
+      period: '2026-02',
+      kind: 'monthly',
+      from: '2026-02-01',
+      to: '2026-02-28',
+      source: 'ledger',
+      outputVat: 8_900,
+      inputVat: 21_600,
+      inputVatFixedAssets: 90_000,
+      vatPayable: -102_700,
       sales: { taxable: 50_000, zeroRatedExport: 20_000, eilat: 0, exempt: 0, count: 4 },
       inputs: { exVat: 30_000 + 500_000 + 10_000 - 10_000 + 100_000, count: 5 },
       adjustments: { outputVat: -100, inputVat: 0, inputVatFixedAssets: 0, count: 1 },
-      taxableSales: 50_000, zeroRatedOrExemptSales: 20_000, documents: 4, expenses: 5,
+      taxableSales: 50_000,
+      zeroRatedOrExemptSales: 20_000,
+      documents: 4,
+      expenses: 5,
     });
   });
 
@@ -113,7 +167,12 @@ describe('GET reports/vat?period=', () => {
     }
     expect(lines).toHaveLength(4 + 5 + 1);
     const byDoc = (id: string) => lines.find((l) => l.document?.id === id);
-    expect(byDoc(docs.inv.id)).toMatchObject({ treatment: 'taxable', exVat: 100_000, outputVat: 18_000, document: { docType: 305, date: '2026-02-05', partyTaxId: TAX_IDS.company2 } });
+    expect(byDoc(docs.inv.id)).toMatchObject({
+      treatment: 'taxable',
+      exVat: 100_000,
+      outputVat: 18_000,
+      document: { docType: 305, date: '2026-02-05', partyTaxId: TAX_IDS.company2 },
+    });
     expect(byDoc(docs.credit.id)).toMatchObject({ exVat: -100_000, outputVat: -18_000, document: { docType: 330, docNumber: docs.credit.docNumber } });
     expect(byDoc(docs.exportInv.id)).toMatchObject({ treatment: 'zeroRatedExport', exVat: 20_000, outputVat: 0 });
     expect(byDoc(docs.receipt.id)).toBeUndefined();
@@ -172,14 +231,27 @@ describe('POST exports/pcn874', () => {
 
     const { report } = await ok('GET', '/reports/vat?period=2026-02');
     expect(read.header).toEqual({
-      vatId: '516179157', period: '202602', generated: '20260302',
-      taxableSales: shekels(report.sales.taxable), taxableVat: shekels(report.outputVat),
-      zeroOrExemptSales: shekels(report.zeroRatedOrExemptSales), otherInputsVat: shekels(report.inputVat),
-      equipmentInputsVat: shekels(report.inputVatFixedAssets), vatPayable: shekels(report.vatPayable),
-      salesCount: report.sales.count, inputsCount: report.inputs.count,
+      vatId: '516179157',
+      period: '202602',
+      generated: '20260302',
+      taxableSales: shekels(report.sales.taxable),
+      taxableVat: shekels(report.outputVat),
+      zeroOrExemptSales: shekels(report.zeroRatedOrExemptSales),
+      otherInputsVat: shekels(report.inputVat),
+      equipmentInputsVat: shekels(report.inputVatFixedAssets),
+      vatPayable: shekels(report.vatPayable),
+      salesCount: report.sales.count,
+      inputsCount: report.inputs.count,
     });
     // By hand: 500 / 89 / 200 / 216 / 900 / −1,027 shekels.
-    expect(read.header).toMatchObject({ taxableSales: 500, taxableVat: 89, zeroOrExemptSales: 200, otherInputsVat: 216, equipmentInputsVat: 900, vatPayable: -1_027 });
+    expect(read.header).toMatchObject({
+      taxableSales: 500,
+      taxableVat: 89,
+      zeroOrExemptSales: 200,
+      otherInputsVat: 216,
+      equipmentInputsVat: 900,
+      vatPayable: -1_027,
+    });
     expect(read.entries.map((e) => `${e.type} ${e.counterpartyId} ${e.date} ${e.vat} ${e.exVat}`)).toEqual([
       `S ${TAX_IDS.company2} 20260205 180 1000`,
       'L 000000000 20260210 90 500',
@@ -204,7 +276,15 @@ describe('POST exports/pcn874', () => {
     const other = (await env.business(a.test, { taxId: TAX_IDS.company2 })).id;
     // 1,000,000,000.00 shekels of output VAT: ten digits, the header's field holds nine.
     const big = await env.call('POST', `/v1/businesses/${other}/ledger/entries`, {
-      key: a.test, body: { date: '2026-02-10', description: 'x', lines: [{ account: '1200', debit: 100_000_000_000 }, { account: '2200', credit: 100_000_000_000 }] },
+      key: a.test,
+      body: {
+        date: '2026-02-10',
+        description: 'x',
+        lines: [
+          { account: '1200', debit: 100_000_000_000 },
+          { account: '2200', credit: 100_000_000_000 },
+        ],
+      },
     });
     expect(big.status, JSON.stringify(big.body)).toBe(201);
     const r = await env.call('POST', `/v1/businesses/${other}/exports/pcn874`, { key: a.test, body: { period: '2026-02' } });
@@ -218,7 +298,8 @@ describe('POST exports/pcn874', () => {
   });
 
   it('an Idempotency-Key replays the run instead of producing another', async () => {
-    const send = () => env.call('POST', `${base()}/exports/pcn874`, { key: a.test, body: { period: '2026-01/2026-02' }, headers: { 'Idempotency-Key': 'pcn-1' } });
+    const send = () =>
+      env.call('POST', `${base()}/exports/pcn874`, { key: a.test, body: { period: '2026-01/2026-02' }, headers: { 'Idempotency-Key': 'pcn-1' } });
     const first = await send();
     expect(first.status, JSON.stringify(first.body)).toBe(201);
     const again = await send();

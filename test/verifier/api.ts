@@ -28,7 +28,7 @@ export async function fetchBusiness(env: TestEnv, key: string, bid: string): Pro
 /** The books through the API: every journal entry (paged by `after`) and the trial balances around the range. */
 export async function fetchLedger(env: TestEnv, key: string, bid: string, range: { from: string; to: string }): Promise<ApiLedger> {
   const entries: ApiLedger['entries'] = [];
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const r = await env.call('GET', `/v1/businesses/${bid}/ledger/entries?take=500&after=${after}`, { key });
     if (r.status !== 200) throw new Error(`ledger entries: ${r.status} ${JSON.stringify(r.body)}`);
     entries.push(...r.body.entries);
@@ -54,6 +54,12 @@ export async function verifyExportThroughApi(
   const [zip, documents, business] = await Promise.all([downloadFile(env, key, run.fileId), fetchAllDocuments(env, key, bid), fetchBusiness(env, key, bid)]);
   // A double-entry business exports its books: they are verified against the API's ledger.
   const ledger = business.bookkeeping === 'double' ? await fetchLedger(env, key, bid, { from: run.from, to: run.to }) : undefined;
-  const defects = verifyOpenfrmt({ zip, business: { taxId: business.taxId, name: business.name, address: business.address }, documents, range: { from: run.from, to: run.to }, ledger });
+  const defects = verifyOpenfrmt({
+    zip,
+    business: { taxId: business.taxId, name: business.name, address: business.address },
+    documents,
+    range: { from: run.from, to: run.to },
+    ledger,
+  });
   return { defects, zip, documents, business, ledger };
 }

@@ -7,7 +7,17 @@ import { zipSync } from 'fflate';
 import { createTestEnv, TAX_IDS, type TestAccount, type TestEnv } from '../helpers/env.ts';
 import { issueDoc, issueFixture } from '../exports/fixture.ts';
 import { verifyExportThroughApi } from './api.ts';
-import { acquirerCode, dealTypeCode, formatDefect, readExportZip, validIsraeliId, verifyOpenfrmt, type ApiDocument, type ApiLedger, type Defect } from './openfrmt-verifier.ts';
+import {
+  acquirerCode,
+  dealTypeCode,
+  formatDefect,
+  readExportZip,
+  validIsraeliId,
+  verifyOpenfrmt,
+  type ApiDocument,
+  type ApiLedger,
+  type Defect,
+} from './openfrmt-verifier.ts';
 import { BKMV_LAYOUTS, INI_LAYOUTS, type Layout } from './spec-layouts.ts';
 
 let env: TestEnv;
@@ -45,7 +55,9 @@ describe('verifier helpers', () => {
     expect(validIsraeliId('002233445')).toBe(false);
   });
   it('code tables of §5.3/§5.4', () => {
-    expect(['isracard', 'ישראכרט', 'cal', 'Diners', 'amex', 'American Express', 'max', 'לאומי קארד', 'unknown', null].map(acquirerCode)).toEqual([1, 1, 2, 3, 4, 4, 6, 6, 0, 0]);
+    expect(['isracard', 'ישראכרט', 'cal', 'Diners', 'amex', 'American Express', 'max', 'לאומי קארד', 'unknown', null].map(acquirerCode)).toEqual([
+      1, 1, 2, 3, 4, 4, 6, 6, 0, 0,
+    ]);
     expect(['regular', 'installments', 'credit', 'deferred', 'other', 'רגיל', '2', 'x', null].map(dealTypeCode)).toEqual([1, 2, 3, 4, 5, 1, 2, 0, 0]);
   });
 });
@@ -252,7 +264,10 @@ describe('the verifier reports planted defects', () => {
     const other = verifyOpenfrmt({ zip: broken, business: { taxId: '516179158' }, documents, range });
     expectDefect(other, { file: 'INI.TXT', field: 1003, reason: expect.stringMatching(/check digit/) });
     // and a business whose number differs from the file's
-    expectDefect(verifyOpenfrmt({ zip, business: { taxId: TAX_IDS.company2 }, documents, range }), { file: 'zip', reason: expect.stringMatching(/first eight digits/) });
+    expectDefect(verifyOpenfrmt({ zip, business: { taxId: TAX_IDS.company2 }, documents, range }), {
+      file: 'zip',
+      reason: expect.stringMatching(/first eight digits/),
+    });
   });
 
   it('a missing D110, even when numbering and every count are made consistent again', () => {
@@ -337,9 +352,16 @@ describe('the verifier reports planted defects', () => {
   it('a document missing from the export, and one the API does not know', () => {
     const i = documents.findIndex((x) => x.docType === 305);
     const fewer = documents.filter((_, k) => k !== i);
-    expectDefect(verifyOpenfrmt({ zip, business: { taxId: business.taxId }, documents: fewer, range }), { record: 'C100', field: 1204, reason: expect.stringMatching(/no issued document/) });
+    expectDefect(verifyOpenfrmt({ zip, business: { taxId: business.taxId }, documents: fewer, range }), {
+      record: 'C100',
+      field: 1204,
+      reason: expect.stringMatching(/no issued document/),
+    });
     const more = [...documents, { ...documents[i], id: 'doc_x', docNumber: 99 }];
-    expectDefect(verifyOpenfrmt({ zip, business: { taxId: business.taxId }, documents: more, range }), { file: 'documents', reason: expect.stringMatching(/305 99 .* has no C100/) });
+    expectDefect(verifyOpenfrmt({ zip, business: { taxId: business.taxId }, documents: more, range }), {
+      file: 'documents',
+      reason: expect.stringMatching(/305 99 .* has no C100/),
+    });
   });
 
   it('the ledger: a changed amount, a line moved to another account, a missing B110, a wrong opening balance, 1013', () => {
@@ -371,7 +393,10 @@ describe('the verifier reports planted defects', () => {
     });
     expectDefect(opening, { record: 'B110', field: 1414, reason: expect.stringMatching(/opening balance/) });
     // Without the books, B100/B110 are unsupported; with them, 1013 must say double-entry.
-    expectDefect(verifyOpenfrmt({ zip, business: { taxId: business.taxId }, documents, range }), { record: 'B100', reason: expect.stringMatching(/keeps no ledger/) });
+    expectDefect(verifyOpenfrmt({ zip, business: { taxId: business.taxId }, documents, range }), {
+      record: 'B100',
+      reason: expect.stringMatching(/keeps no ledger/),
+    });
     const single = plant((f) => {
       f.ini[0] = put(f.ini[0], 'A000', 1013, '0');
     });
@@ -409,12 +434,46 @@ describe('edge values export and verify', () => {
     });
     expect(party.status, JSON.stringify(party.body)).toBe(201);
     const bodies: Record<string, unknown>[] = [
-      { docType: 305, party: { partyId: party.body.party.id }, lines: [{ description: 'ת'.repeat(30), quantity: 99_999_999_999.9999, unitPriceExVat: 1, sku: 'S'.repeat(20), unit: 'U'.repeat(20) }] },
-      { docType: 305, party: { name: 'x' }, lines: [{ description: 'min', quantity: 0.0001, unitPriceExVat: 5000 }, { description: 'half', quantity: 0.0005, unitPriceExVat: 1000 }] },
+      {
+        docType: 305,
+        party: { partyId: party.body.party.id },
+        lines: [{ description: 'ת'.repeat(30), quantity: 99_999_999_999.9999, unitPriceExVat: 1, sku: 'S'.repeat(20), unit: 'U'.repeat(20) }],
+      },
+      {
+        docType: 305,
+        party: { name: 'x' },
+        lines: [
+          { description: 'min', quantity: 0.0001, unitPriceExVat: 5000 },
+          { description: 'half', quantity: 0.0005, unitPriceExVat: 1000 },
+        ],
+      },
       { docType: 305, party: { name: 'big' }, lines: [{ description: 'big', quantity: 1, unitPriceExVat: 84_745_762_711_863 }] },
-      { docType: 320, priceMode: 'gross', party: { name: 'g' }, lines: [{ description: 'g', quantity: 3.3333, unitPriceExVat: 1001, lineDiscount: 7 }], discountAmount: 13, withholdingAmount: 100, payments: [{ method: 'cheque', amount: 3217, bankCode: '9999999999', branchCode: '9999999999', accountNumber: '999999999999999', checkNumber: '9999999999', dueDate: '2099-12-31' }] },
+      {
+        docType: 320,
+        priceMode: 'gross',
+        party: { name: 'g' },
+        lines: [{ description: 'g', quantity: 3.3333, unitPriceExVat: 1001, lineDiscount: 7 }],
+        discountAmount: 13,
+        withholdingAmount: 100,
+        payments: [
+          {
+            method: 'cheque',
+            amount: 3217,
+            bankCode: '9999999999',
+            branchCode: '9999999999',
+            accountNumber: '999999999999999',
+            checkNumber: '9999999999',
+            dueDate: '2099-12-31',
+          },
+        ],
+      },
       { docType: 305, vatRateBp: 0, vatExemptionReason: 'eilat', party: { name: 'אילת' }, lines: [{ description: 'e', quantity: 2, unitPriceExVat: 500 }] },
-      { docType: 400, party: { name: 'w' }, withholdingAmount: 99_999_999_999, payments: [{ method: 'card', amount: 99_999_999_999_999, cardCompany: 'amex', cardName: 'C'.repeat(20), cardTxType: 'credit', dueDate: '2026-03-31' }] },
+      {
+        docType: 400,
+        party: { name: 'w' },
+        withholdingAmount: 99_999_999_999,
+        payments: [{ method: 'card', amount: 99_999_999_999_999, cardCompany: 'amex', cardName: 'C'.repeat(20), cardTxType: 'credit', dueDate: '2026-03-31' }],
+      },
     ];
     for (const body of bodies) {
       const d = await env.call('POST', `/v1/businesses/${b.id}/documents`, { key: a.test, body: { documentDate: '2026-03-01', ...body } });

@@ -258,9 +258,21 @@ function splitRecords(file: Defect['file'], bytes: Uint8Array, charset: 'iso-885
       i++;
       start = i + 1;
     } else if (b === 0x0d || b === 0x0a) {
-      defects.push({ file, line, record: null, field: null, reason: `a bare ${b === 0x0d ? 'CR' : 'LF'} at byte ${i}: every record ends with CR LF and holds none (§1.5, pitfall 14)` });
+      defects.push({
+        file,
+        line,
+        record: null,
+        field: null,
+        reason: `a bare ${b === 0x0d ? 'CR' : 'LF'} at byte ${i}: every record ends with CR LF and holds none (§1.5, pitfall 14)`,
+      });
     } else if (charset === 'iso-8859-8' ? !iso88598Defined(b) : b < 0x20) {
-      defects.push({ file, line, record: null, field: null, reason: `byte 0x${b.toString(16)} at ${i} is not a character of the declared charset ${charset} (§1.4)` });
+      defects.push({
+        file,
+        line,
+        record: null,
+        field: null,
+        reason: `byte 0x${b.toString(16)} at ${i} is not a character of the declared charset ${charset} (§1.4)`,
+      });
     }
   }
   if (start < bytes.length) {
@@ -369,21 +381,39 @@ export function verifyOpenfrmt(input: VerifyInput): Defect[] {
   const treeRe = /^OPENFRMT\/(\d{8})\.(\d{2})\/(\d{8})\/(INI\.TXT|BKMVDATA\.TXT)$/;
   const ini = names.find((n) => treeRe.exec(n)?.[4] === 'INI.TXT');
   const bkmv = names.find((n) => treeRe.exec(n)?.[4] === 'BKMVDATA.TXT');
-  for (const n of names) if (!treeRe.test(n)) push({ file: 'zip', line: null, record: null, field: null, reason: `entry ${n} is outside OPENFRMT/<NNNNNNNN>.<YY>/<MMDDhhmm>/{INI.TXT,BKMVDATA.TXT} (§1.2)` });
+  for (const n of names)
+    if (!treeRe.test(n))
+      push({
+        file: 'zip',
+        line: null,
+        record: null,
+        field: null,
+        reason: `entry ${n} is outside OPENFRMT/<NNNNNNNN>.<YY>/<MMDDhhmm>/{INI.TXT,BKMVDATA.TXT} (§1.2)`,
+      });
   if (!ini || !bkmv) {
     push({ file: 'zip', line: null, record: null, field: null, reason: `INI.TXT and BKMVDATA.TXT must both be in the tree; entries: ${names.join(', ')}` });
     return defects;
   }
   const [, dirVat, dirYY, dirStamp] = treeRe.exec(ini)!;
-  if (ini.replace(/INI\.TXT$/, '') !== bkmv.replace(/BKMVDATA\.TXT$/, '')) push({ file: 'zip', line: null, record: null, field: null, reason: `INI.TXT and BKMVDATA.TXT are in different directories (${ini}, ${bkmv})` });
-  if (names.length !== 2) push({ file: 'zip', line: null, record: null, field: null, reason: `the zip holds ${names.length} files, the production is INI.TXT + BKMVDATA.TXT` });
-  if (dirVat !== vat9.slice(0, 8)) push({ file: 'zip', line: null, record: null, field: null, reason: `directory ${dirVat}: the first eight digits of the VAT number ${vat9} are ${vat9.slice(0, 8)} (§2.2(ב))` });
+  if (ini.replace(/INI\.TXT$/, '') !== bkmv.replace(/BKMVDATA\.TXT$/, ''))
+    push({ file: 'zip', line: null, record: null, field: null, reason: `INI.TXT and BKMVDATA.TXT are in different directories (${ini}, ${bkmv})` });
+  if (names.length !== 2)
+    push({ file: 'zip', line: null, record: null, field: null, reason: `the zip holds ${names.length} files, the production is INI.TXT + BKMVDATA.TXT` });
+  if (dirVat !== vat9.slice(0, 8))
+    push({
+      file: 'zip',
+      line: null,
+      record: null,
+      field: null,
+      reason: `directory ${dirVat}: the first eight digits of the VAT number ${vat9} are ${vat9.slice(0, 8)} (§2.2(ב))`,
+    });
 
   // ---- charset from A000/1029 (column 396), read on the raw bytes
   const iniBytes = entries[ini];
   const declared = iniBytes.length >= 396 ? String.fromCharCode(iniBytes[395]) : '?';
   const charset = declared === '2' ? 'cp862' : 'iso-8859-8';
-  if (declared !== '1' && declared !== '2') push({ file: 'INI.TXT', line: 1, record: 'A000', field: 1029, reason: `character set ${JSON.stringify(declared)}: 1 (ISO-8859-8-i) or 2 (CP-862) (§1.4)` });
+  if (declared !== '1' && declared !== '2')
+    push({ file: 'INI.TXT', line: 1, record: 'A000', field: 1029, reason: `character set ${JSON.stringify(declared)}: 1 (ISO-8859-8-i) or 2 (CP-862) (§1.4)` });
   const decode = (b: Uint8Array) => iconv.decode(Buffer.from(b), charset);
 
   // ---- INI.TXT
@@ -415,19 +445,46 @@ export function verifyOpenfrmt(input: VerifyInput): Defect[] {
   if (!['0', '1', '2'].includes(A(1028))) iniBad(1028, `language code ${A(1028)}: 0 Hebrew, 1 Arabic, 2 other`);
   if (!/^([A-Z]{3}| {3})$/.test(A(1032))) iniBad(1032, `leading currency ${JSON.stringify(A(1032))}: an ISO 4217 code (default ILS)`);
   if (!['0', '1'].includes(A(1034))) iniBad(1034, `branches flag ${A(1034)}: 0 or 1`);
-  if (A(1026) !== '20' + dirYY + dirStamp.slice(0, 4)) push({ file: 'zip', line: null, record: null, field: null, reason: `directory ${dirYY}/${dirStamp} does not carry the production date ${A(1026)} of A000/1026 (§2.2(ב),(ג))` });
-  if (A(1027) !== dirStamp.slice(4)) push({ file: 'zip', line: null, record: null, field: null, reason: `directory minute ${dirStamp.slice(4)} is not the production time ${A(1027)} of A000/1027 (§2.2(ג))` });
-  if (!A(1012).includes(`${dirVat}.${dirYY}`) || !A(1012).includes(dirStamp)) iniBad(1012, `path ${JSON.stringify(A(1012).trim())} does not name the directory ${dirVat}.${dirYY}\\${dirStamp} (§2.2)`);
+  if (A(1026) !== '20' + dirYY + dirStamp.slice(0, 4))
+    push({
+      file: 'zip',
+      line: null,
+      record: null,
+      field: null,
+      reason: `directory ${dirYY}/${dirStamp} does not carry the production date ${A(1026)} of A000/1026 (§2.2(ב),(ג))`,
+    });
+  if (A(1027) !== dirStamp.slice(4))
+    push({
+      file: 'zip',
+      line: null,
+      record: null,
+      field: null,
+      reason: `directory minute ${dirStamp.slice(4)} is not the production time ${A(1027)} of A000/1027 (§2.2(ג))`,
+    });
+  if (!A(1012).includes(`${dirVat}.${dirYY}`) || !A(1012).includes(dirStamp))
+    iniBad(1012, `path ${JSON.stringify(A(1012).trim())} does not name the directory ${dirVat}.${dirYY}\\${dirStamp} (§2.2)`);
   if (input.business.name !== undefined) {
     const name = input.business.name;
-    if (foldedLength(name) > 50) iniBad(1018, `the business name has ${foldedLength(name)} characters, A000/1018 is X(50): written as ${JSON.stringify(A(1018).trim())}, cut (the name the API holds is not the name in the file)`);
+    if (foldedLength(name) > 50)
+      iniBad(
+        1018,
+        `the business name has ${foldedLength(name)} characters, A000/1018 is X(50): written as ${JSON.stringify(A(1018).trim())}, cut (the name the API holds is not the name in the file)`,
+      );
     else if (!textMatches(A(1018), name)) iniBad(1018, `business name ${JSON.stringify(A(1018).trim())}, the business is ${JSON.stringify(name)}`);
   }
   if (input.business.address) {
     const address = input.business.address;
     const street = A(1019).trimEnd();
-    if (foldedLength(address) > 50 && street) iniBad(1019, `the business address has ${foldedLength(address)} characters, A000/1019 is X(50): written as ${JSON.stringify(street)}, cut`);
-    else if (street && !foldForCharset(address).map((c) => c ?? '?').join('').startsWith(street)) iniBad(1019, `street ${JSON.stringify(street)} is not from the business address ${JSON.stringify(address)}`);
+    if (foldedLength(address) > 50 && street)
+      iniBad(1019, `the business address has ${foldedLength(address)} characters, A000/1019 is X(50): written as ${JSON.stringify(street)}, cut`);
+    else if (
+      street &&
+      !foldForCharset(address)
+        .map((c) => c ?? '?')
+        .join('')
+        .startsWith(street)
+    )
+      iniBad(1019, `street ${JSON.stringify(street)} is not from the business address ${JSON.stringify(address)}`);
   }
   let from = input.range?.from ? ymd(input.range.from) : null;
   let to = input.range?.to ? ymd(input.range.to) : null;
@@ -457,15 +514,20 @@ export function verifyOpenfrmt(input: VerifyInput): Defect[] {
     checkPictures('BKMVDATA.TXT', r, defects);
     if (r.text.length !== r.layout.length) continue;
     const base = r.layout.fields[0][0];
-    if (get(r, base + 1) !== String(r.line).padStart(9, '0')) bad(r, base + 1, `running record number ${get(r, base + 1)}, its position in the file is ${r.line} (§2.4(י))`);
+    if (get(r, base + 1) !== String(r.line).padStart(9, '0'))
+      bad(r, base + 1, `running record number ${get(r, base + 1)}, its position in the file is ${r.line} (§2.4(י))`);
     if (get(r, base + 2) !== vat9) bad(r, base + 2, `business VAT number ${get(r, base + 2)}, the business's is ${vat9}`);
   }
   const N = recs.length;
   const first = recs[0];
   const last = recs[N - 1];
-  if (!first || first.code !== 'A100') push({ file: 'BKMVDATA.TXT', line: 1, record: first?.code ?? null, field: 1100, reason: 'BKMVDATA.TXT starts with one A100 (§2.5(ג))' });
-  if (!last || last.code !== 'Z900') push({ file: 'BKMVDATA.TXT', line: N, record: last?.code ?? null, field: 1150, reason: 'BKMVDATA.TXT ends with one Z900 (§2.5(ג))' });
-  for (const code of ['A100', 'Z900']) if ((counts.get(code) ?? 0) !== 1) push({ file: 'BKMVDATA.TXT', line: null, record: code, field: null, reason: `${counts.get(code) ?? 0} ${code} records, exactly one (§2.5(ג))` });
+  if (!first || first.code !== 'A100')
+    push({ file: 'BKMVDATA.TXT', line: 1, record: first?.code ?? null, field: 1100, reason: 'BKMVDATA.TXT starts with one A100 (§2.5(ג))' });
+  if (!last || last.code !== 'Z900')
+    push({ file: 'BKMVDATA.TXT', line: N, record: last?.code ?? null, field: 1150, reason: 'BKMVDATA.TXT ends with one Z900 (§2.5(ג))' });
+  for (const code of ['A100', 'Z900'])
+    if ((counts.get(code) ?? 0) !== 1)
+      push({ file: 'BKMVDATA.TXT', line: null, record: code, field: null, reason: `${counts.get(code) ?? 0} ${code} records, exactly one (§2.5(ג))` });
   const okLen = (r: Rec | undefined): r is Rec => !!r && !!r.layout && r.text.length === r.layout.length;
   if (okLen(first) && first.code === 'A100') {
     if (get(first, 1103) !== A(1004)) bad(first, 1103, `primary id ${get(first, 1103)} ≠ A000/1004 ${A(1004)} (§2.4(א))`);
@@ -487,18 +549,39 @@ export function verifyOpenfrmt(input: VerifyInput): Defect[] {
     const code = r.text.slice(0, 4);
     const order = (SUMMARISED_TYPES as readonly string[]).indexOf(code);
     if (order < 0) {
-      push({ file: 'INI.TXT', line: r.line, record: code, field: 1050, reason: `summary of ${JSON.stringify(code)}: only B100, B110, C100, D110, D120, M100 are summarised (§3.2)` });
+      push({
+        file: 'INI.TXT',
+        line: r.line,
+        record: code,
+        field: 1050,
+        reason: `summary of ${JSON.stringify(code)}: only B100, B110, C100, D110, D120, M100 are summarised (§3.2)`,
+      });
       continue;
     }
     if (seen.has(code)) push({ file: 'INI.TXT', line: r.line, record: code, field: 1050, reason: `a second summary record for ${code}` });
-    if (order < lastOrder) push({ file: 'INI.TXT', line: r.line, record: code, field: 1050, reason: `summary records out of the §2.5 order B100, B110, C100, D110, D120, M100` });
+    if (order < lastOrder)
+      push({ file: 'INI.TXT', line: r.line, record: code, field: 1050, reason: `summary records out of the §2.5 order B100, B110, C100, D110, D120, M100` });
     lastOrder = Math.max(lastOrder, order);
     const n = Number(r.text.slice(4));
     seen.set(code, n);
-    if (n !== (counts.get(code) ?? 0)) push({ file: 'INI.TXT', line: r.line, record: code, field: 1051, reason: `INI declares ${n} ${code} records, BKMVDATA.TXT holds ${counts.get(code) ?? 0} (§3.2)` });
+    if (n !== (counts.get(code) ?? 0))
+      push({
+        file: 'INI.TXT',
+        line: r.line,
+        record: code,
+        field: 1051,
+        reason: `INI declares ${n} ${code} records, BKMVDATA.TXT holds ${counts.get(code) ?? 0} (§3.2)`,
+      });
   }
   for (const code of SUMMARISED_TYPES) {
-    if ((counts.get(code) ?? 0) > 0 && !seen.has(code)) push({ file: 'INI.TXT', line: null, record: code, field: 1050, reason: `BKMVDATA.TXT holds ${counts.get(code)} ${code} records but INI.TXT has no summary record for them (§3.2)` });
+    if ((counts.get(code) ?? 0) > 0 && !seen.has(code))
+      push({
+        file: 'INI.TXT',
+        line: null,
+        record: code,
+        field: 1050,
+        reason: `BKMVDATA.TXT holds ${counts.get(code)} ${code} records but INI.TXT has no summary record for them (§3.2)`,
+      });
   }
 
   // ---- documents
@@ -518,19 +601,24 @@ function verifyLedger(
   balanceLevel: string,
   push: (d: Defect) => void,
 ) {
-  const bad = (r: Rec | null, field: number | null, reason: string) => push({ file: 'BKMVDATA.TXT', line: r?.line ?? null, record: r?.code ?? null, field, reason });
+  const bad = (r: Rec | null, field: number | null, reason: string) =>
+    push({ file: 'BKMVDATA.TXT', line: r?.line ?? null, record: r?.code ?? null, field, reason });
   const b100 = recs.filter((r) => r.code === 'B100');
   const b110 = recs.filter((r) => r.code === 'B110');
   if (b100.length + b110.length > 0) {
-    if (bookkeeping !== '2') push({ file: 'INI.TXT', line: 1, record: 'A000', field: 1013, reason: `B100/B110 are double-entry books: 1013 must be 2, not ${bookkeeping}` });
-    if (balanceLevel !== '1' && balanceLevel !== '2') push({ file: 'INI.TXT', line: 1, record: 'A000', field: 1014, reason: `balance level ${balanceLevel}: mandatory (1 or 2) in double-entry books` });
+    if (bookkeeping !== '2')
+      push({ file: 'INI.TXT', line: 1, record: 'A000', field: 1013, reason: `B100/B110 are double-entry books: 1013 must be 2, not ${bookkeeping}` });
+    if (balanceLevel !== '1' && balanceLevel !== '2')
+      push({ file: 'INI.TXT', line: 1, record: 'A000', field: 1014, reason: `balance level ${balanceLevel}: mandatory (1 or 2) in double-entry books` });
   }
   const amount = (r: Rec, id: number) => Number(signed(get(r, id)) ?? NaN);
   // Expected lines: every line of every entry dated in the range, by (entry, line).
   const expected = new Map<string, { account: string; side: string; amount: number; date: string }>();
   const entriesInRange = ledger.entries.filter((e) => (!range.from || ymd(e.date) >= range.from) && (!range.to || ymd(e.date) <= range.to));
   for (const e of entriesInRange) {
-    e.lines.forEach((l, i) => expected.set(`${e.entryNo}|${i + 1}`, { account: l.account, side: l.debit > 0 ? '1' : '2', amount: l.debit || l.credit, date: ymd(e.date) }));
+    e.lines.forEach((l, i) =>
+      expected.set(`${e.entryNo}|${i + 1}`, { account: l.account, side: l.debit > 0 ? '1' : '2', amount: l.debit || l.credit, date: ymd(e.date) }),
+    );
   }
   const sums = new Map<string, { debit: number; credit: number }>();
   const perEntry = new Map<string, { debit: number; credit: number; line: Rec }>();
@@ -554,7 +642,13 @@ function verifyLedger(
     seen.add(key);
     const s = sums.get(account) ?? { debit: 0, credit: 0 };
     const e = perEntry.get(entry) ?? { debit: 0, credit: 0, line: r };
-    if (side === '1') { s.debit += value; e.debit += value; } else { s.credit += value; e.credit += value; }
+    if (side === '1') {
+      s.debit += value;
+      e.debit += value;
+    } else {
+      s.credit += value;
+      e.credit += value;
+    }
     sums.set(account, s);
     perEntry.set(entry, e);
   }
@@ -573,11 +667,14 @@ function verifyLedger(
   const at = new Map(ledger.trialBalanceAt.map((a) => [a.code, a]));
   for (const [code, r] of accounts) {
     const s = sums.get(code) ?? { debit: 0, credit: 0 };
-    if (amount(r, 1415) !== s.debit || amount(r, 1416) !== s.credit) bad(r, 1415, `account ${code}: debits/credits ${amount(r, 1415)}/${amount(r, 1416)}, its B100 lines ${s.debit}/${s.credit}`);
+    if (amount(r, 1415) !== s.debit || amount(r, 1416) !== s.credit)
+      bad(r, 1415, `account ${code}: debits/credits ${amount(r, 1415)}/${amount(r, 1416)}, its B100 lines ${s.debit}/${s.credit}`);
     const opening = before.get(code)?.balance ?? 0;
-    if (amount(r, 1414) !== opening) bad(r, 1414, `account ${code}: opening balance ${amount(r, 1414)}, the trial balance the day before the range says ${opening}`);
+    if (amount(r, 1414) !== opening)
+      bad(r, 1414, `account ${code}: opening balance ${amount(r, 1414)}, the trial balance the day before the range says ${opening}`);
     const closing = at.get(code)?.balance ?? 0;
-    if (amount(r, 1414) + amount(r, 1415) - amount(r, 1416) !== closing) bad(r, 1414, `account ${code}: 1414 + 1415 − 1416 is not its trial-balance figure ${closing} at the end of the range`);
+    if (amount(r, 1414) + amount(r, 1415) - amount(r, 1416) !== closing)
+      bad(r, 1414, `account ${code}: 1414 + 1415 − 1416 is not its trial-balance figure ${closing} at the end of the range`);
   }
   for (const a of ledger.trialBalanceAt) {
     if (!accounts.has(a.code) && b110.length + b100.length > 0) bad(null, 1403, `account ${a.code} of the trial balance has no B110`);
@@ -621,8 +718,10 @@ function verifyDocuments(
         links.set(link, r);
       }
       // the run reads documents issued before it started: none can have been produced after A000/1026–1027
-      if (get(r, 1205) + get(r, 1206) > produced) bad(r, 1205, `document produced ${get(r, 1205)} ${get(r, 1206)}, after the run's own production time ${produced} (A000/1026–1027)`);
-      if (get(r, 1228) !== ' ') bad(r, 1228, `cancelled flag ${JSON.stringify(get(r, 1228))}: an issued document is never cancelled in place (blank; "1" = cancelled)`);
+      if (get(r, 1205) + get(r, 1206) > produced)
+        bad(r, 1205, `document produced ${get(r, 1205)} ${get(r, 1206)}, after the run's own production time ${produced} (A000/1026–1027)`);
+      if (get(r, 1228) !== ' ')
+        bad(r, 1228, `cancelled flag ${JSON.stringify(get(r, 1228))}: an issued document is never cancelled in place (blank; "1" = cancelled)`);
       if (branches && !get(r, 1231).trim()) bad(r, 1231, 'branch id is mandatory when A000/1034 = 1 (clarification 3)');
     } else if (r.code === 'D110' || r.code === 'D120') {
       const t = r.code === 'D110' ? 1253 : 1303;
@@ -640,7 +739,8 @@ function verifyDocuments(
     [d110, 'D110'],
     [d120, 'D120'],
   ] as const) {
-    for (const [k, rs] of m) if (!headers.has(k)) for (const r of rs) bad(r, code === 'D110' ? 1254 : 1304, `no C100 for document ${k.replace('|', ' ')} (clarification 11)`);
+    for (const [k, rs] of m)
+      if (!headers.has(k)) for (const r of rs) bad(r, code === 'D110' ? 1254 : 1304, `no C100 for document ${k.replace('|', ' ')} (clarification 11)`);
   }
 
   // occasional customers' keys must not merge different buyers (issue 15 item 4)
@@ -659,15 +759,22 @@ function verifyDocuments(
     if (!doc.party?.key && !doc.party?.taxId) {
       const other = anonKeys.get(key);
       const related = other && (other.linkedDocumentId === doc.id || doc.linkedDocumentId === other.id);
-      if (other && !related) bad(h, 1225, `occasional customer key ${JSON.stringify(key)} is also the key of ${other.docType} ${other.docNumber}: two walk-in buyers merged into one customer`);
+      if (other && !related)
+        bad(
+          h,
+          1225,
+          `occasional customer key ${JSON.stringify(key)} is also the key of ${other.docType} ${other.docNumber}: two walk-in buyers merged into one customer`,
+        );
       anonKeys.set(key, doc);
     }
   }
-  for (const [k, h] of headers) if (!matched.has(k)) bad(h, 1204, `C100 for document ${k.replace('|', ' ')}: no issued document of the range has that type and number`);
+  for (const [k, h] of headers)
+    if (!matched.has(k)) bad(h, 1204, `C100 for document ${k.replace('|', ' ')}: no issued document of the range has that type and number`);
   for (const [k, h] of headers) {
     const [type, num] = k.split('|');
     const c = get(h, 1230);
-    if ((range.from && c < range.from) || (range.to && c > range.to)) bad(h, 1230, `document ${type} ${num} dated ${c} is outside the range ${range.from}–${range.to} (§2.1, clarification 12: by document date)`);
+    if ((range.from && c < range.from) || (range.to && c > range.to))
+      bad(h, 1230, `document ${type} ${num} dated ${c} is outside the range ${range.from}–${range.to} (§2.1, clarification 12: by document date)`);
   }
 }
 
@@ -685,7 +792,8 @@ function verifyDocument(
     if (got !== want) bad(r, field, `${tag}: ${got === null ? 'not an amount' : fmtAmount(got)}, expected ${fmtAmount(want)} — ${why}`);
   };
   const near = (r: Rec, field: number, got: bigint | null, want: bigint, tol: bigint, why: string) => {
-    if (got === null || abs(got - want) > tol) bad(r, field, `${tag}: ${got === null ? 'not an amount' : fmtAmount(got)}, expected ${fmtAmount(want)} (±${tol}) — ${why}`);
+    if (got === null || abs(got - want) > tol)
+      bad(r, field, `${tag}: ${got === null ? 'not an amount' : fmtAmount(got)}, expected ${fmtAmount(want)} (±${tol}) — ${why}`);
   };
   const S = (r: Rec, id: number) => signed(get(r, id));
   const num = (r: Rec, id: number) => BigInt(/^\d+$/.test(get(r, id)) ? get(r, id) : '0');
@@ -698,16 +806,21 @@ function verifyDocument(
     if (get(h, 1206) !== '0000' && get(h, 1206) !== time) bad(h, 1206, `${tag}: production time ${get(h, 1206)}, issued ${time} Israel time`);
   }
   if (get(h, 1230) !== ymd(doc.documentDate)) bad(h, 1230, `${tag}: document date ${get(h, 1230)}, the document says ${doc.documentDate}`);
-  if (get(h, 1216) !== '00000000' && get(h, 1216) !== ymd(doc.valueDate)) bad(h, 1216, `${tag}: value date ${get(h, 1216)}, the document's is ${doc.valueDate}`);
+  if (get(h, 1216) !== '00000000' && get(h, 1216) !== ymd(doc.valueDate))
+    bad(h, 1216, `${tag}: value date ${get(h, 1216)}, the document's is ${doc.valueDate}`);
 
   // party (1207/1225 mandatory for types 100–710)
   const p = doc.party;
   if (!get(h, 1207).trim()) bad(h, 1207, `${tag}: customer name is mandatory for document types 100–710 (§4.3)`);
-  else if (p?.name && !textMatches(get(h, 1207), p.name)) bad(h, 1207, `${tag}: customer name ${JSON.stringify(get(h, 1207).trim())}, the document's is ${JSON.stringify(p.name)}`);
+  else if (p?.name && !textMatches(get(h, 1207), p.name))
+    bad(h, 1207, `${tag}: customer name ${JSON.stringify(get(h, 1207).trim())}, the document's is ${JSON.stringify(p.name)}`);
   if (!get(h, 1225).trim()) bad(h, 1225, `${tag}: customer key is mandatory for document types 100–710 (§4.3)`);
-  else if (p?.key && get(h, 1225).trimEnd() !== p.key) bad(h, 1225, `${tag}: customer key ${JSON.stringify(get(h, 1225).trim())}, the saved party's key is ${JSON.stringify(p.key)}`);
-  if (p?.address && !textMatches(get(h, 1208), p.address)) bad(h, 1208, `${tag}: street ${JSON.stringify(get(h, 1208).trim())}, the party's address is ${JSON.stringify(p.address)}`);
-  if (p?.phone && !textMatches(get(h, 1214), p.phone)) bad(h, 1214, `${tag}: phone ${JSON.stringify(get(h, 1214).trim())}, the party's is ${JSON.stringify(p.phone)}`);
+  else if (p?.key && get(h, 1225).trimEnd() !== p.key)
+    bad(h, 1225, `${tag}: customer key ${JSON.stringify(get(h, 1225).trim())}, the saved party's key is ${JSON.stringify(p.key)}`);
+  if (p?.address && !textMatches(get(h, 1208), p.address))
+    bad(h, 1208, `${tag}: street ${JSON.stringify(get(h, 1208).trim())}, the party's address is ${JSON.stringify(p.address)}`);
+  if (p?.phone && !textMatches(get(h, 1214), p.phone))
+    bad(h, 1214, `${tag}: phone ${JSON.stringify(get(h, 1214).trim())}, the party's is ${JSON.stringify(p.phone)}`);
   const buyer = p?.taxId && /^\d{1,9}$/.test(p.taxId) ? p.taxId.padStart(9, '0') : '000000000';
   if (get(h, 1215) !== buyer) bad(h, 1215, `${tag}: buyer VAT number ${get(h, 1215)}, the party's is ${buyer}`);
   if (get(h, 1215) !== '000000000' && !validIsraeliId(get(h, 1215))) bad(h, 1215, `${tag}: buyer VAT number ${get(h, 1215)} fails its check digit`);
@@ -724,10 +837,12 @@ function verifyDocument(
   const wh = BigInt(doc.withholdingAmount);
   const T = { ex: BigInt(doc.totalExVat), vat: BigInt(doc.vatAmount), inc: BigInt(doc.totalIncVat) };
   doc.lines.forEach((l, i) => {
-    if (BigInt(l.amount) !== lineAmounts[i]) bad(h, null, `${tag} line ${i + 1}: the API's amount ${l.amount} ≠ round(${l.quantity} × ${l.unitPriceExVat}) − ${l.lineDiscount} = ${lineAmounts[i]}`);
+    if (BigInt(l.amount) !== lineAmounts[i])
+      bad(h, null, `${tag} line ${i + 1}: the API's amount ${l.amount} ≠ round(${l.quantity} × ${l.unitPriceExVat}) − ${l.lineDiscount} = ${lineAmounts[i]}`);
   });
   if (doc.docType === 400) {
-    if (T.inc !== payments || T.ex !== payments || T.vat !== 0n) bad(h, null, `${tag}: the API's totals ${T.ex}/${T.vat}/${T.inc} ≠ Σ payments ${payments} with VAT 0 (decisions.md: a receipt's total is Σ payments)`);
+    if (T.inc !== payments || T.ex !== payments || T.vat !== 0n)
+      bad(h, null, `${tag}: the API's totals ${T.ex}/${T.vat}/${T.inc} ≠ Σ payments ${payments} with VAT 0 (decisions.md: a receipt's total is Σ payments)`);
   } else {
     let ex: bigint, vat: bigint, inc: bigint;
     if (gross) {
@@ -739,7 +854,8 @@ function verifyDocument(
       vat = divRound(ex * rate, 10000n);
       inc = ex + vat;
     }
-    if (T.ex !== ex || T.vat !== vat || T.inc !== inc) bad(h, null, `${tag}: the API's totals ${T.ex}/${T.vat}/${T.inc} ≠ recomputed ${ex}/${vat}/${inc} (decisions.md "Money and tax", ${doc.priceMode})`);
+    if (T.ex !== ex || T.vat !== vat || T.inc !== inc)
+      bad(h, null, `${tag}: the API's totals ${T.ex}/${T.vat}/${T.inc} ≠ recomputed ${ex}/${vat}/${inc} (decisions.md "Money and tax", ${doc.priceMode})`);
     if (doc.docType === 320 && payments !== T.inc - wh) bad(h, null, `${tag}: Σ payments ${payments} ≠ total ${T.inc} − withholding ${wh} (decisions.md)`);
   }
 
@@ -754,7 +870,7 @@ function verifyDocument(
     eq(h, 1223, c[1223], payments, why);
     // withholding does not reduce the document (clarification 4): it takes the document's own sign, so a
     // reversing (negative) receipt reverses its withholding too (Appendix 1: a negative document reverses the effect)
-    eq(h, 1224, c[1224], wh, 'clarification 4: withholding shown as not reducing the document (the document\'s sign)');
+    eq(h, 1224, c[1224], wh, "clarification 4: withholding shown as not reducing the document (the document's sign)");
     if (payments < 0n && wh > 0n) bad(h, 1224, `${tag}: a negative receipt with a positive withholding in the API`);
   } else {
     const discEx = toEx(disc);
@@ -769,12 +885,24 @@ function verifyDocument(
     eq(h, 1221, c[1221], T.ex, why);
     eq(h, 1222, c[1222], T.vat, why);
     eq(h, 1223, c[1223], T.inc, why);
-    eq(h, 1224, c[1224], doc.docType === 320 ? wh : 0n, doc.docType === 320 ? 'clarification 4: withholding written positive' : 'no withholding on an invoice or credit note');
-    if (doc.docType === 330) for (const f of [1219, 1221, 1222, 1223] as const) if (c[f] !== null && c[f] < 0n) bad(h, f, `${tag}: a credit note's amount is negative; §2.4(יב): "a credit tax invoice (330) is written with positive values"`);
+    eq(
+      h,
+      1224,
+      c[1224],
+      doc.docType === 320 ? wh : 0n,
+      doc.docType === 320 ? 'clarification 4: withholding written positive' : 'no withholding on an invoice or credit note',
+    );
+    if (doc.docType === 330)
+      for (const f of [1219, 1221, 1222, 1223] as const)
+        if (c[f] !== null && c[f] < 0n)
+          bad(h, f, `${tag}: a credit note's amount is negative; §2.4(יב): "a credit tax invoice (330) is written with positive values"`);
   }
-  if (c[1220] !== null && c[1220] > 0n) bad(h, 1220, `${tag}: a discount written positive; clarification 5: "A discount reduces the document, so it is shown negative"`);
-  if (c[1219] !== null && c[1220] !== null && c[1221] !== null && c[1219] - abs(c[1220]) !== c[1221] && !(c[1219] < 0n)) bad(h, 1221, `${tag}: 1219 − |1220| = ${c[1219] - abs(c[1220])} ≠ 1221 ${c[1221]} (§7)`);
-  if (c[1221] !== null && c[1222] !== null && c[1223] !== null && doc.docType !== 400 && c[1221] + c[1222] !== c[1223]) bad(h, 1223, `${tag}: 1221 + 1222 = ${c[1221] + c[1222]} ≠ 1223 ${c[1223]} (§7)`);
+  if (c[1220] !== null && c[1220] > 0n)
+    bad(h, 1220, `${tag}: a discount written positive; clarification 5: "A discount reduces the document, so it is shown negative"`);
+  if (c[1219] !== null && c[1220] !== null && c[1221] !== null && c[1219] - abs(c[1220]) !== c[1221] && !(c[1219] < 0n))
+    bad(h, 1221, `${tag}: 1219 − |1220| = ${c[1219] - abs(c[1220])} ≠ 1221 ${c[1221]} (§7)`);
+  if (c[1221] !== null && c[1222] !== null && c[1223] !== null && doc.docType !== 400 && c[1221] + c[1222] !== c[1223])
+    bad(h, 1223, `${tag}: 1221 + 1222 = ${c[1221] + c[1222]} ≠ 1223 ${c[1223]} (§7)`);
 
   // ---- D110 (§4.4)
   const link = get(h, 1234);
@@ -783,7 +911,8 @@ function verifyDocument(
   if (doc.docType === 330 && !base) bad(h, null, `${tag}: the credit note's original ${doc.linkedDocumentId} is not among the API's documents`);
   let sum1267 = 0n;
   lines.forEach((r, i) => {
-    if (get(r, 1254) !== get(h, 1204)) bad(r, 1254, `${tag}: document number ${JSON.stringify(get(r, 1254))} written differently from C100/1204 ${JSON.stringify(get(h, 1204))} (§2.4(ד))`);
+    if (get(r, 1254) !== get(h, 1204))
+      bad(r, 1254, `${tag}: document number ${JSON.stringify(get(r, 1254))} written differently from C100/1204 ${JSON.stringify(get(h, 1204))} (§2.4(ד))`);
     if (get(r, 1273) !== link) bad(r, 1273, `${tag}: link ${get(r, 1273)} ≠ C100/1234 ${link} (clarification 11)`);
     if (get(r, 1272) !== ymd(doc.documentDate)) bad(r, 1272, `${tag}: document date ${get(r, 1272)}, the document's is ${doc.documentDate}`);
     if (Number(get(r, 1255)) !== i + 1) bad(r, 1255, `${tag}: line number ${get(r, 1255)}, expected ${i + 1}`);
@@ -791,14 +920,19 @@ function verifyDocument(
     if (!['0', '1', '2', '3'].includes(get(r, 1258))) bad(r, 1258, `${tag}: transaction type ${get(r, 1258)}: 1 service, 2 sale, 3 both (§5.5)`);
     const l = doc.lines[i];
     if (doc.docType === 330 && base) {
-      if (Number(get(r, 1256)) !== base.docType) bad(r, 1256, `${tag}: base document type ${get(r, 1256)}, the credit note corrects a ${base.docType} (clarification 6)`);
-      if (numKeyOf(get(r, 1257)) !== String(base.docNumber)) bad(r, 1257, `${tag}: base document number ${JSON.stringify(get(r, 1257).trim())}, the original is ${base.docNumber} (clarification 6)`);
+      if (Number(get(r, 1256)) !== base.docType)
+        bad(r, 1256, `${tag}: base document type ${get(r, 1256)}, the credit note corrects a ${base.docType} (clarification 6)`);
+      if (numKeyOf(get(r, 1257)) !== String(base.docNumber))
+        bad(r, 1257, `${tag}: base document number ${JSON.stringify(get(r, 1257).trim())}, the original is ${base.docNumber} (clarification 6)`);
     }
     sum1267 += S(r, 1267) ?? 0n;
     if (!l) return;
-    if (!textMatches(get(r, 1260), l.description)) bad(r, 1260, `${tag} line ${i + 1}: description ${JSON.stringify(get(r, 1260).trim())}, the API's ${JSON.stringify(l.description)}`);
-    if (l.sku && !textMatches(get(r, 1259), l.sku)) bad(r, 1259, `${tag} line ${i + 1}: SKU ${JSON.stringify(get(r, 1259).trim())}, the API's ${JSON.stringify(l.sku)}`);
-    if (l.unit && !textMatches(get(r, 1263), l.unit)) bad(r, 1263, `${tag} line ${i + 1}: unit ${JSON.stringify(get(r, 1263).trim())}, the API's ${JSON.stringify(l.unit)}`);
+    if (!textMatches(get(r, 1260), l.description))
+      bad(r, 1260, `${tag} line ${i + 1}: description ${JSON.stringify(get(r, 1260).trim())}, the API's ${JSON.stringify(l.description)}`);
+    if (l.sku && !textMatches(get(r, 1259), l.sku))
+      bad(r, 1259, `${tag} line ${i + 1}: SKU ${JSON.stringify(get(r, 1259).trim())}, the API's ${JSON.stringify(l.sku)}`);
+    if (l.unit && !textMatches(get(r, 1263), l.unit))
+      bad(r, 1263, `${tag} line ${i + 1}: unit ${JSON.stringify(get(r, 1263).trim())}, the API's ${JSON.stringify(l.unit)}`);
     const q = q4Of(l.quantity);
     eq(r, 1264, S(r, 1264), q, `quantity ${l.quantity} with 4 implied decimals`);
     const price = BigInt(l.unitPriceExVat);
@@ -820,7 +954,8 @@ function verifyDocument(
     }
     for (const f of [1264, 1265, 1267]) {
       const v = S(r, f);
-      if (v !== null && v < 0n && doc.docType === 330) bad(r, f, `${tag}: negative on a credit note; §2.4(יב): a credit tax invoice is written with positive values`);
+      if (v !== null && v < 0n && doc.docType === 330)
+        bad(r, f, `${tag}: negative on a credit note; §2.4(יב): a credit tax invoice is written with positive values`);
     }
     if (S(r, 1266) !== null && S(r, 1266)! > 0n) bad(r, 1266, `${tag}: a line discount written positive; clarification 5`);
     if (num(r, 1268) !== rate) bad(r, 1268, `${tag}: VAT rate ${get(r, 1268)}, the document's rate is ${String(rate).padStart(4, '0')} (9(2)v99)`);
@@ -834,7 +969,8 @@ function verifyDocument(
   if (pays.length !== doc.payments.length) bad(h, null, `${tag}: ${pays.length} D120 records, the document has ${doc.payments.length} payments`);
   let sum1312 = 0n;
   pays.forEach((r, i) => {
-    if (get(r, 1304) !== get(h, 1204)) bad(r, 1304, `${tag}: document number ${JSON.stringify(get(r, 1304))} written differently from C100/1204 ${JSON.stringify(get(h, 1204))} (§2.4(ד))`);
+    if (get(r, 1304) !== get(h, 1204))
+      bad(r, 1304, `${tag}: document number ${JSON.stringify(get(r, 1304))} written differently from C100/1204 ${JSON.stringify(get(h, 1204))} (§2.4(ד))`);
     if (get(r, 1323) !== link) bad(r, 1323, `${tag}: link ${get(r, 1323)} ≠ C100/1234 ${link} (clarification 11)`);
     if (get(r, 1322) !== ymd(doc.documentDate)) bad(r, 1322, `${tag}: document date ${get(r, 1322)}, the document's is ${doc.documentDate}`);
     if (Number(get(r, 1305)) !== i + 1) bad(r, 1305, `${tag}: line number ${get(r, 1305)}, expected ${i + 1}`);
@@ -860,16 +996,21 @@ function verifyDocument(
       [1310, x.checkNumber, 'cheque number'],
     ] as const) {
       const got = num(r, f);
-      if (cheque && got !== digitsValue(v)) bad(r, f, `${tag} payment ${i + 1}: cheque ${label} ${get(r, f)}, the API's ${JSON.stringify(v)} (§4.5: mandatory for a cheque)`);
-      if (!cheque && got !== 0n && got !== digitsValue(v)) bad(r, f, `${tag} payment ${i + 1}: ${label} ${get(r, f)} not from the payment (${JSON.stringify(v)})`);
+      if (cheque && got !== digitsValue(v))
+        bad(r, f, `${tag} payment ${i + 1}: cheque ${label} ${get(r, f)}, the API's ${JSON.stringify(v)} (§4.5: mandatory for a cheque)`);
+      if (!cheque && got !== 0n && got !== digitsValue(v))
+        bad(r, f, `${tag} payment ${i + 1}: ${label} ${get(r, f)} not from the payment (${JSON.stringify(v)})`);
     }
     if (cheque && num(r, 1310) === 0n) bad(r, 1310, `${tag} payment ${i + 1}: a cheque without its number (§4.5 חמ: cheque only, mandatory)`);
     const due = get(r, 1311);
     if (due !== '00000000' && (!x.dueDate || due !== ymd(x.dueDate))) bad(r, 1311, `${tag} payment ${i + 1}: due date ${due}, the API's ${x.dueDate}`);
     if (card) {
-      if (a !== acquirerCode(x.cardCompany)) bad(r, 1313, `${tag} payment ${i + 1}: acquirer ${a}, ${JSON.stringify(x.cardCompany)} is ${acquirerCode(x.cardCompany)} (§5.3)`);
-      if (dt !== dealTypeCode(x.cardTxType)) bad(r, 1315, `${tag} payment ${i + 1}: deal type ${dt}, ${JSON.stringify(x.cardTxType)} is ${dealTypeCode(x.cardTxType)} (§5.4)`);
-      if (x.cardName && !textMatches(get(r, 1314), x.cardName)) bad(r, 1314, `${tag} payment ${i + 1}: card name ${JSON.stringify(get(r, 1314).trim())}, the API's ${JSON.stringify(x.cardName)}`);
+      if (a !== acquirerCode(x.cardCompany))
+        bad(r, 1313, `${tag} payment ${i + 1}: acquirer ${a}, ${JSON.stringify(x.cardCompany)} is ${acquirerCode(x.cardCompany)} (§5.3)`);
+      if (dt !== dealTypeCode(x.cardTxType))
+        bad(r, 1315, `${tag} payment ${i + 1}: deal type ${dt}, ${JSON.stringify(x.cardTxType)} is ${dealTypeCode(x.cardTxType)} (§5.4)`);
+      if (x.cardName && !textMatches(get(r, 1314), x.cardName))
+        bad(r, 1314, `${tag} payment ${i + 1}: card name ${JSON.stringify(get(r, 1314).trim())}, the API's ${JSON.stringify(x.cardName)}`);
     } else {
       if (a !== 0) bad(r, 1313, `${tag} payment ${i + 1}: an acquirer on a payment that is not by card`);
       if (dt !== 0) bad(r, 1315, `${tag} payment ${i + 1}: a credit deal type on a payment that is not by card`);
@@ -877,7 +1018,8 @@ function verifyDocument(
   });
   if (pays.length && pays.length === doc.payments.length && c[1223] !== null && c[1224] !== null) {
     const want = doc.docType === 320 ? c[1223] - c[1224] : c[1223];
-    if (sum1312 !== want) bad(h, 1223, `${tag}: Σ D120/1312 = ${fmtAmount(sum1312)} ≠ ${doc.docType === 320 ? '1223 − 1224' : '1223'} = ${fmtAmount(want)} (§7)`);
+    if (sum1312 !== want)
+      bad(h, 1223, `${tag}: Σ D120/1312 = ${fmtAmount(sum1312)} ≠ ${doc.docType === 320 ? '1223 − 1224' : '1223'} = ${fmtAmount(want)} (§7)`);
   }
   if (doc.docType === 305 || doc.docType === 330) for (const r of pays) bad(r, null, `${tag}: a D120 (receipt line) on a ${doc.docType}`);
 }

@@ -103,7 +103,11 @@ describe('delivery to a real HTTPS receiver', () => {
     await emit(a.id, b1.id, 'expense.recorded');
     await emit(a.id, b2.id, 'document.issued');
     await dispatcher.runOnce('sandbox');
-    const events = (p: string) => receiver.to(p).map((r) => `${r.body.event}@${r.body.businessId === b1.id ? 'b1' : 'b2'}`).sort();
+    const events = (p: string) =>
+      receiver
+        .to(p)
+        .map((r) => `${r.body.event}@${r.body.businessId === b1.id ? 'b1' : 'b2'}`)
+        .sort();
     expect(events('/fan/all')).toEqual(['document.issued@b2', 'expense.recorded@b1']);
     expect(events('/fan/docs')).toEqual(['document.issued@b2']);
     expect(events('/fan/b2')).toEqual(['document.issued@b2']);
@@ -385,7 +389,15 @@ describe('events written by other areas', () => {
     const wh = await endpoint(a.test, { url: receiver.url('/e2e/expense'), events: ['expense.recorded'], businessId: b.id });
     const draft = await env.call('POST', `/v1/businesses/${b.id}/expenses`, {
       key: a.test,
-      body: { categoryKey: 'office', supplier: { name: 'ספק', taxId: '512200502' }, supplierDocType: 'tax_invoice', supplierDocNumber: 'INV-7', supplierDocDate: '2026-02-27', amountExVat: 10000, vatAmount: 1800 },
+      body: {
+        categoryKey: 'office',
+        supplier: { name: 'ספק', taxId: '512200502' },
+        supplierDocType: 'tax_invoice',
+        supplierDocNumber: 'INV-7',
+        supplierDocDate: '2026-02-27',
+        amountExVat: 10000,
+        vatAmount: 1800,
+      },
     });
     expect(draft.status, JSON.stringify(draft.body)).toBe(201);
     const recorded = await env.call('POST', `/v1/businesses/${b.id}/expenses/${draft.body.expense.id}/record`, { key: a.test });
@@ -393,7 +405,12 @@ describe('events written by other areas', () => {
     await dispatcher.runOnce('sandbox');
     const got = receiver.to('/e2e/expense');
     expect(got).toHaveLength(1);
-    expect(got[0].body).toMatchObject({ event: 'expense.recorded', businessId: b.id, mode: 'sandbox', data: { expenseId: draft.body.expense.id, amountIncVat: 11800 } });
+    expect(got[0].body).toMatchObject({
+      event: 'expense.recorded',
+      businessId: b.id,
+      mode: 'sandbox',
+      data: { expenseId: draft.body.expense.id, amountIncVat: 11800 },
+    });
     expect(verifyWebhook(wh.secret, got[0].raw, got[0].headers['x-service-signature'], { now: env.clock.now() }).ok).toBe(true);
   });
 });

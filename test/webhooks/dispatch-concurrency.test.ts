@@ -38,7 +38,13 @@ afterAll(async () => {
 
 async function emitMany(n: number) {
   await env.db.sandbox.db.transaction(async (tx) => {
-    for (let i = 0; i < n; i++) await recordEvent(tx, env.clock.now(), { event: 'expense.recorded', accountId: acct.id, businessId: null, data: { expenseId: `exp_${i}`, amountIncVat: i, supplierName: null } });
+    for (let i = 0; i < n; i++)
+      await recordEvent(tx, env.clock.now(), {
+        event: 'expense.recorded',
+        accountId: acct.id,
+        businessId: null,
+        data: { expenseId: `exp_${i}`, amountIncVat: i, supplierName: null },
+      });
   });
 }
 
@@ -66,7 +72,10 @@ describe('dispatchers sharing one database', () => {
     const counts = countsById('/two/ok');
     expect(counts.size).toBe(40);
     expect([...counts.values()].every((c) => c === 1)).toBe(true);
-    const rows = await env.sql<{ n: number }>('sandbox', `SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = '${wh.id}' AND status = 'delivered'`);
+    const rows = await env.sql<{ n: number }>(
+      'sandbox',
+      `SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = '${wh.id}' AND status = 'delivered'`,
+    );
     expect(rows[0].n).toBe(40);
   });
 
@@ -80,11 +89,16 @@ describe('dispatchers sharing one database', () => {
     const other = await pool.connect();
     try {
       await other.query('BEGIN');
-      const held = (await other.query(
-        `SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-         WHERE e.account_id = $1 ORDER BY d.id LIMIT 2 FOR UPDATE OF d`, [acct.id])).rows.map((r) => r.id);
-      const heldEvent = (await other.query(
-        `SELECT id FROM outbox_events WHERE account_id = $1 AND dispatched_at IS NULL ORDER BY id LIMIT 1 FOR UPDATE`, [acct.id])).rows.map((r) => r.id);
+      const held = (
+        await other.query(
+          `SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+         WHERE e.account_id = $1 ORDER BY d.id LIMIT 2 FOR UPDATE OF d`,
+          [acct.id],
+        )
+      ).rows.map((r) => r.id);
+      const heldEvent = (
+        await other.query(`SELECT id FROM outbox_events WHERE account_id = $1 AND dispatched_at IS NULL ORDER BY id LIMIT 1 FOR UPDATE`, [acct.id])
+      ).rows.map((r) => r.id);
       expect(held).toHaveLength(2);
       expect(heldEvent).toHaveLength(1);
       // The locked event is skipped, the other one fanned out.
@@ -116,10 +130,16 @@ describe('dispatchers sharing one database', () => {
     env.clock.advance(60_000);
     await Promise.all([a.runOnce('sandbox'), b.runOnce('sandbox')]);
     const counts = countsById('/two/fail');
-    const errors = await env.sql('sandbox', `SELECT a.delivery_id, a.n, a.error, a.response_status FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.url LIKE '%/two/fail' ORDER BY 1, 2`);
+    const errors = await env.sql(
+      'sandbox',
+      `SELECT a.delivery_id, a.n, a.error, a.response_status FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.url LIKE '%/two/fail' ORDER BY 1, 2`,
+    );
     expect(counts.size).toBe(9);
     expect([...counts.values()], JSON.stringify(errors)).toEqual(Array(9).fill(2));
-    const attempts = await env.sql<{ n: number }>('sandbox', `SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.url LIKE '%/two/fail'`);
+    const attempts = await env.sql<{ n: number }>(
+      'sandbox',
+      `SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.url LIKE '%/two/fail'`,
+    );
     expect(attempts[0].n).toBe(18);
   });
 });

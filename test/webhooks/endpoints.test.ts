@@ -26,12 +26,22 @@ describe('webhook endpoints API', () => {
   it('creates, lists, reads, patches and deletes; the secret only on create; audited', async () => {
     dns = { 'hooks.example.com': [PUBLIC] };
     const a = await env.account();
-    const created = await env.call('POST', '/v1/webhooks', { key: a.test, body: { url: 'https://hooks.example.com/pinkas', events: ['document.issued', 'document.issued', 'expense.recorded'] } });
+    const created = await env.call('POST', '/v1/webhooks', {
+      key: a.test,
+      body: { url: 'https://hooks.example.com/pinkas', events: ['document.issued', 'document.issued', 'expense.recorded'] },
+    });
     expect(created.status).toBe(201);
     const wh = created.body.webhook;
     expect(wh.id).toMatch(/^we_/);
     expect(wh.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43,}$/);
-    expect(wh).toMatchObject({ url: 'https://hooks.example.com/pinkas', events: ['document.issued', 'expense.recorded'], businessId: null, active: true, disabledAt: null, consecutiveFailures: 0 });
+    expect(wh).toMatchObject({
+      url: 'https://hooks.example.com/pinkas',
+      events: ['document.issued', 'expense.recorded'],
+      businessId: null,
+      active: true,
+      disabledAt: null,
+      consecutiveFailures: 0,
+    });
     expect(created.headers['x-service-mode']).toBe('sandbox');
 
     const list = await env.call('GET', '/v1/webhooks', { key: a.test });
@@ -78,7 +88,7 @@ describe('webhook endpoints API', () => {
     }
   });
 
-  it('narrows to a business of the account; another account\'s business is 404', async () => {
+  it("narrows to a business of the account; another account's business is 404", async () => {
     dns = { 'hooks.example.com': [PUBLIC] };
     const a = await env.account();
     const other = await env.account();
@@ -141,7 +151,8 @@ describe('webhook endpoints API', () => {
   it('caps endpoints per account and mode', async () => {
     dns = { 'hooks.example.com': [PUBLIC] };
     const a = await env.account();
-    for (let i = 0; i < 20; i++) expect((await env.call('POST', '/v1/webhooks', { key: a.test, body: { url: `https://hooks.example.com/${i}` } })).status).toBe(201);
+    for (let i = 0; i < 20; i++)
+      expect((await env.call('POST', '/v1/webhooks', { key: a.test, body: { url: `https://hooks.example.com/${i}` } })).status).toBe(201);
     const res = await env.call('POST', '/v1/webhooks', { key: a.test, body: { url: 'https://hooks.example.com/21' } });
     expect(res.status).toBe(429);
     expect(res.body.reason).toBe('limit_reached');
@@ -185,7 +196,23 @@ describe('SSRF', () => {
     expect(res.body.error).toMatch(/^body\.url: is refused/);
   });
 
-  const resolvedTo = ['127.0.0.1', '10.1.2.3', '172.20.0.5', '192.168.0.10', '100.100.100.200', '169.254.169.254', '0.0.0.0', '224.0.0.251', '240.1.1.1', '::1', '::ffff:127.0.0.1', 'fd12:3456::1', 'fe80::abcd', 'ff02::1', '64:ff9b::a00:1'];
+  const resolvedTo = [
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.20.0.5',
+    '192.168.0.10',
+    '100.100.100.200',
+    '169.254.169.254',
+    '0.0.0.0',
+    '224.0.0.251',
+    '240.1.1.1',
+    '::1',
+    '::ffff:127.0.0.1',
+    'fd12:3456::1',
+    'fe80::abcd',
+    'ff02::1',
+    '64:ff9b::a00:1',
+  ];
   it.each(resolvedTo)('refuses a name resolving to %s', async (address) => {
     dns = { 'evil.example.net': [address] };
     const a = await env.account();
@@ -206,7 +233,14 @@ describe('SSRF', () => {
     const a = await env.account();
     const wh = (await env.call('POST', '/v1/webhooks', { key: a.test, body: { url: 'https://rebind.example.net/hook' } })).body.webhook;
     dns = { 'rebind.example.net': ['127.0.0.1'] };
-    await env.db.sandbox.db.transaction((tx) => recordEvent(tx, env.clock.now(), { event: 'expense.recorded', accountId: a.id, businessId: null, data: { expenseId: 'exp_rebind', amountIncVat: null, supplierName: null } }));
+    await env.db.sandbox.db.transaction((tx) =>
+      recordEvent(tx, env.clock.now(), {
+        event: 'expense.recorded',
+        accountId: a.id,
+        businessId: null,
+        data: { expenseId: 'exp_rebind', amountIncVat: null, supplierName: null },
+      }),
+    );
     await new WebhookDispatcher(env.s).runOnce('sandbox');
     const d = (await env.call('GET', `/v1/webhooks/${wh.id}/deliveries`, { key: a.test })).body.deliveries[0];
     expect(d.status).toBe('pending');

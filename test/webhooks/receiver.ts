@@ -29,7 +29,10 @@ export function makeCertificates(): { caPem: string; keyPem: string; certPem: st
   const caName = [{ name: 'commonName', value: 'pinkas test CA' }];
   ca.setSubject(caName);
   ca.setIssuer(caName);
-  ca.setExtensions([{ name: 'basicConstraints', cA: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true }]);
+  ca.setExtensions([
+    { name: 'basicConstraints', cA: true },
+    { name: 'keyUsage', keyCertSign: true, cRLSign: true },
+  ]);
   ca.sign(caKeys.privateKey, forge.md.sha256.create());
 
   const keys = rsa();
@@ -42,7 +45,14 @@ export function makeCertificates(): { caPem: string; keyPem: string; certPem: st
     { name: 'basicConstraints', cA: false },
     { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
     { name: 'extKeyUsage', serverAuth: true },
-    { name: 'subjectAltName', altNames: [{ type: 2, value: 'receiver.test' }, { type: 2, value: 'other.test' }, { type: 7, ip: '127.0.0.1' }] },
+    {
+      name: 'subjectAltName',
+      altNames: [
+        { type: 2, value: 'receiver.test' },
+        { type: 2, value: 'other.test' },
+        { type: 7, ip: '127.0.0.1' },
+      ],
+    },
   ]);
   cert.sign(caKeys.privateKey, forge.md.sha256.create());
   return { caPem: pki.certificateToPem(ca), keyPem: pki.privateKeyToPem(keys.privateKey), certPem: pki.certificateToPem(cert) };

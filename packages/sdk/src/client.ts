@@ -58,11 +58,11 @@ export class Pinkas {
   }
 
   async #send(method: string, url: string, init: object | undefined): Promise<never> {
-    const r = (await (this.raw.request as (m: string, u: string, i?: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>)(
+    const r = await (this.raw.request as (m: string, u: string, i?: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>)(
       method.toLowerCase(),
       url,
       init,
-    ));
+    );
     if (!r.response.ok) throw PinkasError.from(r.response, r.error);
     return r.data as never;
   }
@@ -100,7 +100,11 @@ export class Pinkas {
    * background job: until then the API answers 409 `pdf_pending` with Retry-After, waited here up
    * to `maxWaitMs` (default 60 s).
    */
-  async documentPdf(bid: string, id: string, o: { kind?: 'auto' | 'origin' | 'copy'; maxWaitMs?: number; sleep?: (ms: number) => Promise<void> } = {}): Promise<Uint8Array> {
+  async documentPdf(
+    bid: string,
+    id: string,
+    o: { kind?: 'auto' | 'origin' | 'copy'; maxWaitMs?: number; sleep?: (ms: number) => Promise<void> } = {},
+  ): Promise<Uint8Array> {
     const sleep = o.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
     let waited = 0;
     for (;;) {

@@ -6,8 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export type VerifyResult =
-  | { ok: true; timestamp: number }
-  | { ok: false; reason: 'missing_header' | 'malformed_header' | 'timestamp_out_of_tolerance' | 'signature_mismatch' };
+  { ok: true; timestamp: number } | { ok: false; reason: 'missing_header' | 'malformed_header' | 'timestamp_out_of_tolerance' | 'signature_mismatch' };
 
 function hmac(secret: string, t: string, rawBody: string | Uint8Array): Buffer {
   return createHmac('sha256', secret).update(`${t}.`).update(rawBody).digest();

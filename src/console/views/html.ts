@@ -62,7 +62,8 @@ export function page(f: PageFrame, body: Html): string {
         </form>
       </nav>`
     : html``;
-  return `<!doctype html>${html`<html lang="${f.lang}" dir="${dirOf(f.lang)}">
+  return `<!doctype html>${
+    html`<html lang="${f.lang}" dir="${dirOf(f.lang)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -81,7 +82,8 @@ export function page(f: PageFrame, body: Html): string {
 ${body}
 </main>
 </body>
-</html>`.value}`;
+</html>`.value
+  }`;
 }
 
 export function csrfField(token: string): Html {

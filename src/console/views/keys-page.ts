@@ -121,9 +121,11 @@ function keyRows(f: Frame, v: KeysView, L: Say): Html[] {
   <td>${when(f.lang, k.createdAt, L('never'))}</td>
   <td>${when(f.lang, k.lastUsedAt, L('never'))}</td>
   <td><span class="tag ${state}">${L(state)}</span></td>
-  <td>${state === 'active'
-        ? html`<form method="post" action="/console/keys/${k.id}/revoke" data-confirm="${L('revoke_confirm')}">${csrfField(f.csrf)}<button type="submit" class="danger">${L('revoke')}</button></form>`
-        : ''}</td>
+  <td>${
+    state === 'active'
+      ? html`<form method="post" action="/console/keys/${k.id}/revoke" data-confirm="${L('revoke_confirm')}">${csrfField(f.csrf)}<button type="submit" class="danger">${L('revoke')}</button></form>`
+      : ''
+  }</td>
 </tr>`;
     });
 }

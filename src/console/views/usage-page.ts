@@ -27,21 +27,29 @@ function usageCharts(L: Label, v: UsageView): Html[] {
     return html`<div class="card chart-card" data-metric="${m}">
   <h3>${title}</h3>
   <div class="sum">${L('total')}: <strong>${total}</strong> · ${L('per_day', { days: v.days })}</div>
-  ${new Html(barChartSvg(v.usage.map((d) => ({ date: d.date, value: d[m] })), { title }))}
+  ${new Html(
+    barChartSvg(
+      v.usage.map((d) => ({ date: d.date, value: d[m] })),
+      { title },
+    ),
+  )}
 </div>`;
   });
 }
 
 function businessesTable(L: Label, list: BusinessRecord[], mode: 'live' | 'sandbox'): Html {
   return html`<h3>${L(mode)}</h3>
-${list.length === 0
+${
+  list.length === 0
     ? html`<p class="muted">${L('businesses_none')}</p>`
     : html`<table class="businesses" data-mode="${mode}">
   <thead><tr><th>${L('name')}</th><th>${L('tax_id')}</th><th>${L('dealer_type')}</th><th>${L('approval')}</th><th>${L('created')}</th></tr></thead>
   <tbody>${list.map(
-    (b) => html`<tr><td>${b.name}</td><td><code>${b.taxId}</code></td><td>${L(`dealer_${b.dealerType}` as MessageKey)}</td><td>${L(`approval_${b.approvalStatus}` as MessageKey)}${b.deactivatedAt ? html` · ${L('deactivated')}` : ''}</td><td>${b.createdAt.slice(0, 10)}</td></tr>`,
+    (b) =>
+      html`<tr><td>${b.name}</td><td><code>${b.taxId}</code></td><td>${L(`dealer_${b.dealerType}` as MessageKey)}</td><td>${L(`approval_${b.approvalStatus}` as MessageKey)}${b.deactivatedAt ? html` · ${L('deactivated')}` : ''}</td><td>${b.createdAt.slice(0, 10)}</td></tr>`,
   )}</tbody>
-</table>`}`;
+</table>`
+}`;
 }
 
 export function usagePage(f: Frame, v: UsageView): string {

@@ -24,24 +24,15 @@ const nullable = (type: string, description: string) => ({ type: [type, 'null'],
 export const RECEIPT_JSON_SCHEMA = {
   type: 'object',
   additionalProperties: false,
-  required: [
-    'supplierName',
-    'supplierTaxId',
-    'documentType',
-    'documentNumber',
-    'documentDate',
-    'amountExVat',
-    'vatAmount',
-    'amountIncVat',
-    'allocationNumber',
-  ],
+  required: ['supplierName', 'supplierTaxId', 'documentType', 'documentNumber', 'documentDate', 'amountExVat', 'vatAmount', 'amountIncVat', 'allocationNumber'],
   properties: {
     supplierName: nullable('string', 'Name of the business that issued the document'),
     supplierTaxId: nullable('string', 'Supplier Israeli tax id (ע.מ / ח.פ), digits only'),
     documentType: {
       type: ['string', 'null'],
       enum: [...SUPPLIER_DOC_TYPES, null],
-      description: 'tax_invoice (חשבונית מס), tax_invoice_receipt (חשבונית מס קבלה), credit_invoice (חשבונית זיכוי), receipt (קבלה), import_entry (רשימון יבוא), other',
+      description:
+        'tax_invoice (חשבונית מס), tax_invoice_receipt (חשבונית מס קבלה), credit_invoice (חשבונית זיכוי), receipt (קבלה), import_entry (רשימון יבוא), other',
     },
     documentNumber: nullable('string', 'The document number as printed'),
     documentDate: nullable('string', 'Document date, YYYY-MM-DD'),

@@ -12,7 +12,10 @@ export interface LockHolder {
 }
 
 export class DataDirLockedError extends Error {
-  constructor(readonly dataDir: string, readonly holder: LockHolder) {
+  constructor(
+    readonly dataDir: string,
+    readonly holder: LockHolder,
+  ) {
     super(
       `pinkas is already running on the data folder ${dataDir} (process ${holder.pid}, a ${holder.role === 'server' ? 'server' : 'CLI command'} started ${holder.since}). ` +
         'One embedded cluster serves one server process, so this one refuses to start. Stop the other process first, or point DATA_DIR elsewhere; ' +
@@ -21,7 +24,6 @@ export class DataDirLockedError extends Error {
     this.name = 'DataDirLockedError';
   }
 }
-
 
 const lockFile = (dataDir: string) => path.join(dataDir, 'pinkas.lock');
 

@@ -54,7 +54,9 @@ function findBinaries(): Binaries {
     // The package exports only dist/index.js; its binaries sit beside it in native/.
     root = path.dirname(path.dirname(require.resolve(pkg)));
   } catch {
-    throw new EmbeddedClusterError(`the embedded PostgreSQL binaries for ${os.platform()}-${os.arch()} (${pkg}) are not installed; run npm install, or set DATABASE_URL`);
+    throw new EmbeddedClusterError(
+      `the embedded PostgreSQL binaries for ${os.platform()}-${os.arch()} (${pkg}) are not installed; run npm install, or set DATABASE_URL`,
+    );
   }
   const bin = path.join(root, 'native', 'bin');
   hydrateLibrarySymlinks(path.join(root, 'native'));
@@ -113,7 +115,9 @@ function lookUpRunAs(): RunAs {
     try {
       execFileSync('useradd', ['--system', '-g', RUN_AS_USER, '--no-create-home', RUN_AS_USER], { stdio: 'ignore' });
     } catch (err) {
-      throw new EmbeddedClusterError(`running as root, PostgreSQL needs an unprivileged user "${RUN_AS_USER}", and creating it failed: ${(err as Error).message}`);
+      throw new EmbeddedClusterError(
+        `running as root, PostgreSQL needs an unprivileged user "${RUN_AS_USER}", and creating it failed: ${(err as Error).message}`,
+      );
     }
     return { uid: id('-u'), gid: id('-g') };
   }
@@ -161,7 +165,6 @@ async function portTaken(port: number): Promise<boolean> {
     server.listen(port, '127.0.0.1', () => server.close(() => resolve(false)));
   });
 }
-
 
 export interface PostmasterStatus {
   pid: number;
@@ -223,7 +226,15 @@ export class EmbeddedCluster {
     try {
       const r = await run(
         bin.initdb,
-        [`--pgdata=${this.pgdata}`, `--username=${SUPERUSER}`, `--pwfile=${tmpPw}`, '--auth=scram-sha-256', '--encoding=UTF8', '--no-locale', '--no-instructions'],
+        [
+          `--pgdata=${this.pgdata}`,
+          `--username=${SUPERUSER}`,
+          `--pwfile=${tmpPw}`,
+          '--auth=scram-sha-256',
+          '--encoding=UTF8',
+          '--no-locale',
+          '--no-instructions',
+        ],
         ids,
       );
       if (r.code !== 0) throw new EmbeddedClusterError(`initdb failed: ${r.output.trim().slice(-800)}`);
@@ -232,10 +243,7 @@ export class EmbeddedCluster {
     }
     // Loopback TCP only: no Unix socket (its path would depend on DATA_DIR's length and clash with
     // a system server), no other interface. Durability settings are left at PostgreSQL's defaults.
-    appendFileSync(
-      path.join(this.pgdata, 'postgresql.conf'),
-      "\n# pinkas embedded cluster\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = ''\n",
-    );
+    appendFileSync(path.join(this.pgdata, 'postgresql.conf'), "\n# pinkas embedded cluster\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = ''\n");
     writeFileSync(this.passwordFile, `${password}\n`, { mode: 0o600 });
     chmodSync(this.passwordFile, 0o600);
     // The settings file is written last: its presence means the cluster is complete.
@@ -299,7 +307,12 @@ export class EmbeddedCluster {
         port = await freePort();
         writeFileSync(this.settingsFile, `${JSON.stringify({ ...this.settings(), port }, null, 2)}\n`);
       }
-      const r = await run(bin.pgCtl, ['start', '-D', this.pgdata, '-l', path.join(this.logDir, 'server.log'), '-w', '-t', '120', '-o', `-p ${port}`], ids, 150_000);
+      const r = await run(
+        bin.pgCtl,
+        ['start', '-D', this.pgdata, '-l', path.join(this.logDir, 'server.log'), '-w', '-t', '120', '-o', `-p ${port}`],
+        ids,
+        150_000,
+      );
       if (r.code === 0 && (await this.answers(port))) return port;
       lastOutput = r.output;
       // Another process may have started it meanwhile (a CLI beside a starting server).

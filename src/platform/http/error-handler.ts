@@ -120,7 +120,16 @@ function formatProblem(format: string, data: unknown): string {
 }
 
 const LIMIT_KEYWORD_LIST = [
-  'minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties',
+  'minimum',
+  'exclusiveMinimum',
+  'maximum',
+  'exclusiveMaximum',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
 ] as const;
 type LimitKeyword = (typeof LIMIT_KEYWORD_LIST)[number];
 const LIMIT_KEYWORDS = new Set<string>(LIMIT_KEYWORD_LIST);
@@ -217,9 +226,7 @@ export function validationMessage(context: string | undefined, errors: AjvError[
   }
   const depth = Math.max(...leaves.map((e) => segmentsOf(e).length));
   const deepest = leaves.filter((e) => segmentsOf(e).length === depth);
-  const pick =
-    deepest.find((e) => e.keyword === 'additionalProperties' || e.keyword === 'required') ??
-    deepest.find((e) => !MISMATCH.has(e.keyword ?? ''));
+  const pick = deepest.find((e) => e.keyword === 'additionalProperties' || e.keyword === 'required') ?? deepest.find((e) => !MISMATCH.has(e.keyword ?? ''));
   if (pick) return `${fieldPath(context, pick)}: ${problem(pick, context)}`;
   const first = deepest[0];
   const unions = errors.filter((e) => COMBINATORS.has(e.keyword ?? '') && e.instancePath === first.instancePath && e.parentSchema);
@@ -251,7 +258,14 @@ function frameworkAnswer(err: FastifyError, req: FastifyRequest): [number, strin
   return null;
 }
 
-const REASON_OF_STATUS: Record<number, string> = { 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 413: 'too_large', 429: 'rate_limited' };
+const REASON_OF_STATUS: Record<number, string> = {
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'too_large',
+  429: 'rate_limited',
+};
 
 /** For Fastify's `frameworkErrors` option: errors raised before a route is found (bad URL, long param). */
 export function answerFrameworkError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): FastifyReply {

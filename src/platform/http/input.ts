@@ -26,9 +26,7 @@ const BAD_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])
 export function textProblem(s: string): string | null {
   const m = BAD_TEXT.exec(s);
   if (!m) return null;
-  return m[0] === '\u0000'
-    ? 'must not contain NUL characters (U+0000)'
-    : 'must not contain an unpaired UTF-16 surrogate (it is not valid Unicode text)';
+  return m[0] === '\u0000' ? 'must not contain NUL characters (U+0000)' : 'must not contain an unpaired UTF-16 surrogate (it is not valid Unicode text)';
 }
 
 const SAFE = Number.MAX_SAFE_INTEGER;

@@ -22,7 +22,10 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 /** `{a, b}` → "`a`, `b`". */
 const codes = (items: readonly string[]) => items.map((i) => `\`${i}\``).join(', ');
 /** One line: the document's descriptions may hold line breaks. */
-const oneLine = (text: unknown) => String(text ?? '').replace(/\s+/g, ' ').trim();
+const oneLine = (text: unknown) =>
+  String(text ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 interface Operation {
   method: string;

@@ -48,7 +48,10 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'businesses', description: 'Businesses (Israeli dealers) of the account: identity, numbering, branding, deactivation.' },
   { name: 'parties', description: 'Saved customers and suppliers of a business.' },
   { name: 'documents', description: 'Drafts, issue with gapless numbers, credit notes, prints, shares and emails of tax documents.' },
-  { name: 'exchange-rates', description: 'Exchange rates of foreign-currency documents: the Bank of Israel representative rate and the business\'s agreed rates.' },
+  {
+    name: 'exchange-rates',
+    description: "Exchange rates of foreign-currency documents: the Bank of Israel representative rate and the business's agreed rates.",
+  },
   { name: 'allocation', description: 'Allocation numbers of the tax authority: consent, connection state, requests.' },
   { name: 'expenses', description: 'Expense drafts, receipt upload and scan, recording and storno.' },
   { name: 'files', description: 'Stored files (PDFs, receipts, logos, export and backup zips) and image previews.' },

@@ -11,7 +11,7 @@ const ERROR_MEANINGS: Record<number, string> = {
   400: 'The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`).',
   401: 'Missing, unknown, revoked or expired API key (`unauthorized`).',
   403: 'The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`).',
-  404: 'No such resource for this key (`not_found`); another account\'s resource is not found either.',
+  404: "No such resource for this key (`not_found`); another account's resource is not found either.",
   409: 'Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`).',
   413: 'The body is larger than this endpoint accepts (`too_large`).',
   415: 'The body is of a type this endpoint does not take (`validation`).',

@@ -53,10 +53,7 @@ export async function lifecycle(o: LifecycleOptions): Promise<LifecycleResult> {
     else throw new Error(`printDocument: ${r.response.status} ${JSON.stringify(r.error)}`);
   }
 
-  const { document: credit } = must(
-    await api.createCreditNote({ client, path: { bid, id: issued.id }, body: { reason: 'החזרה' } }),
-    'createCreditNote',
-  );
+  const { document: credit } = must(await api.createCreditNote({ client, path: { bid, id: issued.id }, body: { reason: 'החזרה' } }), 'createCreditNote');
 
   // Every document, a page of one at a time, following nextCursor.
   const listed: string[] = [];
@@ -67,10 +64,7 @@ export async function lifecycle(o: LifecycleOptions): Promise<LifecycleResult> {
     cursor = page.nextCursor ?? undefined;
   } while (cursor);
 
-  const run = must(
-    await api.createOpenfrmtExport({ client, path: { bid }, body: { from: '2026-01-01', to: '2026-12-31' } }),
-    'createOpenfrmtExport',
-  );
+  const run = must(await api.createOpenfrmtExport({ client, path: { bid }, body: { from: '2026-01-01', to: '2026-12-31' } }), 'createOpenfrmtExport');
   const zip = must(await api.downloadFile({ client, path: { id: run.file.id }, parseAs: 'arrayBuffer' }), 'downloadFile') as unknown as ArrayBuffer;
 
   return {

@@ -40,7 +40,10 @@ export async function lifecycle(o: LifecycleOptions): Promise<LifecycleResult> {
     }),
     'createDocument',
   ).document;
-  const issued = must(await api.POST('/v1/businesses/{bid}/documents/{id}/issue', { params: { path: { bid, id: draft.id } }, body: {} }), 'issueDocument').document;
+  const issued = must(
+    await api.POST('/v1/businesses/{bid}/documents/{id}/issue', { params: { path: { bid, id: draft.id } }, body: {} }),
+    'issueDocument',
+  ).document;
 
   // The PDF renders in a background job: 409 pdf_pending with Retry-After until it is ready.
   let pdf: ArrayBuffer | undefined;
@@ -70,7 +73,10 @@ export async function lifecycle(o: LifecycleOptions): Promise<LifecycleResult> {
     await api.POST('/v1/businesses/{bid}/exports/openfrmt', { params: { path: { bid } }, body: { from: '2026-01-01', to: '2026-12-31' } }),
     'createOpenfrmtExport',
   );
-  const zip = must(await api.GET('/v1/files/{id}', { params: { path: { id: run.file.id } }, parseAs: 'arrayBuffer' }), 'downloadFile') as unknown as ArrayBuffer;
+  const zip = must(
+    await api.GET('/v1/files/{id}', { params: { path: { id: run.file.id } }, parseAs: 'arrayBuffer' }),
+    'downloadFile',
+  ) as unknown as ArrayBuffer;
 
   return {
     businessId: bid,
