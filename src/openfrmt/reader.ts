@@ -4,8 +4,11 @@
  * picture and mandatory field, the file structure (A100 … Z900, running numbers, the shared primary
  * id, totals, INI counts), and sums documents per type. It streams: BKMVDATA is fed chunk by chunk.
  */
-import iconv from 'iconv-lite';
-import { LAYOUTS, DATA_CODES, type FieldDef } from './layouts.ts';
+import { LAYOUTS, DATA_CODES } from './layouts.ts';
+import { CrlfSplitter, decodeRecord, parseRecord, signedValue, type Fields } from './record-parse.ts';
+
+export { CrlfSplitter, parseRecord, signedValue } from './record-parse.ts';
+export type { Fields } from './record-parse.ts';
 
 export interface Issue {
   file: 'INI.TXT' | 'BKMVDATA.TXT';
@@ -41,135 +44,8 @@ export interface BkmvSummary {
   issueCount: number;
 }
 
-export type Fields = Record<number, string>;
-
 const MAX_KEPT_ISSUES = 200;
 const SYSTEM_CONSTANT = '&OF1.31&';
-
-/** Dates seen (a file holds few distinct ones): validDate answers from here after the first time. */
-const knownDates = new Map<string, boolean>();
-
-function validDate(s: string): boolean {
-  let ok = knownDates.get(s);
-  if (ok === undefined) {
-    ok = checkDate(s);
-    if (knownDates.size > 100_000) knownDates.clear();
-    knownDates.set(s, ok);
-  }
-  return ok;
-}
-
-function checkDate(s: string): boolean {
-  if (!/^\d{8}$/.test(s)) return false;
-  const y = Number(s.slice(0, 4));
-  const m = Number(s.slice(4, 6));
-  const d = Number(s.slice(6, 8));
-  if (y < 1900 || m < 1 || m > 12 || d < 1) return false;
-  return d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
-}
-
-/** Checks one field against its picture; answers a problem or null. */
-function fieldProblem(def: FieldDef, v: string): string | null {
-  const kind = def[3];
-  const req = def[4];
-  switch (kind) {
-    case 'R':
-      return onlySpacesOrBang(v) ? null : 'reserved area must hold spaces or "!"';
-    case 'X':
-      return req === 'M' && v.trim() === '' ? 'mandatory field is empty' : null;
-    case 'N':
-    case 'U':
-      return v.length > 0 && digitsFrom(v, 0) ? null : 'numeric field holds a non-digit';
-    case 'S':
-      if (req !== 'M' && v.trim() === '') return null;
-      return v.length > 1 && (v[0] === '+' || v[0] === '-') && digitsFrom(v, 1) ? null : 'signed amount must be a sign followed by digits';
-    case 'D':
-      if (v === '00000000' && req !== 'M') return null;
-      return validDate(v) ? null : 'not a valid YYYYMMDD date';
-    case 'T': {
-      if (v === '0000' && req !== 'M') return null;
-      const m = /^(\d\d)(\d\d)$/.exec(v);
-      return m && Number(m[1]) < 24 && Number(m[2]) < 60 ? null : 'not a valid HHMM time';
-    }
-  }
-}
-
-/** Every character from `start` on is an ASCII digit (what /\d/ matches). */
-function digitsFrom(v: string, start: number): boolean {
-  for (let i = start; i < v.length; i++) {
-    const c = v.charCodeAt(i);
-    if (c < 0x30 || c > 0x39) return false;
-  }
-  return true;
-}
-
-/** What /^[ !]*$/ accepts. */
-function onlySpacesOrBang(v: string): boolean {
-  for (let i = 0; i < v.length; i++) {
-    const c = v.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x21) return false;
-  }
-  return true;
-}
-
-/** Signed amount → integer of the smallest unit (`+00000000100000` → 100000). */
-export function signedValue(v: string): number {
-  if (v.trim() === '') return 0;
-  const n = Number(v.slice(1));
-  return v[0] === '-' ? -n : n;
-}
-
-/** Decodes one record's bytes; bytes outside printable ASCII and א..ת are reported. */
-function decodeRecord(bytes: Buffer): { text: string; badByte: number | null } {
-  let badByte: number | null = null;
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i];
-    if (!((b >= 0x20 && b <= 0x7e) || (b >= 0xe0 && b <= 0xfa))) {
-      badByte = i + 1;
-      break;
-    }
-  }
-  return { text: iconv.decode(bytes, 'iso-8859-8'), badByte };
-}
-
-/** Cuts a decoded record into its fields and checks them; `layout` names the table (A000, SUMMARY, C100…). */
-export function parseRecord(layoutName: string, text: string): { fields: Fields; problems: { field?: number; problem: string }[] } {
-  const layout = LAYOUTS[layoutName];
-  const problems: { field?: number; problem: string }[] = [];
-  const fields: Fields = {};
-  if (!layout) return { fields, problems: [{ problem: `unknown record code "${text.slice(0, 4)}"` }] };
-  if (text.length !== layout.length) {
-    problems.push({ problem: `record length ${text.length}, layout ${layoutName} has ${layout.length}` });
-    return { fields, problems };
-  }
-  for (const def of layout.fields) {
-    const v = text.slice(def[1] - 1, def[2]);
-    fields[def[0]] = v;
-    const p = fieldProblem(def, v);
-    if (p) problems.push({ field: def[0], problem: p });
-  }
-  return { fields, problems };
-}
-
-/** Splits a byte stream at CRLF; a bare CR or LF, or bytes after the last CRLF, are reported. */
-export class CrlfSplitter {
-  private rest: Buffer = Buffer.alloc(0);
-  push(chunk: Buffer): Buffer[] {
-    const buf = this.rest.length ? Buffer.concat([this.rest, chunk]) : chunk;
-    const out: Buffer[] = [];
-    let start = 0;
-    for (let i = buf.indexOf(0x0a, start); i !== -1; i = buf.indexOf(0x0a, start)) {
-      out.push(buf.subarray(start, i + 1));
-      start = i + 1;
-    }
-    this.rest = Buffer.from(buf.subarray(start));
-    return out;
-  }
-  /** Bytes left after the last LF (should be none). */
-  end(): Buffer {
-    return this.rest;
-  }
-}
 
 /** Accumulates the checks over BKMVDATA.TXT, one line (with its line ending) at a time. */
 export class BkmvReader {

@@ -1,0 +1,193 @@
+// A business as stored and as answered: its record, its ceilings, its view, and the readers by id and owner.
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../platform/db/engine.ts';
+import { iso, isoOrNull, query, queryOne } from '../platform/db/sql.ts';
+import { notFound } from '../platform/errors.ts';
+
+import type { Services } from '../platform/http/services.ts';
+import { getAccount } from '../accounts/accounts.ts';
+import { listPlans } from '../accounts/plans.ts';
+
+import { metadataCondition, metadataOf, type Metadata } from '../platform/metadata.ts';
+
+import type { BusinessView, DealerType } from './schemas.ts';
+
+export const NEW_BUSINESSES_PER_KEY_PER_DAY = 50;
+
+export interface StoredBranding {
+  logoRef: { fileId: string; sha256: string; mime: string } | null;
+  accentColor: string | null;
+  tagline: string | null;
+  website: string | null;
+  footerText: string | null;
+  template: 'classic' | 'stripe';
+}
+
+export interface BusinessRecord {
+  id: string;
+  accountId: string;
+  createdByKeyId: string;
+  name: string;
+  taxId: string;
+  dealerType: DealerType;
+  address: string | null;
+  phone: string | null;
+  email: string | null;
+  defaultVatRateBp: number | null;
+  requireAllocation: boolean;
+  /** Effective: the stored choice, or the dealer type's default (double for company and ngo). */
+  bookkeeping: 'single' | 'double';
+  vatReportingPeriod: 'monthly' | 'bimonthly';
+  branding: StoredBranding;
+  approvalStatus: 'approved' | 'pending' | 'suspended';
+  planKey: string | null;
+  metadata: Metadata;
+  deactivatedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const EMPTY_BRANDING: StoredBranding = { logoRef: null, accentColor: null, tagline: null, website: null, footerText: null, template: 'classic' };
+
+export const defaultBookkeeping = (d: DealerType): 'single' | 'double' => (d === 'company' || d === 'ngo' ? 'double' : 'single');
+
+export function toBusinessRecord(r: Record<string, unknown>): BusinessRecord {
+  return {
+    id: String(r.id),
+    accountId: String(r.account_id),
+    createdByKeyId: String(r.created_by_key_id),
+    name: String(r.name),
+    taxId: String(r.tax_id),
+    dealerType: r.dealer_type as DealerType,
+    address: (r.address as string | null) ?? null,
+    phone: (r.phone as string | null) ?? null,
+    email: (r.email as string | null) ?? null,
+    defaultVatRateBp: r.default_vat_rate_bp === null ? null : Number(r.default_vat_rate_bp),
+    requireAllocation: Boolean(r.require_allocation),
+    bookkeeping: (r.bookkeeping as 'single' | 'double' | null) ?? defaultBookkeeping(r.dealer_type as DealerType),
+    vatReportingPeriod: (r.vat_reporting_period as 'monthly' | 'bimonthly' | undefined) ?? 'monthly',
+    branding: { ...EMPTY_BRANDING, ...(r.branding as Partial<StoredBranding>) },
+    approvalStatus: r.approval_status as BusinessRecord['approvalStatus'],
+    planKey: (r.plan_key as string | null) ?? null,
+    metadata: metadataOf(r.metadata),
+    deactivatedAt: isoOrNull(r.deactivated_at),
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  };
+}
+
+export interface Ceilings {
+  maxDocsPerMonth: number | null;
+  maxExpensesPerMonth: number | null;
+}
+
+/**
+ * Monthly ceilings in force: the account's override wins over the plan; no plan means unlimited.
+ * `account`: the account's own limits when the caller has them already (a request: read with its key).
+ */
+export async function ceilingsFor(
+  s: Services,
+  accountId: string,
+  planKeys: (string | null)[],
+  account?: Pick<Ceilings, 'maxDocsPerMonth' | 'maxExpensesPerMonth'>,
+): Promise<Map<string | null, Ceilings>> {
+  const control = s.databases.live.db;
+  account ??= await getAccount(control, accountId);
+  const plans = planKeys.some((k) => k !== null) ? await listPlans(control) : [];
+  const out = new Map<string | null, Ceilings>();
+  for (const key of planKeys) {
+    const plan = plans.find((p) => p.key === key);
+    out.set(key, {
+      maxDocsPerMonth: account.maxDocsPerMonth ?? plan?.maxDocsPerMonth ?? null,
+      maxExpensesPerMonth: account.maxExpensesPerMonth ?? plan?.maxExpensesPerMonth ?? null,
+    });
+  }
+  return out;
+}
+
+export async function businessCeilings(s: Services, b: BusinessRecord, account?: Pick<Ceilings, 'maxDocsPerMonth' | 'maxExpensesPerMonth'>): Promise<Ceilings> {
+  // With no plan and the account's limits at hand, nothing is read.
+  return (await ceilingsFor(s, b.accountId, [b.planKey], account)).get(b.planKey)!;
+}
+
+async function numberingOf(ex: Executor, businessIds: string[]): Promise<Map<string, Record<string, number>>> {
+  const out = new Map<string, Record<string, number>>(businessIds.map((id) => [id, {}]));
+  if (businessIds.length === 0) return out;
+  const rows = await query<{ business_id: string; doc_type: number; start_number: number }>(
+    ex,
+    sql`SELECT business_id, doc_type, start_number FROM document_counters WHERE business_id IN ${businessIds}`,
+  );
+  for (const r of rows) out.get(r.business_id)![String(r.doc_type)] = Number(r.start_number);
+  return out;
+}
+
+export function businessView(b: BusinessRecord, ceilings: Ceilings, numbering: Record<string, number>): BusinessView {
+  return {
+    id: b.id,
+    name: b.name,
+    taxId: b.taxId,
+    dealerType: b.dealerType,
+    address: b.address,
+    phone: b.phone,
+    email: b.email,
+    defaultVatRateBp: b.defaultVatRateBp,
+    requireAllocation: b.requireAllocation,
+    bookkeeping: b.bookkeeping,
+    vatReportingPeriod: b.vatReportingPeriod,
+    branding: b.branding,
+    approvalStatus: b.approvalStatus,
+    planKey: b.planKey,
+    maxDocsPerMonth: ceilings.maxDocsPerMonth,
+    maxExpensesPerMonth: ceilings.maxExpensesPerMonth,
+    numbering,
+    metadata: b.metadata,
+    deactivatedAt: b.deactivatedAt,
+    createdAt: b.createdAt,
+  };
+}
+
+export async function viewOf(s: Services, ex: Executor, b: BusinessRecord): Promise<BusinessView> {
+  const [ceilings, numbering] = await Promise.all([businessCeilings(s, b), numberingOf(ex, [b.id])]);
+  return businessView(b, ceilings, numbering.get(b.id)!);
+}
+
+export async function viewsOf(s: Services, ex: Executor, accountId: string, bs: BusinessRecord[]): Promise<BusinessView[]> {
+  const ceilings = await ceilingsFor(s, accountId, [...new Set(bs.map((b) => b.planKey))]);
+  const numbering = await numberingOf(
+    ex,
+    bs.map((b) => b.id),
+  );
+  return bs.map((b) => businessView(b, ceilings.get(b.planKey)!, numbering.get(b.id)!));
+}
+
+/** Reads a business of the account; another account's business is "not found", never "forbidden". */
+export async function getOwnedBusiness(ex: Executor, accountId: string, id: string, forUpdate = false): Promise<BusinessRecord> {
+  const r = await queryOne<Record<string, unknown>>(
+    ex,
+    forUpdate
+      ? sql`SELECT * FROM businesses WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`
+      : sql`SELECT * FROM businesses WHERE id = ${id} AND account_id = ${accountId}`,
+  );
+  if (!r) throw notFound('business');
+  return toBusinessRecord(r);
+}
+
+export async function getBusinessById(ex: Executor, id: string): Promise<BusinessRecord | undefined> {
+  const r = await queryOne<Record<string, unknown>>(ex, sql`SELECT * FROM businesses WHERE id = ${id}`);
+  return r ? toBusinessRecord(r) : undefined;
+}
+
+export async function listOwnedBusinesses(ex: Executor, accountId: string, metadata?: string[]): Promise<BusinessRecord[]> {
+  const byMetadata = metadataCondition(metadata) ?? sql`true`;
+  const rows = await query<Record<string, unknown>>(
+    ex,
+    sql`SELECT * FROM businesses WHERE account_id = ${accountId} AND ${byMetadata} ORDER BY created_at, id`,
+  );
+  return rows.map(toBusinessRecord);
+}
+
+/** True once any document of the business was issued (its tax id and dealer type are then locked). */
+export async function hasIssuedDocuments(ex: Executor, businessId: string): Promise<boolean> {
+  const r = await queryOne(ex, sql`SELECT 1 FROM document_counters WHERE business_id = ${businessId} AND last_number IS NOT NULL LIMIT 1`);
+  return r !== undefined;
+}

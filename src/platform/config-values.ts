@@ -1,0 +1,45 @@
+// Reading one environment variable: whole numbers in range, PostgreSQL URLs, existing files; a bad value throws
+// a ConfigError naming the variable.
+import path from 'node:path';
+import { existsSync } from 'node:fs';
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export type Env = Record<string, string | undefined>;
+
+export function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const n = Number(raw.trim());
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+export function postgresUrl(env: Env, name: string): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'is not a URL (expected postgres://user@host:port/database)');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError(name, `must start with postgres:// or postgresql://, got "${url.protocol}"`);
+  }
+  return raw;
+}
+
+export function readableFile(name: string, file: string): string {
+  const full = path.resolve(file);
+  if (!existsSync(full)) throw new ConfigError(name, `names a file that does not exist: ${full}`);
+  return full;
+}
