@@ -16,7 +16,7 @@ import { sql } from 'drizzle-orm';
 import type { Executor } from '../src/platform/db/engine.ts';
 import { queryOne } from '../src/platform/db/sql.ts';
 import { newId } from '../src/platform/ids.ts';
-import { toBusinessRecord } from '../src/businesses/service.ts';
+import { toBusinessRecord } from '../src/businesses/records.ts';
 import { runOpenfrmtExport } from '../src/exports/run.ts';
 import { seedIssuedInvoices } from '../test/exports/seed.ts';
 import { embeddedDatabases, serverDatabases } from './databases.ts';

@@ -8,8 +8,8 @@ import { answerClientError, answerFrameworkError, ErrorSchema, installErrorHandl
 import { installRequestContext, requestIdOf } from './platform/http/request-id.ts';
 import { installMetrics } from './platform/http/metrics-route.ts';
 import { checkRequestText, parseJsonBody, unsafeNumber } from './platform/http/input.ts';
-import { installApiAuth } from './accounts/auth.ts';
-import { installBusinessGuard } from './businesses/guard.ts';
+import { installApiAuth } from './accounts/index.ts';
+import { installBusinessGuard } from './businesses/index.ts';
 import { domains } from './domains.ts';
 import { installIdempotency } from './platform/http/idempotency.ts';
 import { IDEMPOTENT_CREATES } from './idempotent-creates.ts';

@@ -1,8 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { queryOne } from './platform/db/sql.ts';
 import type { Services } from './platform/http/services.ts';
-import { createAccount } from './accounts/accounts.ts';
-import { mintKey } from './accounts/keys.ts';
+import { createAccount, mintKey } from './accounts/index.ts';
 
 /**
  * First start of an empty database outside production: a local account and one sandbox key,

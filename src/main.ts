@@ -10,8 +10,7 @@ import { createServices } from './services.ts';
 import { bootstrapLocalAccount } from './bootstrap.ts';
 import { domains } from './domains.ts';
 import { releaseJobLeases } from './platform/jobs.ts';
-import { startBackground, startWeb, type Running } from './runtime/roles.ts';
-import { ROLE_VARIABLE, supervise, type Role } from './runtime/supervisor.ts';
+import { startBackground, startWeb, type Running, ROLE_VARIABLE, supervise, type Role } from './runtime/index.ts';
 
 /** SIGTERM/SIGINT (and, in a worker, the supervisor's end) run `stop` once, then exit 0. */
 function onStopSignals(logger: Logger, stop: () => Promise<void>, opts: { whenOrphaned?: boolean } = {}): void {

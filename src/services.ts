@@ -5,10 +5,10 @@ import type { Database, Mode } from './platform/db/engine.ts';
 import { soleProcess, type Services } from './platform/http/services.ts';
 import { MemoryRateLimiter, PostgresRateLimiter } from './platform/rate-limit.ts';
 import { RequestCounter } from './platform/usage.ts';
-import { createAllocationProviders } from './allocation/providers.ts';
-import { createExchangeRateProvider } from './exchange-rates/deps.ts';
-import { createWebhookSender } from './webhooks/runtime.ts';
-import { ConsoleSecretStore } from './console/secrets.ts';
+import { createAllocationProviders } from './allocation/index.ts';
+import { createExchangeRateProvider } from './exchange-rates/index.ts';
+import { createWebhookSender } from './webhooks/index.ts';
+import { ConsoleSecretStore } from './console/index.ts';
 
 /**
  * The composition root: every process-wide dependency is made here, once, and passed down in

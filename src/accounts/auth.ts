@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
 import { israelDate } from '../platform/clock.ts';
 import { AUTH_THROTTLE_DEFAULTS } from '../platform/config.ts';
-import { AppError, unauthorized } from '../platform/errors.ts';
+import { AppError, forbidden, unauthorized } from '../platform/errors.ts';
 import { modeOfKey } from '../platform/http/context.ts';
 import type { Database } from '../platform/db/engine.ts';
 import { soleProcess, type Services } from '../platform/http/services.ts';
@@ -113,7 +113,7 @@ export function installApiAuth(api: FastifyInstance, s: Services): void {
 
     const scope = req.routeOptions.config?.scope;
     if (scope && !key.scopes.includes(scope)) {
-      throw new AppError(403, 'forbidden', `this key lacks the "${scope}" scope`);
+      throw forbidden(`this key lacks the "${scope}" scope`);
     }
 
     req.ctx = {

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Db, Executor } from '../platform/db/engine.ts';
 import { iso, isoOrNull, query, queryOne } from '../platform/db/sql.ts';
-import { AppError, conflict, notFound, validation } from '../platform/errors.ts';
+import { AppError, conflict, forbidden, notFound, validation } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import type { AccountLimits, KeyMode } from '../platform/http/context.ts';
 import { DEFAULT_SCOPES, isScope, SCOPES, type Scope } from '../platform/catalog/scopes.ts';
@@ -96,7 +96,7 @@ export async function mintKey(control: Db, now: Date, input: MintInput): Promise
       throw new AppError(403, 'approval_required', 'the account is not approved; keys are minted only for approved accounts');
     }
     if (scopes.includes('ocr') && !account.ocr_granted) {
-      throw new AppError(403, 'forbidden', 'the ocr scope is granted on request; this account does not have it');
+      throw forbidden('the ocr scope is granted on request; this account does not have it');
     }
     const active = await activeKeyCount(tx, input.accountId, now);
     if (active >= account.max_active_keys) {

@@ -2,8 +2,8 @@
  * The dealer's grant at the tax authority, as the routes use it: start the consent flow, complete
  * it when the authority redirects back, show and forget the grant, and ask for a document's number.
  */
-import type { BusinessRecord } from '../businesses/service.ts';
-import { documentView, getDocumentRow, type DocumentView } from '../documents/snapshot.ts';
+import type { BusinessRecord } from '../businesses/index.ts';
+import { documentView, getDocumentRow, type DocumentView } from '../documents/index.ts';
 import { appendAudit } from '../platform/audit.ts';
 import type { Executor, Mode } from '../platform/db/engine.ts';
 import { AppError, validation } from '../platform/errors.ts';

@@ -4,12 +4,10 @@
  * exactly as issue will compute them.
  */
 import { roundHalfAwayFromZero } from '../platform/money.ts';
-import type { DealerType } from '../businesses/schemas.ts';
-import type { DocumentRow } from '../documents/snapshot.ts';
-import { totalsOfDraft } from '../documents/totals.ts';
+import type { DealerType } from '../businesses/index.ts';
+import { type DocumentRow, totalsOfDraft, allocationEligibility, type Eligibility } from '../documents/index.ts';
 import { DOC_TYPES, docTypesWhere, listOfCodes } from '../documents/doc-types.ts';
 import { ilsTotals } from '../documents/currency.ts';
-import { allocationEligibility, type Eligibility } from './eligibility.ts';
 import type { ApprovalInput } from './provider.ts';
 
 export interface IssuerOfDraft {

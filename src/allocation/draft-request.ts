@@ -12,8 +12,8 @@ import { AppError, conflict, unconfigured, validation } from '../platform/errors
 import { appendAudit } from '../platform/audit.ts';
 import type { RequestContext } from '../platform/http/context.ts';
 import type { Services } from '../platform/http/services.ts';
-import type { BusinessRecord } from '../businesses/service.ts';
-import { getDocumentRow, type AllocationState, type DocumentRow } from '../documents/snapshot.ts';
+import type { BusinessRecord } from '../businesses/index.ts';
+import { getDocumentRow, type AllocationState, type DocumentRow } from '../documents/index.ts';
 import { approvalInputOfDraft, draftRequestProblem } from './document-input.ts';
 import { granted, refused, warningsAfterGrant } from './lifecycle-state.ts';
 import { AllocationNotConnectedError, AllocationTransportError, type ApprovalInput } from './provider.ts';

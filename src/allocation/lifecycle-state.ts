@@ -7,7 +7,7 @@
  *   pending  → failed                 transport errors until the retries ran out, or no grant
  *   draft: anything → granted/refused by POST …/documents/{id}/allocation (strict mode)
  */
-import type { AllocationState, DocumentWarning } from '../documents/snapshot.ts';
+import type { AllocationState, DocumentWarning } from '../documents/index.ts';
 
 export const ALLOCATION_WARNING_CODES = ['allocation_missing', 'allocation_refused', 'allocation_failed'] as const;
 

@@ -14,7 +14,7 @@ import { backoffMs, JOBS, type JobKind } from '../platform/catalog/jobs.ts';
 import type { Services } from '../platform/http/services.ts';
 import { errorSummary } from '../platform/logger.ts';
 import { countAllocationOutcome } from '../platform/metrics.ts';
-import { getDocumentById, toDocumentRow, type AllocationState, type DocumentRow } from '../documents/snapshot.ts';
+import { getDocumentById, toDocumentRow, type AllocationState, type DocumentRow } from '../documents/index.ts';
 import { approvalInputOfIssued } from './document-input.ts';
 import { AllocationNotConnectedError, AllocationTransportError } from './provider.ts';
 import { providerFor, UNCONFIGURED_MESSAGE } from './providers.ts';

@@ -11,7 +11,7 @@ import { enqueueJob } from '../platform/jobs.ts';
 import { queryOne } from '../platform/db/sql.ts';
 import type { RequestContext } from '../platform/http/context.ts';
 import type { Services } from '../platform/http/services.ts';
-import { getDocumentRow, type AllocationState, type DocumentRow } from '../documents/snapshot.ts';
+import { getDocumentRow, type AllocationState, type DocumentRow } from '../documents/index.ts';
 import { ALLOCATION_WARNING_CODES } from './lifecycle-state.ts';
 import { ALLOCATION_JOB } from './lifecycle.ts';
 

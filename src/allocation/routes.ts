@@ -11,7 +11,7 @@ import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidIdParams, BidParams, errors, IsoDateTime, Nullable, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
 import { validation } from '../platform/errors.ts';
-import { businessOf } from '../businesses/guard.ts';
+import { businessOf } from '../businesses/index.ts';
 import { connectionView, disconnect, requestAllocation, startConsent } from './consent.ts';
 import { requireProvider } from './providers.ts';
 

@@ -14,7 +14,7 @@ import { fileContent, storeFile, type FileMeta } from '../platform/files.ts';
 import { newId } from '../platform/ids.ts';
 import type { Services } from '../platform/http/services.ts';
 import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
-import type { BusinessRecord } from '../businesses/service.ts';
+import type { BusinessRecord } from '../businesses/index.ts';
 import { seal, SEAL_ENTRY, sealKeyForWriting } from './seal.ts';
 import { businessTables, foreignKeys, loadOrder, ownership, primaryKeyColumns } from './catalog.ts';
 

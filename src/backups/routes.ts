@@ -5,8 +5,8 @@ import { AUTH_ERRORS, BidParams, errors, IsoDateTime, Nullable, Ok } from '../pl
 import type { Services } from '../platform/http/services.ts';
 import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { CursorQuery, NextCursor } from '../platform/http/cursor.ts';
-import { businessOf } from '../businesses/guard.ts';
-import { FileMetaSchema } from '../exports/routes.ts';
+import { businessOf } from '../businesses/index.ts';
+import { FileMetaSchema } from '../exports/index.ts';
 import { createBackup, listBackups } from './create.ts';
 
 const tags = ['backups'];

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from '../platform/errors.ts';
+import { forbidden } from '../platform/errors.ts';
 import { ctxOf } from '../platform/http/context.ts';
-import { getOwnedBusiness, type BusinessRecord } from './service.ts';
+import { getOwnedBusiness, type BusinessRecord } from './records.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -23,7 +23,7 @@ export function installBusinessGuard(api: FastifyInstance): void {
     const business = await getOwnedBusiness(ctx.database.db, ctx.key.accountId, bid);
     const isWrite = req.method !== 'GET' && req.method !== 'HEAD';
     if (isWrite && business.deactivatedAt && !req.routeOptions.config?.allowWhenDeactivated) {
-      throw new AppError(403, 'forbidden', 'the business is deactivated: writes are refused until it is reactivated');
+      throw forbidden('the business is deactivated: writes are refused until it is reactivated');
     }
     req.business = business;
   });

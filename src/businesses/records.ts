@@ -5,8 +5,7 @@ import { iso, isoOrNull, query, queryOne } from '../platform/db/sql.ts';
 import { notFound } from '../platform/errors.ts';
 
 import type { Services } from '../platform/http/services.ts';
-import { getAccount } from '../accounts/accounts.ts';
-import { listPlans } from '../accounts/plans.ts';
+import { getAccount, listPlans } from '../accounts/index.ts';
 
 import { metadataCondition, metadataOf, type Metadata } from '../platform/metadata.ts';
 

@@ -6,7 +6,8 @@ import type { Services } from '../platform/http/services.ts';
 import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { MetadataQuery } from '../platform/metadata.ts';
 import { Business, BusinessCreate, BusinessPatch, type BusinessCreateBody, type BusinessPatchBody } from './schemas.ts';
-import { createBusiness, listOwnedBusinesses, patchBusiness, setActive, viewOf, viewsOf } from './service.ts';
+import { createBusiness, patchBusiness, setActive } from './service.ts';
+import { listOwnedBusinesses, viewOf, viewsOf } from './records.ts';
 import { businessOf } from './guard.ts';
 
 const tags = ['businesses'];

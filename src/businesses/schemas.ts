@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
-import { carrier, maxLength, maxScaled } from '../openfrmt/limits.ts';
-import type { ApprovalStatus } from '../accounts/accounts.ts';
+import { carrier, maxLength, maxScaled } from '../openfrmt/index.ts';
+import type { ApprovalStatus } from '../accounts/index.ts';
 import { MetadataCreate, MetadataPatch, MetadataSchema } from '../platform/metadata.ts';
 
 export const DEALER_TYPES = ['patur', 'murshe', 'company', 'ngo'] as const;

@@ -10,26 +10,11 @@ import { israelDate } from '../platform/clock.ts';
 import { subject, takeDailyAllowance } from '../platform/usage.ts';
 import type { Services } from '../platform/http/services.ts';
 import { normalizeTaxId } from '../platform/tax-id.ts';
-import { textProblemOf } from '../openfrmt/limits.ts';
+import { textProblemOf } from '../openfrmt/index.ts';
 import { metadataToStore } from '../platform/metadata.ts';
 import { decodeLogo } from './logo.ts';
 import type { BusinessCreateBody, BusinessPatchBody } from './schemas.ts';
 
-export {
-  NEW_BUSINESSES_PER_KEY_PER_DAY,
-  businessCeilings,
-  businessView,
-  ceilingsFor,
-  defaultBookkeeping,
-  getBusinessById,
-  getOwnedBusiness,
-  hasIssuedDocuments,
-  listOwnedBusinesses,
-  toBusinessRecord,
-  viewOf,
-  viewsOf,
-} from './records.ts';
-export type { BusinessRecord, Ceilings, StoredBranding } from './records.ts';
 import {
   NEW_BUSINESSES_PER_KEY_PER_DAY,
   getOwnedBusiness,

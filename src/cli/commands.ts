@@ -1,13 +1,22 @@
-import { createAccount, listAccounts, setAccountLimits, setAccountStatus } from '../accounts/accounts.ts';
-import { listKeys, mintKey, revokeKey } from '../accounts/keys.ts';
-import { getPlan, listPlans, upsertPlan } from '../accounts/plans.ts';
-import { setApprovalStatus, setBusinessPlan } from '../businesses/service.ts';
-import { verifyBooks } from '../documents/audit-check.ts';
+import {
+  createAccount,
+  listAccounts,
+  setAccountLimits,
+  setAccountStatus,
+  listKeys,
+  mintKey,
+  revokeKey,
+  getPlan,
+  listPlans,
+  upsertPlan,
+} from '../accounts/index.ts';
+import { setApprovalStatus, setBusinessPlan } from '../businesses/index.ts';
+import { verifyBooks } from '../documents/index.ts';
 import { migrate } from '../platform/db/migrate.ts';
 import { flag, modeFlag, optionalLimit, UsageError, type ParsedArgs } from './args.ts';
-import { restoreCommand } from '../backups/cli.ts';
+import { restoreCommand } from './restore.ts';
 
-export type { Command, CommandResult } from './command.ts';
+export type { Command } from './command.ts';
 import type { Command } from './command.ts';
 
 const APPROVAL = ['approved', 'pending', 'suspended'] as const;

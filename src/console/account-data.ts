@@ -1,8 +1,6 @@
 /** What the console's account pages read and change, one call per page or form. */
-import { getAccount } from '../accounts/accounts.ts';
-import { listKeys, revokeKey } from '../accounts/keys.ts';
-import { usageByDay } from '../accounts/usage.ts';
-import { listOwnedBusinesses } from '../businesses/service.ts';
+import { getAccount, listKeys, revokeKey, usageByDay } from '../accounts/index.ts';
+import { listOwnedBusinesses } from '../businesses/index.ts';
 import { appendAudit } from '../platform/audit.ts';
 import type { Database } from '../platform/db/engine.ts';
 import type { Services } from '../platform/http/services.ts';

@@ -1,6 +1,5 @@
 /** The console's words in Hebrew (right to left) and English. Every key exists in both. */
 export type Lang = 'he' | 'en';
-export const LANGS: Lang[] = ['he', 'en'];
 
 const en = {
   product: 'pinkas console',

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { mintKey, toKeyRecord, type KeyRecord } from '../accounts/keys.ts';
+import { mintKey, toKeyRecord, type KeyRecord } from '../accounts/index.ts';
 import { appendAudit } from '../platform/audit.ts';
 import { queryOne } from '../platform/db/sql.ts';
 import type { Services } from '../platform/http/services.ts';

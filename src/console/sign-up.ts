@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { createAccount, type Account } from '../accounts/accounts.ts';
+import { createAccount, type Account } from '../accounts/index.ts';
 import { appendAudit } from '../platform/audit.ts';
 import { israelDate } from '../platform/clock.ts';
 import type { Database } from '../platform/db/engine.ts';

@@ -61,8 +61,6 @@ export class LogSmsSender implements SmsSender {
   }
 }
 
-export const SMS_UNCONFIGURED_MESSAGE = 'sign-in is unavailable: no SMS gateway is configured (set TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and SMS_FROM)';
-
 /** The sender the configuration asks for; null in production without a gateway (sign-in refuses). */
 export function smsSenderFor(config: Config, logger: Logger): SmsSender | null {
   if (config.console.sms) return new TwilioSmsSender(config.console.sms);

@@ -12,7 +12,7 @@ import { countDocumentIssued } from '../platform/metrics.ts';
 import { israelDate as israelToday } from '../platform/clock.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { RequestContext } from '../platform/http/context.ts';
-import type { BusinessRecord } from '../businesses/service.ts';
+import type { BusinessRecord } from '../businesses/index.ts';
 import type { Tx } from '../platform/db/engine.ts';
 import { getDocumentRow, toDocumentRow, type AllocationState, type DocumentRow, type DocumentSnapshot, type DocumentView } from './snapshot.ts';
 import { DOC_TYPES, type CreditRule } from './doc-types.ts';

@@ -7,7 +7,7 @@
  * Pure: no I/O, imports only types, so src/pdf and src/openfrmt may read it.
  * Sources: service-api.md (Documents), decisions.md ("Money and tax", "What a printed document says").
  */
-import type { DealerType } from '../businesses/schemas.ts';
+import type { DealerType } from '../businesses/index.ts';
 
 /** How a type's payments relate to its totals. */
 export type PaymentsRule =
@@ -180,11 +180,6 @@ export const DOC_TYPE_CODES: readonly DocType[] = DOC_TYPE_RULES.map((r) => r.co
 
 /** The codes a draft may have (a credit note is created only by the credit-note endpoint). */
 export const DRAFT_DOC_TYPE_CODES: readonly DocType[] = docTypesWhere((r) => r.createdBy === 'draft');
-
-/** The row of a type. */
-export function docTypeRule(docType: DocType): DocTypeRule {
-  return DOC_TYPES[docType];
-}
 
 /** The row of a number that may not be a type (OPENFRMT input, stored integers); undefined when none. */
 export function docTypeRuleOf(code: number): DocTypeRule | undefined {

@@ -6,12 +6,12 @@ import { validation, AppError } from '../platform/errors.ts';
 import { SHEKEL } from '../platform/currencies.ts';
 import { checkedDate } from '../platform/http/formats.ts';
 import { normalizeTaxId } from '../platform/tax-id.ts';
-import type { DealerType } from '../businesses/schemas.ts';
+import type { DealerType } from '../businesses/index.ts';
 import type { DocumentLine, DocumentParty, DocumentPayment, DocumentRow, PaymentMethodCode } from './snapshot.ts';
 import type { LineInputBody, PaymentInputBody } from './schemas.ts';
 import { lineAmount, vatRateProblem } from './totals.ts';
 import { DOC_TYPES, docTypeAllowed, docTypeRefusal, docTypesWhere, type DocTypeRule } from './doc-types.ts';
-import { decimalsProblemOf, digitsProblemOf, textProblemOf, type CarriedField } from '../openfrmt/limits.ts';
+import { decimalsProblemOf, digitsProblemOf, textProblemOf, type CarriedField } from '../openfrmt/index.ts';
 
 /** The Hebrew word for "unit", the default line unit. */
 export const DEFAULT_UNIT = 'יחידה';

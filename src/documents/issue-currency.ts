@@ -7,7 +7,7 @@ import type { Executor } from '../platform/db/engine.ts';
 import { SHEKEL } from '../platform/currencies.ts';
 import type { Services } from '../platform/http/services.ts';
 import { exchangeRateDeps, rateForDocument } from '../exchange-rates/index.ts';
-import { carrier, maxAgorot } from '../openfrmt/limits.ts';
+import { carrier, maxAgorot } from '../openfrmt/index.ts';
 import { ilsTotals, paymentInOwnCurrency, toHundredths } from './currency.ts';
 import type { DocumentCurrency, DocumentPayment, DocumentRow, Totals } from './snapshot.ts';
 

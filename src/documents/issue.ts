@@ -8,7 +8,7 @@ import { queryOne } from '../platform/db/sql.ts';
 import { AppError, limitReached, validation } from '../platform/errors.ts';
 import { appendAudit } from '../platform/audit.ts';
 import { eventInsert } from '../platform/outbox.ts';
-import { postDocumentEntry } from '../ledger/post.ts';
+import { postDocumentEntry } from '../ledger/index.ts';
 import { jobInsert } from '../platform/jobs.ts';
 import { countDocumentIssued } from '../platform/metrics.ts';
 import { israelDate, israelMonthStart } from '../platform/clock.ts';
@@ -16,10 +16,9 @@ import { counterBump, subject } from '../platform/usage.ts';
 import { storeFile } from '../platform/files.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { RequestContext } from '../platform/http/context.ts';
-import { businessCeilings, type BusinessRecord, type StoredBranding } from '../businesses/service.ts';
-import { decodeLogo } from '../businesses/logo.ts';
-import { getParty } from '../parties/service.ts';
-import { allocationEligibility } from '../allocation/eligibility.ts';
+import { businessCeilings, type BusinessRecord, type StoredBranding, decodeLogo } from '../businesses/index.ts';
+import { getParty } from '../parties/index.ts';
+import { allocationEligibility } from './allocation-eligibility.ts';
 import {
   documentView,
   findDocumentRow,

@@ -5,7 +5,7 @@ import { AUTH_ERRORS, BidIdParams, BidParams, errors, Ok } from '../platform/htt
 import type { Services } from '../platform/http/services.ts';
 import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { NextCursor } from '../platform/http/cursor.ts';
-import { businessOf } from '../businesses/guard.ts';
+import { businessOf } from '../businesses/index.ts';
 import { documentView, getDocumentRow } from './snapshot.ts';
 import {
   CreditNoteBody,

@@ -1,8 +1,8 @@
 import { Type, type Static, type TLiteral, type TUnion } from 'typebox';
 import { IsoDate, IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { CursorQuery } from '../platform/http/cursor.ts';
-import { BrandingInput } from '../businesses/schemas.ts';
-import { carrier, maxAgorot, maxLength, maxScaled, maxValue } from '../openfrmt/limits.ts';
+import { BrandingInput } from '../businesses/index.ts';
+import { carrier, maxAgorot, maxLength, maxScaled, maxValue } from '../openfrmt/index.ts';
 import { DOC_TYPE_CODES, DOC_TYPES, DRAFT_DOC_TYPE_CODES, docTypesWhere, listOfCodes, type DocType as DocTypeCode } from './doc-types.ts';
 import type { AllocationStatus } from './snapshot.ts';
 import { CURRENCY_CODES } from '../platform/currencies.ts';

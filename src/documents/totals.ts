@@ -4,8 +4,8 @@
  */
 import { roundHalfAwayFromZero } from '../platform/money.ts';
 import { validation } from '../platform/errors.ts';
-import { carrier, maxAgorot, maxScaled, type CarriedField } from '../openfrmt/limits.ts';
-import type { DealerType } from '../businesses/schemas.ts';
+import { carrier, maxAgorot, maxScaled, type CarriedField } from '../openfrmt/index.ts';
+import type { DealerType } from '../businesses/index.ts';
 import type { DocType, PriceMode, VatExemptionReason } from './snapshot.ts';
 import { DOC_TYPES } from './doc-types.ts';
 

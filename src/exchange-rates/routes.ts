@@ -5,7 +5,7 @@ import { AUTH_ERRORS, BidParams, errors, Ok } from '../platform/http/schemas.ts'
 import type { Services } from '../platform/http/services.ts';
 import { israelDate } from '../platform/clock.ts';
 import { validation } from '../platform/errors.ts';
-import { businessOf } from '../businesses/guard.ts';
+import { businessOf } from '../businesses/index.ts';
 import { canonicalDecimal, rateProblem } from './decimal.ts';
 import { deleteBusinessRate, listBusinessRates, setBusinessRate } from './business-rates.ts';
 import { exchangeRateDeps } from './deps.ts';

@@ -7,7 +7,7 @@ import { normalizeTaxId } from '../platform/tax-id.ts';
 import { categoryOf } from './categories.ts';
 import { completeAmounts } from './amounts.ts';
 import { EXPENSE_LIMITS, type ExpensePatchBody } from './schemas.ts';
-import { carrier, textProblemOf } from '../openfrmt/limits.ts';
+import { carrier, textProblemOf } from '../openfrmt/index.ts';
 
 /** The writable columns of a draft, in domain names. */
 export interface DraftFields {

@@ -7,7 +7,7 @@ import { textProblem } from '../platform/http/input.ts';
 import type { Actor } from '../platform/audit.ts';
 import { sha256Hex, storeFile } from '../platform/files.ts';
 import type { Services } from '../platform/http/services.ts';
-import type { BusinessRecord } from '../businesses/service.ts';
+import type { BusinessRecord } from '../businesses/index.ts';
 import { normalizeTaxId } from '../platform/tax-id.ts';
 import { checkReceiptBytes, EXTENSION, normalizeMime, parseDataUri, tooLarge, type ReceiptMime } from './receipt-bytes.ts';
 import { decodeCheck } from './receipt-image.ts';

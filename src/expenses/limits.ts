@@ -5,7 +5,7 @@ import { AppError, limitReached } from '../platform/errors.ts';
 import { israelDate, israelMonthStart } from '../platform/clock.ts';
 import { bumpCounter, subject, takeDailyAllowance } from '../platform/usage.ts';
 import type { Services } from '../platform/http/services.ts';
-import { businessCeilings, type BusinessRecord } from '../businesses/service.ts';
+import { businessCeilings, type BusinessRecord } from '../businesses/index.ts';
 
 /** Expense rows opened per business per Israel calendar day (drafts, uploads, scans, storno rows, redrafts). */
 export const EXPENSE_ROWS_PER_DAY = 300;

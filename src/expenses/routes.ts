@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidIdParams, BidParams, errors, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
-import { businessOf } from '../businesses/guard.ts';
+import { businessOf } from '../businesses/index.ts';
 import { EXPENSE_CATEGORIES } from './categories.ts';
 import { Category, CorrectionBody, Expense, ExpenseCreate, ExpensePatch, ListQuery, UploadJson, type ListQueryValue } from './schemas.ts';
 import { getExpense, listExpenses } from './rows.ts';

@@ -3,7 +3,7 @@ import { IsoDate, IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { CursorQuery } from '../platform/http/cursor.ts';
 import { MetadataCreate, MetadataPatch, MetadataQuery, MetadataSchema } from '../platform/metadata.ts';
 import { SUPPLIER_DOC_TYPES } from './ocr/extraction.ts';
-import { carrier, maxAgorot, maxLength } from '../openfrmt/limits.ts';
+import { carrier, maxAgorot, maxLength } from '../openfrmt/index.ts';
 
 /**
  * Limits of an expense's values: the OPENFRMT ledger fields that will carry it (src/openfrmt/limits.ts):

@@ -2,8 +2,8 @@
  * The check of B100/B110 as the file is read back (see ledger.ts for what the export writes): kept
  * apart from the SQL so that the verifier's thread loads no database code.
  */
-import { signedValue, type Fields } from '../openfrmt/reader.ts';
-import type { TrialBalanceRow } from '../ledger/store.ts';
+import { signedValue, type Fields } from '../openfrmt/index.ts';
+import type { TrialBalanceRow } from '../ledger/index.ts';
 
 export interface LedgerVerification {
   entries: number;

@@ -13,7 +13,7 @@ import type { Executor } from '../platform/db/engine.ts';
 import { query } from '../platform/db/sql.ts';
 import { israelDate } from '../platform/clock.ts';
 import { conflict } from '../platform/errors.ts';
-import type { B100Input, B110Input } from '../openfrmt/ledger-records.ts';
+import type { B100Input, B110Input } from '../openfrmt/index.ts';
 import { toHundredths } from '../documents/currency.ts';
 
 type Head = 'recordNo' | 'vatId';
@@ -158,5 +158,3 @@ export async function* exportJournal(
     after = Number(rows[rows.length - 1].entry_no);
   }
 }
-
-export { LedgerCheck, ledgerOk, type LedgerVerification } from './ledger-check.ts';

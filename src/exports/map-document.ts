@@ -23,8 +23,8 @@
  *   zero); 1221–1223 are the document's stored totals, never recomputed.
  */
 import { roundHalfAwayFromZero } from '../platform/money.ts';
-import type { DocumentSnapshot, DocumentPayment } from '../documents/snapshot.ts';
-import type { ExportDocument } from '../openfrmt/assemble.ts';
+import type { DocumentSnapshot, DocumentPayment } from '../documents/index.ts';
+import type { ExportDocument } from '../openfrmt/index.ts';
 import { SHEKEL } from '../platform/currencies.ts';
 import { allocateAgorot, ilsPaymentAmounts, toAgorot, toHundredths } from '../documents/currency.ts';
 import { DOC_TYPES } from '../documents/doc-types.ts';

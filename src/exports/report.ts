@@ -3,7 +3,7 @@
  * (business, path, range, record counts per type) and the §2.6(ב) table of every Appendix 1
  * document type with its count and total (types the service does not issue show 0). Pure.
  */
-import type { BkmvSummary } from '../openfrmt/reader.ts';
+import type { BkmvSummary } from '../openfrmt/index.ts';
 
 export const DOC_TYPE_NAMES: Record<number, string> = {
   100: 'הזמנה',

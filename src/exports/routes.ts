@@ -5,7 +5,7 @@ import { AUTH_ERRORS, BidIdParams, BidParams, errors, IsoDate, IsoDateTime, Null
 import type { Services } from '../platform/http/services.ts';
 import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { CursorQuery, NextCursor } from '../platform/http/cursor.ts';
-import { businessOf } from '../businesses/guard.ts';
+import { businessOf } from '../businesses/index.ts';
 import { runOpenfrmtExport } from './run.ts';
 import { getRun, listRuns } from './store.ts';
 

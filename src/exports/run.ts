@@ -14,19 +14,16 @@ import { recordEvent } from '../platform/outbox.ts';
 import { storeFileFromPath, type FileMeta } from '../platform/files.ts';
 import { checkDateRange } from '../platform/http/formats.ts';
 import { AppError, conflict, unconfigured } from '../platform/errors.ts';
-import { textProblemOf } from '../openfrmt/limits.ts';
+import { textProblemOf, BkmvAssembler, iniFile, newPrimaryId, productionDirectory } from '../openfrmt/index.ts';
 import type { Services } from '../platform/http/services.ts';
-import type { BusinessRecord } from '../businesses/service.ts';
-import { BkmvAssembler, iniFile, newPrimaryId, productionDirectory } from '../openfrmt/assemble.ts';
+import type { BusinessRecord } from '../businesses/index.ts';
 import { SourceDigest, verifyZip, type Verification } from './verify.ts';
 import { LedgerCheck } from './ledger-check.ts';
 import { databaseTotals } from './database-totals.ts';
 import { runReport } from './report.ts';
-import { trialBalance } from '../ledger/store.ts';
+import { trialBalance } from '../ledger/index.ts';
 import { finishRun, startRun, type ExportRunView, type StartedRun } from './store.ts';
 import { openZip, writeBkmv, zipTime, type ZipOut } from './bkmv-writer.ts';
-
-export { zipTime } from './bkmv-writer.ts';
 
 export const SOFTWARE_NAME = 'pinkas';
 export const SOFTWARE_VERSION = '0.1.0';

@@ -7,7 +7,7 @@ import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http
 import { newId } from '../platform/ids.ts';
 import { AppError, notFound } from '../platform/errors.ts';
 import { appendAudit } from '../platform/audit.ts';
-import { isoDay } from '../documents/snapshot.ts';
+import { isoDay } from '../documents/index.ts';
 import type { Verification } from './verify.ts';
 import type { RunReport } from './report.ts';
 

@@ -6,12 +6,22 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { ledgerOk, type LedgerCheck, type LedgerVerification } from './ledger-check.ts';
-import type { TrialBalanceRow } from '../ledger/store.ts';
+import type { TrialBalanceRow } from '../ledger/index.ts';
 import { readZipEntries } from './zip-entries.ts';
-import { BkmvReader, CrlfSplitter, readIni, signedValue, type BkmvSummary, type Fields, type Issue } from '../openfrmt/reader.ts';
-import { alpha } from '../openfrmt/fields.ts';
-import { c100Amounts, lineDiscountAmount, paymentMethodCode } from '../openfrmt/records.ts';
-import type { ExportDocument } from '../openfrmt/assemble.ts';
+import {
+  BkmvReader,
+  CrlfSplitter,
+  readIni,
+  signedValue,
+  type BkmvSummary,
+  type Fields,
+  type Issue,
+  alpha,
+  c100Amounts,
+  lineDiscountAmount,
+  paymentMethodCode,
+  type ExportDocument,
+} from '../openfrmt/index.ts';
 
 /** Hashes documents one line each: header values, then its lines and payments, in file order. */
 class DocumentDigest {

@@ -3,8 +3,8 @@
  * credit), a recorded expense (and its storno row). See journal.ts for the lines of each.
  */
 import type { Executor } from '../platform/db/engine.ts';
-import type { DealerType } from '../businesses/schemas.ts';
-import type { DocumentSnapshot } from '../documents/snapshot.ts';
+import type { DealerType } from '../businesses/index.ts';
+import type { DocumentSnapshot } from '../documents/index.ts';
 import { journalOfDocument, journalOfExpense, type ExpenseFacts } from './journal.ts';
 import { postEntry } from './store.ts';
 import { DOC_TYPES } from '../documents/doc-types.ts';

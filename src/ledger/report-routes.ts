@@ -5,7 +5,7 @@ import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidParams, errors, IsoDate, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
 import { validation } from '../platform/errors.ts';
-import { businessOf } from '../businesses/guard.ts';
+import { businessOf } from '../businesses/index.ts';
 import { israelDate } from '../platform/clock.ts';
 import { csvFile, csvFileName, jsonOrCsvResponse, money, sendCsv, type CsvCell } from '../platform/http/csv.ts';
 import { balanceSheet, incomeStatement, trialBalance } from './store.ts';

@@ -8,7 +8,7 @@ import type { Database } from '../platform/db/engine.ts';
 import { iso, pgErrorCode, query, queryOne } from '../platform/db/sql.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { AppError, conflict, notFound, validation } from '../platform/errors.ts';
-import type { BusinessRecord } from '../businesses/service.ts';
+import type { BusinessRecord } from '../businesses/index.ts';
 import { TRIAL_BALANCE_GROUPS, type AccountKind } from './chart.ts';
 import { CREDIT, DEBIT, reversed, type JournalLine } from './journal.ts';
 import { chartOf, ensureChart, getAccount, listEntries, postEntry, toAccountView, type AccountView, type EntryView } from './store.ts';

@@ -9,9 +9,9 @@ import type { Executor } from '../platform/db/engine.ts';
 import { iso, query, queryOne } from '../platform/db/sql.ts';
 import { newId } from '../platform/ids.ts';
 import { AppError } from '../platform/errors.ts';
-import type { DealerType } from '../businesses/schemas.ts';
+import type { DealerType } from '../businesses/index.ts';
 import { EXPENSE_CATEGORIES } from '../expenses/categories.ts';
-import { defaultChart, TRIAL_BALANCE_GROUPS, type ChartAccount } from './chart.ts';
+import { defaultChart, type ChartAccount } from './chart.ts';
 import { balanced, type JournalLine, type PartyAccount } from './journal.ts';
 
 const categoryNames = Object.fromEntries(EXPENSE_CATEGORIES.map((c) => [c.key, c.nameHe]));
@@ -285,8 +285,6 @@ export async function accountLedger(
   });
   return { opening: Number(opening!.b), lines, closing: balance };
 }
-
-export { TRIAL_BALANCE_GROUPS };
 
 interface GroupRow {
   trialBalanceCode: string;

@@ -90,9 +90,6 @@ export function maxValueOf(record: RecordCode, id: number): number {
 /** The decimals a field carries (1264 → 4). */
 export const decimalsOf = (record: RecordCode, id: number): number => pictureOf(record, id).decimals;
 
-/** The smallest positive step of a field (1264 → 0.0001). */
-export const stepOf = (record: RecordCode, id: number): number => 1 / 10 ** decimalsOf(record, id);
-
 /** Characters of an alphanumeric field `X(n)`. */
 export function maxLengthOf(record: RecordCode, id: number): number {
   const p = pictureOf(record, id);

@@ -7,9 +7,6 @@
 import { LAYOUTS, DATA_CODES } from './layouts.ts';
 import { CrlfSplitter, decodeRecord, parseRecord, signedValue, type Fields } from './record-parse.ts';
 
-export { CrlfSplitter, parseRecord, signedValue } from './record-parse.ts';
-export type { Fields } from './record-parse.ts';
-
 export interface Issue {
   file: 'INI.TXT' | 'BKMVDATA.TXT';
   line: number;

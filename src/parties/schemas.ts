@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
-import { carrier, maxLength } from '../openfrmt/limits.ts';
+import { carrier, maxLength } from '../openfrmt/index.ts';
 import { MetadataCreate, MetadataPatch, MetadataSchema } from '../platform/metadata.ts';
 
 export const PARTY_KINDS = ['customer', 'supplier', 'both'] as const;

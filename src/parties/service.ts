@@ -6,7 +6,7 @@ import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { newId } from '../platform/ids.ts';
 import { normalizeTaxId } from '../platform/tax-id.ts';
-import { textProblemOf, type CarriedField } from '../openfrmt/limits.ts';
+import { textProblemOf, type CarriedField } from '../openfrmt/index.ts';
 import { metadataCondition, metadataOf, type Metadata } from '../platform/metadata.ts';
 import type { PartyCreateBody, PartyFindOrCreateBody, PartyKind, PartyPatchBody, PartyView } from './schemas.ts';
 import { parties, partyKeyCounters, type PartyRow } from './tables.ts';

@@ -24,7 +24,6 @@ export const parties = pgTable(
   (t) => [unique('parties_business_id_key_key').on(t.businessId, t.key)],
 );
 export type PartyRow = typeof parties.$inferSelect;
-export type NewPartyRow = typeof parties.$inferInsert;
 
 /** The running number of each key series (C customers, S suppliers) per business. */
 export const partyKeyCounters = pgTable(
@@ -36,4 +35,3 @@ export const partyKeyCounters = pgTable(
   },
   (t) => [primaryKey({ columns: [t.businessId, t.series] })],
 );
-export type PartyKeyCounterRow = typeof partyKeyCounters.$inferSelect;

@@ -11,9 +11,6 @@ export const languageOf = (m: Pick<RenderModel, 'language'>): Language => m.lang
 /** English pages run left to right; Hebrew and bilingual pages right to left (Hebrew is primary). */
 export const baseDirection = (lang: Language): BaseDirection => (lang === 'en' ? 'ltr' : 'rtl');
 
-/** The side where a line starts. */
-export const startSide = (lang: Language): 'left' | 'right' => (lang === 'en' ? 'left' : 'right');
-
 /** One phrase in the page's language(s): Hebrew, English, or "Hebrew / English". */
 export function both(lang: Language, he: string, en: string, joiner = ' / '): string {
   if (lang === 'he') return he;

@@ -1,11 +1,14 @@
+import type { ErrorReason } from './http/openapi-reasons.ts';
+
 /** The one error type of the service: the error handler writes `{error: message, reason}` with `status`. */
 export class AppError extends Error {
   readonly status: number;
-  readonly reason: string;
+  /** One of the closed list (ERROR_REASONS), so a new reason is added there and reaches the OpenAPI enum. */
+  readonly reason: ErrorReason;
   /** Extra response headers, e.g. Retry-After. */
   readonly headers: Record<string, string>;
 
-  constructor(status: number, reason: string, message: string, headers: Record<string, string> = {}) {
+  constructor(status: number, reason: ErrorReason, message: string, headers: Record<string, string> = {}) {
     super(message);
     this.name = 'AppError';
     this.status = status;

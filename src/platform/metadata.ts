@@ -5,7 +5,7 @@
  * must match), served by `metadata @> …` on a `jsonb_path_ops` GIN index (migration 0019).
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 
 export const METADATA_MAX_KEYS = 20;
 export const METADATA_KEY_PATTERN = '^[A-Za-z0-9_.-]{1,40}$';
@@ -40,7 +40,6 @@ export const MetadataQuery = Type.Optional(
     description: 'Exact match on metadata: `key:value` (split at the first colon), repeatable; all pairs must match.',
   }),
 );
-export type MetadataQueryValue = Static<typeof MetadataQuery>;
 
 /** Pairs `key:value` as one object (the last value of a repeated key wins). */
 export function metadataFilterOf(pairs: readonly string[] | undefined): Metadata | undefined {

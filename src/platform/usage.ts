@@ -5,7 +5,6 @@ import { limitReached, AppError } from './errors.ts';
 
 /** Usage figures per account and day (GET /usage). */
 export const USAGE_METRICS = ['requests', 'documents_issued', 'expense_rows', 'ocr_scans', 'emails_sent'] as const;
-export type UsageMetric = (typeof USAGE_METRICS)[number];
 
 export const subject = {
   account: (id: string) => `acct:${id}`,

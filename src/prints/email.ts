@@ -1,9 +1,8 @@
 // Email of the public PDF link: one message per address, over SMTP (nodemailer).
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { PrintsConfig } from '../platform/config.ts';
-import { DOC_TITLES, L } from '../pdf/hebrew.ts';
-import { EN, EN_DOC_TITLES } from '../pdf/english.ts';
-import type { DocumentSnapshot } from '../documents/snapshot.ts';
+import { DOC_TITLES, L, EN, EN_DOC_TITLES } from '../pdf/index.ts';
+import type { DocumentSnapshot } from '../documents/index.ts';
 
 export interface MailMessage {
   to: string;

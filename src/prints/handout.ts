@@ -7,8 +7,8 @@ import { appendAudit } from '../platform/audit.ts';
 import { newId } from '../platform/ids.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { RequestContext } from '../platform/http/context.ts';
-import type { BusinessRecord } from '../businesses/service.ts';
-import { findDocumentRow, type DocumentRow } from '../documents/snapshot.ts';
+import type { BusinessRecord } from '../businesses/index.ts';
+import { findDocumentRow, type DocumentRow } from '../documents/index.ts';
 
 export type PrintKind = 'auto' | 'origin' | 'copy';
 export type PrintChannel = 'print' | 'share' | 'email';

@@ -10,8 +10,8 @@ import { randomToken } from '../platform/ids.ts';
 import { appendAudit } from '../platform/audit.ts';
 import { recordEvent } from '../platform/outbox.ts';
 import type { Services } from '../platform/http/services.ts';
-import { findDocumentRow, getDocumentById, type DocumentRow, type PdfFiles } from '../documents/snapshot.ts';
-import { renderDocumentPdf } from '../pdf/render.ts';
+import { findDocumentRow, getDocumentById, type DocumentRow, type PdfFiles } from '../documents/index.ts';
+import { renderDocumentPdf } from '../pdf/index.ts';
 import { issuedRenderModel } from './render-model.ts';
 import { SigningUnconfigured, signerFor } from './signing.ts';
 

@@ -1,9 +1,16 @@
 // From the documents area's rows to the renderer's model (pure).
-import type { Language, RenderCurrency, RenderModel, RenderPayment } from '../pdf/model.ts';
+import type { Language, RenderCurrency, RenderModel, RenderPayment } from '../pdf/index.ts';
 import { SHEKEL, minorUnitsOf } from '../platform/currencies.ts';
-import type { BusinessRecord } from '../businesses/service.ts';
-import type { DocumentLine, DocumentPayment, DocumentRow, DocumentSnapshot } from '../documents/snapshot.ts';
-import { computeTotals, lineAmount, resolveVatRateBp } from '../documents/totals.ts';
+import type { BusinessRecord } from '../businesses/index.ts';
+import {
+  type DocumentLine,
+  type DocumentPayment,
+  type DocumentRow,
+  type DocumentSnapshot,
+  computeTotals,
+  lineAmount,
+  resolveVatRateBp,
+} from '../documents/index.ts';
 
 const lineOf = (l: DocumentLine, amount: number) => ({
   description: l.description,

@@ -4,8 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Mode } from '../platform/db/engine.ts';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
-import { generateSelfSignedP12, parseP12 } from '../pdf/certificate.ts';
-import { pdfSigner, type PdfSigner } from '../pdf/sign.ts';
+import { generateSelfSignedP12, parseP12, pdfSigner, type PdfSigner } from '../pdf/index.ts';
 
 /** The self-signed certificate's password: it lives next to the file, so it protects nothing more. */
 const SELF_SIGNED_PASSWORD = 'pinkas-self-signed';

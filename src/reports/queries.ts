@@ -8,10 +8,9 @@ import type { Executor } from '../platform/db/engine.ts';
 import { query, queryOne } from '../platform/db/sql.ts';
 import { checkDateRange } from '../platform/http/formats.ts';
 import { categoryOf } from '../expenses/categories.ts';
-import type { BusinessRecord } from '../businesses/service.ts';
+import type { BusinessRecord } from '../businesses/index.ts';
 import { validation } from '../platform/errors.ts';
-import { parseVatPeriod } from '../vat/period.ts';
-import { ledgerVatReport, type LedgerVatReport } from '../vat/report.ts';
+import { parseVatPeriod, ledgerVatReport, type LedgerVatReport } from '../vat/index.ts';
 
 export interface Range {
   from: string;

@@ -3,12 +3,21 @@ import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidParams, errors, IsoDate, Nullable, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
-import { businessOf } from '../businesses/guard.ts';
+import { businessOf } from '../businesses/index.ts';
 import { summaryReport, vatReportOf, type Range } from './queries.ts';
-import { LedgerVatFields, VatLineSchema, VatLinesQuery, VatQuery } from '../vat/schemas.ts';
-import { parseVatPeriod } from '../vat/period.ts';
-import { vatLines } from '../vat/report.ts';
-import { sendVatLinesCsv, VAT_LINES_CSV, VAT_REPORT_CSV, vatReportCsv, vatReportCsvName } from '../vat/csv.ts';
+import {
+  LedgerVatFields,
+  VatLineSchema,
+  VatLinesQuery,
+  VatQuery,
+  parseVatPeriod,
+  vatLines,
+  sendVatLinesCsv,
+  VAT_LINES_CSV,
+  VAT_REPORT_CSV,
+  vatReportCsv,
+  vatReportCsvName,
+} from '../vat/index.ts';
 import { jsonOrCsvResponse, prefersCsv, sendCsv } from '../platform/http/csv.ts';
 
 const tags = ['reports'];

@@ -7,7 +7,7 @@
 import type { FastifyReply } from 'fastify';
 import type { Database } from '../platform/db/engine.ts';
 import { csvFile, csvFileName, money, sendCsv, type CsvCell } from '../platform/http/csv.ts';
-import type { BusinessRecord } from '../businesses/service.ts';
+import type { BusinessRecord } from '../businesses/index.ts';
 import { parseVatPeriod } from './period.ts';
 import { allVatLines, ledgerVatReport, type LedgerVatReport, type VatLine } from './report.ts';
 

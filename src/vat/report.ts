@@ -9,7 +9,7 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
 import { query, queryOne } from '../platform/db/sql.ts';
-import { INPUT_VAT, INPUT_VAT_FIXED_ASSETS, OUTPUT_VAT } from '../ledger/chart.ts';
+import { INPUT_VAT, INPUT_VAT_FIXED_ASSETS, OUTPUT_VAT } from '../ledger/index.ts';
 import { periodOfBusiness, type VatPeriod, type VatReportingPeriod } from './period.ts';
 
 /** Revenue accounts by VAT treatment (src/ledger/chart.ts revenueAccount); 4100 is a patur/ngo dealer's revenue. */

@@ -4,8 +4,8 @@ import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidParams, errors, Ok } from '../platform/http/schemas.ts';
 import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import type { Services } from '../platform/http/services.ts';
-import { businessOf } from '../businesses/guard.ts';
-import { ExportRunSchema, FileMetaSchema } from '../exports/routes.ts';
+import { businessOf } from '../businesses/index.ts';
+import { ExportRunSchema, FileMetaSchema } from '../exports/index.ts';
 import { runPcn874Export } from './pcn874-run.ts';
 import { VatPeriodString } from './schemas.ts';
 

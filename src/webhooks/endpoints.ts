@@ -5,7 +5,7 @@ import { limitReached, notFound } from '../platform/errors.ts';
 import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { newId, randomToken } from '../platform/ids.ts';
-import { getOwnedBusiness } from '../businesses/service.ts';
+import { getOwnedBusiness } from '../businesses/index.ts';
 import type { WebhookCreateBody, WebhookPatchBody, WebhookView } from './schemas.ts';
 import { webhookEndpoints, type WebhookEndpointRow } from './tables.ts';
 

@@ -17,7 +17,6 @@ export const webhookEndpoints = pgTable('webhook_endpoints', {
   updatedAt: timestamptz3('updated_at').notNull(),
 });
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
-export type NewWebhookEndpointRow = typeof webhookEndpoints.$inferInsert;
 
 export const webhookDeliveries = pgTable(
   'webhook_deliveries',
@@ -41,7 +40,6 @@ export const webhookDeliveries = pgTable(
   (t) => [unique('webhook_deliveries_event_id_endpoint_id_key').on(t.eventId, t.endpointId)],
 );
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
-export type NewWebhookDeliveryRow = typeof webhookDeliveries.$inferInsert;
 
 export const webhookAttempts = pgTable(
   'webhook_attempts',
@@ -58,4 +56,3 @@ export const webhookAttempts = pgTable(
   (t) => [primaryKey({ columns: [t.deliveryId, t.n] })],
 );
 export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
-export type NewWebhookAttemptRow = typeof webhookAttempts.$inferInsert;

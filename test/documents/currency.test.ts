@@ -9,7 +9,7 @@ import { unzipSync } from 'fflate';
 import iconv from 'iconv-lite';
 import { createTestEnv, TAX_IDS, type TestAccount, type TestEnv } from '../helpers/env.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { parseRecord, signedValue } from '../../src/openfrmt/reader.ts';
+import { parseRecord, signedValue } from '../../src/openfrmt/record-parse.ts';
 import { FakeBoi, publishMarch2026 } from '../exchange-rates/fake-boi.ts';
 import { createOpenapiValidator, validateTraffic } from '../contract/openapi-validator.ts';
 

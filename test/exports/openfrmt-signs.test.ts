@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unzipSync } from 'fflate';
 import iconv from 'iconv-lite';
 import { createTestEnv, TAX_IDS, type TestAccount, type TestEnv } from '../helpers/env.ts';
-import { getOwnedBusiness } from '../../src/businesses/service.ts';
+import { getOwnedBusiness } from '../../src/businesses/records.ts';
 import { runOpenfrmtExport } from '../../src/exports/run.ts';
 import { AppError } from '../../src/platform/errors.ts';
 import { creditNote, issueDoc } from './fixture.ts';

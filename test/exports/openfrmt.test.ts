@@ -6,7 +6,7 @@ import { unzipSync } from 'fflate';
 import iconv from 'iconv-lite';
 import { createTestEnv, TAX_IDS, type TestAccount, type TestEnv } from '../helpers/env.ts';
 import { TEST_MAKER_TAX_ID } from '../../src/platform/config.ts';
-import { getOwnedBusiness } from '../../src/businesses/service.ts';
+import { getOwnedBusiness } from '../../src/businesses/records.ts';
 import { runOpenfrmtExport } from '../../src/exports/run.ts';
 import { issueDoc, issueFixture } from './fixture.ts';
 import { verifyExportThroughApi } from '../verifier/api.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestAccount, type TestEnv } from '../helpers/env.ts';
-import { getOwnedBusiness } from '../../src/businesses/service.ts';
+import { getOwnedBusiness } from '../../src/businesses/records.ts';
 import { runOpenfrmtExport } from '../../src/exports/run.ts';
 import { seedIssuedInvoices } from './seed.ts';
 import { issueDoc } from './fixture.ts';

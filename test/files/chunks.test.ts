@@ -10,7 +10,7 @@ import { parseArgs } from '../../src/cli/args.ts';
 import { unzipSync } from 'fflate';
 import { issueFixture } from '../exports/fixture.ts';
 import { runOpenfrmtExport } from '../../src/exports/run.ts';
-import { getOwnedBusiness } from '../../src/businesses/service.ts';
+import { getOwnedBusiness } from '../../src/businesses/records.ts';
 import { CHUNK_SIZE, fileContent, fileStream, storeFile, storeFileFromPath, storeFileStream } from '../../src/platform/files.ts';
 
 // Issue 17: files larger than one chunk are stored in file_chunks (migration 0012), written and read

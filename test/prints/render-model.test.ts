@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { draftRenderModel, issuedRenderModel } from '../../src/prints/render-model.ts';
 import type { DocumentRow, DocumentSnapshot } from '../../src/documents/snapshot.ts';
-import type { BusinessRecord } from '../../src/businesses/service.ts';
+import type { BusinessRecord } from '../../src/businesses/records.ts';
 
 const totals = { discountAmount: 0, totalExVat: 10000, vatAmount: 1800, totalIncVat: 11800, withholdingAmount: 0 };
 const payment = {

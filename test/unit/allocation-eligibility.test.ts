@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allocationEligibility, allocationThreshold } from '../../src/allocation/eligibility.ts';
+import { allocationEligibility, allocationThreshold } from '../../src/documents/allocation-eligibility.ts';
 
 const base = { docType: 305, vatAmount: 1, partyTaxId: '516179157' };
 

@@ -21,7 +21,7 @@ import { exportDocument } from '../../src/exports/map-document.ts';
 import { journalOfDocument } from '../../src/ledger/journal.ts';
 import { documentEntryOf } from '../../src/ledger/post.ts';
 import { OUTPUT_VAT, paymentAccount } from '../../src/ledger/chart.ts';
-import { allocationEligibility } from '../../src/allocation/eligibility.ts';
+import { allocationEligibility } from '../../src/documents/allocation-eligibility.ts';
 import { DOC_TITLES } from '../../src/pdf/hebrew.ts';
 import { EN_DOC_TITLES } from '../../src/pdf/english.ts';
 import { infoLines, isReceiptStyle } from '../../src/pdf/wording.ts';

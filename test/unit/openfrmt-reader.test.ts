@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BkmvAssembler, iniFile, newPrimaryId, productionDirectory, type ExportDocument } from '../../src/openfrmt/assemble.ts';
-import { BkmvReader, CrlfSplitter, readIni, parseRecord } from '../../src/openfrmt/reader.ts';
+import { BkmvReader, readIni } from '../../src/openfrmt/reader.ts';
+import { CrlfSplitter, parseRecord } from '../../src/openfrmt/record-parse.ts';
 import type { A000Input } from '../../src/openfrmt/records.ts';
 
 const VAT = '123456782';

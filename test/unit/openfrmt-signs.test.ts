@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { c100, d110, a000, c100Amounts, type C100Input, type A000Input } from '../../src/openfrmt/records.ts';
 import { BkmvAssembler, iniFile, type ExportDocument } from '../../src/openfrmt/assemble.ts';
-import { BkmvReader, CrlfSplitter, readIni, parseRecord } from '../../src/openfrmt/reader.ts';
+import { BkmvReader, readIni } from '../../src/openfrmt/reader.ts';
+import { CrlfSplitter, parseRecord } from '../../src/openfrmt/record-parse.ts';
 import { loadConfig, ConfigError, TEST_MAKER_TAX_ID } from '../../src/platform/config.ts';
 
 const VAT = '516179157';

@@ -6,7 +6,7 @@
  * business's month gives the CSV of its two months.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getBusinessById } from '../../src/businesses/service.ts';
+import { getBusinessById } from '../../src/businesses/records.ts';
 import { vatLinesCsvOf, vatReportCsv, vatReportCsvName } from '../../src/vat/csv.ts';
 import { createTestEnv, TAX_IDS, type TestAccount, type TestEnv } from '../helpers/env.ts';
 import { issueDoc } from '../exports/fixture.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestEnv, TAX_IDS, type TestAccount, type TestEnv } from '../helpers/env.ts';
 import { issueDoc } from '../exports/fixture.ts';
 import { createOpenapiValidator, validateTraffic } from '../contract/openapi-validator.ts';
-import { getBusinessById } from '../../src/businesses/service.ts';
+import { getBusinessById } from '../../src/businesses/records.ts';
 import { vatLinesCsvOf, vatReportCsv } from '../../src/vat/csv.ts';
 let env: TestEnv;
 let a: TestAccount;

@@ -1,5 +1,4 @@
-import type { Account } from '../../accounts/accounts.ts';
-import type { KeyRecord } from '../../accounts/keys.ts';
+import type { Account, KeyRecord } from '../../accounts/index.ts';
 import { DEFAULT_SCOPES, SCOPES } from '../../platform/catalog/scopes.ts';
 import { t, type MessageKey } from '../i18n.ts';
 import { MINT_TOKEN_FIELD } from '../forms.ts';

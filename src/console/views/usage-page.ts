@@ -1,4 +1,4 @@
-import type { BusinessRecord } from '../../businesses/service.ts';
+import type { BusinessRecord } from '../../businesses/index.ts';
 import { t, type MessageKey } from '../i18n.ts';
 import type { Frame } from './auth-pages.ts';
 import { barChartSvg } from './chart.ts';

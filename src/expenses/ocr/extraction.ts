@@ -3,7 +3,7 @@
  * turned into draft fields. Pure: no I/O.
  */
 import { isAcceptedDate } from '../../platform/http/formats.ts';
-import { maxAgorot, textProblemOf, type CarriedField } from '../../openfrmt/limits.ts';
+import { maxAgorot, textProblemOf, type CarriedField } from '../../openfrmt/index.ts';
 
 /**
  * What a prefilled value may be: exactly what the expense API itself accepts (src/expenses/schemas.ts

@@ -39,16 +39,12 @@ export const auditLog = pgTable('audit_log', {
   prevHash: text('prev_hash').notNull(),
   hash: text('hash').notNull(),
 });
-export type AuditLogRow = typeof auditLog.$inferSelect;
-export type NewAuditLogRow = typeof auditLog.$inferInsert;
 
 export const auditChainHeads = pgTable('audit_chain_heads', {
   chain: text('chain').primaryKey(),
   lastSeq: int8('last_seq').notNull(),
   lastHash: text('last_hash').notNull(),
 });
-export type AuditChainHeadRow = typeof auditChainHeads.$inferSelect;
-export type NewAuditChainHeadRow = typeof auditChainHeads.$inferInsert;
 
 export const outboxEvents = pgTable('outbox_events', {
   id: text('id').primaryKey(),
@@ -59,8 +55,6 @@ export const outboxEvents = pgTable('outbox_events', {
   createdAt: timestamptz3('created_at').notNull(),
   dispatchedAt: timestamptz3('dispatched_at'),
 });
-export type OutboxEventRow = typeof outboxEvents.$inferSelect;
-export type NewOutboxEventRow = typeof outboxEvents.$inferInsert;
 
 export const usageDaily = pgTable(
   'usage_daily',
@@ -72,8 +66,6 @@ export const usageDaily = pgTable(
   },
   (t) => [primaryKey({ columns: [t.subject, t.metric, t.day] })],
 );
-export type UsageDailyRow = typeof usageDaily.$inferSelect;
-export type NewUsageDailyRow = typeof usageDaily.$inferInsert;
 
 export const jobs = pgTable(
   'jobs',
@@ -93,8 +85,6 @@ export const jobs = pgTable(
   },
   (t) => [unique('jobs_kind_ref_id_key').on(t.kind, t.refId)],
 );
-export type JobRow = typeof jobs.$inferSelect;
-export type NewJobRow = typeof jobs.$inferInsert;
 
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
@@ -114,8 +104,6 @@ export const idempotencyKeys = pgTable(
   },
   (t) => [primaryKey({ columns: [t.accountId, t.idemKey] })],
 );
-export type IdempotencyKeyRow = typeof idempotencyKeys.$inferSelect;
-export type NewIdempotencyKeyRow = typeof idempotencyKeys.$inferInsert;
 
 /** Content-addressed per business; content inline, or in file_chunks when chunk_size is set (0012). */
 export const files = pgTable(
@@ -133,8 +121,6 @@ export const files = pgTable(
   },
   (t) => [unique('files_business_id_sha256_key').on(t.businessId, t.sha256)],
 );
-export type FileRow = typeof files.$inferSelect;
-export type NewFileRow = typeof files.$inferInsert;
 
 export const fileChunks = pgTable(
   'file_chunks',
@@ -146,15 +132,12 @@ export const fileChunks = pgTable(
   },
   (t) => [primaryKey({ columns: [t.fileId, t.n] })],
 );
-export type FileChunkRow = typeof fileChunks.$inferSelect;
-export type NewFileChunkRow = typeof fileChunks.$inferInsert;
 
 /** Written only by the SQL function rate_limit_hit (0001). */
 export const rateLimitWindows = pgTable('rate_limit_windows', {
   keyId: text('key_id').primaryKey(),
   hits: int8('hits').array().notNull(),
 });
-export type RateLimitWindowRow = typeof rateLimitWindows.$inferSelect;
 
 /** Written only by the SQL function rate_limit_hit_seconds (0013). */
 export const rateLimitSeconds = pgTable(
@@ -166,4 +149,3 @@ export const rateLimitSeconds = pgTable(
   },
   (t) => [primaryKey({ columns: [t.keyId, t.second] })],
 );
-export type RateLimitSecondRow = typeof rateLimitSeconds.$inferSelect;

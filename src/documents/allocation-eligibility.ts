@@ -6,7 +6,7 @@
  * 10,000 from 2026-01-01, 5,000 from 2026-06-01. Before 2024-05-05 nothing needed one.
  * Which types may need one is the types' table (doc-types.ts `allocation`).
  */
-import { docTypeRuleOf } from '../documents/doc-types.ts';
+import { docTypeRuleOf } from './doc-types.ts';
 
 export const ALLOCATION_THRESHOLDS: readonly { from: string; agorot: number }[] = [
   { from: '2026-06-01', agorot: 500_000 },

@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import type { Command } from '../cli/command.ts';
-import { flag, modeFlag, UsageError } from '../cli/args.ts';
-import { restoreBackup } from './restore.ts';
-import { sealKeyForReading } from './seal.ts';
+import type { Command } from './command.ts';
+import { flag, modeFlag, UsageError } from './args.ts';
+import { restoreBackup, sealKeyForReading } from '../backups/index.ts';
 
 /**
  * `pinkas backups restore --file PATH --mode live|test [--seal-key K | --seal-key-file F] [--account ID] [--allow-unsealed] [--json]`:

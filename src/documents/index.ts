@@ -1,0 +1,23 @@
+/** The documents domain's public surface: what other folders may import (ARCHITECTURE.md, "Boundaries"). */
+export { allocationEligibility, type Eligibility } from './allocation-eligibility.ts';
+export { verifyBooks } from './audit-check.ts';
+export { registerDocumentRoutes } from './routes.ts';
+export {
+  type AllocationState,
+  type DocumentLine,
+  type DocumentPayment,
+  type DocumentRow,
+  type DocumentSnapshot,
+  documentView,
+  type DocumentView,
+  type DocumentWarning,
+  findDocumentRow,
+  getDocumentById,
+  getDocumentRow,
+  isoDay,
+  type PaymentMethodCode,
+  type PdfFiles,
+  toDocumentRow,
+  type VatExemptionReason,
+} from './snapshot.ts';
+export { computeTotals, lineAmount, resolveVatRateBp, totalsOfDraft } from './totals.ts';

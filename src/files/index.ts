@@ -1,0 +1,2 @@
+/** The files domain's public surface: what other folders may import (ARCHITECTURE.md, "Boundaries"). */
+export { registerFileRoutes } from './routes.ts';

@@ -1,0 +1,2 @@
+/** The prints domain's public surface: what other folders may import (ARCHITECTURE.md, "Boundaries"). */
+export { printsDomain } from './domain.ts';

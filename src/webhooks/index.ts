@@ -1,0 +1,3 @@
+/** The webhooks domain's public surface: what other folders may import (ARCHITECTURE.md, "Boundaries"). */
+export { webhooksDomain } from './domain.ts';
+export { createWebhookSender } from './runtime.ts';
