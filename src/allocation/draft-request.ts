@@ -5,7 +5,6 @@
  * `refused` with the error (200: the authority answered); unreachable → 502 `provider`.
  */
 import { createHash } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import { canonicalJson } from '../platform/canonical-json.ts';
 import { israelDate } from '../platform/clock.ts';
 import { AppError, conflict, unconfigured, validation } from '../platform/errors.ts';
@@ -13,7 +12,7 @@ import { appendAudit } from '../platform/audit.ts';
 import type { RequestContext } from '../platform/http/context.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { BusinessRecord } from '../businesses/index.ts';
-import { getDocumentRow, type AllocationState, type DocumentRow } from '../documents/index.ts';
+import { getDocumentRow, writeDraftAllocation, type AllocationState, type DocumentRow } from '../documents/index.ts';
 import { approvalInputOfDraft, draftRequestProblem } from './document-input.ts';
 import { granted, refused, warningsAfterGrant } from './lifecycle-state.ts';
 import { AllocationNotConnectedError, AllocationTransportError, type ApprovalInput } from './provider.ts';
@@ -76,11 +75,7 @@ export async function requestDraftAllocation(s: Services, ctx: RequestContext, b
     const allocation: DraftAllocation = { ...decided, requestedAt: now.toISOString(), figures, requestSeq };
     const number = result.status === 'approved' ? result.allocationNumber : null;
     const warnings = result.status === 'approved' ? warningsAfterGrant(d.warnings) : d.warnings;
-    await tx.execute(
-      sql`UPDATE documents SET allocation_number = ${number}, allocation = ${JSON.stringify(allocation)}::jsonb,
-            warnings = ${JSON.stringify(warnings)}::jsonb, updated_at = ${at.toISOString()}
-          WHERE id = ${d.id} AND status = 'draft'`,
-    );
+    await writeDraftAllocation(tx, d.id, number, { allocation, warnings, at });
     await appendAudit(tx, at, ctx.actor, {
       businessId: business.id,
       action: result.status === 'approved' ? 'document.allocation_assigned' : 'document.allocation_refused',

@@ -14,7 +14,7 @@ import { backoffMs, JOBS, type JobKind } from '../platform/catalog/jobs.ts';
 import type { Services } from '../platform/http/services.ts';
 import { errorSummary } from '../platform/logger.ts';
 import { countAllocationOutcome } from '../platform/metrics.ts';
-import { getDocumentById, toDocumentRow, type AllocationState, type DocumentRow } from '../documents/index.ts';
+import { getDocumentById, toDocumentRow, writeIssuedAllocation, type AllocationState, type DocumentRow } from '../documents/index.ts';
 import { approvalInputOfIssued } from './document-input.ts';
 import { AllocationNotConnectedError, AllocationTransportError } from './provider.ts';
 import { providerFor, UNCONFIGURED_MESSAGE } from './providers.ts';
@@ -35,11 +35,7 @@ async function accountOf(ex: Executor, businessId: string): Promise<string> {
 }
 
 async function writeState(tx: Executor, d: DocumentRow, allocation: AllocationState, warnings: DocumentRow['warnings'], at: Date, number: string | null) {
-  await tx.execute(
-    sql`UPDATE documents SET allocation = ${JSON.stringify(allocation)}::jsonb, warnings = ${JSON.stringify(warnings)}::jsonb,
-          allocation_number = COALESCE(allocation_number, ${number}), updated_at = ${at.toISOString()}
-        WHERE id = ${d.id}`,
-  );
+  await writeIssuedAllocation(tx, d.id, number, { allocation, warnings, at });
 }
 
 /** Locks the document (one query) and answers it when still waiting for this job's answer. */

@@ -4,14 +4,12 @@
  * durable job and answers 202 with the document back in `pending`. A refusal is final (the
  * invoice itself must be corrected), so only `failed` re-arms.
  */
-import { sql } from 'drizzle-orm';
 import { AppError } from '../platform/errors.ts';
 import { appendAudit } from '../platform/audit.ts';
-import { enqueueJob } from '../platform/jobs.ts';
-import { queryOne } from '../platform/db/sql.ts';
+import { rearmJob } from '../platform/jobs.ts';
 import type { RequestContext } from '../platform/http/context.ts';
 import type { Services } from '../platform/http/services.ts';
-import { getDocumentRow, type AllocationState, type DocumentRow } from '../documents/index.ts';
+import { getDocumentRow, writeIssuedAllocation, type AllocationState, type DocumentRow } from '../documents/index.ts';
 import { ALLOCATION_WARNING_CODES } from './lifecycle-state.ts';
 import { ALLOCATION_JOB } from './lifecycle.ts';
 
@@ -36,16 +34,8 @@ export async function retryFailedAllocation(s: Services, ctx: RequestContext, bu
       ...d.warnings.filter((w) => !(ALLOCATION_WARNING_CODES as readonly string[]).includes(w.code)),
       { code: 'allocation_missing', message: 'an allocation number is required; it is being requested from the tax authority again' },
     ];
-    await tx.execute(
-      sql`UPDATE documents SET allocation = ${JSON.stringify(allocation)}::jsonb, warnings = ${JSON.stringify(warnings)}::jsonb,
-            updated_at = ${now.toISOString()} WHERE id = ${d.id}`,
-    );
-    const rearmed = await queryOne(
-      tx,
-      sql`UPDATE jobs SET failed_at = NULL, done_at = NULL, attempts = 0, locked_until = NULL, last_error = NULL, run_at = ${now.toISOString()}
-          WHERE kind = ${ALLOCATION_JOB} AND ref_id = ${d.id} RETURNING id`,
-    );
-    if (!rearmed) await enqueueJob(tx, now, { kind: ALLOCATION_JOB, refId: d.id, businessId });
+    await writeIssuedAllocation(tx, d.id, null, { allocation, warnings, at: now });
+    await rearmJob(tx, now, { kind: ALLOCATION_JOB, refId: d.id, businessId });
     await appendAudit(tx, now, ctx.actor, {
       businessId,
       action: 'document.allocation_retry',

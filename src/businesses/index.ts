@@ -1,6 +1,7 @@
 /** The businesses domain's public surface: what other folders may import (ARCHITECTURE.md, "Boundaries"). */
 export { businessOf, installBusinessGuard } from './guard.ts';
 export { decodeLogo } from './logo.ts';
+export { nextNumberInSeries } from './numbering.ts';
 export { registerBusinessRoutes } from './routes.ts';
 export { BrandingInput, type DealerType } from './schemas.ts';
 export { businessCeilings, type BusinessRecord, getOwnedBusiness, listOwnedBusinesses, type StoredBranding } from './records.ts';

@@ -3,6 +3,7 @@ import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { carrier, maxLength, maxScaled } from '../openfrmt/index.ts';
 import type { ApprovalStatus } from '../accounts/index.ts';
 import { MetadataCreate, MetadataPatch, MetadataSchema } from '../platform/metadata.ts';
+import { DOC_TYPE_RULES } from '../documents/doc-types.ts';
 
 export const DEALER_TYPES = ['patur', 'murshe', 'company', 'ngo'] as const;
 export type DealerType = (typeof DEALER_TYPES)[number];
@@ -39,13 +40,12 @@ export const Branding = Type.Object({
 });
 
 const StartNumber = Type.Optional(Type.Integer({ minimum: 1, maximum: 999_999_999 }));
-const Numbering = Type.Object(
-  { '305': StartNumber, '320': StartNumber, '330': StartNumber, '400': StartNumber },
-  {
-    additionalProperties: false,
-    description: 'First number per doc type, e.g. {"305": 1001}; settable only before that type\'s first issue.',
-  },
-);
+/** One key per numbering series of the document types (doc-types.ts `series`). */
+const SERIES = [...new Set(DOC_TYPE_RULES.map((r) => r.series))].sort((a, b) => a - b);
+const Numbering = Type.Object(Object.fromEntries(SERIES.map((series) => [String(series), StartNumber])), {
+  additionalProperties: false,
+  description: 'First number per doc type, e.g. {"305": 1001}; settable only before that type\'s first issue.',
+});
 
 const writable = {
   name: Type.String({

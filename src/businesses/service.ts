@@ -13,6 +13,7 @@ import { normalizeTaxId } from '../platform/tax-id.ts';
 import { textProblemOf } from '../openfrmt/index.ts';
 import { metadataToStore } from '../platform/metadata.ts';
 import { decodeLogo } from './logo.ts';
+import { setNumbering } from './numbering.ts';
 import type { BusinessCreateBody, BusinessPatchBody } from './schemas.ts';
 
 import {
@@ -69,23 +70,6 @@ async function mergeBranding(
   if (input.accentColor) next.accentColor = input.accentColor.toUpperCase();
   if (input.template !== undefined) next.template = input.template;
   return next;
-}
-
-async function setNumbering(tx: Executor, businessId: string, numbering: Record<string, number> | undefined): Promise<void> {
-  if (!numbering) return;
-  for (const [docType, start] of Object.entries(numbering)) {
-    const row = await queryOne<{ last_number: number | null }>(
-      tx,
-      sql`SELECT last_number FROM document_counters WHERE business_id = ${businessId} AND doc_type = ${Number(docType)} FOR UPDATE`,
-    );
-    if (row && row.last_number !== null) {
-      throw conflict(`numbering.${docType}: documents of type ${docType} were already issued; the series cannot be restarted`);
-    }
-    await tx.execute(
-      sql`INSERT INTO document_counters(business_id, doc_type, start_number) VALUES (${businessId}, ${Number(docType)}, ${start})
-          ON CONFLICT (business_id, doc_type) DO UPDATE SET start_number = EXCLUDED.start_number`,
-    );
-  }
 }
 
 export async function createBusiness(s: Services, mode: Mode, actor: Actor & { keyId: string; accountId: string }, body: BusinessCreateBody) {

@@ -1,6 +1,9 @@
-/** Typed definition of `businesses` (migrations 0001, 0018, 0019, 0022), written by the businesses domain. */
-import { boolean, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
-import { metadataColumn, timestamptz3 } from '../platform/db/tables.ts';
+/**
+ * Typed definitions of `businesses` (migrations 0001, 0018, 0019, 0022) and of its numbering series
+ * (`document_counters`, 0001), written by the businesses domain (businesses/numbering.ts).
+ */
+import { boolean, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { int8, metadataColumn, timestamptz3 } from '../platform/db/tables.ts';
 
 export const businesses = pgTable('businesses', {
   id: text('id').primaryKey(),
@@ -31,3 +34,19 @@ export const businesses = pgTable('businesses', {
 });
 export type BusinessRow = typeof businesses.$inferSelect;
 export type NewBusinessRow = typeof businesses.$inferInsert;
+
+/**
+ * The numbering series of each business: one row per series (`doc_type` holds the series, doc-types.ts
+ * `series`), `start_number` set at creation or before the first issue, `last_number` null until then.
+ */
+export const documentCounters = pgTable(
+  'document_counters',
+  {
+    businessId: text('business_id').notNull(),
+    docType: integer('doc_type').notNull(),
+    startNumber: int8('start_number').notNull().default(1),
+    lastNumber: int8('last_number'),
+  },
+  (t) => [primaryKey({ columns: [t.businessId, t.docType] })],
+);
+export type DocumentCounterRow = typeof documentCounters.$inferSelect;

@@ -14,7 +14,7 @@ import type { Services } from '../platform/http/services.ts';
 import type { RequestContext } from '../platform/http/context.ts';
 import type { BusinessRecord } from '../businesses/index.ts';
 import type { Tx } from '../platform/db/engine.ts';
-import { getDocumentRow, toDocumentRow, type AllocationState, type DocumentRow, type DocumentSnapshot, type DocumentView } from './snapshot.ts';
+import { dealerOf, getDocumentRow, toDocumentRow, type AllocationState, type DocumentRow, type DocumentSnapshot, type DocumentView } from './snapshot.ts';
 import { DOC_TYPES, type CreditRule } from './doc-types.ts';
 import { takeNextNumber } from './numbering.ts';
 import { afterIssue, approvalRequired, monthCountBump } from './issue.ts';
@@ -91,14 +91,7 @@ function creditSnapshot(business: BusinessRecord, original: DocumentRow, reason:
     issuedAt: now.toISOString(),
     documentDate: day,
     valueDate: day,
-    dealer: {
-      name: business.name,
-      taxId: business.taxId,
-      dealerType: business.dealerType,
-      address: business.address,
-      phone: business.phone,
-      email: business.email,
-    },
+    dealer: dealerOf(business),
     branding: business.branding,
     metadata: {}, // the credit note's own (its row starts empty), not the original's
   };

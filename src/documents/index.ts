@@ -1,9 +1,13 @@
 /** The documents domain's public surface: what other folders may import (ARCHITECTURE.md, "Boundaries"). */
 export { allocationEligibility, type Eligibility } from './allocation-eligibility.ts';
+export { writeDraftAllocation, writeIssuedAllocation } from './allocation-writes.ts';
 export { verifyBooks } from './audit-check.ts';
+export { docTypeIn } from './doc-type-sql.ts';
+export { attachPdfFiles, claimOriginPrint, countCopyPrint } from './print-writes.ts';
 export { registerDocumentRoutes } from './routes.ts';
 export {
   type AllocationState,
+  dealerOf,
   type DocumentLine,
   type DocumentPayment,
   type DocumentRow,
@@ -14,7 +18,6 @@ export {
   findDocumentRow,
   getDocumentById,
   getDocumentRow,
-  isoDay,
   type PaymentMethodCode,
   type PdfFiles,
   toDocumentRow,

@@ -12,7 +12,7 @@ import { postDocumentEntry } from '../ledger/index.ts';
 import { jobInsert } from '../platform/jobs.ts';
 import { countDocumentIssued } from '../platform/metrics.ts';
 import { israelDate, israelMonthStart } from '../platform/clock.ts';
-import { counterBump, subject } from '../platform/usage.ts';
+import { allowanceTake, counterBump, subject } from '../platform/usage.ts';
 import { storeFile } from '../platform/files.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { RequestContext } from '../platform/http/context.ts';
@@ -25,6 +25,7 @@ import {
   getDocumentRow,
   toDocumentRow,
   type AllocationState,
+  dealerOf,
   type DocType,
   type DocumentLine,
   type DocumentParty,
@@ -211,14 +212,7 @@ function issuedSnapshot(business: BusinessRecord, d: DocumentRow, p: IssueParts,
     documentDate: d.documentDate,
     valueDate: d.valueDate,
     issuedAt: now.toISOString(),
-    dealer: {
-      name: business.name,
-      taxId: business.taxId,
-      dealerType: business.dealerType,
-      address: business.address,
-      phone: business.phone,
-      email: business.email,
-    },
+    dealer: dealerOf(business),
     branding: p.branding,
     party: p.party,
     lines: p.lines,
@@ -259,11 +253,7 @@ function issueStatement(
   p: IssueParts & { docType: DocType; allocation: AllocationState; warnings: DocumentWarning[]; snapshot: DocumentSnapshot },
 ): SQL {
   const { totals, money } = p;
-  return sql`WITH allowance AS (
-            INSERT INTO usage_daily(day, subject, metric, count) VALUES (${israelDate(now)}, ${subject.business(business.id)}, 'documents_opened', 1)
-            ON CONFLICT (subject, metric, day) DO UPDATE SET count = usage_daily.count + 1
-              WHERE usage_daily.count < ${DOCUMENTS_PER_BUSINESS_PER_DAY}
-            RETURNING count),
+  return sql`WITH allowance AS (${allowanceTake(israelDate(now), subject.business(business.id), 'documents_opened', DOCUMENTS_PER_BUSINESS_PER_DAY)}),
           month AS (
             INSERT INTO document_month_counts(business_id, month, count) VALUES (${business.id}, ${israelMonthStart(now)}, 1)
             ON CONFLICT (business_id, month) DO UPDATE SET count = document_month_counts.count + 1

@@ -5,10 +5,12 @@
  */
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
-import { iso, isoOrNull, queryOne } from '../platform/db/sql.ts';
+import { queryOne } from '../platform/db/sql.ts';
+import { rowReader, type Readable } from '../platform/db/row-reader.ts';
+import { documents } from './tables.ts';
 import { notFound } from '../platform/errors.ts';
-import type { StoredBranding, DealerType } from '../businesses/index.ts';
-import { metadataOf, type Metadata } from '../platform/metadata.ts';
+import type { BusinessRecord, StoredBranding } from '../businesses/index.ts';
+import type { Metadata } from '../platform/metadata.ts';
 import { ilsTotals } from './currency.ts';
 import type { DocType, Totals } from './figures.ts';
 
@@ -90,14 +92,7 @@ export interface DocumentSnapshot {
   documentDate: string;
   valueDate: string;
   issuedAt: string;
-  dealer: {
-    name: string;
-    taxId: string;
-    dealerType: DealerType;
-    address: string | null;
-    phone: string | null;
-    email: string | null;
-  };
+  dealer: Dealer;
   /** The business's branding at issue, or the `branding` override given in the issue body. */
   branding: StoredBranding;
   /** Null for an anonymous receipt. */
@@ -145,112 +140,21 @@ export interface PdfFiles {
   copy: { fileId: string; slug: string };
 }
 
-/** A `documents` row, typed. Amounts in agorot, dates `YYYY-MM-DD`, times ISO 8601. */
-export interface DocumentRow {
-  id: string;
-  businessId: string;
-  status: 'draft' | 'issued';
-  docType: DocType;
-  docNumber: number | null;
-  partyId: string | null;
-  party: DocumentParty | null;
-  priceMode: PriceMode;
-  lines: DocumentLine[];
-  payments: DocumentPayment[];
-  note: string | null;
-  documentDate: string;
-  valueDate: string;
-  /** Null on a draft that follows the date / business default. */
-  vatRateBp: number | null;
-  vatExemptionReason: VatExemptionReason | null;
-  discountAmount: number;
-  withholdingAmount: number;
-  totalExVat: number;
-  vatAmount: number;
-  totalIncVat: number;
-  /** Issue 21: the document's currency (amounts above are in its minor units) and its rate to the shekel. */
-  currency: string;
-  exchangeRate: string | null;
-  exchangeRateDate: string | null;
-  exchangeRateSource: ExchangeRateSource | null;
-  language: DocumentLanguage;
-  linkedDocumentId: string | null;
-  externalRef: string | null;
-  metadata: Metadata;
-  requestHash: string | null;
-  allocationNumber: string | null;
-  allocation: AllocationState | null;
-  warnings: DocumentWarning[];
-  cancelledByDocumentId: string | null;
-  pdfFiles: PdfFiles | null;
-  originHandedOutAt: string | null;
-  printCount: number;
-  snapshot: DocumentSnapshot | null;
-  issuedAt: string | null;
-  createdByKeyId: string | null;
-  createdAt: string;
-  updatedAt: string;
+/**
+ * A `documents` row, typed by its one definition (tables.ts). Amounts in the document currency's
+ * minor units (agorot for ILS), dates `YYYY-MM-DD`, times ISO 8601.
+ */
+export type DocumentRow = Readable<typeof documents.$inferSelect>;
+
+/** The issuing business as a document prints it (frozen in the snapshot at issue). */
+export type Dealer = Pick<BusinessRecord, 'name' | 'taxId' | 'dealerType' | 'address' | 'phone' | 'email'>;
+
+export function dealerOf(b: Dealer): Dealer {
+  return { name: b.name, taxId: b.taxId, dealerType: b.dealerType, address: b.address, phone: b.phone, email: b.email };
 }
 
-/** `date` columns arrive as Date (pg parses them) or as text (a cast in a raw query): answer `YYYY-MM-DD`. */
-export function isoDay(v: unknown): string {
-  if (v instanceof Date) {
-    // pg parses a date as local midnight; read it back in local time.
-    const y = v.getFullYear();
-    const m = String(v.getMonth() + 1).padStart(2, '0');
-    const d = String(v.getDate()).padStart(2, '0');
-    return `${y}-${m}-${d}`;
-  }
-  return String(v).slice(0, 10);
-}
-
-const json = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));
-
-export function toDocumentRow(r: Record<string, unknown>): DocumentRow {
-  return {
-    id: String(r.id),
-    businessId: String(r.business_id),
-    status: r.status as DocumentRow['status'],
-    docType: Number(r.doc_type) as DocType,
-    docNumber: r.doc_number === null || r.doc_number === undefined ? null : Number(r.doc_number),
-    partyId: (r.party_id as string | null) ?? null,
-    party: json<DocumentParty | null>(r.party ?? null),
-    priceMode: r.price_mode as PriceMode,
-    lines: json<DocumentLine[]>(r.lines ?? []),
-    payments: json<DocumentPayment[]>(r.payments ?? []),
-    note: (r.note as string | null) ?? null,
-    documentDate: isoDay(r.document_date),
-    valueDate: isoDay(r.value_date),
-    vatRateBp: r.vat_rate_bp === null || r.vat_rate_bp === undefined ? null : Number(r.vat_rate_bp),
-    vatExemptionReason: (r.vat_exemption_reason as VatExemptionReason | null) ?? null,
-    discountAmount: Number(r.discount_amount),
-    withholdingAmount: Number(r.withholding_amount),
-    totalExVat: Number(r.total_ex_vat),
-    vatAmount: Number(r.vat_amount),
-    totalIncVat: Number(r.total_inc_vat),
-    currency: (r.currency as string | undefined) ?? 'ILS',
-    exchangeRate: (r.exchange_rate as string | null) ?? null,
-    exchangeRateDate: r.exchange_rate_date === null || r.exchange_rate_date === undefined ? null : isoDay(r.exchange_rate_date),
-    exchangeRateSource: (r.exchange_rate_source as ExchangeRateSource | null) ?? null,
-    language: (r.language as DocumentLanguage | undefined) ?? 'he',
-    linkedDocumentId: (r.linked_document_id as string | null) ?? null,
-    externalRef: (r.external_ref as string | null) ?? null,
-    metadata: metadataOf(r.metadata),
-    requestHash: (r.request_hash as string | null) ?? null,
-    allocationNumber: (r.allocation_number as string | null) ?? null,
-    allocation: json<AllocationState | null>(r.allocation ?? null),
-    warnings: json<DocumentWarning[]>(r.warnings ?? []),
-    cancelledByDocumentId: (r.cancelled_by_document_id as string | null) ?? null,
-    pdfFiles: json<PdfFiles | null>(r.pdf_files ?? null),
-    originHandedOutAt: isoOrNull(r.origin_handed_out_at),
-    printCount: Number(r.print_count ?? 0),
-    snapshot: json<DocumentSnapshot | null>(r.snapshot ?? null),
-    issuedAt: isoOrNull(r.issued_at),
-    createdByKeyId: (r.created_by_key_id as string | null) ?? null,
-    createdAt: iso(r.created_at),
-    updatedAt: iso(r.updated_at),
-  };
-}
+/** A raw `documents` row (any statement's `SELECT *` or `RETURNING *`) as a DocumentRow. */
+export const toDocumentRow = rowReader(documents);
 
 /** Reads one document of a business (drafts included); another business's document is not found. */
 export async function getDocumentRow(ex: Executor, businessId: string, id: string, forUpdate = false): Promise<DocumentRow> {

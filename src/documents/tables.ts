@@ -1,12 +1,13 @@
 /**
  * Typed definitions of the tables the documents domain writes (migrations 0001, 0002, 0010, 0019,
- * 0021). Other domains change an issued document only in the ways its trigger allows (allocation,
+ * 0021). The numbering series (`document_counters`) are the businesses domain's. Other domains change an issued document only in the ways its trigger allows (allocation,
  * PDFs, prints), through the documents domain's functions.
  */
 import { sql } from 'drizzle-orm';
 import { integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { day, int8, metadataColumn, timestamptz3 } from '../platform/db/tables.ts';
 import type { DocType } from './doc-types.ts';
+import type { AllocationState, DocumentLine, DocumentParty, DocumentPayment, DocumentSnapshot, DocumentWarning, PdfFiles } from './snapshot.ts';
 
 /** The document types of the database's CHECK (305, 320, 330, 400): the table's (doc-types.ts). */
 export type StoredDocType = DocType;
@@ -20,12 +21,12 @@ export const documents = pgTable(
     docType: integer('doc_type').$type<StoredDocType>().notNull(),
     docNumber: int8('doc_number'),
     partyId: text('party_id'),
-    party: jsonb('party'),
+    party: jsonb('party').$type<DocumentParty>(),
     priceMode: text('price_mode', { enum: ['net', 'gross'] })
       .notNull()
       .default('net'),
-    lines: jsonb('lines').notNull().default([]),
-    payments: jsonb('payments').notNull().default([]),
+    lines: jsonb('lines').$type<DocumentLine[]>().notNull().default([]),
+    payments: jsonb('payments').$type<DocumentPayment[]>().notNull().default([]),
     note: text('note'),
     documentDate: day('document_date').notNull(),
     valueDate: day('value_date').notNull(),
@@ -40,13 +41,13 @@ export const documents = pgTable(
     externalRef: text('external_ref'),
     requestHash: text('request_hash'),
     allocationNumber: text('allocation_number'),
-    allocation: jsonb('allocation'),
-    warnings: jsonb('warnings').notNull().default([]),
+    allocation: jsonb('allocation').$type<AllocationState>(),
+    warnings: jsonb('warnings').$type<DocumentWarning[]>().notNull().default([]),
     cancelledByDocumentId: text('cancelled_by_document_id'),
-    pdfFiles: jsonb('pdf_files'),
+    pdfFiles: jsonb('pdf_files').$type<PdfFiles>(),
     originHandedOutAt: timestamptz3('origin_handed_out_at'),
     printCount: integer('print_count').notNull().default(0),
-    snapshot: jsonb('snapshot'),
+    snapshot: jsonb('snapshot').$type<DocumentSnapshot>(),
     issuedAt: timestamptz3('issued_at'),
     createdByKeyId: text('created_by_key_id'),
     createdAt: timestamptz3('created_at').notNull(),
@@ -75,20 +76,6 @@ export const documents = pgTable(
 );
 export type DocumentRow = typeof documents.$inferSelect;
 export type NewDocumentRow = typeof documents.$inferInsert;
-
-/** The numbering series of each (business, doc type): last_number is null until the first issue. */
-export const documentCounters = pgTable(
-  'document_counters',
-  {
-    businessId: text('business_id').notNull(),
-    docType: integer('doc_type').$type<StoredDocType>().notNull(),
-    startNumber: int8('start_number').notNull().default(1),
-    lastNumber: int8('last_number'),
-  },
-  (t) => [primaryKey({ columns: [t.businessId, t.docType] })],
-);
-export type DocumentCounterRow = typeof documentCounters.$inferSelect;
-export type NewDocumentCounterRow = typeof documentCounters.$inferInsert;
 
 /** Issued documents per business and Israel calendar month (0010), for the monthly ceiling. */
 export const documentMonthCounts = pgTable(

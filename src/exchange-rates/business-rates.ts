@@ -4,7 +4,7 @@
  * business's chain, in the transaction that makes it.
  */
 import { sql } from 'drizzle-orm';
-import type { Executor, Tx } from '../platform/db/engine.ts';
+import type { Database, Executor } from '../platform/db/engine.ts';
 import { iso, query, queryOne } from '../platform/db/sql.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { notFound } from '../platform/errors.ts';
@@ -43,61 +43,65 @@ const entityId = (currency: string, effectiveFrom: string) => `${currency}:${eff
 
 /** Sets (or replaces) the rate of a currency from a day on. Unchanged: nothing written, nothing audited. */
 export async function setBusinessRate(
-  tx: Tx,
+  database: Database,
   at: Date,
   actor: Actor,
   businessId: string,
   input: { currency: string; effectiveFrom: string; rate: string },
 ): Promise<{ rate: BusinessRateView; created: boolean }> {
-  const beforeRow = await queryOne(
-    tx,
-    sql`SELECT ${COLUMNS} FROM business_exchange_rates
+  return database.db.transaction(async (tx) => {
+    const beforeRow = await queryOne(
+      tx,
+      sql`SELECT ${COLUMNS} FROM business_exchange_rates
         WHERE business_id = ${businessId} AND currency = ${input.currency} AND effective_from = ${input.effectiveFrom} FOR UPDATE`,
-  );
-  const before = beforeRow ? toView(beforeRow) : null;
-  if (before && before.rate === input.rate) return { rate: before, created: false };
-  const row = await queryOne(
-    tx,
-    sql`INSERT INTO business_exchange_rates(business_id, currency, effective_from, rate, created_at, created_by_key_id)
+    );
+    const before = beforeRow ? toView(beforeRow) : null;
+    if (before && before.rate === input.rate) return { rate: before, created: false };
+    const row = await queryOne(
+      tx,
+      sql`INSERT INTO business_exchange_rates(business_id, currency, effective_from, rate, created_at, created_by_key_id)
         VALUES (${businessId}, ${input.currency}, ${input.effectiveFrom}, ${input.rate}, ${at.toISOString()}, ${actor.keyId})
         ON CONFLICT (business_id, currency, effective_from)
         DO UPDATE SET rate = EXCLUDED.rate, created_at = EXCLUDED.created_at, created_by_key_id = EXCLUDED.created_by_key_id
         RETURNING ${COLUMNS}`,
-  );
-  const after = toView(row!);
-  await appendAudit(tx, at, actor, {
-    businessId,
-    action: before ? 'exchange_rate.replace' : 'exchange_rate.set',
-    entityType: 'exchange_rate',
-    entityId: entityId(input.currency, input.effectiveFrom),
-    before,
-    after,
+    );
+    const after = toView(row!);
+    await appendAudit(tx, at, actor, {
+      businessId,
+      action: before ? 'exchange_rate.replace' : 'exchange_rate.set',
+      entityType: 'exchange_rate',
+      entityId: entityId(input.currency, input.effectiveFrom),
+      before,
+      after,
+    });
+    return { rate: after, created: !before };
   });
-  return { rate: after, created: !before };
 }
 
 export async function deleteBusinessRate(
-  tx: Tx,
+  database: Database,
   at: Date,
   actor: Actor,
   businessId: string,
   currency: string,
   effectiveFrom: string,
 ): Promise<BusinessRateView> {
-  const row = await queryOne(
-    tx,
-    sql`DELETE FROM business_exchange_rates
+  return database.db.transaction(async (tx) => {
+    const row = await queryOne(
+      tx,
+      sql`DELETE FROM business_exchange_rates
         WHERE business_id = ${businessId} AND currency = ${currency} AND effective_from = ${effectiveFrom}
         RETURNING ${COLUMNS}`,
-  );
-  if (!row) throw notFound(`exchange rate of ${currency} effective from ${effectiveFrom}`);
-  const before = toView(row);
-  await appendAudit(tx, at, actor, {
-    businessId,
-    action: 'exchange_rate.delete',
-    entityType: 'exchange_rate',
-    entityId: entityId(currency, effectiveFrom),
-    before,
+    );
+    if (!row) throw notFound(`exchange rate of ${currency} effective from ${effectiveFrom}`);
+    const before = toView(row);
+    await appendAudit(tx, at, actor, {
+      businessId,
+      action: 'exchange_rate.delete',
+      entityType: 'exchange_rate',
+      entityId: entityId(currency, effectiveFrom),
+      before,
+    });
+    return before;
   });
-  return before;
 }

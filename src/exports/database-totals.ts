@@ -2,7 +2,19 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
 import { query } from '../platform/db/sql.ts';
+import { docTypeIn } from '../documents/index.ts';
 import type { DocTypeCheck } from './verify.ts';
+
+const docType = sql`d.doc_type`;
+/** The OPENFRMT rules of the types (doc-types.ts `openfrmt`) as conditions on d.doc_type. */
+const is = {
+  receipt: docTypeIn(docType, (r) => r.openfrmt.c100 === 'receipt'),
+  positive: docTypeIn(docType, (r) => r.openfrmt.amounts === 'positive'),
+  withholding: docTypeIn(docType, (r) => r.openfrmt.withholding1224),
+  lines: docTypeIn(docType, (r) => r.openfrmt.d110),
+  payments: docTypeIn(docType, (r) => r.openfrmt.d120),
+  settlesLessWithholding: docTypeIn(docType, (r) => r.payments === 'settle-total-less-withholding'),
+};
 
 /** The database's own figures for the fixed set (same filter as the export, amounts per the C100 conventions). */
 export async function databaseTotals(ex: Executor, businessId: string, from: string, to: string, cutOff: Date): Promise<Map<number, DocTypeCheck['database']>> {
@@ -22,14 +34,14 @@ export async function databaseTotals(ex: Executor, businessId: string, from: str
              AND document_date BETWEEN ${from} AND ${to} AND issued_at <= ${cutOff.toISOString()})
         SELECT d.doc_type,
           count(*) AS count,
-          sum(CASE WHEN d.doc_type = 400 THEN d.total_inc_vat WHEN d.doc_type = 330 THEN abs(d.total_ex_vat) ELSE d.total_ex_vat END) AS ex_vat,
-          sum(CASE WHEN d.doc_type = 400 THEN 0 WHEN d.doc_type = 330 THEN abs(d.vat_amount) ELSE d.vat_amount END) AS vat,
-          sum(CASE WHEN d.doc_type = 330 THEN abs(d.total_inc_vat) ELSE d.total_inc_vat END) AS inc_vat,
-          sum(CASE WHEN d.doc_type IN (320, 400) THEN d.withholding_amount ELSE 0 END) AS withholding,
-          sum(CASE WHEN d.doc_type IN (305, 320, 330) THEN jsonb_array_length(d.snapshot->'lines') ELSE 0 END) AS lines,
-          sum(CASE WHEN d.doc_type IN (320, 400) THEN jsonb_array_length(d.snapshot->'payments') ELSE 0 END) AS payments,
-          sum(CASE WHEN d.doc_type NOT IN (320, 400) THEN 0
-                   WHEN d.currency <> 'ILS' AND d.doc_type = 320 THEN d.total_inc_vat - d.withholding_amount
+          sum(CASE WHEN ${is.receipt} THEN d.total_inc_vat WHEN ${is.positive} THEN abs(d.total_ex_vat) ELSE d.total_ex_vat END) AS ex_vat,
+          sum(CASE WHEN ${is.receipt} THEN 0 WHEN ${is.positive} THEN abs(d.vat_amount) ELSE d.vat_amount END) AS vat,
+          sum(CASE WHEN ${is.positive} THEN abs(d.total_inc_vat) ELSE d.total_inc_vat END) AS inc_vat,
+          sum(CASE WHEN ${is.withholding} THEN d.withholding_amount ELSE 0 END) AS withholding,
+          sum(CASE WHEN ${is.lines} THEN jsonb_array_length(d.snapshot->'lines') ELSE 0 END) AS lines,
+          sum(CASE WHEN ${is.payments} THEN jsonb_array_length(d.snapshot->'payments') ELSE 0 END) AS payments,
+          sum(CASE WHEN NOT ${is.payments} THEN 0
+                   WHEN d.currency <> 'ILS' AND ${is.settlesLessWithholding} THEN d.total_inc_vat - d.withholding_amount
                    WHEN d.currency <> 'ILS' THEN d.total_inc_vat
                    ELSE (SELECT coalesce(sum((p->>'amount')::bigint), 0) FROM jsonb_array_elements(d.snapshot->'payments') p)
                    END) AS payments_total

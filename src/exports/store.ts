@@ -7,7 +7,7 @@ import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http
 import { newId } from '../platform/ids.ts';
 import { AppError, notFound } from '../platform/errors.ts';
 import { appendAudit } from '../platform/audit.ts';
-import { isoDay } from '../documents/index.ts';
+import { isoDay } from '../platform/db/sql.ts';
 import type { Verification } from './verify.ts';
 import type { RunReport } from './report.ts';
 
@@ -198,4 +198,17 @@ export async function getRun(ex: Executor, businessId: string, id: string): Prom
   if (!row) throw notFound('export run');
   const exportRun = toRunView(row);
   return { exportRun, file: exportRun.fileId ? ((await fileMeta(ex, businessId, exportRun.fileId)) ?? null) : null };
+}
+
+/**
+ * Starts a PCN874 run (vat/pcn874-run.ts): the file of one VAT period, produced when the period has
+ * ended. Its `directory` (`PCN874.TXT/<run id>`) is unique per business by the run id.
+ */
+export async function startPcn874Run(
+  ex: Executor,
+  r: { id: string; businessId: string; from: string; to: string; name: string; at: Date; keyId: string | null },
+): Promise<void> {
+  await ex.execute(sql`INSERT INTO export_runs(id, business_id, kind, from_date, to_date, status, cut_off_at, production_at, directory, primary_id, created_by_key_id, created_at)
+    VALUES (${r.id}, ${r.businessId}, 'pcn874', ${r.from}, ${r.to}, 'running', ${r.at.toISOString()}, ${r.at.toISOString()},
+            ${`${r.name}/${r.id}`}, NULL, ${r.keyId}, ${r.at.toISOString()})`);
 }

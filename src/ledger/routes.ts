@@ -3,11 +3,12 @@ import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidParams, errors, IsoDate, Nullable, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
-import { notFound, validation } from '../platform/errors.ts';
+import { validation } from '../platform/errors.ts';
 import { businessOf } from '../businesses/index.ts';
 import { israelDate } from '../platform/clock.ts';
 import { csvFile, csvFileName, jsonOrCsvResponse, money, sendCsv, type CsvCell } from '../platform/http/csv.ts';
-import { accountLedger, ensureChart, getAccount, listAccounts, listEntries } from './store.ts';
+import { listEntries } from './store.ts';
+import { accountWithLedger, chartOfAccounts } from './account-reads.ts';
 import { registerLedgerReportRoutes } from './report-routes.ts';
 import { asCsv, Int, read, tags } from './route-parts.ts';
 import {
@@ -83,12 +84,7 @@ function registerChartRoutes(api: FastifyInstance, s: Services): void {
         response: { 200: Ok({ accounts: Type.Array(AccountSchema) }), ...errors(...AUTH_ERRORS) },
       },
     },
-    async (req) => {
-      const b = businessOf(req);
-      const db = ctxOf(req).database.db;
-      await ensureChart(db, b.id, b.dealerType, s.clock.now());
-      return { ok: true as const, accounts: await listAccounts(db, b.id) };
-    },
+    async (req) => ({ ok: true as const, accounts: await chartOfAccounts(ctxOf(req).database.db, businessOf(req), s.clock.now()) }),
   );
 
   api.post(
@@ -163,10 +159,7 @@ function registerAccountLedgerRoute(api: FastifyInstance, s: Services): void {
       const to = q.to ?? israelDate(s.clock.now());
       const from = q.from ?? `${to.slice(0, 4)}-01-01`;
       if (from > to) throw validation('querystring.from', `must not be after to (${to})`);
-      await ensureChart(db, b.id, b.dealerType, s.clock.now());
-      const account = await getAccount(db, b.id, code);
-      if (!account) throw notFound('account');
-      const ledger = await accountLedger(db, b.id, code, { from, to });
+      const { account, ...ledger } = await accountWithLedger(db, b, code, { from, to }, s.clock.now());
       if (asCsv(req)) {
         const rows: CsvCell[][] = [
           [null, from, 'opening balance', null, null, null, money(ledger.opening)],

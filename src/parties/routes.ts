@@ -16,7 +16,7 @@ import {
   type PartyKind,
   type PartyPatchBody,
 } from './schemas.ts';
-import { findOrCreateParty, getParty, insertParty, listPartiesPage, newPartyFrom, patchParty } from './service.ts';
+import { createParty, findOrCreateParty, getParty, listPartiesPage, newPartyFrom, patchParty } from './service.ts';
 import { CursorQuery, NextCursor } from '../platform/http/cursor.ts';
 import { MetadataQuery } from '../platform/metadata.ts';
 
@@ -97,7 +97,7 @@ function registerPartyCreateRoutes(api: FastifyInstance, s: Services): void {
     async (req, reply) => {
       const ctx = ctxOf(req);
       const input = newPartyFrom(req.body as PartyCreateBody);
-      const party = await ctx.database.db.transaction((tx) => insertParty(tx, s.clock.now(), ctx.actor, businessOf(req).id, input));
+      const party = await createParty(ctx.database, s.clock.now(), ctx.actor, businessOf(req).id, input);
       return reply.status(201).send({ ok: true, party });
     },
   );
@@ -118,9 +118,7 @@ function registerPartyCreateRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
-      const result = await ctx.database.db.transaction((tx) =>
-        findOrCreateParty(tx, s.clock.now(), ctx.actor, businessOf(req).id, req.body as PartyFindOrCreateBody),
-      );
+      const result = await findOrCreateParty(ctx.database, s.clock.now(), ctx.actor, businessOf(req).id, req.body as PartyFindOrCreateBody);
       return reply.status(result.created ? 201 : 200).send({ ok: true, ...result });
     },
   );
@@ -143,7 +141,7 @@ function registerPartyUpdateRoute(api: FastifyInstance, s: Services): void {
     async (req) => {
       const ctx = ctxOf(req);
       const { id } = req.params as { id: string };
-      const party = await ctx.database.db.transaction((tx) => patchParty(tx, s.clock.now(), ctx.actor, businessOf(req).id, id, req.body as PartyPatchBody));
+      const party = await patchParty(ctx.database, s.clock.now(), ctx.actor, businessOf(req).id, id, req.body as PartyPatchBody);
       return { ok: true as const, party };
     },
   );

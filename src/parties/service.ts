@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
-import type { Executor, Tx } from '../platform/db/engine.ts';
+import type { Database, Executor, Tx } from '../platform/db/engine.ts';
 import { iso, isoOrNull } from '../platform/db/sql.ts';
 import { notFound, validation } from '../platform/errors.ts';
 import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
@@ -97,6 +97,11 @@ export interface NewParty {
 }
 
 /** Inserts a party in the caller's transaction (also used for inline parties of documents). */
+/** A new party, in its own transaction. */
+export async function createParty(database: Database, at: Date, actor: Actor, businessId: string, p: NewParty): Promise<PartyView> {
+  return database.db.transaction((tx) => insertParty(tx, at, actor, businessId, p));
+}
+
 export async function insertParty(tx: Tx, at: Date, actor: Actor, businessId: string, p: NewParty): Promise<PartyView> {
   const key = await nextKey(tx, businessId, seriesOf(p.kind));
   const [row] = await tx
@@ -184,82 +189,86 @@ export async function getParty(ex: Executor, businessId: string, id: string): Pr
  * The lookup runs under the business's party-counter lock, so two racing calls cannot both create.
  */
 export async function findOrCreateParty(
-  tx: Tx,
+  database: Database,
   at: Date,
   actor: Actor,
   businessId: string,
   body: PartyFindOrCreateBody,
 ): Promise<{ party: PartyView; created: boolean }> {
-  const kind = body.kind ?? 'customer';
-  // Serialize find-or-create per business (the same row the running key takes).
-  await tx
-    .insert(partyKeyCounters)
-    .values({ businessId, series: seriesOf(kind), lastNumber: 0 })
-    .onConflictDoUpdate({ target: [partyKeyCounters.businessId, partyKeyCounters.series], set: { lastNumber: sql`${partyKeyCounters.lastNumber}` } });
-  const firstWhere = async (condition: SQL): Promise<PartyRow | undefined> =>
-    (
-      await tx
-        .select()
-        .from(parties)
-        .where(and(eq(parties.businessId, businessId), condition))
-        .orderBy(asc(parties.key))
-        .limit(1)
-    )[0];
-  const last9 = phoneLast9(body.phone);
-  let found: PartyRow | undefined;
-  if (last9) found = await firstWhere(eq(parties.phoneLast9, last9));
-  if (!found) found = await firstWhere(eq(parties.name, body.name.trim()));
-  if (found) return { party: toParty(found), created: false };
-  const fresh: NewParty = {
-    name: body.name,
-    kind,
-    taxId: checkedTaxId(body.taxId),
-    phone: body.phone ?? null,
-    email: body.email ?? null,
-    address: formatAddress(body.address),
-    digitalDocConsentAt: null,
-    metadata: body.metadata ?? {},
-  };
-  checkCarried(fresh);
-  const party = await insertParty(tx, at, actor, businessId, fresh);
-  return { party, created: true };
+  return database.db.transaction(async (tx) => {
+    const kind = body.kind ?? 'customer';
+    // Serialize find-or-create per business (the same row the running key takes).
+    await tx
+      .insert(partyKeyCounters)
+      .values({ businessId, series: seriesOf(kind), lastNumber: 0 })
+      .onConflictDoUpdate({ target: [partyKeyCounters.businessId, partyKeyCounters.series], set: { lastNumber: sql`${partyKeyCounters.lastNumber}` } });
+    const firstWhere = async (condition: SQL): Promise<PartyRow | undefined> =>
+      (
+        await tx
+          .select()
+          .from(parties)
+          .where(and(eq(parties.businessId, businessId), condition))
+          .orderBy(asc(parties.key))
+          .limit(1)
+      )[0];
+    const last9 = phoneLast9(body.phone);
+    let found: PartyRow | undefined;
+    if (last9) found = await firstWhere(eq(parties.phoneLast9, last9));
+    if (!found) found = await firstWhere(eq(parties.name, body.name.trim()));
+    if (found) return { party: toParty(found), created: false };
+    const fresh: NewParty = {
+      name: body.name,
+      kind,
+      taxId: checkedTaxId(body.taxId),
+      phone: body.phone ?? null,
+      email: body.email ?? null,
+      address: formatAddress(body.address),
+      digitalDocConsentAt: null,
+      metadata: body.metadata ?? {},
+    };
+    checkCarried(fresh);
+    const party = await insertParty(tx, at, actor, businessId, fresh);
+    return { party, created: true };
+  });
 }
 
-export async function patchParty(tx: Tx, at: Date, actor: Actor, businessId: string, id: string, body: PartyPatchBody): Promise<PartyView> {
-  const [beforeRow] = await tx
-    .select()
-    .from(parties)
-    .where(and(eq(parties.id, id), eq(parties.businessId, businessId)))
-    .for('update');
-  if (!beforeRow) throw notFound('party');
-  const before = toParty(beforeRow);
-  const next = {
-    name: body.name?.trim() ?? before.name,
-    taxId: body.taxId === undefined ? before.taxId : checkedTaxId(body.taxId),
-    phone: body.phone === undefined ? before.phone : body.phone,
-    email: body.email === undefined ? before.email : body.email,
-    address: body.address === undefined ? before.address : body.address,
-    digitalDocConsentAt: body.digitalDocConsentAt === undefined ? before.digitalDocConsentAt : body.digitalDocConsentAt,
-    // Given whole replaces, null clears, absent keeps.
-    metadata: body.metadata === undefined ? before.metadata : (body.metadata ?? {}),
-  };
-  checkCarried({ name: body.name, address: body.address, phone: body.phone });
-  const [row] = await tx
-    .update(parties)
-    .set({
-      name: next.name,
-      taxId: next.taxId,
-      phone: next.phone,
-      phoneLast9: phoneLast9(next.phone),
-      email: next.email,
-      address: next.address,
-      digitalDocConsentAt: instantOf(next.digitalDocConsentAt),
-      metadata: next.metadata,
-      updatedAt: at,
-    })
-    .where(eq(parties.id, id))
-    .returning();
-  const after = toParty(row);
-  await appendAudit(tx, at, actor, { businessId, action: 'party.update', entityType: 'party', entityId: id, before, after });
-  return after;
+export async function patchParty(database: Database, at: Date, actor: Actor, businessId: string, id: string, body: PartyPatchBody): Promise<PartyView> {
+  return database.db.transaction(async (tx) => {
+    const [beforeRow] = await tx
+      .select()
+      .from(parties)
+      .where(and(eq(parties.id, id), eq(parties.businessId, businessId)))
+      .for('update');
+    if (!beforeRow) throw notFound('party');
+    const before = toParty(beforeRow);
+    const next = {
+      name: body.name?.trim() ?? before.name,
+      taxId: body.taxId === undefined ? before.taxId : checkedTaxId(body.taxId),
+      phone: body.phone === undefined ? before.phone : body.phone,
+      email: body.email === undefined ? before.email : body.email,
+      address: body.address === undefined ? before.address : body.address,
+      digitalDocConsentAt: body.digitalDocConsentAt === undefined ? before.digitalDocConsentAt : body.digitalDocConsentAt,
+      // Given whole replaces, null clears, absent keeps.
+      metadata: body.metadata === undefined ? before.metadata : (body.metadata ?? {}),
+    };
+    checkCarried({ name: body.name, address: body.address, phone: body.phone });
+    const [row] = await tx
+      .update(parties)
+      .set({
+        name: next.name,
+        taxId: next.taxId,
+        phone: next.phone,
+        phoneLast9: phoneLast9(next.phone),
+        email: next.email,
+        address: next.address,
+        digitalDocConsentAt: instantOf(next.digitalDocConsentAt),
+        metadata: next.metadata,
+        updatedAt: at,
+      })
+      .where(eq(parties.id, id))
+      .returning();
+    const after = toParty(row);
+    await appendAudit(tx, at, actor, { businessId, action: 'party.update', entityType: 'party', entityId: id, before, after });
+    return after;
+  });
 }

@@ -60,6 +60,16 @@ export async function enqueueJob<K extends JobKind>(tx: Executor, at: Date, j: J
   await tx.execute(jobInsert(at, j));
 }
 
+/** Runs a job again from its first attempt (a failed or finished one is reset), or enqueues it when there is none. */
+export async function rearmJob<K extends JobKind>(tx: Executor, at: Date, j: JobRequest<K>): Promise<void> {
+  const rearmed = await query(
+    tx,
+    sql`UPDATE jobs SET failed_at = NULL, done_at = NULL, attempts = 0, locked_until = NULL, last_error = NULL, run_at = ${at.toISOString()}
+        WHERE kind = ${j.kind} AND ref_id = ${j.refId} RETURNING id`,
+  );
+  if (rearmed.length === 0) await enqueueJob(tx, at, j);
+}
+
 export async function getJob(ex: Executor, kind: JobKind, refId: string): Promise<Job | undefined> {
   const rows = await query<Record<string, unknown>>(ex, sql`SELECT * FROM jobs WHERE kind = ${kind} AND ref_id = ${refId}`);
   return rows[0] ? toJob(rows[0]) : undefined;

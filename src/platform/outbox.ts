@@ -13,6 +13,11 @@ export function eventInsert(at: Date, e: OutboxEvent): SQL {
 }
 
 /** Writes an event in the caller's transaction: it exists exactly when the change commits. */
+/** Marks events as handed to the webhook deliveries (the dispatcher's transaction). */
+export async function markDispatched(tx: Executor, ids: string[], at: string): Promise<void> {
+  await tx.execute(sql`UPDATE outbox_events SET dispatched_at = ${at} WHERE id IN ${ids}`);
+}
+
 export async function recordEvent(tx: Executor, at: Date, e: OutboxEvent): Promise<void> {
   await tx.execute(eventInsert(at, e));
 }

@@ -24,6 +24,17 @@ export async function bumpCounter(tx: Executor, day: string, subj: string, metri
 }
 
 /**
+ * The upsert that takes one unit of a daily allowance, `RETURNING count`; no row when the allowance
+ * is spent. For a caller that writes it inside a larger statement (the issue's `WITH`).
+ */
+export function allowanceTake(day: string, subj: string, metric: string, limit: number): SQL {
+  return sql`INSERT INTO usage_daily(day, subject, metric, count) VALUES (${day}, ${subj}, ${metric}, 1)
+      ON CONFLICT (subject, metric, day) DO UPDATE SET count = usage_daily.count + 1
+      WHERE usage_daily.count < ${limit}
+      RETURNING count`;
+}
+
+/**
  * Takes one unit of a daily allowance in the caller's transaction, exactly, across processes:
  * the row lock of the upsert serializes takers and a rollback gives the unit back.
  * Throws 429 with `reason` once `limit` units were taken that day.
@@ -32,13 +43,7 @@ export async function takeDailyAllowance(
   tx: Executor,
   opts: { day: string; subject: string; metric: string; limit: number; reason?: 'limit_reached' | 'quota_exceeded'; what: string },
 ): Promise<void> {
-  const rows = await query<{ count: number }>(
-    tx,
-    sql`INSERT INTO usage_daily(day, subject, metric, count) VALUES (${opts.day}, ${opts.subject}, ${opts.metric}, 1)
-        ON CONFLICT (subject, metric, day) DO UPDATE SET count = usage_daily.count + 1
-        WHERE usage_daily.count < ${opts.limit}
-        RETURNING count`,
-  );
+  const rows = await query<{ count: number }>(tx, allowanceTake(opts.day, opts.subject, opts.metric, opts.limit));
   if (rows.length === 0 || rows[0].count > opts.limit) {
     const message = `${opts.what}: the daily limit of ${opts.limit} is reached; it resets at midnight Israel time`;
     throw opts.reason === 'quota_exceeded' ? new AppError(429, 'quota_exceeded', message) : limitReached(message);

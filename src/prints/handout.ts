@@ -8,7 +8,7 @@ import { newId } from '../platform/ids.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { RequestContext } from '../platform/http/context.ts';
 import type { BusinessRecord } from '../businesses/index.ts';
-import { findDocumentRow, type DocumentRow } from '../documents/index.ts';
+import { claimOriginPrint, countCopyPrint, findDocumentRow, type DocumentRow } from '../documents/index.ts';
 
 export type PrintKind = 'auto' | 'origin' | 'copy';
 export type PrintChannel = 'print' | 'share' | 'email';
@@ -70,17 +70,10 @@ export async function handOut(
     const now = s.clock.now();
     let variant: PrintVariant = 'copy';
     if (kind !== 'copy') {
-      const claimed = await queryOne(
-        tx,
-        sql`UPDATE documents SET origin_handed_out_at = ${now.toISOString()}, print_count = print_count + 1, updated_at = ${now.toISOString()}
-            WHERE id = ${doc.id} AND origin_handed_out_at IS NULL RETURNING id`,
-      );
-      if (claimed) variant = 'origin';
+      if (await claimOriginPrint(tx, doc.id, now)) variant = 'origin';
       else if (kind === 'origin') throw conflict('the origin of this document was already handed out; ask for a copy');
     }
-    if (variant === 'copy') {
-      await tx.execute(sql`UPDATE documents SET print_count = print_count + 1, updated_at = ${now.toISOString()} WHERE id = ${doc.id}`);
-    }
+    if (variant === 'copy') await countCopyPrint(tx, doc.id, now);
     const file = doc.pdfFiles[variant];
     const printId = newId('prn', now.getTime());
     await tx.execute(sql`INSERT INTO document_prints(id, business_id, document_id, variant, channel, file_id, key_id, key_prefix, recipients, created_at)

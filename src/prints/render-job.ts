@@ -10,7 +10,7 @@ import { randomToken } from '../platform/ids.ts';
 import { appendAudit } from '../platform/audit.ts';
 import { recordEvent } from '../platform/outbox.ts';
 import type { Services } from '../platform/http/services.ts';
-import { findDocumentRow, getDocumentById, type DocumentRow, type PdfFiles } from '../documents/index.ts';
+import { attachPdfFiles, findDocumentRow, getDocumentById, type DocumentRow, type PdfFiles } from '../documents/index.ts';
 import { renderDocumentPdf } from '../pdf/index.ts';
 import { issuedRenderModel } from './render-model.ts';
 import { SigningUnconfigured, signerFor } from './signing.ts';
@@ -60,8 +60,7 @@ async function publishPdfs(
     await tx.execute(sql`INSERT INTO pdf_links(slug, business_id, document_id, variant, file_id, created_at)
       VALUES (${files[variant].slug}, ${doc.businessId}, ${doc.id}, ${variant}, ${files[variant].fileId}, ${now.toISOString()})`);
   }
-  await tx.execute(sql`UPDATE documents SET pdf_files = ${JSON.stringify(files)}::jsonb, updated_at = ${now.toISOString()}
-    WHERE id = ${doc.id} AND pdf_files IS NULL`);
+  await attachPdfFiles(tx, doc.id, files, now);
   const business = await queryOne<{ account_id: string }>(tx, sql`SELECT account_id FROM businesses WHERE id = ${doc.businessId}`);
   await appendAudit(
     tx,

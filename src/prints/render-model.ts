@@ -8,6 +8,7 @@ import {
   type DocumentRow,
   type DocumentSnapshot,
   computeTotals,
+  dealerOf,
   lineAmount,
   resolveVatRateBp,
 } from '../documents/index.ts';
@@ -102,14 +103,7 @@ export function draftRenderModel(doc: DocumentRow, business: BusinessRecord, log
     docNumber: null,
     documentDate: doc.documentDate,
     valueDate: doc.valueDate,
-    dealer: {
-      name: business.name,
-      taxId: business.taxId,
-      dealerType: business.dealerType,
-      address: business.address,
-      phone: business.phone,
-      email: business.email,
-    },
+    dealer: dealerOf(business),
     branding: {
       template: b.template === 'stripe' ? 'stripe' : 'classic',
       accentColor: b.accentColor,

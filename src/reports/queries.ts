@@ -9,6 +9,7 @@ import { query, queryOne } from '../platform/db/sql.ts';
 import { checkDateRange } from '../platform/http/formats.ts';
 import { categoryOf } from '../expenses/categories.ts';
 import type { BusinessRecord } from '../businesses/index.ts';
+import { docTypeIn } from '../documents/index.ts';
 import { validation } from '../platform/errors.ts';
 import { parseVatPeriod, ledgerVatReport, type LedgerVatReport } from '../vat/index.ts';
 
@@ -64,15 +65,20 @@ const DOCUMENTS_IN_SHEKELS = sql`(SELECT business_id, status, document_date, doc
     CASE WHEN currency = 'ILS' THEN total_inc_vat ELSE (snapshot->'ils'->>'totalIncVat')::bigint END AS total_inc_vat
   FROM documents) AS documents`;
 
+/** A credit note's amounts count against income; a receipt's income is the amount received, without VAT. */
+const MIRRORED = docTypeIn(sql`doc_type`, (t) => t.journal.invoice === -1);
+const RECEIVED = docTypeIn(sql`doc_type`, (t) => t.totalsFrom === 'payments');
+
 async function income(ex: Executor, b: BusinessRecord, r: Range): Promise<IncomeRow[]> {
-  const types = exemptDealer(b) ? sql`(400)` : sql`(305, 320, 330)`;
+  // An exempt dealer's income is what it received (receipts); a licensed dealer's, what it invoiced.
+  const types = exemptDealer(b) ? docTypeIn(sql`doc_type`, (t) => t.totalsFrom === 'payments') : docTypeIn(sql`doc_type`, (t) => t.journal.invoice !== 0);
   const rows = await query<Record<string, unknown>>(
     ex,
     sql`SELECT to_char(document_date, 'YYYY-MM') AS month, doc_type, count(*) AS n,
-               sum(CASE WHEN doc_type = 330 THEN -abs(total_ex_vat) WHEN doc_type = 400 THEN total_inc_vat ELSE total_ex_vat END) AS ex_vat,
-               sum(CASE WHEN doc_type = 330 THEN -abs(vat_amount) WHEN doc_type = 400 THEN 0 ELSE vat_amount END) AS vat
+               sum(CASE WHEN ${MIRRORED} THEN -abs(total_ex_vat) WHEN ${RECEIVED} THEN total_inc_vat ELSE total_ex_vat END) AS ex_vat,
+               sum(CASE WHEN ${MIRRORED} THEN -abs(vat_amount) WHEN ${RECEIVED} THEN 0 ELSE vat_amount END) AS vat
         FROM ${DOCUMENTS_IN_SHEKELS}
-        WHERE business_id = ${b.id} AND status = 'issued' AND document_date BETWEEN ${r.from} AND ${r.to} AND doc_type IN ${types}
+        WHERE business_id = ${b.id} AND status = 'issued' AND document_date BETWEEN ${r.from} AND ${r.to} AND ${types}
         GROUP BY 1, 2 ORDER BY 1, 2`,
   );
   return rows.map((x) => ({

@@ -4,7 +4,6 @@
  * against that report, then stored with the run and its audit row in one transaction. A failure is
  * recorded on the run with a reason and audited, like an OPENFRMT run.
  */
-import { sql } from 'drizzle-orm';
 import type { Database, Tx } from '../platform/db/engine.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { recordEvent } from '../platform/outbox.ts';
@@ -14,7 +13,7 @@ import { conflict } from '../platform/errors.ts';
 import { israelDate } from '../platform/clock.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { BusinessRecord } from '../businesses/index.ts';
-import { exportFailureReason, finishRun, type ExportRunView, type Verification } from '../exports/index.ts';
+import { exportFailureReason, finishRun, startPcn874Run, type ExportRunView, type Verification } from '../exports/index.ts';
 import { parseVatPeriod, type VatPeriod } from './period.ts';
 import { allVatLines, ledgerVatReport } from './report.ts';
 import { formatPcn874, readPcn874 } from './pcn874.ts';
@@ -127,10 +126,7 @@ export async function runPcn874Export(
   const name = 'PCN874.TXT';
   const audit: RunAudit = { businessId: business.id, action: 'export.pcn874' as const, entityType: 'export_run', entityId: id };
   const run = { id, name, period: period.period, audit };
-  // `directory` is unique per business: the file's name and the run make it so.
-  await db.execute(sql`INSERT INTO export_runs(id, business_id, kind, from_date, to_date, status, cut_off_at, production_at, directory, primary_id, created_by_key_id, created_at)
-    VALUES (${id}, ${business.id}, 'pcn874', ${period.from}, ${period.to}, 'running', ${now.toISOString()}, ${now.toISOString()},
-            ${`${name}/${id}`}, NULL, ${actor.keyId}, ${now.toISOString()})`);
+  await startPcn874Run(db, { id, businessId: business.id, from: period.from, to: period.to, name, at: now, keyId: actor.keyId });
   try {
     const { bytes, verification } = await producePcn874(database, business, period, vatId, today);
     const at = s.clock.now();

@@ -4,6 +4,7 @@ import { iso, query, queryOne } from '../platform/db/sql.ts';
 import type { Services } from '../platform/http/services.ts';
 import { appendAudit } from '../platform/audit.ts';
 import { newId } from '../platform/ids.ts';
+import { markDispatched } from '../platform/outbox.ts';
 import { errorSummary } from '../platform/logger.ts';
 import { countWebhookAttempt } from '../platform/metrics.ts';
 import type { Worker } from '../domain.ts';
@@ -121,7 +122,7 @@ export class WebhookDispatcher {
               ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
         );
       }
-      await tx.execute(sql`UPDATE outbox_events SET dispatched_at = ${nowIso} WHERE id IN ${ids}`);
+      await markDispatched(tx, ids, nowIso);
       return locked.length;
     });
   }

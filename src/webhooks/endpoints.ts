@@ -1,7 +1,7 @@
 import { and, count, desc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
-import type { Executor, Tx } from '../platform/db/engine.ts';
+import type { Database, Executor, Tx } from '../platform/db/engine.ts';
 import { iso, isoOrNull } from '../platform/db/sql.ts';
-import { limitReached, notFound } from '../platform/errors.ts';
+import { limitReached, notFound, validation } from '../platform/errors.ts';
 import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { newId, randomToken } from '../platform/ids.ts';
@@ -59,71 +59,93 @@ export async function listWebhooks(
 }
 
 /** Creates an endpoint (URL already checked by the caller, outside the transaction). */
+/** Answers what is wrong with an endpoint URL (not HTTPS, a private address, ...), or null. */
+export type UrlCheck = (url: string) => Promise<string | null>;
+
+async function refuseBadUrl(checkUrl: UrlCheck, url: string): Promise<void> {
+  const problem = await checkUrl(url);
+  if (problem) throw validation('body.url', problem);
+}
+
 export async function createWebhook(
-  tx: Tx,
+  database: Database,
   at: Date,
   actor: Actor & { accountId: string },
   body: WebhookCreateBody,
+  checkUrl: UrlCheck,
 ): Promise<WebhookView & { secret: string }> {
-  const businessId = body.businessId ?? null;
-  // Another account's business answers 404, like every business path.
-  if (businessId) await getOwnedBusiness(tx, actor.accountId, businessId);
-  const [held] = await tx.select({ n: count() }).from(webhookEndpoints).where(eq(webhookEndpoints.accountId, actor.accountId));
-  if (held.n >= MAX_ENDPOINTS_PER_ACCOUNT) {
-    throw limitReached(`an account holds at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints per mode; delete one first`);
-  }
-  const secret = `whsec_${randomToken(32)}`;
-  const [row] = await tx
-    .insert(webhookEndpoints)
-    .values({
-      id: newId('we', at.getTime()),
-      accountId: actor.accountId,
-      businessId,
-      url: body.url,
-      events: uniqueEvents(body.events),
-      secret,
-      active: true,
-      createdAt: at,
-      updatedAt: at,
-    })
-    .returning();
-  const webhook = toWebhook(row);
-  await appendAudit(tx, at, actor, { businessId, action: 'webhook.create', entityType: 'webhook_endpoint', entityId: webhook.id, after: webhook });
-  return { ...webhook, secret };
+  await refuseBadUrl(checkUrl, body.url);
+  return database.db.transaction(async (tx) => {
+    const businessId = body.businessId ?? null;
+    // Another account's business answers 404, like every business path.
+    if (businessId) await getOwnedBusiness(tx, actor.accountId, businessId);
+    const [held] = await tx.select({ n: count() }).from(webhookEndpoints).where(eq(webhookEndpoints.accountId, actor.accountId));
+    if (held.n >= MAX_ENDPOINTS_PER_ACCOUNT) {
+      throw limitReached(`an account holds at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints per mode; delete one first`);
+    }
+    const secret = `whsec_${randomToken(32)}`;
+    const [row] = await tx
+      .insert(webhookEndpoints)
+      .values({
+        id: newId('we', at.getTime()),
+        accountId: actor.accountId,
+        businessId,
+        url: body.url,
+        events: uniqueEvents(body.events),
+        secret,
+        active: true,
+        createdAt: at,
+        updatedAt: at,
+      })
+      .returning();
+    const webhook = toWebhook(row);
+    await appendAudit(tx, at, actor, { businessId, action: 'webhook.create', entityType: 'webhook_endpoint', entityId: webhook.id, after: webhook });
+    return { ...webhook, secret };
+  });
 }
 
 /** PATCH: `url`, `events`, `active` (true re-arms: clears disabledAt and the failure count). */
-export async function patchWebhook(tx: Tx, at: Date, actor: Actor & { accountId: string }, id: string, body: WebhookPatchBody): Promise<WebhookView> {
-  const { secret: _secret, ...before } = await getWebhook(tx, actor.accountId, id, true);
-  const url = body.url ?? before.url;
-  const events = body.events === undefined ? before.events : uniqueEvents(body.events);
-  const now = at.toISOString();
-  let active = before.active;
-  let disabledAt = before.disabledAt;
-  let failures = before.consecutiveFailures;
-  if (body.active === true && !before.active) {
-    active = true;
-    disabledAt = null;
-    failures = 0;
-  } else if (body.active === false && before.active) {
-    active = false;
-    disabledAt = now;
-  }
-  const [row] = await tx
-    .update(webhookEndpoints)
-    .set({
-      url,
-      events,
-      active,
-      disabledAt: disabledAt === null ? null : new Date(disabledAt),
-      consecutiveFailures: failures,
-      updatedAt: at,
-    })
-    .where(eq(webhookEndpoints.id, id))
-    .returning();
-  const after = toWebhook(row);
-  await appendAudit(tx, at, actor, { businessId: before.businessId, action: 'webhook.update', entityType: 'webhook_endpoint', entityId: id, before, after });
-  return after;
+export async function patchWebhook(
+  database: Database,
+  at: Date,
+  actor: Actor & { accountId: string },
+  id: string,
+  body: WebhookPatchBody,
+  checkUrl: UrlCheck,
+): Promise<WebhookView> {
+  if (body.url !== undefined) await refuseBadUrl(checkUrl, body.url);
+  return database.db.transaction(async (tx) => {
+    const { secret: _secret, ...before } = await getWebhook(tx, actor.accountId, id, true);
+    const url = body.url ?? before.url;
+    const events = body.events === undefined ? before.events : uniqueEvents(body.events);
+    const now = at.toISOString();
+    let active = before.active;
+    let disabledAt = before.disabledAt;
+    let failures = before.consecutiveFailures;
+    if (body.active === true && !before.active) {
+      active = true;
+      disabledAt = null;
+      failures = 0;
+    } else if (body.active === false && before.active) {
+      active = false;
+      disabledAt = now;
+    }
+    const [row] = await tx
+      .update(webhookEndpoints)
+      .set({
+        url,
+        events,
+        active,
+        disabledAt: disabledAt === null ? null : new Date(disabledAt),
+        consecutiveFailures: failures,
+        updatedAt: at,
+      })
+      .where(eq(webhookEndpoints.id, id))
+      .returning();
+    const after = toWebhook(row);
+    await appendAudit(tx, at, actor, { businessId: before.businessId, action: 'webhook.update', entityType: 'webhook_endpoint', entityId: id, before, after });
+    return after;
+  });
 }
 
 /** Deletes the endpoint and its delivery log; nothing more is sent to it. */

@@ -5,7 +5,6 @@ import { AUTH_ERRORS, errors, IdParams, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
 import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { NextCursor } from '../platform/http/cursor.ts';
-import { validation } from '../platform/errors.ts';
 import {
   DeliveriesQuery,
   Delivery,
@@ -25,10 +24,8 @@ import { closeWebhookSender, webhookSender } from './runtime.ts';
 const tags = ['webhooks'];
 
 /** SSRF rules and DNS, checked outside any transaction (a lookup is slow I/O). */
-async function checkUrl(s: Services, url: string): Promise<void> {
-  const problem = await webhookSender(s).checkUrl(url);
-  if (problem) throw validation('body.url', problem);
-}
+/** The sender's check of an endpoint URL (the service calls it before writing; a problem is a 400 on body.url). */
+const urlCheck = (s: Services) => (url: string) => webhookSender(s).checkUrl(url);
 
 const config = { scope: 'businesses' as const };
 
@@ -59,8 +56,7 @@ function registerEndpointListRoutes(api: FastifyInstance, s: Services): void {
     async (req, reply) => {
       const ctx = ctxOf(req);
       const body = req.body as WebhookCreateBody;
-      await checkUrl(s, body.url);
-      const webhook = await ctx.database.db.transaction((tx) => createWebhook(tx, s.clock.now(), { ...ctx.actor, accountId: ctx.key.accountId }, body));
+      const webhook = await createWebhook(ctx.database, s.clock.now(), { ...ctx.actor, accountId: ctx.key.accountId }, body, urlCheck(s));
       return reply.status(201).send({ ok: true, webhook });
     },
   );
@@ -130,10 +126,8 @@ function registerEndpointUpdateRoute(api: FastifyInstance, s: Services): void {
     async (req) => {
       const ctx = ctxOf(req);
       const body = req.body as WebhookPatchBody;
-      if (body.url !== undefined) await checkUrl(s, body.url);
-      const webhook = await ctx.database.db.transaction((tx) =>
-        patchWebhook(tx, s.clock.now(), { ...ctx.actor, accountId: ctx.key.accountId }, (req.params as { id: string }).id, body),
-      );
+      const { id } = req.params as { id: string };
+      const webhook = await patchWebhook(ctx.database, s.clock.now(), { ...ctx.actor, accountId: ctx.key.accountId }, id, body, urlCheck(s));
       return { ok: true as const, webhook };
     },
   );

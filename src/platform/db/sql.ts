@@ -20,6 +20,18 @@ export function iso(v: unknown): string {
   return new Date(normalized).toISOString();
 }
 
+/** `date` columns arrive as Date (pg parses them) or as text (a cast in a raw query): answer `YYYY-MM-DD`. */
+export function isoDay(v: unknown): string {
+  if (v instanceof Date) {
+    // pg parses a date as local midnight; read it back in local time.
+    const y = v.getFullYear();
+    const m = String(v.getMonth() + 1).padStart(2, '0');
+    const d = String(v.getDate()).padStart(2, '0');
+    return `${y}-${m}-${d}`;
+  }
+  return String(v).slice(0, 10);
+}
+
 export function isoOrNull(v: unknown): string | null {
   return v === null || v === undefined ? null : iso(v);
 }

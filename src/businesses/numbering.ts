@@ -1,0 +1,42 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { Executor } from '../platform/db/engine.ts';
+import { queryOne } from '../platform/db/sql.ts';
+import { conflict } from '../platform/errors.ts';
+
+/**
+ * A business's numbering series (document_counters, one row per series): where each starts, set by
+ * the business (at creation or before the series' first issue), and how far it has gone, moved by
+ * issuing documents (documents/numbering.ts) through nextNumberInSeries.
+ */
+
+/** Sets where series start (`numbering`: series → first number); refused for a series already issued from. */
+export async function setNumbering(tx: Executor, businessId: string, numbering: Record<string, number | undefined> | undefined): Promise<void> {
+  if (!numbering) return;
+  for (const [docType, start] of Object.entries(numbering)) {
+    if (start === undefined) continue;
+    const row = await queryOne<{ last_number: number | null }>(
+      tx,
+      sql`SELECT last_number FROM document_counters WHERE business_id = ${businessId} AND doc_type = ${Number(docType)} FOR UPDATE`,
+    );
+    if (row && row.last_number !== null) {
+      throw conflict(`numbering.${docType}: documents of type ${docType} were already issued; the series cannot be restarted`);
+    }
+    await tx.execute(
+      sql`INSERT INTO document_counters(business_id, doc_type, start_number) VALUES (${businessId}, ${Number(docType)}, ${start})
+          ON CONFLICT (business_id, doc_type) DO UPDATE SET start_number = EXCLUDED.start_number`,
+    );
+  }
+}
+
+/**
+ * The upsert that takes the next number of a series, `RETURNING last_number`, for the issue's
+ * statement. The counter row is locked by it until the transaction ends, so concurrent issuers of one
+ * series queue on it; a rollback (or a killed process) gives the number back. Never a sequence:
+ * sequences are not transactional and would leave gaps.
+ */
+export function nextNumberInSeries(businessId: string, series: number): SQL {
+  return sql`INSERT INTO document_counters(business_id, doc_type, start_number, last_number) VALUES (${businessId}, ${series}, 1, 1)
+      ON CONFLICT (business_id, doc_type)
+      DO UPDATE SET last_number = coalesce(document_counters.last_number, document_counters.start_number - 1) + 1
+      RETURNING last_number`;
+}

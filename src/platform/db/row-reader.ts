@@ -1,0 +1,50 @@
+/**
+ * Reads a raw row (snake_case columns from a hand-written SQL statement) into the typed row of a
+ * drizzle table definition: the table's definition is the one list of its columns, so no module keeps
+ * a second one by hand (issue 19). Instants are answered as ISO 8601 text, days as `YYYY-MM-DD`.
+ */
+import { getTableColumns, SQL, type Table } from 'drizzle-orm';
+import { iso, isoDay } from './sql.ts';
+
+/** A table's row as the service hands it on: instants as ISO 8601 text. */
+export type Readable<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K] };
+
+type Reader = (v: unknown) => unknown;
+const asJson: Reader = (v) => (typeof v === 'string' ? (JSON.parse(v) as unknown) : v);
+const asNumber: Reader = (v) => Number(v);
+const asIs: Reader = (v) => v;
+const BY_COLUMN_TYPE: Record<string, Reader> = {
+  PgTimestamp: iso,
+  PgDateString: isoDay,
+  PgBigInt53: asNumber,
+  PgInteger: asNumber,
+  PgSmallInt: asNumber,
+  PgSerial: asNumber,
+  PgBigSerial53: asNumber,
+  PgJsonb: asJson,
+  PgJson: asJson,
+  PgText: asIs,
+  PgBoolean: asIs,
+  PgCustomColumn: asIs,
+};
+
+/**
+ * The reader of one table's raw rows. A column missing from the raw row (a statement that selected
+ * less) takes the definition's default when it has a literal one, else null.
+ */
+export function rowReader<T extends Table>(table: T): (raw: Record<string, unknown>) => Readable<T['$inferSelect']> {
+  const columns = Object.entries(getTableColumns(table)).map(([key, column]) => {
+    const read = BY_COLUMN_TYPE[column.columnType];
+    if (!read) throw new Error(`rowReader: no reader for ${column.columnType} (${column.name})`);
+    const literal = column.hasDefault && column.default !== undefined && !(column.default instanceof SQL);
+    return { key, name: column.name, read, fallback: literal ? (column.default as unknown) : null };
+  });
+  return (raw) => {
+    const row: Record<string, unknown> = {};
+    for (const c of columns) {
+      const v = raw[c.name];
+      row[c.key] = v === undefined ? structuredClone(c.fallback) : v === null ? null : c.read(v);
+    }
+    return row as Readable<T['$inferSelect']>;
+  };
+}
