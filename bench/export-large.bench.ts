@@ -178,7 +178,7 @@ async function main(): Promise<void> {
     }
     if (process.env.BENCH_EXPORT_KEEP === '1') {
       keep = true;
-      console.log(`kept: BENCH_EXPORT_URL=${url} BENCH_EXPORT_BUSINESS=${bid} BENCH_EXPORT_ACCOUNT=${accountId} (drop the pinkas_bench_* databases when done)`);
+      console.log(`kept: BENCH_EXPORT_URL=${url} BENCH_EXPORT_BUSINESS=${bid} BENCH_EXPORT_ACCOUNT=${accountId} (drop its scratch databases when done)`);
     }
   } finally {
     if (!keep) await server.close();

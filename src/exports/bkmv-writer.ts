@@ -45,11 +45,19 @@ export function zipTime(production: { date: string; time: string }): Date {
   return new Date(y, m - 1, d, hh, mm);
 }
 
+/**
+ * zlib level of BKMVDATA.TXT. Fixed-width records full of spaces compress well at any level: on 10,200
+ * documents of the seeded books (23.6 MB) level 3 takes 67 ms of CPU for 2.07 MB, the default 6 takes
+ * 170 ms for 1.83 MB (level 1: 53 ms, 2.34 MB); inflating costs the same. A million documents deflate
+ * 2.3 GB, so the default would cost ~10 s more CPU for a zip 13% smaller.
+ */
+export const BKMV_DEFLATE_LEVEL = 3;
+
 /** The zip, written to `zipPath` while BKMVDATA.TXT is produced (yazl deflates it on zlib's thread pool). */
 export function openZip(dir: string, mtime: Date, zipPath: string): ZipOut {
   const zip = new yazl.ZipFile();
   const bkmv = new PassThrough({ highWaterMark: 1 << 20 });
-  zip.addReadStream(bkmv, `${dir}/BKMVDATA.TXT`, { compress: true, mtime });
+  zip.addReadStream(bkmv, `${dir}/BKMVDATA.TXT`, { compressionLevel: BKMV_DEFLATE_LEVEL, mtime });
   const file = createWriteStream(zipPath);
   const done = pipeline(zip.outputStream, file);
   // Observed by write() and finish(); never an unhandled rejection meanwhile.
