@@ -6,7 +6,7 @@
  * thread pool beside the main thread and goes straight to disk. Neither BKMVDATA.TXT nor the zip is
  * ever whole in memory or a temporary text file.
  */
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
@@ -25,6 +25,8 @@ export interface ZipOut {
   bkmv: PassThrough;
   /** Settles when the zip is on disk (rejects when it cannot be written). */
   done: Promise<void>;
+  /** The zip's file as it is written (its bytesWritten: how much of the zip is on disk). */
+  file: WriteStream;
   /** Adds INI.TXT (it needs the final counts) after BKMVDATA.TXT and closes the zip. */
   finish(ini: Buffer): Promise<void>;
   abort(): void;
@@ -65,6 +67,7 @@ export function openZip(dir: string, mtime: Date, zipPath: string): ZipOut {
   return {
     bkmv,
     done,
+    file,
     async finish(ini) {
       bkmv.end();
       zip.addBuffer(ini, `${dir}/INI.TXT`, { compress: true, mtime });
