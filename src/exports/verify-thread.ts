@@ -20,6 +20,9 @@ type Books = { before: TrialBalanceRow[]; at: TrialBalanceRow[] } | null;
 export type ToVerifier = { size: number } | { final: number; books: Books };
 type FromVerifier = { back: ReadBack } | { error: string };
 
+/** The verifier thread's young generation, in MB (V8's default on 64-bit is 32–48 MB per thread). */
+const VERIFIER_YOUNG_MB = Number(process.env.VERIFIER_YOUNG_MB ?? 8);
+
 /** How often the thread is told the file's size while it is written. */
 const TELL_EVERY_MS = 20;
 
@@ -37,7 +40,13 @@ export function startVerifier(data: Omit<VerifierData, 'kind'>, file: WriteStrea
   const entry = new URL('./verify-worker.ts', import.meta.url).href;
   const tsx = import.meta.resolve('tsx/esm/api');
   const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(entry)}); })`;
-  const worker = new Worker(boot, { eval: true, workerData: { kind: 'openfrmt-verify', ...data } satisfies VerifierData });
+  const worker = new Worker(boot, {
+    eval: true,
+    workerData: { kind: 'openfrmt-verify', ...data } satisfies VerifierData,
+    // The reader allocates short-lived strings at a high rate: a small young generation keeps its garbage
+    // from costing the process tens of megabytes (the old generation holds only the reader's maps).
+    resourceLimits: { maxYoungGenerationSizeMb: VERIFIER_YOUNG_MB },
+  });
   const answer = new Promise<ReadBack>((resolve, reject) => {
     worker.once('message', (m: FromVerifier) => {
       if ('error' in m) reject(new Error(`verification: ${m.error}`));

@@ -90,14 +90,21 @@ export class RecordOut {
       const m = text.length < n ? text.length : n;
       for (let i = 0; i < m; i++) b[p++] = byteOf(text.charCodeAt(i));
     }
-    if (p < end) b.fill(SPACE, p, end);
+    while (p < end) b[p++] = SPACE;
+    this.pos = end;
+  }
+
+  /** `n` times the byte `b` (a loop: fields are short, a native fill costs more to call than to run). */
+  private repeat(b: number, n: number): void {
+    const buf = this.buf;
+    const end = this.pos + n;
+    for (let p = this.pos; p < end; p++) buf[p] = b;
     this.pos = end;
   }
 
   /** Blanks: `n` spaces (reserved and empty alpha fields). */
   spaces(n: number): void {
-    this.buf.fill(SPACE, this.pos, this.pos + n);
-    this.pos += n;
+    this.repeat(SPACE, n);
   }
 
   /** Right-aligned digits of a non-negative safe integer, zero-filled to `n` (the caller checked it fits). */
@@ -116,8 +123,7 @@ export class RecordOut {
   /** `9(n)` as fields.ts num. */
   num(value: string | number | null | undefined, n: number, field = 'numeric'): void {
     if (value === null || value === undefined || value === '') {
-      this.buf.fill(ZERO, this.pos, this.pos + n);
-      this.pos += n;
+      this.repeat(ZERO, n);
       return;
     }
     if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) {
@@ -129,8 +135,7 @@ export class RecordOut {
     if (!isDigitString(digits)) throw new FieldError(`${field}: "${digits}" is not a non-negative integer`);
     if (digits.length > n) throw new FieldError(`${field}: "${digits}" does not fit in ${n} digits`);
     const pad = n - digits.length;
-    this.buf.fill(ZERO, this.pos, this.pos + pad);
-    this.pos += pad;
+    this.repeat(ZERO, pad);
     this.lit(digits);
   }
 
@@ -164,8 +169,7 @@ export class RecordOut {
   /** `YYYYMMDD` from `YYYY-MM-DD`; empty → zeros. */
   date8(isoDate: string | null | undefined, field = 'date'): void {
     if (!isoDate) {
-      this.buf.fill(ZERO, this.pos, this.pos + 8);
-      this.pos += 8;
+      this.repeat(ZERO, 8);
       return;
     }
     if (!isIsoDate(isoDate)) throw new FieldError(`${field}: "${isoDate}" is not YYYY-MM-DD`);
