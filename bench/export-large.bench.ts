@@ -10,6 +10,7 @@
  *
  *   npm run bench -- export-large
  *   BENCH_EXPORT_SIZE=200000 npm run bench -- export-large
+ *   BENCH_DB_PREFIX=hexp_ …  names the scratch databases hexp_<pid>_… (default pinkas_bench_)
  *   BENCH_EXPORT_KEEP=1 …   keeps the scratch databases and prints how to export them again:
  *   BENCH_EXPORT_URL=postgres://…/db BENCH_EXPORT_BUSINESS=biz_… BENCH_EXPORT_ACCOUNT=acc_… npx tsx bench/export-large.bench.ts
  *   (then drop them: DROP DATABASE …).

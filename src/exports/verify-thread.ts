@@ -43,8 +43,8 @@ export function startVerifier(data: Omit<VerifierData, 'kind'>, file: WriteStrea
   const worker = new Worker(boot, {
     eval: true,
     workerData: { kind: 'openfrmt-verify', ...data } satisfies VerifierData,
-    // The reader allocates short-lived strings at a high rate: a small young generation keeps its garbage
-    // from costing the process tens of megabytes (the old generation holds only the reader's maps).
+    // The reader allocates short-lived strings at a high rate; its young generation is kept small. Measured at
+    // 100k documents: peak RSS 397 MB with 8 MB, 407 MB with V8's default (within the noise of a shared machine).
     resourceLimits: { maxYoungGenerationSizeMb: VERIFIER_YOUNG_MB },
   });
   const answer = new Promise<ReadBack>((resolve, reject) => {
