@@ -66,6 +66,9 @@ async function withAdmin<T>(adminUrl: string, fn: (client: pg.Client) => Promise
 
 let setCounter = 0;
 
+/** Names of the scratch databases: `BENCH_DB_PREFIX` (lower-case letters, digits, `_`) lets concurrent sessions keep theirs apart. */
+const DB_PREFIX = /^[a-z_][a-z0-9_]{0,30}$/.test(process.env.BENCH_DB_PREFIX ?? '') ? process.env.BENCH_DB_PREFIX! : 'pinkas_bench_';
+
 interface MigratedSet {
   live: Database;
   sandbox: Database;
@@ -77,8 +80,8 @@ interface MigratedSet {
 async function createMigratedSet(adminUrl: string, kind: Database['kind'], poolSize: PoolSize | undefined): Promise<MigratedSet> {
   const set = ++setCounter;
   const names: Record<Mode, string> = {
-    live: `pinkas_bench_${process.pid}_${set}_live`,
-    sandbox: `pinkas_bench_${process.pid}_${set}_sandbox`,
+    live: `${DB_PREFIX}${process.pid}_${set}_live`,
+    sandbox: `${DB_PREFIX}${process.pid}_${set}_sandbox`,
   };
   const created: string[] = [];
   const opened: Database[] = [];

@@ -6,7 +6,7 @@
  * thread pool beside the main thread and goes straight to disk. Neither BKMVDATA.TXT nor the zip is
  * ever whole in memory or a temporary text file.
  */
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
@@ -25,6 +25,8 @@ export interface ZipOut {
   bkmv: PassThrough;
   /** Settles when the zip is on disk (rejects when it cannot be written). */
   done: Promise<void>;
+  /** The zip's file as it is written (its bytesWritten: how much of the zip is on disk). */
+  file: WriteStream;
   /** Adds INI.TXT (it needs the final counts) after BKMVDATA.TXT and closes the zip. */
   finish(ini: Buffer): Promise<void>;
   abort(): void;
@@ -45,11 +47,19 @@ export function zipTime(production: { date: string; time: string }): Date {
   return new Date(y, m - 1, d, hh, mm);
 }
 
+/**
+ * zlib level of BKMVDATA.TXT. Fixed-width records full of spaces compress well at any level: on 10,200
+ * documents of the seeded books (23.6 MB) level 3 takes 67 ms of CPU for 2.07 MB, the default 6 takes
+ * 170 ms for 1.83 MB (level 1: 53 ms, 2.34 MB); inflating costs the same. A million documents deflate
+ * 2.3 GB, so the default would cost ~10 s more CPU for a zip 13% smaller.
+ */
+export const BKMV_DEFLATE_LEVEL = 3;
+
 /** The zip, written to `zipPath` while BKMVDATA.TXT is produced (yazl deflates it on zlib's thread pool). */
 export function openZip(dir: string, mtime: Date, zipPath: string): ZipOut {
   const zip = new yazl.ZipFile();
   const bkmv = new PassThrough({ highWaterMark: 1 << 20 });
-  zip.addReadStream(bkmv, `${dir}/BKMVDATA.TXT`, { compress: true, mtime });
+  zip.addReadStream(bkmv, `${dir}/BKMVDATA.TXT`, { compressionLevel: BKMV_DEFLATE_LEVEL, mtime });
   const file = createWriteStream(zipPath);
   const done = pipeline(zip.outputStream, file);
   // Observed by write() and finish(); never an unhandled rejection meanwhile.
@@ -57,6 +67,7 @@ export function openZip(dir: string, mtime: Date, zipPath: string): ZipOut {
   return {
     bkmv,
     done,
+    file,
     async finish(ini) {
       bkmv.end();
       zip.addBuffer(ini, `${dir}/INI.TXT`, { compress: true, mtime });

@@ -98,10 +98,6 @@ interface LineRow {
   foreign_amount: string | null;
 }
 
-/**
- * B100 of the range's entries, `chunk` entries per read: keyset on the entry number (the unique index
- * (business_id, entry_no) gives them in order), their lines by the lines' primary key.
- */
 /** B100/1375: the Israel date the entry was written (asked once per UTC hour: entries come in time order). */
 const entryDates = new Map<number, string>();
 function entryDateOf(createdAt: string | Date): string {
@@ -117,6 +113,13 @@ function entryDateOf(createdAt: string | Date): string {
   return day;
 }
 
+/**
+ * B100 of the range's entries, `chunk` entries per read: keyset on the entry number (the unique index
+ * (business_id, entry_no) gives them in order), their lines by the lines' primary key, one index probe per
+ * entry. The lateral subquery (OFFSET 0 keeps the planner from flattening it into a join) is what makes it
+ * so: as a plain join the planner hashed the whole of journal_lines for every chunk (168 ms a chunk at
+ * 100,000 documents, 24 ms this way), a cost that grows with the books, per chunk.
+ */
 export async function* exportJournal(
   ex: Executor,
   businessId: string,
@@ -135,7 +138,8 @@ export async function* exportJournal(
              ORDER BY entry_no LIMIT ${chunk})
           SELECT e.entry_no, l.line_no, e.entry_date::text AS day, e.created_at, e.description, e.reference, e.reference_doc_type,
                  l.account_code, l.side, l.amount, l.currency, l.foreign_amount
-            FROM e JOIN journal_lines l ON l.entry_id = e.id
+            FROM e CROSS JOIN LATERAL (SELECT line_no, account_code, side, amount, currency, foreign_amount FROM journal_lines
+                                 WHERE entry_id = e.id ORDER BY line_no OFFSET 0) l
            ORDER BY e.entry_no, l.line_no`,
     );
     if (rows.length === 0) return;

@@ -6,6 +6,7 @@
  * the zip is ever held whole in memory.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Database } from '../platform/db/engine.ts';
@@ -17,8 +18,8 @@ import { AppError, conflict, unconfigured } from '../platform/errors.ts';
 import { textProblemOf, BkmvAssembler, iniFile, newPrimaryId, productionDirectory } from '../openfrmt/index.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { BusinessRecord } from '../businesses/index.ts';
-import { SourceDigest, verifyZip, type Verification } from './verify.ts';
-import { LedgerCheck } from './ledger-check.ts';
+import { judge, SourceDigest, type Verification } from './verify.ts';
+import { startVerifier, type VerifierThread } from './verify-thread.ts';
 import { databaseTotals } from './database-totals.ts';
 import { runReport } from './report.ts';
 import { trialBalance } from '../ledger/index.ts';
@@ -126,15 +127,21 @@ function iniOf(c: RunContext, totalRecords: number, asm: BkmvAssembler): Buffer 
   );
 }
 
-/** Reads the zip back from disk and compares it with the source and the database (verify.ts). */
-async function verifyRun(c: RunContext, zipPath: string, source: SourceDigest): Promise<Verification> {
+/**
+ * The verification: the verifier's thread has been reading the zip from its file while it was written
+ * (verify-thread.ts); once the zip is complete, its ReadBack is compared with the source and the database
+ * (verify.ts), the ledger with the books' trial balances.
+ */
+async function verifyRun(c: RunContext, verifier: VerifierThread, zipSize: number, source: SourceDigest): Promise<Verification> {
   const { db, business, range, cutOff } = c;
   const totals = await databaseTotals(db, business.id, range.from, range.to, cutOff);
-  const books = async () => ({
-    before: (await trialBalance(db, business.id, dayBefore(range.from), cutOff)).accounts,
-    at: (await trialBalance(db, business.id, range.to, cutOff)).accounts,
-  });
-  return verifyZip(zipPath, c.production.dir, source, totals, c.doubleEntry ? { check: new LedgerCheck(), books } : null);
+  const books = c.doubleEntry
+    ? {
+        before: (await trialBalance(db, business.id, dayBefore(range.from), cutOff)).accounts,
+        at: (await trialBalance(db, business.id, range.to, cutOff)).accounts,
+      }
+    : null;
+  return judge(await verifier.result(zipSize, books), source.figures(), totals);
 }
 
 /** The zip, the finished run, its audit row and (completed) its event, in one transaction. */
@@ -216,9 +223,10 @@ async function recordFailure(c: RunContext, err: unknown): Promise<void> {
     .catch((e) => s.logger.error({ err: e, exportRunId: run.id }, 'the failed export run could not be recorded'));
 }
 
-/** What a failed run must stop: the zip being written. */
+/** What a failed run must stop: the zip being written, the thread reading it. */
 interface Running {
   out?: ZipOut;
+  verifier?: VerifierThread;
 }
 
 /** Writes the zip, verifies it and stores it with the run: the steps once the run is started. */
@@ -227,6 +235,9 @@ async function produce(c: RunContext, work: string, opts: ExportOptions, running
   const zipPath = path.join(work, 'export.zip');
   // A failed write (disk full) must fail the run, not crash the process or hang on 'drain'.
   const out = (running.out = openZip(c.production.dir, zipTime(c.production), zipPath));
+  // The verifier's thread opens the file: once it exists.
+  await Promise.race([once(out.file, 'ready'), out.done]);
+  const verifier = (running.verifier = startVerifier({ zipPath, expectedDir: c.production.dir, doubleEntry: c.doubleEntry }, out.file));
   const asm = new BkmvAssembler(c.vatId, c.run.primaryId);
   const source = new SourceDigest();
   const totalRecords = await writeBkmv(out, asm, source, {
@@ -242,7 +253,7 @@ async function produce(c: RunContext, work: string, opts: ExportOptions, running
   opts.onPhase?.('zip');
   await out.finish(ini);
   opts.onPhase?.('verify');
-  const verification = await verifyRun(c, zipPath, source);
+  const verification = await verifyRun(c, verifier, out.file.bytesWritten, source);
   opts.onPhase?.('store');
   return storeRun(c, zipPath, verification, { asm, totalRecords }, opts.fileChunkSize);
 }
@@ -288,6 +299,7 @@ export async function runOpenfrmtExport(
     return await produce(c, work, opts, running);
   } catch (err) {
     running.out?.abort();
+    running.verifier?.stop();
     await recordFailure(c, err);
     throw err;
   } finally {

@@ -113,35 +113,63 @@ export interface Verification {
 
 const ZERO = { count: 0, exVat: 0, vat: 0, incVat: 0, withholding: 0, lines: 0, payments: 0, paymentsTotal: 0 };
 
-/** What the zip held: its entry names, INI.TXT's bytes, and whether BKMVDATA.TXT was there (read into `reader`). */
+/** What the zip held: its entry names, INI.TXT's bytes, whether BKMVDATA.TXT was there, problems of the zip itself. */
 interface Unzipped {
   entries: string[];
   ini: Buffer;
   sawBkmv: boolean;
+  /** CRC-32 or sizes that differ from the zip's records, a central directory that differs from the entries read. */
+  zipProblems?: string[];
 }
 
 /**
- * Reads the zip on disk entry by entry (sizes from its central directory, src/exports/zip-entries.ts), a chunk
- * at a time: neither the zip nor its BKMVDATA.TXT is ever whole in memory; BKMVDATA.TXT line by line into `reader`.
+ * The reading side of a verification, fed each entry's bytes as they are unzipped (from the finished file
+ * through its central directory, or from the file while it is written, zip-stream.ts): INI.TXT kept, BKMVDATA.TXT
+ * line by line through the independent reader, B100/B110 into a LedgerCheck when asked.
  */
-async function unzipInto(zipPath: string, expectedDir: string, reader: BkmvReader): Promise<Unzipped> {
-  const splitter = new CrlfSplitter();
-  const entries: string[] = [];
-  const iniChunks: Buffer[] = [];
-  let sawBkmv = false;
-  await readZipEntries(zipPath, async (name, data) => {
-    entries.push(name);
-    const isBkmv = name === `${expectedDir}/BKMVDATA.TXT`;
-    const isIni = name === `${expectedDir}/INI.TXT`;
-    if (isBkmv) sawBkmv = true;
-    for await (const chunk of data as AsyncIterable<Buffer>) {
-      if (isBkmv) for (const line of splitter.push(chunk)) reader.pushLine(line);
-      else if (isIni) iniChunks.push(chunk);
+export class ZipReadBack {
+  private splitter = new CrlfSplitter();
+  private entries: string[] = [];
+  private iniChunks: Buffer[] = [];
+  private sawBkmv = false;
+  private digest = fileDigest();
+  private reader: BkmvReader;
+
+  constructor(
+    private readonly expectedDir: string,
+    private readonly ledger: LedgerCheck | null,
+  ) {
+    this.reader = new BkmvReader((code, f) => {
+      this.digest.onRecord(code, f);
+      ledger?.onRecord(code, f);
+    });
+  }
+
+  /** An entry begins: answers where its bytes go. */
+  entry(name: string): (chunk: Buffer) => void {
+    this.entries.push(name);
+    if (name === `${this.expectedDir}/BKMVDATA.TXT`) {
+      this.sawBkmv = true;
+      return (chunk) => {
+        for (const line of this.splitter.push(chunk)) this.reader.pushLine(line);
+      };
     }
-  });
-  const rest = splitter.end();
-  if (rest.length) reader.pushLine(rest);
-  return { entries, ini: Buffer.concat(iniChunks), sawBkmv };
+    if (name === `${this.expectedDir}/INI.TXT`) return (chunk) => this.iniChunks.push(Buffer.from(chunk));
+    return () => {};
+  }
+
+  /** Every entry read: what was found, the ledger judged against the books (double entry). */
+  finish(zipProblems: string[], books: { before: TrialBalanceRow[]; at: TrialBalanceRow[] } | null): ReadBack {
+    const rest = this.splitter.end();
+    if (rest.length) this.reader.pushLine(rest);
+    return {
+      expectedDir: this.expectedDir,
+      unzipped: { entries: this.entries, ini: Buffer.concat(this.iniChunks), sawBkmv: this.sawBkmv, zipProblems },
+      summary: this.reader.finish(),
+      read: this.digest.result(),
+      ledger: this.ledger && books ? this.ledger.result(books) : null,
+    };
+  }
 }
 
 /** What the exporter wrote, as verification compares it: the documents' digest and count, the M100 items. */
@@ -151,9 +179,9 @@ export interface SourceFigures {
   items: number;
 }
 
-/** Problems of the zip itself: a missing entry, M100 records the exporter did not write. */
+/** Problems of the zip itself: a missing entry, a damaged one, M100 records the exporter did not write. */
 function zipProblemsOf(z: Unzipped, expectedDir: string, summary: BkmvSummary, source: SourceFigures): Issue[] {
-  const problems: Issue[] = [];
+  const problems: Issue[] = (z.zipProblems ?? []).map((problem) => ({ file: problem.includes('INI.TXT') ? 'INI.TXT' : 'BKMVDATA.TXT', line: 0, problem }));
   if (!z.sawBkmv) problems.push({ file: 'BKMVDATA.TXT', line: 0, problem: `${expectedDir}/BKMVDATA.TXT is missing from the zip` });
   if (!z.entries.includes(`${expectedDir}/INI.TXT`)) problems.push({ file: 'INI.TXT', line: 0, problem: `${expectedDir}/INI.TXT is missing from the zip` });
   const m100 = summary.recordCounts.M100 ?? 0;
@@ -186,40 +214,39 @@ function compareByDocType(summary: BkmvSummary, database: Map<number, DocTypeChe
     });
 }
 
-/** The zip as read back, before it is compared with anything. */
+/** The zip as read back, before it is compared with anything (plain data: it may come from the verifier's thread). */
 export interface ReadBack {
   expectedDir: string;
   unzipped: Unzipped;
   summary: BkmvSummary;
   read: { count: number; digest: string };
-  ledger: LedgerCheck | null;
+  /** B100/B110 as read, against the books (null: single entry). */
+  ledger: LedgerVerification | null;
 }
 
-/** Reads the zip's bytes (INI.TXT, BKMVDATA.TXT through the independent reader; B100/B110 into a LedgerCheck when asked). */
-export async function readZipBack(zipPath: string, expectedDir: string, ledger: LedgerCheck | null): Promise<ReadBack> {
-  const digest = fileDigest();
-  const reader = new BkmvReader((code, f) => {
-    digest.onRecord(code, f);
-    ledger?.onRecord(code, f);
+/** Reads the finished zip's bytes by its central directory (INI.TXT, BKMVDATA.TXT through the independent reader). */
+export async function readZipBack(
+  zipPath: string,
+  expectedDir: string,
+  ledger: LedgerCheck | null,
+  books: () => Promise<{ before: TrialBalanceRow[]; at: TrialBalanceRow[] } | null>,
+): Promise<ReadBack> {
+  const back = new ZipReadBack(expectedDir, ledger);
+  await readZipEntries(zipPath, async (name, data) => {
+    const onData = back.entry(name);
+    for await (const chunk of data as AsyncIterable<Buffer>) onData(chunk);
   });
-  const unzipped = await unzipInto(zipPath, expectedDir, reader);
-  return { expectedDir, unzipped, summary: reader.finish(), read: digest.result(), ledger };
+  return back.finish([], await books());
 }
 
 /** Compares what was read back with the source, the database and (double entry) the books' trial balances. */
-export function judge(
-  back: ReadBack,
-  source: SourceFigures,
-  database: Map<number, DocTypeCheck['database']>,
-  books: { before: TrialBalanceRow[]; at: TrialBalanceRow[] } | null,
-): Verification {
-  const { summary, read, unzipped } = back;
+export function judge(back: ReadBack, source: SourceFigures, database: Map<number, DocTypeCheck['database']>): Verification {
+  const { summary, read, unzipped, ledger: ledgerResult } = back;
   const ini = readIni(unzipped.ini, summary);
   const zipProblems = zipProblemsOf(unzipped, back.expectedDir, summary, source);
   const byDocType = compareByDocType(summary, database);
   const documentsMatchSource = read.count === source.count && read.digest === source.digest;
   const issueCount = summary.issueCount + ini.issues.length + zipProblems.length;
-  const ledgerResult = back.ledger && books ? back.ledger.result(books) : null;
   return {
     ok: issueCount === 0 && documentsMatchSource && byDocType.every((c) => c.match) && (ledgerResult === null || ledgerOk(ledgerResult)),
     ledger: ledgerResult,
@@ -245,6 +272,6 @@ export async function verifyZip(
   /** A double-entry business: B100/B110 checked as read, against the books' trial balances. */
   ledger: { check: LedgerCheck; books: () => Promise<{ before: TrialBalanceRow[]; at: TrialBalanceRow[] }> } | null = null,
 ): Promise<Verification> {
-  const back = await readZipBack(zipPath, expectedDir, ledger?.check ?? null);
-  return judge(back, source.figures(), database, ledger ? await ledger.books() : null);
+  const back = await readZipBack(zipPath, expectedDir, ledger?.check ?? null, async () => (ledger ? ledger.books() : null));
+  return judge(back, source.figures(), database);
 }

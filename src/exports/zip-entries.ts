@@ -43,3 +43,29 @@ export async function readZipEntries(path: string, read: EntryReader): Promise<v
     zip.readEntry();
   });
 }
+
+/** An entry as the central directory lists it. */
+export interface CentralEntry {
+  name: string;
+  compressedSize: number;
+  uncompressedSize: number;
+  crc32: number;
+}
+
+/** The central directory of the finished zip at `path` (its entries' data is not read). */
+export async function centralDirectory(path: string): Promise<CentralEntry[]> {
+  const zip = await openZip(path);
+  return new Promise<CentralEntry[]>((resolve, reject) => {
+    const out: CentralEntry[] = [];
+    zip.on('error', (err) => {
+      zip.close();
+      reject(err instanceof Error ? err : new Error(String(err)));
+    });
+    zip.on('end', () => resolve(out));
+    zip.on('entry', (e: yauzl.Entry) => {
+      out.push({ name: e.fileName, compressedSize: e.compressedSize, uncompressedSize: e.uncompressedSize, crc32: e.crc32 >>> 0 });
+      zip.readEntry();
+    });
+    zip.readEntry();
+  });
+}

@@ -5,22 +5,25 @@
  */
 import { randomInt } from 'node:crypto';
 import { encodeIso88598 } from './charset.ts';
-import { b100, b110, type B100Input, type B110Input } from './ledger-records.ts';
+import { b110, writeB100, type B100Input, type B110Input } from './ledger-records.ts';
+import { RecordOut } from './out.ts';
 import {
   a000,
   a100,
-  c100,
-  d110,
-  d120,
   m100,
+  writeC100,
+  writeD110,
+  writeD120,
   summaryLine,
   z900,
   CRLF,
+  RECORD_LENGTHS,
   SUMMARISED_TYPES,
   type A000Input,
   type C100Input,
   type D110Input,
   type D120Input,
+  type DocumentRef,
   type M100Input,
   type SummarisedType,
 } from './records.ts';
@@ -68,6 +71,12 @@ export function productionDirectory(vatId: string, at: Date): { dir: string; dat
   };
 }
 
+/** The most bytes one record takes, CR LF included. */
+const C100_MAX = RECORD_LENGTHS.C100 + 2;
+const D110_MAX = RECORD_LENGTHS.D110 + 2;
+const D120_MAX = RECORD_LENGTHS.D120 + 2;
+const B100_MAX = RECORD_LENGTHS.B100 + 2;
+
 export class BkmvAssembler {
   private next = 1;
   private link = 0;
@@ -94,31 +103,44 @@ export class BkmvAssembler {
 
   /** One document: its C100, then a D110 per line, then a D120 per payment, tied by a link number. */
   document(doc: ExportDocument): Buffer {
-    const out: string[] = [];
-    this.documentRecords(doc, out);
-    return this.bytes(out);
+    return this.documents([doc]);
   }
 
-  /** Several documents in order, as one Buffer (one encoding pass and one write for all their records). */
+  /** Several documents in order, as one Buffer: their records written straight into it (out.ts), no text in between. */
   documents(docs: ExportDocument[]): Buffer {
-    const out: string[] = [];
-    for (const doc of docs) this.documentRecords(doc, out);
-    return this.bytes(out);
+    let max = 0;
+    for (const doc of docs) max += C100_MAX + doc.lines.length * D110_MAX + doc.payments.length * D120_MAX;
+    const o = new RecordOut(max);
+    for (const doc of docs) this.documentRecords(doc, o);
+    return o.bytes();
   }
 
-  private documentRecords(doc: ExportDocument, out: string[]): void {
-    const linkNo = ++this.link;
-    const common = { docType: doc.docType, docNumber: doc.docNumber, docDate: doc.docDate, linkNo };
-    out.push(c100({ ...doc.header, ...this.head(), ...common }));
+  /** Reused for every record: where it stands and which document it belongs to (no object per record). */
+  private ref: DocumentRef = { recordNo: 0, vatId: '', docType: 0, docNumber: '', docDate: '', linkNo: 0, lineNo: 0 };
+
+  private documentRecords(doc: ExportDocument, o: RecordOut): void {
+    const r = this.ref;
+    r.vatId = this.vatId;
+    r.docType = doc.docType;
+    r.docNumber = doc.docNumber;
+    r.docDate = doc.docDate;
+    r.linkNo = ++this.link;
+    r.lineNo = 0;
+    r.recordNo = this.next++;
+    writeC100(o, doc.header, r);
     this.counts.C100++;
-    doc.lines.forEach((line, i) => {
-      out.push(d110({ ...line, ...this.head(), ...common, lineNo: i + 1 }));
+    for (let i = 0; i < doc.lines.length; i++) {
+      r.recordNo = this.next++;
+      r.lineNo = i + 1;
+      writeD110(o, doc.lines[i], r);
       this.counts.D110++;
-    });
-    doc.payments.forEach((p, i) => {
-      out.push(d120({ ...p, ...this.head(), ...common, lineNo: i + 1 }));
+    }
+    for (let i = 0; i < doc.payments.length; i++) {
+      r.recordNo = this.next++;
+      r.lineNo = i + 1;
+      writeD120(o, doc.payments[i], r);
       this.counts.D120++;
-    });
+    }
   }
 
   /** B110 records: the ledger's accounts (double-entry books only). */
@@ -128,11 +150,16 @@ export class BkmvAssembler {
     return this.bytes(out);
   }
 
-  /** B100 records: journal lines, in entry order. */
+  /** B100 records: journal lines, in entry order, written straight into one Buffer. */
   journal(lines: Omit<B100Input, Head>[]): Buffer {
-    const out = lines.map((l) => b100({ ...l, ...this.head() }));
-    this.counts.B100 += lines.length;
-    return this.bytes(out);
+    const o = new RecordOut(lines.length * B100_MAX);
+    const head = { recordNo: 0, vatId: this.vatId };
+    for (const l of lines) {
+      head.recordNo = this.next++;
+      writeB100(o, l, head);
+      this.counts.B100++;
+    }
+    return o.bytes();
   }
 
   items(items: Omit<M100Input, Head>[]): Buffer {

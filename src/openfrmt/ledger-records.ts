@@ -2,7 +2,8 @@
  * The ledger records of OPENFRMT v1.31 (reference §3–§4): B100 journal entry lines and B110
  * accounts. Written once the ledger exists; formatted and tested now.
  */
-import { alpha, amount12, amount15, date8, num, record } from './fields.ts';
+import { alpha, amount15, num, record } from './fields.ts';
+import { recordText, type RecordOut } from './out.ts';
 import { RECORD_LENGTHS, type RecordHead } from './records.ts';
 
 export interface B100Input extends RecordHead {
@@ -34,35 +35,40 @@ export interface B100Input extends RecordHead {
 }
 
 export function b100(i: B100Input): string {
-  return record('B100', RECORD_LENGTHS.B100, [
-    'B100',
-    num(i.recordNo, 9, '1351'),
-    num(i.vatId, 9, '1352'),
-    num(i.entryNo, 10, '1353'),
-    num(i.lineNo, 5, '1354'),
-    num(i.batchNo, 8, '1355'),
-    alpha(i.entryType, 15), // 1356
-    alpha(i.reference, 20), // 1357
-    num(i.referenceDocType, 3, '1358'),
-    alpha(i.reference2, 20), // 1359
-    num(i.reference2DocType, 3, '1360'),
-    alpha(i.details, 50), // 1361
-    date8(i.date, '1362'),
-    date8(i.valueDate, '1363'),
-    alpha(i.account, 15), // 1364
-    alpha(i.counterAccount, 15), // 1365
-    num(i.side, 1, '1366'),
-    alpha(i.currency, 3), // 1367
-    amount15(i.amount, '1368'),
-    amount15(i.foreignAmount ?? 0, '1369'),
-    amount12(i.quantity ?? 0, '1370'),
-    alpha(i.match1, 10), // 1371
-    alpha(i.match2, 10), // 1372 (1373 cancelled)
-    alpha(i.branchId, 7), // 1374
-    date8(i.entryDate, '1375'),
-    alpha(i.operator, 9), // 1376
-    alpha('', 25), // 1377
-  ]);
+  return recordText((o) => writeB100(o, i, i));
+}
+
+/** B100 into `o` (with its CR LF): `i` its fields, `head` its running number and VAT id. */
+export function writeB100(o: RecordOut, i: Omit<B100Input, keyof RecordHead>, head: RecordHead): void {
+  o.begin(RECORD_LENGTHS.B100 + 2);
+  o.lit('B100');
+  o.num(head.recordNo, 9, '1351');
+  o.num(head.vatId, 9, '1352');
+  o.num(i.entryNo, 10, '1353');
+  o.num(i.lineNo, 5, '1354');
+  o.num(i.batchNo, 8, '1355');
+  o.alpha(i.entryType, 15); // 1356
+  o.alpha(i.reference, 20); // 1357
+  o.num(i.referenceDocType, 3, '1358');
+  o.alpha(i.reference2, 20); // 1359
+  o.num(i.reference2DocType, 3, '1360');
+  o.alpha(i.details, 50); // 1361
+  o.date8(i.date, '1362');
+  o.date8(i.valueDate, '1363');
+  o.alpha(i.account, 15); // 1364
+  o.alpha(i.counterAccount, 15); // 1365
+  o.num(i.side, 1, '1366');
+  o.alpha(i.currency, 3); // 1367
+  o.amount15(i.amount, '1368');
+  o.amount15(i.foreignAmount ?? 0, '1369');
+  o.amount12(i.quantity ?? 0, '1370');
+  o.alpha(i.match1, 10); // 1371
+  o.alpha(i.match2, 10); // 1372 (1373 cancelled)
+  o.alpha(i.branchId, 7); // 1374
+  o.date8(i.entryDate, '1375');
+  o.alpha(i.operator, 9); // 1376
+  o.spaces(25); // 1377
+  o.end('B100', RECORD_LENGTHS.B100);
 }
 
 export interface B110Input extends RecordHead {

@@ -53,8 +53,8 @@ export class BkmvReader {
   private sawZ900 = false;
   private z900Total: number | null = null;
   private byType = new Map<number, DocTypeTotals>();
-  /** C100/1234 link → hash of "type|number", to tie lines to their header (clarification 11); numbers keep it small. */
-  private headers = new Map<number, number>();
+  /** C100/1234 link → hash of "type|number", to tie lines to their header (clarification 11): a table by link number. */
+  private headers = new LinkTable();
   private issues: Issue[] = [];
   private issueCount = 0;
   private itemCodes = new Set<string>();
@@ -237,6 +237,53 @@ function validTaxId(v: string): boolean {
     sum += d > 9 ? d - 9 : d;
   }
   return sum % 10 === 0;
+}
+
+/**
+ * Link number (1..9,999,999, C100/1234 is 9(7)) → 32-bit hash, in typed arrays indexed by the link and grown to the
+ * largest link seen: 5 bytes a link (5 MB for a million documents numbered in order; 50 MB at most), where a Map held
+ * ~45 bytes an entry.
+ */
+const MAX_LINK = 9_999_999;
+
+class LinkTable {
+  private hashes = new Int32Array(1024);
+  private present = new Uint8Array(1024);
+  /** Links a table does not index (a field that failed its picture: a fraction, a huge number). */
+  private other = new Map<number, number>();
+
+  private static indexed(link: number): boolean {
+    return Number.isInteger(link) && link >= 0 && link <= MAX_LINK;
+  }
+
+  has(link: number): boolean {
+    if (!LinkTable.indexed(link)) return this.other.has(link);
+    return link < this.present.length && this.present[link] === 1;
+  }
+
+  get(link: number): number | undefined {
+    if (!LinkTable.indexed(link)) return this.other.get(link);
+    return link < this.present.length && this.present[link] === 1 ? this.hashes[link] >>> 0 : undefined;
+  }
+
+  set(link: number, hash: number): void {
+    if (!LinkTable.indexed(link)) {
+      this.other.set(link, hash);
+      return;
+    }
+    if (link >= this.present.length) {
+      let size = this.present.length;
+      while (size <= link) size *= 2;
+      const hashes = new Int32Array(size);
+      hashes.set(this.hashes);
+      const present = new Uint8Array(size);
+      present.set(this.present);
+      this.hashes = hashes;
+      this.present = present;
+    }
+    this.hashes[link] = hash | 0;
+    this.present[link] = 1;
+  }
 }
 
 /** FNV-1a of "type|number": a compact key for the header map. */

@@ -78,17 +78,37 @@ export function signedValue(v: string): number {
   return v[0] === '-' ? -n : n;
 }
 
-/** Decodes one record's bytes; bytes outside printable ASCII and א..ת are reported. */
+/** ISO-8859-8 as iconv-lite decodes it, byte by byte (a single-byte code: one UTF-16 unit per byte), read once. */
+const ISO_8859_8 = ((): Uint16Array => {
+  const all = Buffer.alloc(256);
+  for (let i = 0; i < 256; i++) all[i] = i;
+  const text = iconv.decode(all, 'iso-8859-8');
+  if (text.length !== 256) throw new Error('iso-8859-8 must decode one character per byte');
+  const table = new Uint16Array(256);
+  for (let i = 0; i < 256; i++) table[i] = text.charCodeAt(i);
+  return table;
+})();
+
+/** UTF-16 code units of a record being decoded (grown when a record is longer). */
+let units = new Uint16Array(1024);
+
+/**
+ * Decodes one record's bytes (iconv-lite's table, applied here without a decoder per record); bytes outside
+ * printable ASCII and א..ת are reported.
+ */
 export function decodeRecord(bytes: Buffer): { text: string; badByte: number | null } {
   let badByte: number | null = null;
+  let high = false;
   for (let i = 0; i < bytes.length; i++) {
     const b = bytes[i];
-    if (!((b >= 0x20 && b <= 0x7e) || (b >= 0xe0 && b <= 0xfa))) {
-      badByte = i + 1;
-      break;
-    }
+    if (b >= 0x80) high = true;
+    if (badByte === null && !((b >= 0x20 && b <= 0x7e) || (b >= 0xe0 && b <= 0xfa))) badByte = i + 1;
   }
-  return { text: iconv.decode(bytes, 'iso-8859-8'), badByte };
+  // ASCII bytes are themselves in ISO-8859-8.
+  if (!high) return { text: bytes.toString('latin1'), badByte };
+  if (units.length < bytes.length) units = new Uint16Array(bytes.length * 2);
+  for (let i = 0; i < bytes.length; i++) units[i] = ISO_8859_8[bytes[i]];
+  return { text: Buffer.from(units.buffer, 0, bytes.length * 2).toString('utf16le'), badByte };
 }
 
 /** Cuts a decoded record into its fields and checks them; `layout` names the table (A000, SUMMARY, C100…). */

@@ -3,7 +3,8 @@
  * returns the exact fixed-width record WITHOUT its CRLF. Amounts are integers of the smallest unit
  * (agorot); cancelled fields (X(0)) take no bytes and are simply absent here.
  */
-import { alpha, amount12, amount15, date8, FieldError, num, quantity17, record, time4, unsignedScaled } from './fields.ts';
+import { alpha, amount12, date8, FieldError, num, record, time4, unsignedScaled } from './fields.ts';
+import { recordText, type RecordOut } from './out.ts';
 
 export const SYSTEM_CONSTANT = '&OF1.31&';
 
@@ -204,43 +205,59 @@ export function lineDiscountAmount(i: Pick<D110Input, 'lineDiscount' | 'lineTota
   return (i.lineTotal < 0 ? 1 : -1) * Math.abs(i.lineDiscount);
 }
 
+/** The fields a data record of a document shares: its place in the file and its document (lineNo for D110/D120). */
+export interface DocumentRef extends RecordHead {
+  docType: number;
+  docNumber: string;
+  docDate: string;
+  linkNo: number;
+  lineNo: number;
+}
+type RefFields = keyof DocumentRef;
+
 export function c100(i: C100Input): string {
+  return recordText((o) => writeC100(o, i, i));
+}
+
+/** C100 into `o` (with its CR LF): `i` its own fields, `r` where it stands and which document it heads. */
+export function writeC100(o: RecordOut, i: Omit<C100Input, RefFields>, r: Omit<DocumentRef, 'lineNo'>): void {
   const [before, discount, after, vat, total, withholding] = c100Amounts(i);
-  return record('C100', RECORD_LENGTHS.C100, [
-    'C100',
-    num(i.recordNo, 9, '1201'),
-    num(i.vatId, 9, '1202'),
-    num(i.docType, 3, '1203'),
-    alpha(i.docNumber, 20), // 1204
-    date8(i.issueDate, '1205'),
-    time4(i.issueTime, '1206'),
-    alpha(i.partyName, 50), // 1207
-    alpha(i.partyStreet, 50), // 1208
-    alpha(i.partyHouseNo, 10), // 1209
-    alpha(i.partyCity, 30), // 1210
-    alpha(i.partyZip, 8), // 1211
-    alpha(i.partyCountry, 30), // 1212
-    alpha(i.partyCountryCode, 2), // 1213
-    alpha(i.partyPhone, 15), // 1214
-    num(i.partyVatId, 9, '1215'),
-    date8(i.valueDate, '1216'),
-    i.foreignTotal === null || i.foreignTotal === undefined ? alpha('', 15) : amount15(i.foreignTotal, '1217'),
-    alpha(i.foreignCurrency, 3), // 1218
-    amount15(before, '1219'),
-    amount15(discount, '1220'),
-    amount15(after, '1221'),
-    amount15(vat, '1222'),
-    amount15(total, '1223'),
-    amount12(withholding, '1224'),
-    alpha(i.partyKey, 15), // 1225
-    alpha(i.matchingField, 10), // 1226 (1227 cancelled)
-    i.cancelled ? '1' : ' ', // 1228 (1229 cancelled)
-    date8(i.docDate, '1230'),
-    alpha(i.branchId, 7), // 1231 (1232 cancelled)
-    alpha(i.operator, 9), // 1233
-    num(i.linkNo, 7, '1234'),
-    alpha('', 13), // 1235
-  ]);
+  o.begin(RECORD_LENGTHS.C100 + 2);
+  o.lit('C100');
+  o.num(r.recordNo, 9, '1201');
+  o.num(r.vatId, 9, '1202');
+  o.num(r.docType, 3, '1203');
+  o.alpha(r.docNumber, 20); // 1204
+  o.date8(i.issueDate, '1205');
+  o.time4(i.issueTime, '1206');
+  o.alpha(i.partyName, 50); // 1207
+  o.alpha(i.partyStreet, 50); // 1208
+  o.alpha(i.partyHouseNo, 10); // 1209
+  o.alpha(i.partyCity, 30); // 1210
+  o.alpha(i.partyZip, 8); // 1211
+  o.alpha(i.partyCountry, 30); // 1212
+  o.alpha(i.partyCountryCode, 2); // 1213
+  o.alpha(i.partyPhone, 15); // 1214
+  o.num(i.partyVatId, 9, '1215');
+  o.date8(i.valueDate, '1216');
+  if (i.foreignTotal === null || i.foreignTotal === undefined) o.spaces(15);
+  else o.amount15(i.foreignTotal, '1217');
+  o.alpha(i.foreignCurrency, 3); // 1218
+  o.amount15(before, '1219');
+  o.amount15(discount, '1220');
+  o.amount15(after, '1221');
+  o.amount15(vat, '1222');
+  o.amount15(total, '1223');
+  o.amount12(withholding, '1224');
+  o.alpha(i.partyKey, 15); // 1225
+  o.alpha(i.matchingField, 10); // 1226 (1227 cancelled)
+  o.lit(i.cancelled ? '1' : ' '); // 1228 (1229 cancelled)
+  o.date8(r.docDate, '1230');
+  o.alpha(i.branchId, 7); // 1231 (1232 cancelled)
+  o.alpha(i.operator, 9); // 1233
+  o.num(r.linkNo, 7, '1234');
+  o.spaces(13); // 1235
+  o.end('C100', RECORD_LENGTHS.C100);
 }
 
 export interface D110Input extends RecordHead {
@@ -270,32 +287,37 @@ export interface D110Input extends RecordHead {
 }
 
 export function d110(i: D110Input): string {
-  return record('D110', RECORD_LENGTHS.D110, [
-    'D110',
-    num(i.recordNo, 9, '1251'),
-    num(i.vatId, 9, '1252'),
-    num(i.docType, 3, '1253'),
-    alpha(i.docNumber, 20), // 1254
-    num(i.lineNo, 4, '1255'),
-    num(i.baseDocType, 3, '1256'),
-    alpha(i.baseDocNumber, 20), // 1257
-    num(i.transactionType, 1, '1258'),
-    alpha(i.sku, 20), // 1259
-    alpha(i.description, 30), // 1260
-    alpha(i.manufacturer, 50), // 1261
-    alpha(i.serialNo, 30), // 1262
-    alpha(i.unit, 20), // 1263
-    quantity17(i.quantity, '1264'),
-    amount15(i.unitPriceExVat, '1265'),
-    amount15(lineDiscountAmount(i), '1266'),
-    amount15(i.lineTotal, '1267'),
-    unsignedScaled(i.vatRateBp, 2, 2, '1268'), // (1269 cancelled)
-    alpha(i.branchId, 7), // 1270 (1271 cancelled)
-    date8(i.docDate, '1272'),
-    num(i.linkNo, 7, '1273'),
-    alpha(i.baseBranchId, 7), // 1274
-    alpha('', 21), // 1275
-  ]);
+  return recordText((o) => writeD110(o, i, i));
+}
+
+/** D110 into `o` (with its CR LF). */
+export function writeD110(o: RecordOut, i: Omit<D110Input, RefFields>, r: DocumentRef): void {
+  o.begin(RECORD_LENGTHS.D110 + 2);
+  o.lit('D110');
+  o.num(r.recordNo, 9, '1251');
+  o.num(r.vatId, 9, '1252');
+  o.num(r.docType, 3, '1253');
+  o.alpha(r.docNumber, 20); // 1254
+  o.num(r.lineNo, 4, '1255');
+  o.num(i.baseDocType, 3, '1256');
+  o.alpha(i.baseDocNumber, 20); // 1257
+  o.num(i.transactionType, 1, '1258');
+  o.alpha(i.sku, 20); // 1259
+  o.alpha(i.description, 30); // 1260
+  o.alpha(i.manufacturer, 50); // 1261
+  o.alpha(i.serialNo, 30); // 1262
+  o.alpha(i.unit, 20); // 1263
+  o.quantity17(i.quantity, '1264');
+  o.amount15(i.unitPriceExVat, '1265');
+  o.amount15(lineDiscountAmount(i), '1266');
+  o.amount15(i.lineTotal, '1267');
+  o.unsignedScaled(i.vatRateBp, 2, 2, '1268'); // (1269 cancelled)
+  o.alpha(i.branchId, 7); // 1270 (1271 cancelled)
+  o.date8(r.docDate, '1272');
+  o.num(r.linkNo, 7, '1273');
+  o.alpha(i.baseBranchId, 7); // 1274
+  o.spaces(21); // 1275
+  o.end('D110', RECORD_LENGTHS.D110);
 }
 
 export interface D120Input extends RecordHead {
@@ -333,28 +355,33 @@ function digitsOf(v: string | null | undefined): string | null {
 }
 
 export function d120(i: D120Input): string {
-  return record('D120', RECORD_LENGTHS.D120, [
-    'D120',
-    num(i.recordNo, 9, '1301'),
-    num(i.vatId, 9, '1302'),
-    num(i.docType, 3, '1303'),
-    alpha(i.docNumber, 20), // 1304
-    num(i.lineNo, 4, '1305'),
-    num(paymentMethodCode(i.method), 1, '1306'),
-    num(digitsOf(i.bankNo), 10, '1307'),
-    num(digitsOf(i.bankBranch), 10, '1308'),
-    num(digitsOf(i.bankAccount), 15, '1309'),
-    num(digitsOf(i.chequeNo), 10, '1310'),
-    date8(i.dueDate, '1311'),
-    amount15(i.amount, '1312'),
-    num(i.acquirer, 1, '1313'),
-    alpha(i.cardName, 20), // 1314
-    num(i.dealType, 1, '1315'), // (1316–1319 cancelled)
-    alpha(i.branchId, 7), // 1320 (1321 cancelled)
-    date8(i.docDate, '1322'),
-    num(i.linkNo, 7, '1323'),
-    alpha('', 60), // 1324
-  ]);
+  return recordText((o) => writeD120(o, i, i));
+}
+
+/** D120 into `o` (with its CR LF). */
+export function writeD120(o: RecordOut, i: Omit<D120Input, RefFields>, r: DocumentRef): void {
+  o.begin(RECORD_LENGTHS.D120 + 2);
+  o.lit('D120');
+  o.num(r.recordNo, 9, '1301');
+  o.num(r.vatId, 9, '1302');
+  o.num(r.docType, 3, '1303');
+  o.alpha(r.docNumber, 20); // 1304
+  o.num(r.lineNo, 4, '1305');
+  o.num(paymentMethodCode(i.method), 1, '1306');
+  o.num(digitsOf(i.bankNo), 10, '1307');
+  o.num(digitsOf(i.bankBranch), 10, '1308');
+  o.num(digitsOf(i.bankAccount), 15, '1309');
+  o.num(digitsOf(i.chequeNo), 10, '1310');
+  o.date8(i.dueDate, '1311');
+  o.amount15(i.amount, '1312');
+  o.num(i.acquirer, 1, '1313');
+  o.alpha(i.cardName, 20); // 1314
+  o.num(i.dealType, 1, '1315'); // (1316–1319 cancelled)
+  o.alpha(i.branchId, 7); // 1320 (1321 cancelled)
+  o.date8(r.docDate, '1322');
+  o.num(r.linkNo, 7, '1323');
+  o.spaces(60); // 1324
+  o.end('D120', RECORD_LENGTHS.D120);
 }
 
 export interface M100Input extends RecordHead {

@@ -223,3 +223,34 @@ describe('production directory and primary id', () => {
     for (const id of ids) expect(id).toMatch(/^[1-9]\d{14}$/);
   });
 });
+
+describe('links between headers and their lines (clarification 11)', () => {
+  /** BKMVDATA.TXT of three invoices, its records as text, each record changed by `edit` before it is read. */
+  function readEdited(edit: (rec: string, i: number) => string) {
+    const asm = new BkmvAssembler(VAT, '482915736401827');
+    const bytes = Buffer.concat([asm.open(), asm.documents([invoice(1), invoice(2), invoice(3)]), asm.close().bytes]);
+    const records = bytes.toString('latin1').split('\r\n').slice(0, -1);
+    const reader = new BkmvReader();
+    records.forEach((r, i) => reader.pushLine(Buffer.from(`${edit(r, i)}\r\n`, 'latin1')));
+    return reader.finish().issues.map((x) => x.problem);
+  }
+  const withLink = (rec: string, from: number, link: string) => rec.slice(0, from - 1) + link + rec.slice(from - 1 + 7);
+
+  it('reads the untouched file clean', () => expect(readEdited((r) => r)).toEqual([]));
+  it('reports a link used by two headers, and lines tied to a header of another document', () => {
+    // Records: 1 A100, 2 C100 (link 1), 3–4 its D110s, 5 C100 (link 2), 6–7, 8 C100 (link 3), 9–10, 11 Z900.
+    const issues = readEdited((r, i) => (i === 4 ? withLink(r, 425, '0000001') : i === 8 ? withLink(r, 305, '0000001') : r));
+    expect(issues).toContain('link 1 is used by two headers');
+    expect(issues.filter((p) => p.startsWith('line links to'))).toEqual([
+      'line links to 2, which is not a header of this document',
+      'line links to 2, which is not a header of this document',
+      'line links to 1, which is not a header of this document',
+    ]);
+  });
+  it('ties lines to headers whatever the link numbers (large, out of order)', () => {
+    const links = ['9999999', '0000005', '4000000'];
+    const doc = (i: number) => (i < 4 ? 0 : i < 7 ? 1 : 2);
+    const issues = readEdited((r, i) => (i === 0 || i === 10 ? r : r.startsWith('C100') ? withLink(r, 425, links[doc(i)]) : withLink(r, 305, links[doc(i)])));
+    expect(issues).toEqual([]);
+  });
+});
