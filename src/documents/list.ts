@@ -28,22 +28,27 @@ function filters(businessId: string, q: ListQueryInput): SQL[] {
 /**
  * Free text (`q`): a case-insensitive substring of the party's name or of a line's description; a
  * number also finds the document of that number. `exact` is the condition itself; `indexed` is the
- * same condition written so that the trigram index (migration 0011) and documents_number can find
- * its rows (null when the text is under 3 characters: no trigram to look up).
+ * same condition written so that the trigram index (migrations 0011, 0024) and documents_number can
+ * find its rows (null when the text is under 3 characters: no trigram to look up).
+ *
+ * search_text (migration 0024) is the name and the descriptions lower-cased and joined by newlines:
+ * a text without a newline is a substring of one of them (ILIKE: lower(text) LIKE lower(pattern))
+ * exactly when it is a substring of search_text, so one LIKE on that short column is the condition,
+ * with no case folding per row. A text with a newline could match across a separator: there
+ * search_text only narrows, and the name and each description decide.
  */
 function textMatch(raw: string): { exact: SQL; indexed: SQL | null } {
   const text = raw.trim();
   const pattern = `%${likeEscape(text)}%`;
-  const inLines = sql`EXISTS (SELECT 1 FROM jsonb_array_elements(lines) AS l WHERE l->>'description' ILIKE ${pattern})`;
-  // lines::text is one cheap string test before the walk of the lines (a third of the probe's cost):
-  // JSON text escapes only '"', '\' and control characters, so a description holding a text without
-  // them shows it verbatim in lines::text too. A necessary condition; the walk decides.
-  const prefiltered = /["\\\u0000-\u001f]/.test(text) ? inLines : sql`(lines::text ILIKE ${pattern} AND ${inLines})`;
-  const ilike = sql`(coalesce(party->>'name', '') ILIKE ${pattern} OR ${prefiltered})`;
+  const inText = sql`search_text LIKE lower(${pattern}::text)`;
+  const ilike = text.includes('\n')
+    ? sql`(${inText} AND (coalesce(party->>'name', '') ILIKE ${pattern}
+        OR EXISTS (SELECT 1 FROM jsonb_array_elements(lines) AS l WHERE l->>'description' ILIKE ${pattern})))`
+    : inText;
   // Written with every doc type so that the index documents_number (business, type, number) serves it.
   const numeric = /^\d{1,15}$/.test(text) ? sql`(doc_type IN (305, 320, 330, 400) AND doc_number = ${Number(text)})` : null;
   const or = (a: SQL, b: SQL | null) => (b ? sql`(${a} OR ${b})` : a);
-  const trigrams = [...text].length >= 3 ? sql`public.documents_search_trigrams(party, lines) @> public.text_trigrams(lower(${text}::text))` : null;
+  const trigrams = [...text].length >= 3 ? sql`public.text_trigrams(search_text) @> public.text_trigrams(lower(${text}::text))` : null;
   return { exact: or(ilike, numeric), indexed: trigrams ? or(sql`(${trigrams} AND ${ilike})`, numeric) : null };
 }
 
@@ -79,10 +84,13 @@ function pageIds(where: SQL[], q: ListQueryInput, take: number, skip: number, pr
       sql`older AS MATERIALIZED (SELECT id, created_at FROM documents WHERE NOT (SELECT done FROM verdict) AND ${and(where)} AND ${indexed}),
           rest AS (SELECT id, created_at FROM older ${order} LIMIT ${need})`
     : sql`rest AS (SELECT id, created_at FROM documents WHERE NOT (SELECT done FROM verdict) AND ${and(where)} AND ${exact} ${order} LIMIT ${need})`;
-  return sql`WITH probe AS MATERIALIZED (
-      SELECT id, created_at, ${exact} AS hit FROM documents WHERE ${and(where)} ${order} LIMIT ${probe}),
-    hits AS MATERIALIZED (SELECT id, created_at FROM probe WHERE hit ${order} LIMIT ${need}),
-    verdict AS MATERIALIZED (SELECT (SELECT count(*) FROM hits) >= ${need} OR (SELECT count(*) FROM probe) < ${probe} AS done),
+  // The probe's rows are read newest-first and tested one at a time until `need` match: a text in
+  // most documents stops after about `need` rows. Only when fewer match is the window's size counted
+  // (from the index alone; the second operand of OR is not evaluated when the first is true).
+  const window = sql`SELECT * FROM documents WHERE ${and(where)} ${order} LIMIT ${probe}`;
+  return sql`WITH hits AS MATERIALIZED (SELECT id, created_at FROM (${window}) AS newest WHERE ${exact} ${order} LIMIT ${need}),
+    verdict AS MATERIALIZED (SELECT (SELECT count(*) FROM hits) >= ${need}
+      OR (SELECT count(*) FROM (SELECT 1 FROM documents WHERE ${and(where)} ${order} LIMIT ${probe}) AS w) < ${probe} AS done),
     ${older}
     SELECT id, created_at FROM (
       SELECT id, created_at FROM hits WHERE (SELECT done FROM verdict)
