@@ -92,6 +92,26 @@ describe('q through search_text', () => {
     expect(await found('zeta\nגג')).toEqual([]);
   });
 
+  it('a document whose texts pass 1,000 bytes (no search_text) is found through its jsonb', async () => {
+    // 40 descriptions of 28 characters, 22 of them Hebrew letters: ~2,000 bytes in UTF-8.
+    const lines = Array.from({ length: 40 }, (_, i) => ({
+      description: `${'ש'.repeat(22)} ${String(i).padStart(2, '0')}ABC`,
+      quantity: 1,
+      unitPriceExVat: 100,
+    }));
+    lines.push({ description: 'Final Cleaning פינוי', quantity: 1, unitPriceExVat: 100 });
+    const d = await call('POST', base(), { docType: 305, party: { name: 'LongText Co' }, lines });
+    expect(d.status, JSON.stringify(d.body)).toBe(201);
+    const id = d.body.document.id as string;
+    await call('POST', base(), { docType: 305, lines: [{ description: 'אחר', quantity: 1, unitPriceExVat: 100 }] });
+    expect(await searchText(id)).toBeNull();
+    for (const q of ['longtext co', 'FINAL cleaning', 'פינוי', '38abc', 'שש 03a']) expect(await found(q), q).toEqual([id]);
+    // Not across two descriptions, nor across the name and a description.
+    expect(await found('03abc\nשש')).toEqual([]);
+    expect(await found('co\nשש')).toEqual([]);
+    expect(await found('פינוי', { docType: 320 })).toEqual([]);
+  });
+
   it('issue (a saved party renamed meanwhile) and the credit note are found by their frozen texts', async () => {
     const party = await call('POST', `/v1/businesses/${bid}/parties`, { name: 'Old Name Ltd' });
     expect(party.status, JSON.stringify(party.body)).toBe(201);
