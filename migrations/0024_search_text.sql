@@ -11,6 +11,10 @@
 -- a separator it does not hold; lower() maps character by character under the libc locales of both
 -- engines), so `search_text LIKE lower('%q%')` is the same condition as the ILIKEs, on one short
 -- string, with no case folding per row.
+--
+-- Adding a stored column rewrites the table: on books of a million documents this migration held
+-- the table for ~260 s on the 2-core machine (server PostgreSQL 15, load 7-8), list and issue
+-- waiting meanwhile.
 CREATE FUNCTION documents_search_text(party jsonb, lines jsonb) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT lower(coalesce(party ->> 'name', '') || E'\n' ||
     coalesce((SELECT string_agg(l ->> 'description', E'\n')
@@ -35,7 +39,7 @@ DROP FUNCTION documents_search_trigrams(jsonb, jsonb);
 ALTER TABLE documents ADD COLUMN search_text text GENERATED ALWAYS AS (public.documents_search_text_bounded(party, lines)) STORED;
 CREATE INDEX documents_search ON documents USING gin (public.text_trigrams(public.documents_search_text(party, lines)));
 -- The list's index (0002's documents_list, same keys) carrying what a search tests: the newest rows'
--- texts are read from the index alone (an index-only scan, 2,000 entries in ~60 pages) instead of
+-- texts are read from the index alone (an index-only scan, 2,000 entries in 53 pages) instead of
 -- 2,000 rows of ~1.6 kB. doc_type and status for the filters a search is combined with most, and
 -- doc_number for a search by number.
 CREATE INDEX documents_list_search ON documents(business_id, created_at DESC, id DESC) INCLUDE (doc_type, status, doc_number, search_text);
@@ -43,7 +47,7 @@ DROP INDEX documents_list;
 
 -- A date range combined with docType or status (0011's documents_list_date has neither): the range's
 -- entries are filtered from the index alone, instead of reading each row of the range (a month of
--- 2,400 rows in 26 ms at a million documents) for its type or status.
+-- 2,400 rows: 26 ms at a million documents, load 7) for its type or status.
 CREATE INDEX documents_list_date_filtered ON documents(business_id, document_date, created_at, id) INCLUDE (doc_type, status);
 DROP INDEX documents_list_date;
 ALTER INDEX documents_list_date_filtered RENAME TO documents_list_date;
