@@ -143,9 +143,13 @@ export async function restoreBackup(database: Database, zipBytes: Uint8Array, op
       rows = withFileBytes(table, rows, fileBytes, chunkSizes);
       // Chunk rows are up to a MiB each (twice that as hex): a few per statement.
       const batch = table === 'file_chunks' ? 4 : BATCH;
+      const columns = sql.join(
+        (await storedColumns(tx, table)).map((c) => sql.identifier(c)),
+        sql`, `,
+      );
       for (let i = 0; i < rows.length; i += batch) {
         await tx.execute(
-          sql`INSERT INTO ${sql.identifier(table)} SELECT * FROM jsonb_populate_recordset(NULL::${sql.identifier(table)}, ${JSON.stringify(rows.slice(i, i + batch))}::jsonb)`,
+          sql`INSERT INTO ${sql.identifier(table)} (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::${sql.identifier(table)}, ${JSON.stringify(rows.slice(i, i + batch))}::jsonb)`,
         );
       }
       counts[table] = rows.length;
@@ -181,6 +185,20 @@ function withFileBytes(table: string, rows: Row[], fileBytes: Map<string, Uint8A
     });
   }
   return rows;
+}
+
+/**
+ * The columns a restore writes: every column but the generated ones, which PostgreSQL computes from
+ * the others (documents.search_text, migration 0024) and refuses to be given. A backup holds them
+ * (to_jsonb of the row) or, made before they existed, not: either way they are computed again.
+ */
+async function storedColumns(tx: Executor, table: string): Promise<string[]> {
+  const rows = await query<{ column_name: string }>(
+    tx,
+    sql`SELECT column_name FROM information_schema.columns
+        WHERE table_schema = 'public' AND table_name = ${table} AND is_generated = 'NEVER' ORDER BY ordinal_position`,
+  );
+  return rows.map((r) => r.column_name);
 }
 
 /** Serial columns: the next value must come after the restored ones. */

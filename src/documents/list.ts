@@ -27,30 +27,45 @@ function filters(businessId: string, q: ListQueryInput): SQL[] {
 
 /**
  * Free text (`q`): a case-insensitive substring of the party's name or of a line's description; a
- * number also finds the document of that number. `exact` is the condition itself; `indexed` is the
- * same condition written so that the trigram index (migration 0011) and documents_number can find
- * its rows (null when the text is under 3 characters: no trigram to look up).
+ * number also finds the document of that number. Three forms of that one condition:
+ *  - `probe(id)`: for the newest rows, read from the index documents_list_search alone (migration
+ *    0024): it uses only the index's columns, and reads the row `id` only where search_text is null;
+ *  - `exact`: the same on the row;
+ *  - `indexed`: `exact` behind the trigram index and documents_number, which find its rows (null when
+ *    the text is under 3 characters: no trigram to look up).
+ *
+ * search_text is the name and the descriptions lower-cased and joined by newlines (null when longer
+ * than 1,000 bytes): a text without a newline is a substring of one of them (ILIKE: lower(text) LIKE
+ * lower(pattern)) exactly when it is a substring of search_text, so one LIKE on that short column is
+ * the condition, with no case folding per row. A text with a newline could match across a
+ * separator: there search_text only narrows, and the name and each description decide, as they do
+ * where search_text is null.
  */
-function textMatch(raw: string): { exact: SQL; indexed: SQL | null } {
+function textMatch(raw: string): { probe: (id: SQL) => SQL; exact: SQL; indexed: SQL | null } {
   const text = raw.trim();
   const pattern = `%${likeEscape(text)}%`;
-  const inLines = sql`EXISTS (SELECT 1 FROM jsonb_array_elements(lines) AS l WHERE l->>'description' ILIKE ${pattern})`;
-  // lines::text is one cheap string test before the walk of the lines (a third of the probe's cost):
-  // JSON text escapes only '"', '\' and control characters, so a description holding a text without
-  // them shows it verbatim in lines::text too. A necessary condition; the walk decides.
-  const prefiltered = /["\\\u0000-\u001f]/.test(text) ? inLines : sql`(lines::text ILIKE ${pattern} AND ${inLines})`;
-  const ilike = sql`(coalesce(party->>'name', '') ILIKE ${pattern} OR ${prefiltered})`;
+  const walk = (row: SQL) =>
+    sql`(coalesce(${row}party->>'name', '') ILIKE ${pattern} OR EXISTS (SELECT 1 FROM jsonb_array_elements(${row}lines) AS l WHERE l->>'description' ILIKE ${pattern}))`;
+  const onRow = walk(sql``);
+  const ofRow = (id: SQL) => sql`(SELECT ${walk(sql`x.`)} FROM documents x WHERE x.id = ${id})`;
+  const inText = sql`search_text LIKE lower(${pattern}::text)`;
+  const textOf = (fallback: SQL) =>
+    text.includes('\n') ? sql`(coalesce(${inText}, true) AND ${fallback})` : sql`(CASE WHEN search_text IS NOT NULL THEN ${inText} ELSE ${fallback} END)`;
   // Written with every doc type so that the index documents_number (business, type, number) serves it.
   const numeric = /^\d{1,15}$/.test(text) ? sql`(doc_type IN (305, 320, 330, 400) AND doc_number = ${Number(text)})` : null;
   const or = (a: SQL, b: SQL | null) => (b ? sql`(${a} OR ${b})` : a);
-  const trigrams = [...text].length >= 3 ? sql`public.documents_search_trigrams(party, lines) @> public.text_trigrams(lower(${text}::text))` : null;
-  return { exact: or(ilike, numeric), indexed: trigrams ? or(sql`(${trigrams} AND ${ilike})`, numeric) : null };
+  const exact = or(textOf(onRow), numeric);
+  const trigrams =
+    [...text].length >= 3 ? sql`public.text_trigrams(public.documents_search_text(party, lines)) @> public.text_trigrams(lower(${text}::text))` : null;
+  return { probe: (id) => or(textOf(ofRow(id)), numeric), exact, indexed: trigrams ? or(sql`(${trigrams} AND ${textOf(onRow)})`, numeric) : null };
 }
 
 /**
  * The newest rows a search reads one by one before it turns to the trigram index. A text in at least
- * 1 document in 40 fills a page of 50 from the newest 2,000 (a few milliseconds, newest-first,
- * no sort); a rarer one has few rows in all, which the index finds and sorts as fast.
+ * 1 document in 40 fills a page of 50 from the newest 2,000 (read from the index documents_list_search
+ * alone: ~1 ms at a million documents). A rarer one is found by the trigram index, whose every
+ * candidate row is read and sorted: cheap for a rare text, but a text in 1 document in 500 has
+ * ~2,000 matches at a million (~20 ms, measured 2026-11-24 under load 7).
  */
 export const SEARCH_PROBE_ROWS = 2000;
 
@@ -72,17 +87,20 @@ function pageIds(where: SQL[], q: ListQueryInput, take: number, skip: number, pr
   const need = skip + take;
   // A deep page (skip) probes deeper, up to 10 times the default.
   const probe = Math.min(10 * probeRows, Math.max(probeRows, 2 * need));
-  const { exact, indexed } = textMatch(q.q);
+  const { probe: probeMatch, indexed } = textMatch(q.q);
   const older = indexed
     ? // MATERIALIZED: every match first (the bitmap of the trigram index), then sorted; never a
       // newest-first scan that the planner might expect to stop early.
       sql`older AS MATERIALIZED (SELECT id, created_at FROM documents WHERE NOT (SELECT done FROM verdict) AND ${and(where)} AND ${indexed}),
           rest AS (SELECT id, created_at FROM older ${order} LIMIT ${need})`
-    : sql`rest AS (SELECT id, created_at FROM documents WHERE NOT (SELECT done FROM verdict) AND ${and(where)} AND ${exact} ${order} LIMIT ${need})`;
-  return sql`WITH probe AS MATERIALIZED (
-      SELECT id, created_at, ${exact} AS hit FROM documents WHERE ${and(where)} ${order} LIMIT ${probe}),
-    hits AS MATERIALIZED (SELECT id, created_at FROM probe WHERE hit ${order} LIMIT ${need}),
-    verdict AS MATERIALIZED (SELECT (SELECT count(*) FROM hits) >= ${need} OR (SELECT count(*) FROM probe) < ${probe} AS done),
+    : sql`rest AS (SELECT id, created_at FROM documents WHERE NOT (SELECT done FROM verdict) AND ${and(where)} AND ${probeMatch(sql`documents.id`)} ${order} LIMIT ${need})`;
+  // The probe's rows are read newest-first and tested one at a time until `need` match: a text in
+  // most documents stops after about `need` rows. Only when fewer match is the window's size counted
+  // (from the index alone; the second operand of OR is not evaluated when the first is true).
+  const window = sql`SELECT * FROM documents WHERE ${and(where)} ${order} LIMIT ${probe}`;
+  return sql`WITH hits AS MATERIALIZED (SELECT id, created_at FROM (${window}) AS newest WHERE ${probeMatch(sql`newest.id`)} ${order} LIMIT ${need}),
+    verdict AS MATERIALIZED (SELECT (SELECT count(*) FROM hits) >= ${need}
+      OR (SELECT count(*) FROM (SELECT 1 FROM documents WHERE ${and(where)} ${order} LIMIT ${probe}) AS w) < ${probe} AS done),
     ${older}
     SELECT id, created_at FROM (
       SELECT id, created_at FROM hits WHERE (SELECT done FROM verdict)

@@ -61,6 +61,11 @@ export const documents = pgTable(
     language: text('language', { enum: ['he', 'en', 'he+en'] })
       .notNull()
       .default('he'),
+    /**
+     * What `q` searches (migration 0024): the party's name and the lines' descriptions, lower-cased,
+     * joined by newlines; null past 1,000 bytes. Computed by PostgreSQL on every write, never written.
+     */
+    searchText: text('search_text').generatedAlwaysAs(sql`public.documents_search_text_bounded(party, lines)`),
   },
   (t) => [
     uniqueIndex('documents_number')
