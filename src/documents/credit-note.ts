@@ -6,6 +6,8 @@
  */
 import { sql } from 'drizzle-orm';
 import { pgErrorCode, queryOne } from '../platform/db/sql.ts';
+import { insertInto } from '../platform/db/insert-values.ts';
+import { documents } from './tables.ts';
 import { AppError, conflict } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { countDocumentIssued } from '../platform/metrics.ts';
@@ -111,19 +113,41 @@ async function insertCredit(
   const day = snapshot.documentDate;
   const r = await queryOne<Record<string, unknown>>(
     tx,
-    sql`INSERT INTO documents(id, business_id, status, doc_type, doc_number, party_id, party, price_mode, lines, payments, note,
-                              document_date, value_date, vat_rate_bp, vat_exemption_reason, discount_amount, withholding_amount,
-                              total_ex_vat, vat_amount, total_inc_vat, currency, exchange_rate, exchange_rate_date, exchange_rate_source, language,
-                              linked_document_id, allocation, warnings, snapshot, issued_at,
-                              created_by_key_id, created_at, updated_at)
-        VALUES (${id}, ${business.id}, 'issued', ${snapshot.docType}, ${snapshot.docNumber}, ${original.partyId}, ${JSON.stringify(snapshot.party)}::jsonb,
-                ${snapshot.priceMode}, ${JSON.stringify(snapshot.lines)}::jsonb, ${JSON.stringify(snapshot.payments)}::jsonb, ${snapshot.note},
-                ${day}, ${day}, ${snapshot.vatRateBp}, ${snapshot.vatExemptionReason}, ${snapshot.totals.discountAmount},
-                ${snapshot.totals.withholdingAmount}, ${snapshot.totals.totalExVat}, ${snapshot.totals.vatAmount}, ${snapshot.totals.totalIncVat},
-                ${snapshot.currency}, ${snapshot.exchangeRate}, ${snapshot.exchangeRateDate}, ${snapshot.exchangeRateSource}, ${snapshot.language},
-                ${original.id}, ${JSON.stringify(allocation)}::jsonb, '[]'::jsonb, ${JSON.stringify(snapshot)}::jsonb, ${now.toISOString()},
-                ${ctx.key.id}, ${now.toISOString()}, ${now.toISOString()})
-        RETURNING *`,
+    sql`${insertInto(documents, {
+      id,
+      businessId: business.id,
+      status: 'issued',
+      docType: snapshot.docType,
+      docNumber: snapshot.docNumber,
+      partyId: original.partyId,
+      party: snapshot.party,
+      priceMode: snapshot.priceMode,
+      lines: snapshot.lines,
+      payments: snapshot.payments,
+      note: snapshot.note,
+      documentDate: day,
+      valueDate: day,
+      vatRateBp: snapshot.vatRateBp,
+      vatExemptionReason: snapshot.vatExemptionReason,
+      discountAmount: snapshot.totals.discountAmount,
+      withholdingAmount: snapshot.totals.withholdingAmount,
+      totalExVat: snapshot.totals.totalExVat,
+      vatAmount: snapshot.totals.vatAmount,
+      totalIncVat: snapshot.totals.totalIncVat,
+      currency: snapshot.currency,
+      exchangeRate: snapshot.exchangeRate,
+      exchangeRateDate: snapshot.exchangeRateDate,
+      exchangeRateSource: snapshot.exchangeRateSource,
+      language: snapshot.language,
+      linkedDocumentId: original.id,
+      allocation,
+      warnings: [],
+      snapshot,
+      issuedAt: now,
+      createdByKeyId: ctx.key.id,
+      createdAt: now,
+      updatedAt: now,
+    })} RETURNING *`,
   );
   await tx.execute(sql`UPDATE documents SET cancelled_by_document_id = ${id}, updated_at = ${now.toISOString()} WHERE id = ${original.id}`);
   return toDocumentRow(r!);

@@ -3,6 +3,8 @@ import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Executor, Tx } from '../platform/db/engine.ts';
 import { pgErrorCode, queryOne } from '../platform/db/sql.ts';
+import { insertInto } from '../platform/db/insert-values.ts';
+import { documents } from './tables.ts';
 import { AppError, conflict, validation } from '../platform/errors.ts';
 import { appendAudit, chainOf, lockedHeadHashSql } from '../platform/audit.ts';
 import { canonicalJson } from '../platform/canonical-json.ts';
@@ -54,16 +56,40 @@ async function insertDraft(
   auditChain: string,
   metadata: Metadata | undefined,
 ): Promise<{ row: DocumentRow; auditPrevHash: string | null } | undefined> {
+  const draft = insertInto(documents, {
+    id: newId('doc', at.getTime()),
+    businessId,
+    status: 'draft',
+    docType: d.docType,
+    partyId: d.party?.partyId ?? null,
+    party: d.party,
+    priceMode: d.priceMode,
+    lines: d.lines,
+    payments: d.payments,
+    note: d.note,
+    documentDate: d.documentDate,
+    valueDate: d.valueDate,
+    vatRateBp: d.vatRateBp,
+    vatExemptionReason: d.vatExemptionReason,
+    discountAmount: d.discountAmount,
+    withholdingAmount: d.withholdingAmount,
+    totalExVat: totals.totalExVat,
+    vatAmount: totals.vatAmount,
+    totalIncVat: totals.totalIncVat,
+    externalRef,
+    requestHash: hash,
+    allocationNumber: d.allocationNumber,
+    metadata: metadata ?? {},
+    currency: d.currency,
+    exchangeRate: d.exchangeRate,
+    language: d.language,
+    createdByKeyId: keyId,
+    createdAt: at,
+    updatedAt: at,
+  });
   const r = await queryOne<Record<string, unknown> & { audit_prev_hash: string | null }>(
     tx,
-    sql`WITH inserted AS (INSERT INTO documents(id, business_id, status, doc_type, party_id, party, price_mode, lines, payments, note, document_date, value_date,
-                              vat_rate_bp, vat_exemption_reason, discount_amount, withholding_amount, total_ex_vat, vat_amount, total_inc_vat,
-                              external_ref, request_hash, allocation_number, metadata, currency, exchange_rate, language,
-                              created_by_key_id, created_at, updated_at)
-        VALUES (${newId('doc', at.getTime())}, ${businessId}, 'draft', ${d.docType}, ${d.party?.partyId ?? null}, ${JSON.stringify(d.party)}::jsonb,
-                ${d.priceMode}, ${JSON.stringify(d.lines)}::jsonb, ${JSON.stringify(d.payments)}::jsonb, ${d.note}, ${d.documentDate}, ${d.valueDate},
-                ${d.vatRateBp}, ${d.vatExemptionReason}, ${d.discountAmount}, ${d.withholdingAmount}, ${totals.totalExVat}, ${totals.vatAmount},
-                ${totals.totalIncVat}, ${externalRef}, ${hash}, ${d.allocationNumber}, ${metadataToStore(metadata)}::jsonb, ${d.currency}, ${d.exchangeRate}, ${d.language}, ${keyId}, ${at.toISOString()}, ${at.toISOString()})
+    sql`WITH inserted AS (${draft}
         ON CONFLICT (business_id, external_ref) WHERE external_ref IS NOT NULL DO NOTHING
         RETURNING *)
         SELECT inserted.*, ${lockedHeadHashSql(auditChain)} AS audit_prev_hash FROM inserted`,

@@ -141,10 +141,10 @@ export interface PdfFiles {
 }
 
 /**
- * A `documents` row, typed by its one definition (tables.ts). Amounts in the document currency's
+ * A `documents` row, typed by its one definition (tables.ts), without the list's search text. Amounts in the document currency's
  * minor units (agorot for ILS), dates `YYYY-MM-DD`, times ISO 8601.
  */
-export type DocumentRow = Readable<typeof documents.$inferSelect>;
+export type DocumentRow = Omit<Readable<typeof documents.$inferSelect>, 'searchText'>;
 
 /** The issuing business as a document prints it (frozen in the snapshot at issue). */
 export type Dealer = Pick<BusinessRecord, 'name' | 'taxId' | 'dealerType' | 'address' | 'phone' | 'email'>;
@@ -154,7 +154,7 @@ export function dealerOf(b: Dealer): Dealer {
 }
 
 /** A raw `documents` row (any statement's `SELECT *` or `RETURNING *`) as a DocumentRow. */
-export const toDocumentRow = rowReader(documents);
+export const toDocumentRow = rowReader<typeof documents, 'searchText'>(documents);
 
 /** Reads one document of a business (drafts included); another business's document is not found. */
 export async function getDocumentRow(ex: Executor, businessId: string, id: string, forUpdate = false): Promise<DocumentRow> {

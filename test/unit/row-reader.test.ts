@@ -70,8 +70,10 @@ describe('rowReader', () => {
       created_at: new Date('2026-11-24T07:00:00Z'),
       updated_at: new Date('2026-11-24T08:00:00Z'),
       metadata: { k: 'v' },
+      search_text: 'א',
     });
     expect(row).toMatchObject({ docNumber: 7, docType: 305, party: { name: 'א' }, totalIncVat: 11800, issuedAt: '2026-11-24T08:00:00.000Z' });
+    expect(row).not.toHaveProperty('searchText');
     expect(row).toMatchObject({ currency: 'ILS', language: 'he', printCount: 0, warnings: [], allocation: null, metadata: { k: 'v' } });
   });
 });

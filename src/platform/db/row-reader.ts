@@ -30,10 +30,15 @@ const BY_COLUMN_TYPE: Record<string, Reader> = {
 
 /**
  * The reader of one table's raw rows. A column missing from the raw row (a statement that selected
- * less) takes the definition's default when it has a literal one, else null.
+ * less) takes the definition's default when it has a literal one, else null. Generated columns
+ * (computed by PostgreSQL for an index, e.g. documents.search_text) are left out: the caller's type
+ * names them in `Left`.
  */
-export function rowReader<T extends Table>(table: T): (raw: Record<string, unknown>) => Readable<T['$inferSelect']> {
-  const columns = Object.entries(getTableColumns(table)).map(([key, column]) => {
+export function rowReader<T extends Table, Left extends keyof T['$inferSelect'] = never>(
+  table: T,
+): (raw: Record<string, unknown>) => Omit<Readable<T['$inferSelect']>, Left> {
+  const stored = Object.entries(getTableColumns(table)).filter(([, column]) => column.generated === undefined);
+  const columns = stored.map(([key, column]) => {
     const read = BY_COLUMN_TYPE[column.columnType];
     if (!read) throw new Error(`rowReader: no reader for ${column.columnType} (${column.name})`);
     const literal = column.hasDefault && column.default !== undefined && !(column.default instanceof SQL);
@@ -45,6 +50,6 @@ export function rowReader<T extends Table>(table: T): (raw: Record<string, unkno
       const v = raw[c.name];
       row[c.key] = v === undefined ? structuredClone(c.fallback) : v === null ? null : c.read(v);
     }
-    return row as Readable<T['$inferSelect']>;
+    return row as Omit<Readable<T['$inferSelect']>, Left>;
   };
 }
