@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
 import { iso, queryOne, query } from '../platform/db/sql.ts';
+import { insertInto } from '../platform/db/insert-values.ts';
+import { accounts } from './tables.ts';
 import { notFound, validation } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 
@@ -44,10 +46,15 @@ export async function createAccount(
   if (name.length > 200) throw validation('name', 'at most 200 characters');
   const row = await queryOne<Record<string, unknown>>(
     ex,
-    sql`INSERT INTO accounts(id, name, email, phone, password_hash, approval_status, created_at)
-        VALUES (${newId('acct', now.getTime())}, ${name}, ${input.email ?? null}, ${input.phone ?? null}, ${input.passwordHash ?? null},
-                ${input.approvalStatus}, ${now.toISOString()})
-        RETURNING *`,
+    sql`${insertInto(accounts, {
+      id: newId('acct', now.getTime()),
+      name,
+      email: input.email ?? null,
+      phone: input.phone ?? null,
+      passwordHash: input.passwordHash ?? null,
+      approvalStatus: input.approvalStatus,
+      createdAt: now,
+    })} RETURNING *`,
   );
   return toAccount(row!);
 }

@@ -2,6 +2,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Db, Executor } from '../platform/db/engine.ts';
 import { iso, isoOrNull, query, queryOne } from '../platform/db/sql.ts';
+import { insertInto } from '../platform/db/insert-values.ts';
+import { apiKeys } from './tables.ts';
 import { AppError, conflict, forbidden, notFound, validation } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import type { AccountLimits, KeyMode } from '../platform/http/context.ts';
@@ -105,10 +107,17 @@ export async function mintKey(control: Db, now: Date, input: MintInput): Promise
     const secret = generateKeySecret(input.mode);
     const row = await queryOne<Record<string, unknown>>(
       tx,
-      sql`INSERT INTO api_keys(id, account_id, mode, prefix, key_hash, label, scopes, created_at, expires_at)
-          VALUES (${newId('key', now.getTime())}, ${input.accountId}, ${input.mode}, ${displayPrefix(secret)}, ${hashKey(secret)},
-                  ${input.label ?? null}, ${sql.param(scopes)}::text[], ${now.toISOString()}, ${input.expiresAt?.toISOString() ?? null})
-          RETURNING *`,
+      sql`${insertInto(apiKeys, {
+        id: newId('key', now.getTime()),
+        accountId: input.accountId,
+        mode: input.mode,
+        prefix: displayPrefix(secret),
+        keyHash: hashKey(secret),
+        label: input.label ?? null,
+        scopes,
+        createdAt: now,
+        expiresAt: input.expiresAt ?? null,
+      })} RETURNING *`,
     );
     return { key: toKeyRecord(row!), secret };
   });

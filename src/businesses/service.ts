@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { Executor, Mode } from '../platform/db/engine.ts';
 import { queryOne } from '../platform/db/sql.ts';
+import { insertInto } from '../platform/db/insert-values.ts';
+import { businesses } from './tables.ts';
 import { conflict, notFound, validation } from '../platform/errors.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { recordEvent } from '../platform/outbox.ts';
@@ -86,12 +88,26 @@ export async function createBusiness(s: Services, mode: Mode, actor: Actor & { k
       what: 'new businesses per key',
     });
     await tx.execute(
-      sql`INSERT INTO businesses(id, account_id, created_by_key_id, name, tax_id, dealer_type, address, phone, email,
-                                 default_vat_rate_bp, require_allocation, bookkeeping, vat_reporting_period, branding, metadata, approval_status, created_at, updated_at)
-          VALUES (${id}, ${actor.accountId}, ${actor.keyId}, ${body.name.trim()}, ${taxId}, ${body.dealerType}, ${body.address ?? null},
-                  ${body.phone ?? null}, ${body.email ?? null}, ${body.defaultVatRateBp ?? null}, ${body.requireAllocation ?? false},
-                  ${body.bookkeeping ?? null}, ${body.vatReportingPeriod ?? 'monthly'},
-                  ${JSON.stringify(EMPTY_BRANDING)}::jsonb, ${metadataToStore(body.metadata)}::jsonb, 'approved', ${now.toISOString()}, ${now.toISOString()})`,
+      insertInto(businesses, {
+        id,
+        accountId: actor.accountId,
+        createdByKeyId: actor.keyId,
+        name: body.name.trim(),
+        taxId,
+        dealerType: body.dealerType,
+        address: body.address ?? null,
+        phone: body.phone ?? null,
+        email: body.email ?? null,
+        defaultVatRateBp: body.defaultVatRateBp ?? null,
+        requireAllocation: body.requireAllocation ?? false,
+        bookkeeping: body.bookkeeping ?? null,
+        vatReportingPeriod: body.vatReportingPeriod ?? 'monthly',
+        branding: EMPTY_BRANDING,
+        metadata: body.metadata ?? {},
+        approvalStatus: 'approved',
+        createdAt: now,
+        updatedAt: now,
+      }),
     );
     const branding = await mergeBranding(tx, now, id, EMPTY_BRANDING, body.branding);
     await tx.execute(sql`UPDATE businesses SET branding = ${JSON.stringify(branding)}::jsonb WHERE id = ${id}`);

@@ -4,6 +4,7 @@
  */
 import { boolean, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { int8, metadataColumn, timestamptz3 } from '../platform/db/tables.ts';
+import type { StoredBranding } from './records.ts';
 
 export const businesses = pgTable('businesses', {
   id: text('id').primaryKey(),
@@ -17,7 +18,7 @@ export const businesses = pgTable('businesses', {
   email: text('email'),
   defaultVatRateBp: integer('default_vat_rate_bp'),
   requireAllocation: boolean('require_allocation').notNull().default(false),
-  branding: jsonb('branding').$type<Record<string, unknown>>().notNull().default({}),
+  branding: jsonb('branding').$type<Partial<StoredBranding>>().notNull().default({}),
   approvalStatus: text('approval_status', { enum: ['approved', 'pending', 'suspended'] })
     .notNull()
     .default('approved'),

@@ -8,6 +8,7 @@ import { categoryOf } from './categories.ts';
 import { completeAmounts } from './amounts.ts';
 import { EXPENSE_LIMITS, type ExpensePatchBody } from './schemas.ts';
 import { carrier, textProblemOf } from '../openfrmt/index.ts';
+import type { SupplierDocType } from './ocr/extraction.ts';
 
 /** The writable columns of a draft, in domain names. */
 export interface DraftFields {
@@ -15,7 +16,7 @@ export interface DraftFields {
   supplierName: string | null;
   supplierTaxId: string | null;
   partyId: string | null;
-  supplierDocType: string | null;
+  supplierDocType: SupplierDocType | null;
   supplierDocNumber: string | null;
   supplierDocDate: string | null;
   allocationNumber: string | null;
@@ -77,7 +78,9 @@ export async function applyDraftInput(ex: Executor, businessId: string, current:
     if (nameProblem) throw validation(sup.name?.trim() ? 'body.supplier.name' : 'body.supplier.partyId', `the supplier name ${nameProblem}`);
     next.supplierTaxId = sup.taxId !== undefined ? checkedTaxId(sup.taxId, 'body.supplier.taxId') : (party?.tax_id ?? null);
   }
-  for (const k of ['supplierDocType', 'supplierDocNumber', 'allocationNumber', 'note'] as const) {
+  // The schema holds supplierDocType to its closed list; the free texts are trimmed, empty is none.
+  if (body.supplierDocType !== undefined) next.supplierDocType = body.supplierDocType ?? null;
+  for (const k of ['supplierDocNumber', 'allocationNumber', 'note'] as const) {
     if (body[k] !== undefined) next[k] = typeof body[k] === 'string' ? body[k].trim() || null : null;
   }
   if (body.supplierDocDate !== undefined) {

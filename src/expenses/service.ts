@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Database, Tx } from '../platform/db/engine.ts';
 import { queryOne } from '../platform/db/sql.ts';
+import { insertInto } from '../platform/db/insert-values.ts';
+import { expenses } from './tables.ts';
 import { AppError, conflict, notFound, validation } from '../platform/errors.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { postExpenseEntry } from '../ledger/index.ts';
@@ -36,15 +38,36 @@ export async function insertExpense(tx: Tx, at: Date, actor: Actor, b: BusinessR
   const id = newId('exp', at.getTime());
   const row = await queryOne<Record<string, unknown>>(
     tx,
-    sql`INSERT INTO expenses(id, business_id, status, source, category_key, supplier_name, supplier_tax_id, party_id, supplier_doc_type,
-          supplier_doc_number, supplier_doc_date, allocation_number, amount_ex_vat, vat_amount, amount_inc_vat, deductible_vat, note,
-          receipt_file_id, ocr_extraction, reverses_expense_id, external_ref, request_hash, metadata, created_by_key_id, recorded_at, created_at, updated_at)
-        VALUES (${id}, ${b.id}, ${r.status ?? 'draft'}, ${r.source}, ${r.categoryKey}, ${r.supplierName}, ${r.supplierTaxId}, ${r.partyId},
-          ${r.supplierDocType}, ${r.supplierDocNumber}, ${r.supplierDocDate}, ${r.allocationNumber}, ${r.amountExVat}, ${r.vatAmount},
-          ${r.amountIncVat}, ${r.deductibleVat ?? null}, ${r.note}, ${r.receiptFileId ?? null},
-          ${r.ocrExtraction === undefined || r.ocrExtraction === null ? null : JSON.stringify(r.ocrExtraction)}::jsonb,
-          ${r.reversesExpenseId ?? null}, ${r.externalRef ?? null}, ${r.requestHash ?? null}, ${metadataToStore(r.metadata)}::jsonb, ${actor.keyId},
-          ${r.recordedAt ? r.recordedAt.toISOString() : null}, ${at.toISOString()}, ${at.toISOString()})
+    sql`${insertInto(expenses, {
+      id,
+      businessId: b.id,
+      status: r.status ?? 'draft',
+      source: r.source,
+      categoryKey: r.categoryKey,
+      supplierName: r.supplierName,
+      supplierTaxId: r.supplierTaxId,
+      partyId: r.partyId,
+      supplierDocType: r.supplierDocType,
+      supplierDocNumber: r.supplierDocNumber,
+      supplierDocDate: r.supplierDocDate,
+      allocationNumber: r.allocationNumber,
+      amountExVat: r.amountExVat,
+      vatAmount: r.vatAmount,
+      amountIncVat: r.amountIncVat,
+      deductibleVat: r.deductibleVat ?? null,
+      note: r.note,
+      receiptFileId: r.receiptFileId ?? null,
+      // No extraction: the column is left to its SQL NULL (not a JSON null).
+      ocrExtraction: r.ocrExtraction ?? undefined,
+      reversesExpenseId: r.reversesExpenseId ?? null,
+      externalRef: r.externalRef ?? null,
+      requestHash: r.requestHash ?? null,
+      metadata: r.metadata ?? {},
+      createdByKeyId: actor.keyId,
+      recordedAt: r.recordedAt ?? null,
+      createdAt: at,
+      updatedAt: at,
+    })}
         ON CONFLICT (business_id, external_ref) WHERE external_ref IS NOT NULL DO NOTHING
         RETURNING ${EXPENSE_COLUMNS}`,
   );

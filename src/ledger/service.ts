@@ -6,6 +6,8 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../platform/db/engine.ts';
 import { iso, pgErrorCode, query, queryOne } from '../platform/db/sql.ts';
+import { insertInto } from '../platform/db/insert-values.ts';
+import { ledgerAccounts } from './tables.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { AppError, conflict, notFound, validation } from '../platform/errors.ts';
 import type { BusinessRecord } from '../businesses/index.ts';
@@ -30,8 +32,16 @@ export async function createAccount(database: Database, at: Date, actor: Actor, 
     await ensureChart(tx, b.id, b.dealerType, at);
     const row = await queryOne<Record<string, unknown>>(
       tx,
-      sql`INSERT INTO ledger_accounts(business_id, code, name, kind, trial_balance_code, trial_balance_name, created_at, updated_at)
-          VALUES (${b.id}, ${input.code}, ${input.name}, ${input.kind}, ${input.trialBalanceCode}, ${tbName}, ${at.toISOString()}, ${at.toISOString()})
+      sql`${insertInto(ledgerAccounts, {
+        businessId: b.id,
+        code: input.code,
+        name: input.name,
+        kind: input.kind,
+        trialBalanceCode: input.trialBalanceCode,
+        trialBalanceName: tbName,
+        createdAt: at,
+        updatedAt: at,
+      })}
           ON CONFLICT (business_id, code) DO NOTHING RETURNING *`,
     );
     if (!row) throw conflict(`account ${input.code} exists already`);

@@ -22,7 +22,8 @@ export function insertInto<T extends Table>(table: T, values: InsertValues<T>): 
     if (!column) throw new Error(`insertInto: ${key} is not a column of the definition`);
     names.push(sql.identifier(column.name));
     if (column.columnType === 'PgJsonb') given.push(sql`${JSON.stringify(value)}::jsonb`);
-    else given.push(sql`${value instanceof Date ? value.toISOString() : value}`);
+    // One parameter each, arrays included (text[]): a bare array would expand to a list.
+    else given.push(sql`${sql.param(value instanceof Date ? value.toISOString() : value)}`);
   }
   return sql`INSERT INTO ${table} (${sql.join(names, sql`, `)}) VALUES (${sql.join(given, sql`, `)})`;
 }
