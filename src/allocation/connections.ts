@@ -8,6 +8,8 @@ import type { Database, Executor, Mode } from '../platform/db/engine.ts';
 import { iso, isoOrNull, queryOne } from '../platform/db/sql.ts';
 import { randomToken } from '../platform/ids.ts';
 import type { TokenSet } from './provider.ts';
+import { insertInto } from '../platform/db/insert-values.ts';
+import { itaConnections, itaConsentRequests } from './tables.ts';
 
 export interface Connection {
   businessId: string;
@@ -50,10 +52,18 @@ export async function getConnection(ex: Executor, businessId: string): Promise<C
 export async function saveGrant(tx: Executor, at: Date, businessId: string, provider: Connection['provider'], t: TokenSet): Promise<Connection> {
   const r = await queryOne<Record<string, unknown>>(
     tx,
-    sql`INSERT INTO ita_connections(business_id, provider, access_token, access_expires_at, refresh_token, refresh_expires_at,
-                                    scope, consented_on, connected_at, updated_at)
-        VALUES (${businessId}, ${provider}, ${t.accessToken}, ${t.accessExpiresAt.toISOString()}, ${t.refreshToken},
-                ${t.refreshExpiresAt.toISOString()}, ${t.scope}, ${t.consentedOn}, ${at.toISOString()}, ${at.toISOString()})
+    sql`${insertInto(itaConnections, {
+      businessId,
+      provider,
+      accessToken: t.accessToken,
+      accessExpiresAt: t.accessExpiresAt,
+      refreshToken: t.refreshToken,
+      refreshExpiresAt: t.refreshExpiresAt,
+      scope: t.scope,
+      consentedOn: t.consentedOn,
+      connectedAt: at,
+      updatedAt: at,
+    })}
         ON CONFLICT (business_id) DO UPDATE SET provider = EXCLUDED.provider, access_token = EXCLUDED.access_token,
           access_expires_at = EXCLUDED.access_expires_at, refresh_token = EXCLUDED.refresh_token,
           refresh_expires_at = EXCLUDED.refresh_expires_at, scope = EXCLUDED.scope, consented_on = EXCLUDED.consented_on,
@@ -127,8 +137,15 @@ export async function createConsentRequest(
 ): Promise<ConsentRequest> {
   const expiresAt = new Date(at.getTime() + CONSENT_TTL_MS);
   await tx.execute(
-    sql`INSERT INTO ita_consent_requests(state, business_id, key_id, account_id, return_url, created_at, expires_at)
-        VALUES (${r.state}, ${r.businessId}, ${r.keyId}, ${r.accountId}, ${r.returnUrl}, ${at.toISOString()}, ${expiresAt.toISOString()})`,
+    insertInto(itaConsentRequests, {
+      state: r.state,
+      businessId: r.businessId,
+      keyId: r.keyId,
+      accountId: r.accountId,
+      returnUrl: r.returnUrl,
+      createdAt: at,
+      expiresAt,
+    }),
   );
   return { state: r.state, businessId: r.businessId, returnUrl: r.returnUrl, expiresAt: expiresAt.toISOString(), completedAt: null };
 }

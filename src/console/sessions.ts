@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
 import { iso, isoOrNull, queryOne } from '../platform/db/sql.ts';
+import { insertInto } from '../platform/db/insert-values.ts';
+import { consoleSessions } from './tables.ts';
 import { newId } from '../platform/ids.ts';
 import { newSessionToken, tokenHash } from './secrets.ts';
 import { PENDING_SESSION_TTL_MS, SESSION_TTL_MS, sessionAlive } from './limits.ts';
@@ -36,11 +38,16 @@ export async function createPendingSession(
   const token = newSessionToken();
   const row = await queryOne<Record<string, unknown>>(
     ex,
-    sql`INSERT INTO console_sessions(id, token_hash, account_id, created_at, expires_at, last_seen_at, ip, user_agent)
-        VALUES (${newId('ses', now.getTime())}, ${tokenHash(token)}, ${input.accountId}, ${now.toISOString()},
-                ${new Date(now.getTime() + PENDING_SESSION_TTL_MS).toISOString()}, ${now.toISOString()}, ${input.ip},
-                ${(input.userAgent ?? '').slice(0, 300)})
-        RETURNING *`,
+    sql`${insertInto(consoleSessions, {
+      id: newId('ses', now.getTime()),
+      tokenHash: tokenHash(token),
+      accountId: input.accountId,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + PENDING_SESSION_TTL_MS),
+      lastSeenAt: now,
+      ip: input.ip,
+      userAgent: (input.userAgent ?? '').slice(0, 300),
+    })} RETURNING *`,
   );
   return { session: toSession(row!), token };
 }

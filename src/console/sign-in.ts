@@ -14,6 +14,8 @@ import {
   lockedUntil,
   type CodeVerdict,
 } from './limits.ts';
+import { insertInto } from '../platform/db/insert-values.ts';
+import { consoleOtps, consoleSignInAttempts } from './tables.ts';
 
 /**
  * argon2id with OWASP's minimum profile (19 MiB, 2 passes, 1 lane): memory-hard, ~30 ms here.
@@ -73,10 +75,7 @@ export async function recordAttempt(
   now: Date,
   a: { email: string; ip: string; accountId: string | null; step: 'password' | 'code'; success: boolean },
 ): Promise<void> {
-  await ex.execute(
-    sql`INSERT INTO console_sign_in_attempts(at, email, ip, account_id, step, success)
-        VALUES (${now.toISOString()}, ${a.email}, ${a.ip}, ${a.accountId}, ${a.step}, ${a.success})`,
-  );
+  await ex.execute(insertInto(consoleSignInAttempts, { at: now, email: a.email, ip: a.ip, accountId: a.accountId, step: a.step, success: a.success }));
 }
 
 /**
@@ -110,9 +109,13 @@ export async function issueCode(ex: Executor, now: Date, secret: Buffer, session
         WHERE session_id = ${sessionId} AND consumed_at IS NULL AND superseded_at IS NULL`,
   );
   await ex.execute(
-    sql`INSERT INTO console_otps(id, session_id, code_hash, created_at, expires_at)
-        VALUES (${newId('otp', now.getTime())}, ${sessionId}, ${codeHash(secret, sessionId, code)}, ${now.toISOString()},
-                ${new Date(now.getTime() + CODE_TTL_MS).toISOString()})`,
+    insertInto(consoleOtps, {
+      id: newId('otp', now.getTime()),
+      sessionId,
+      codeHash: codeHash(secret, sessionId, code),
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + CODE_TTL_MS),
+    }),
   );
   return code;
 }

@@ -6,6 +6,8 @@
 import { sql } from 'drizzle-orm';
 import type { Database, Executor } from '../platform/db/engine.ts';
 import { iso, query, queryOne } from '../platform/db/sql.ts';
+import { insertInto } from '../platform/db/insert-values.ts';
+import { businessExchangeRates } from './tables.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { notFound } from '../platform/errors.ts';
 
@@ -59,8 +61,14 @@ export async function setBusinessRate(
     if (before && before.rate === input.rate) return { rate: before, created: false };
     const row = await queryOne(
       tx,
-      sql`INSERT INTO business_exchange_rates(business_id, currency, effective_from, rate, created_at, created_by_key_id)
-        VALUES (${businessId}, ${input.currency}, ${input.effectiveFrom}, ${input.rate}, ${at.toISOString()}, ${actor.keyId})
+      sql`${insertInto(businessExchangeRates, {
+        businessId,
+        currency: input.currency,
+        effectiveFrom: input.effectiveFrom,
+        rate: input.rate,
+        createdAt: at,
+        createdByKeyId: actor.keyId,
+      })}
         ON CONFLICT (business_id, currency, effective_from)
         DO UPDATE SET rate = EXCLUDED.rate, created_at = EXCLUDED.created_at, created_by_key_id = EXCLUDED.created_by_key_id
         RETURNING ${COLUMNS}`,

@@ -10,6 +10,8 @@ import { appendAudit } from '../platform/audit.ts';
 import { isoDay } from '../platform/db/sql.ts';
 import type { Verification } from './verify.ts';
 import type { RunReport } from './report.ts';
+import { insertInto } from '../platform/db/insert-values.ts';
+import { exportRuns } from './tables.ts';
 
 export interface ExportRunView {
   id: string;
@@ -129,9 +131,21 @@ export async function startRun(
   if (taken.has(names[0])) throw refuse();
   const id = newId('exr', a.cutOff.getTime());
   try {
-    await ex.execute(sql`INSERT INTO export_runs(id, business_id, from_date, to_date, status, cut_off_at, production_at, directory, primary_id, created_by_key_id, created_at)
-      VALUES (${id}, ${a.businessId}, ${a.from}, ${a.to}, 'running', ${a.cutOff.toISOString()}, ${production.toISOString()},
-              ${names[0]}, ${a.primaryId}, ${a.keyId}, ${a.cutOff.toISOString()})`);
+    await ex.execute(
+      insertInto(exportRuns, {
+        id,
+        businessId: a.businessId,
+        fromDate: a.from,
+        toDate: a.to,
+        status: 'running',
+        cutOffAt: a.cutOff,
+        productionAt: production,
+        directory: names[0],
+        primaryId: a.primaryId,
+        createdByKeyId: a.keyId,
+        createdAt: a.cutOff,
+      }),
+    );
   } catch (err) {
     // Another process took the minute between the read and the insert.
     if (pgErrorCode(err) === '23505') {
@@ -208,7 +222,20 @@ export async function startPcn874Run(
   ex: Executor,
   r: { id: string; businessId: string; from: string; to: string; name: string; at: Date; keyId: string | null },
 ): Promise<void> {
-  await ex.execute(sql`INSERT INTO export_runs(id, business_id, kind, from_date, to_date, status, cut_off_at, production_at, directory, primary_id, created_by_key_id, created_at)
-    VALUES (${r.id}, ${r.businessId}, 'pcn874', ${r.from}, ${r.to}, 'running', ${r.at.toISOString()}, ${r.at.toISOString()},
-            ${`${r.name}/${r.id}`}, NULL, ${r.keyId}, ${r.at.toISOString()})`);
+  await ex.execute(
+    insertInto(exportRuns, {
+      id: r.id,
+      businessId: r.businessId,
+      kind: 'pcn874',
+      fromDate: r.from,
+      toDate: r.to,
+      status: 'running',
+      cutOffAt: r.at,
+      productionAt: r.at,
+      directory: `${r.name}/${r.id}`,
+      primaryId: null,
+      createdByKeyId: r.keyId,
+      createdAt: r.at,
+    }),
+  );
 }

@@ -3,6 +3,8 @@ import { createReadStream } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import type { Db, Executor } from './db/engine.ts';
 import { iso, queryOne } from './db/sql.ts';
+import { insertInto } from './db/insert-values.ts';
+import { files } from './db/tables.ts';
 import { newId } from './ids.ts';
 
 /**
@@ -63,9 +65,16 @@ async function storeInline(tx: Executor, at: Date, f: NewFile, bytes: Uint8Array
   const sha = sha256Hex(bytes);
   const inserted = await queryOne<Record<string, unknown>>(
     tx,
-    sql`INSERT INTO files(id, business_id, sha256, mime, size, name, content, created_at)
-        VALUES (${newId('file', at.getTime())}, ${f.businessId}, ${sha}, ${f.mime}, ${bytes.length}, ${f.name},
-                ${Buffer.from(bytes)}, ${at.toISOString()})
+    sql`${insertInto(files, {
+      id: newId('file', at.getTime()),
+      businessId: f.businessId,
+      sha256: sha,
+      mime: f.mime,
+      size: bytes.length,
+      name: f.name,
+      content: Buffer.from(bytes),
+      createdAt: at,
+    })}
         ON CONFLICT (business_id, sha256) DO NOTHING
         RETURNING ${META}`,
   );
@@ -135,8 +144,7 @@ export async function storeFileStream(
       sha = hash.digest('hex');
       const inserted = await queryOne<Record<string, unknown>>(
         sp,
-        sql`INSERT INTO files(id, business_id, sha256, mime, size, name, content, chunk_size, created_at)
-            VALUES (${id}, ${f.businessId}, ${sha}, ${f.mime}, ${size}, ${f.name}, NULL, ${chunkSize}, ${at.toISOString()})
+        sql`${insertInto(files, { id, businessId: f.businessId, sha256: sha, mime: f.mime, size, name: f.name, content: null, chunkSize, createdAt: at })}
             ON CONFLICT (business_id, sha256) DO NOTHING
             RETURNING ${META}`,
       );

@@ -2,6 +2,8 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Database, Executor, Mode } from './db/engine.ts';
 import { iso, isoOrNull, query } from './db/sql.ts';
 import { newId } from './ids.ts';
+import { insertInto } from './db/insert-values.ts';
+import { jobs } from './db/tables.ts';
 import type { Clock } from './clock.ts';
 import type { Logger } from './logger.ts';
 import { errorSummary } from './logger.ts';
@@ -50,10 +52,16 @@ export type JobRequest<K extends JobKind = JobKind> = {
 
 /** The INSERT of one job (once per kind and ref), for a caller that writes it with other rows. */
 export function jobInsert<K extends JobKind>(at: Date, j: JobRequest<K>): SQL {
-  return sql`INSERT INTO jobs(id, kind, business_id, ref_id, payload, run_at, created_at)
-      VALUES (${newId('job', at.getTime())}, ${j.kind}, ${j.businessId ?? null}, ${j.refId}, ${JSON.stringify(j.payload ?? {})}::jsonb,
-              ${(j.runAt ?? at).toISOString()}, ${at.toISOString()})
-      ON CONFLICT (kind, ref_id) DO NOTHING`;
+  const job = insertInto(jobs, {
+    id: newId('job', at.getTime()),
+    kind: j.kind,
+    businessId: j.businessId ?? null,
+    refId: j.refId,
+    payload: j.payload ?? {},
+    runAt: j.runAt ?? at,
+    createdAt: at,
+  });
+  return sql`${job} ON CONFLICT (kind, ref_id) DO NOTHING`;
 }
 
 export async function enqueueJob<K extends JobKind>(tx: Executor, at: Date, j: JobRequest<K>): Promise<void> {

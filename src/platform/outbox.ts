@@ -1,6 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from './db/engine.ts';
 import { newId } from './ids.ts';
+import { insertInto } from './db/insert-values.ts';
+import { outboxEvents } from './db/tables.ts';
 import type { EventData, EventName } from './catalog/events.ts';
 
 /** One event to record: a name from the catalog (catalog/events.ts) and the data its schema describes. */
@@ -8,8 +10,14 @@ export type OutboxEvent = { [E in EventName]: { event: E; accountId: string; bus
 
 /** The INSERT of one event, for a caller that writes it together with other rows (writeTogether). */
 export function eventInsert(at: Date, e: OutboxEvent): SQL {
-  return sql`INSERT INTO outbox_events(id, event, account_id, business_id, data, created_at)
-      VALUES (${newId('evt', at.getTime())}, ${e.event}, ${e.accountId}, ${e.businessId}, ${JSON.stringify(e.data)}::jsonb, ${at.toISOString()})`;
+  return insertInto(outboxEvents, {
+    id: newId('evt', at.getTime()),
+    event: e.event,
+    accountId: e.accountId,
+    businessId: e.businessId,
+    data: e.data,
+    createdAt: at,
+  });
 }
 
 /** Writes an event in the caller's transaction: it exists exactly when the change commits. */

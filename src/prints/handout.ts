@@ -9,6 +9,8 @@ import type { Services } from '../platform/http/services.ts';
 import type { RequestContext } from '../platform/http/context.ts';
 import type { BusinessRecord } from '../businesses/index.ts';
 import { claimOriginPrint, countCopyPrint, findDocumentRow, type DocumentRow } from '../documents/index.ts';
+import { insertInto } from '../platform/db/insert-values.ts';
+import { documentPrints } from './tables.ts';
 
 export type PrintKind = 'auto' | 'origin' | 'copy';
 export type PrintChannel = 'print' | 'share' | 'email';
@@ -76,9 +78,21 @@ export async function handOut(
     if (variant === 'copy') await countCopyPrint(tx, doc.id, now);
     const file = doc.pdfFiles[variant];
     const printId = newId('prn', now.getTime());
-    await tx.execute(sql`INSERT INTO document_prints(id, business_id, document_id, variant, channel, file_id, key_id, key_prefix, recipients, created_at)
-      VALUES (${printId}, ${business.id}, ${doc.id}, ${variant}, ${channel}, ${file.fileId}, ${ctx.key.id}, ${ctx.key.prefix},
-              ${recipients ? JSON.stringify(recipients) : null}::jsonb, ${now.toISOString()})`);
+    await tx.execute(
+      insertInto(documentPrints, {
+        id: printId,
+        businessId: business.id,
+        documentId: doc.id,
+        variant,
+        channel,
+        fileId: file.fileId,
+        keyId: ctx.key.id,
+        keyPrefix: ctx.key.prefix,
+        // No recipients (a print, not an email): SQL NULL, not a JSON null.
+        recipients: recipients || undefined,
+        createdAt: now,
+      }),
+    );
     await appendAudit(tx, now, ctx.actor, {
       businessId: business.id,
       action: `document.${channel}`,

@@ -14,6 +14,8 @@ import { attachPdfFiles, findDocumentRow, getDocumentById, type DocumentRow, typ
 import { renderDocumentPdf } from '../pdf/index.ts';
 import { issuedRenderModel } from './render-model.ts';
 import { SigningUnconfigured, signerFor } from './signing.ts';
+import { insertInto } from '../platform/db/insert-values.ts';
+import { pdfLinks } from './tables.ts';
 
 export const RENDER_JOB = 'document.render' satisfies JobKind;
 
@@ -57,8 +59,16 @@ async function publishPdfs(
     copy: { fileId: copyFile.id, slug: randomToken(SLUG_BYTES) },
   };
   for (const variant of ['origin', 'copy'] as const) {
-    await tx.execute(sql`INSERT INTO pdf_links(slug, business_id, document_id, variant, file_id, created_at)
-      VALUES (${files[variant].slug}, ${doc.businessId}, ${doc.id}, ${variant}, ${files[variant].fileId}, ${now.toISOString()})`);
+    await tx.execute(
+      insertInto(pdfLinks, {
+        slug: files[variant].slug,
+        businessId: doc.businessId,
+        documentId: doc.id,
+        variant,
+        fileId: files[variant].fileId,
+        createdAt: now,
+      }),
+    );
   }
   await attachPdfFiles(tx, doc.id, files, now);
   const business = await queryOne<{ account_id: string }>(tx, sql`SELECT account_id FROM businesses WHERE id = ${doc.businessId}`);
