@@ -12,8 +12,6 @@ import {
   a100,
   m100,
   writeC100,
-  writeD110,
-  writeD120,
   summaryLine,
   z900,
   CRLF,
@@ -21,12 +19,11 @@ import {
   SUMMARISED_TYPES,
   type A000Input,
   type C100Input,
-  type D110Input,
-  type D120Input,
   type DocumentRef,
   type M100Input,
   type SummarisedType,
 } from './records.ts';
+import { writeD110, writeD120, type D110Input, type D120Input } from './line-records.ts';
 
 type Head = 'recordNo' | 'vatId';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { a000, a100, c100, d110, d120, m100, summaryLine, z900, paymentMethodCode, type C100Input } from '../../src/openfrmt/records.ts';
+import { a000, a100, c100, m100, summaryLine, z900, type C100Input } from '../../src/openfrmt/records.ts';
+import { d110, d120, paymentMethodCode } from '../../src/openfrmt/line-records.ts';
 import { b100, b110 } from '../../src/openfrmt/ledger-records.ts';
 
 /** Columns from–to, 1-based inclusive, as the reference tables print them. */

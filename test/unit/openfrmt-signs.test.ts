@@ -3,7 +3,8 @@
  * Spec: reference/openfrmt.md §2 (sign conventions, §2.4(יב)), §6 clarifications 1, 4, 5, §4.3 (1224, 1225), §3.1 (1009).
  */
 import { describe, expect, it } from 'vitest';
-import { c100, d110, a000, c100Amounts, type C100Input, type A000Input } from '../../src/openfrmt/records.ts';
+import { c100, a000, c100Amounts, type C100Input, type A000Input } from '../../src/openfrmt/records.ts';
+import { d110 } from '../../src/openfrmt/line-records.ts';
 import { BkmvAssembler, iniFile, type ExportDocument } from '../../src/openfrmt/assemble.ts';
 import { BkmvReader, readIni } from '../../src/openfrmt/reader.ts';
 import { CrlfSplitter, parseRecord } from '../../src/openfrmt/record-parse.ts';
