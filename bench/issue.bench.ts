@@ -8,7 +8,7 @@
  * (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test; skipped when unreachable).
  *
  * BENCH_DOCS (default 6000) documents per engine; BENCH_WEB_CONCURRENCY sets the server's WEB_CONCURRENCY
- * (default 0: one process); BENCH_ENGINES=embedded|server runs one engine.
+ * (default 0: one process); BENCH_ENGINES=embedded|server runs one engine; BENCH_CPU_PROF=dir profiles the server.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
@@ -59,6 +59,8 @@ async function benchEngine(name: string, env: Record<string, string>, floorUrl: 
       WEB_CONCURRENCY,
       ...env,
     },
+    // BENCH_CPU_PROF=dir writes a V8 CPU profile of the server process there (open it in Chrome's DevTools).
+    nodeArgs: process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [],
   });
   try {
     const key = server.firstKey();
@@ -75,6 +77,11 @@ async function benchEngine(name: string, env: Record<string, string>, floorUrl: 
     line('floor (counter lock + insert)', floor, 'tx');
     console.log(`  ratio documents/floor: ${(r.documents.perSecond / floor.perSecond).toFixed(2)}`);
   } finally {
+    if (process.env.BENCH_CPU_PROF) {
+      // A profile is written at a clean exit only.
+      server.child.kill('SIGTERM');
+      await Promise.race([server.exited, new Promise((r) => setTimeout(r, 60_000))]);
+    }
     await killServer(server);
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Db, Executor } from '../platform/db/engine.ts';
-import { iso, isoOrNull, query, queryOne } from '../platform/db/sql.ts';
+import { iso, isoOrNull, prepared, query, queryOne } from '../platform/db/sql.ts';
 import { insertInto } from '../platform/db/insert-values.ts';
 import { apiKeys } from './tables.ts';
 import { AppError, conflict, forbidden, notFound, validation } from '../platform/errors.ts';
@@ -162,8 +162,11 @@ export async function findKeyByDigest(ex: Executor, digest: string): Promise<(Ke
   // The account's ceilings come along (one round trip for both): issuing checks them.
   const row = await queryOne<Record<string, unknown>>(
     ex,
-    sql`SELECT k.*, a.max_docs_per_month AS account_max_docs_per_month, a.max_expenses_per_month AS account_max_expenses_per_month
-          FROM api_keys k LEFT JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ${digest}`,
+    prepared(
+      'key_by_digest',
+      sql`SELECT k.*, a.max_docs_per_month AS account_max_docs_per_month, a.max_expenses_per_month AS account_max_expenses_per_month
+            FROM api_keys k LEFT JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ${digest}`,
+    ),
   );
   const given = Buffer.from(digest, 'hex');
   const stored = row && typeof row.key_hash === 'string' && row.key_hash.length === 64 ? Buffer.from(row.key_hash, 'hex') : MISS_DIGEST;

@@ -1,7 +1,7 @@
 // A business as stored and as answered: its record, its ceilings, its view, and the readers by id and owner.
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
-import { iso, isoOrNull, query, queryOne } from '../platform/db/sql.ts';
+import { iso, isoOrNull, prepared, query, queryOne } from '../platform/db/sql.ts';
 import { notFound } from '../platform/errors.ts';
 
 import type { Services } from '../platform/http/services.ts';
@@ -163,9 +163,12 @@ export async function viewsOf(s: Services, ex: Executor, accountId: string, bs: 
 export async function getOwnedBusiness(ex: Executor, accountId: string, id: string, forUpdate = false): Promise<BusinessRecord> {
   const r = await queryOne<Record<string, unknown>>(
     ex,
-    forUpdate
-      ? sql`SELECT * FROM businesses WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`
-      : sql`SELECT * FROM businesses WHERE id = ${id} AND account_id = ${accountId}`,
+    prepared(
+      'owned_business',
+      forUpdate
+        ? sql`SELECT * FROM businesses WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`
+        : sql`SELECT * FROM businesses WHERE id = ${id} AND account_id = ${accountId}`,
+    ),
   );
   if (!r) throw notFound('business');
   return toBusinessRecord(r);

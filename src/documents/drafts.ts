@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Executor, Tx } from '../platform/db/engine.ts';
-import { pgErrorCode, queryOne } from '../platform/db/sql.ts';
+import { pgErrorCode, prepared, queryOne } from '../platform/db/sql.ts';
 import { insertInto } from '../platform/db/insert-values.ts';
 import { documents } from './tables.ts';
 import { AppError, conflict, validation } from '../platform/errors.ts';
@@ -89,10 +89,13 @@ async function insertDraft(
   });
   const r = await queryOne<Record<string, unknown> & { audit_prev_hash: string | null }>(
     tx,
-    sql`WITH inserted AS (${draft}
-        ON CONFLICT (business_id, external_ref) WHERE external_ref IS NOT NULL DO NOTHING
-        RETURNING *)
-        SELECT inserted.*, ${lockedHeadHashSql(auditChain)} AS audit_prev_hash FROM inserted`,
+    prepared(
+      'draft_insert',
+      sql`WITH inserted AS (${draft}
+          ON CONFLICT (business_id, external_ref) WHERE external_ref IS NOT NULL DO NOTHING
+          RETURNING *)
+          SELECT inserted.*, ${lockedHeadHashSql(auditChain)} AS audit_prev_hash FROM inserted`,
+    ),
   );
   return r ? { row: toDocumentRow(r), auditPrevHash: r.audit_prev_hash } : undefined;
 }

@@ -4,7 +4,7 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import type { Tx } from '../platform/db/engine.ts';
-import { queryOne } from '../platform/db/sql.ts';
+import { prepared, queryOne } from '../platform/db/sql.ts';
 import { AppError, limitReached, validation } from '../platform/errors.ts';
 import { appendAudit } from '../platform/audit.ts';
 import { eventInsert } from '../platform/outbox.ts';
@@ -311,7 +311,7 @@ async function issueInTransaction(
   const snapshot = issuedSnapshot(business, d, parts, now);
   const updated = await queryOne<IssueAnswer>(
     tx,
-    issueStatement(business, id, now, maxPerMonth, { ...parts, docType: d.docType, allocation, warnings, snapshot }),
+    prepared('issue', issueStatement(business, id, now, maxPerMonth, { ...parts, docType: d.docType, allocation, warnings, snapshot })),
   );
   const issued = issuedRowOf(updated, id, maxPerMonth);
   const allocationJob = allocation.status === 'pending' ? [jobInsert(now, { kind: 'document.allocation', refId: id, businessId: business.id })] : [];

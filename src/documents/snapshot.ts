@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
-import { queryOne } from '../platform/db/sql.ts';
+import { prepared, queryOne } from '../platform/db/sql.ts';
 import { rowReader, type Readable } from '../platform/db/row-reader.ts';
 import { documents } from './tables.ts';
 import { notFound } from '../platform/errors.ts';
@@ -166,9 +166,12 @@ export async function getDocumentRow(ex: Executor, businessId: string, id: strin
 export async function findDocumentRow(ex: Executor, businessId: string, id: string, forUpdate = false): Promise<DocumentRow | undefined> {
   const r = await queryOne<Record<string, unknown>>(
     ex,
-    forUpdate
-      ? sql`SELECT * FROM documents WHERE id = ${id} AND business_id = ${businessId} FOR UPDATE`
-      : sql`SELECT * FROM documents WHERE id = ${id} AND business_id = ${businessId}`,
+    prepared(
+      'document_row',
+      forUpdate
+        ? sql`SELECT * FROM documents WHERE id = ${id} AND business_id = ${businessId} FOR UPDATE`
+        : sql`SELECT * FROM documents WHERE id = ${id} AND business_id = ${businessId}`,
+    ),
   );
   return r ? toDocumentRow(r) : undefined;
 }

@@ -6,7 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
-import { iso, query, queryOne } from '../platform/db/sql.ts';
+import { iso, prepared, query, queryOne } from '../platform/db/sql.ts';
 import { newId } from '../platform/ids.ts';
 import { AppError } from '../platform/errors.ts';
 import type { DealerType } from '../businesses/index.ts';
@@ -101,7 +101,9 @@ export async function postEntry(tx: Executor, at: Date, e: NewEntry): Promise<{ 
   );
   const entry = await queryOne<{ entry_no: string }>(
     tx,
-    sql`WITH acc AS (${insertAccounts(e.businessId, at, accounts)}),
+    prepared(
+      'journal_entry',
+      sql`WITH acc AS (${insertAccounts(e.businessId, at, accounts)}),
       n AS (INSERT INTO ledger_counters AS c(business_id, last_entry_no) VALUES (${e.businessId}, 1)
             ON CONFLICT (business_id) DO UPDATE SET last_entry_no = c.last_entry_no + 1 RETURNING last_entry_no)
     INSERT INTO journal_entries(id, business_id, entry_no, entry_date, source, document_id, expense_id, reference, reference_doc_type,
@@ -110,6 +112,7 @@ export async function postEntry(tx: Executor, at: Date, e: NewEntry): Promise<{ 
            ${e.reference ?? null}, ${e.referenceDocType ?? null}, ${e.description}, ${e.reversesEntryId ?? null}, ${e.keyId}, ${at.toISOString()}
       FROM n
     RETURNING entry_no`,
+    ),
   );
   const lines = e.lines.map((l, i) => ({
     n: i + 1,
@@ -119,10 +122,14 @@ export async function postEntry(tx: Executor, at: Date, e: NewEntry): Promise<{ 
     currency: l.currency ?? null,
     foreign: l.currency ? (l.foreignAmount ?? 0) : null,
   }));
-  await tx.execute(
-    sql`INSERT INTO journal_lines(entry_id, line_no, business_id, account_code, side, amount, currency, foreign_amount)
-        SELECT ${id}, l.n, ${e.businessId}, l.account, l.side, l.amount, l.currency, l.foreign
-          FROM jsonb_to_recordset(${JSON.stringify(lines)}::jsonb) AS l(n integer, account text, side smallint, amount bigint, currency text, "foreign" bigint)`,
+  await query(
+    tx,
+    prepared(
+      'journal_lines',
+      sql`INSERT INTO journal_lines(entry_id, line_no, business_id, account_code, side, amount, currency, foreign_amount)
+          SELECT ${id}, l.n, ${e.businessId}, l.account, l.side, l.amount, l.currency, l.foreign
+            FROM jsonb_to_recordset(${JSON.stringify(lines)}::jsonb) AS l(n integer, account text, side smallint, amount bigint, currency text, "foreign" bigint)`,
+    ),
   );
   return { id, entryNo: Number(entry!.entry_no) };
 }

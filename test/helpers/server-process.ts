@@ -32,7 +32,10 @@ export interface ServerProcess {
   firstKey(): string | null;
 }
 
-export async function startServer(dataDir: string, opts: { env?: Record<string, string>; via?: 'npm' | 'node'; port?: number } = {}): Promise<ServerProcess> {
+export async function startServer(
+  dataDir: string,
+  opts: { env?: Record<string, string>; via?: 'npm' | 'node'; port?: number; nodeArgs?: string[] } = {},
+): Promise<ServerProcess> {
   const port = opts.port ?? (await freePort());
   const env = {
     ...process.env,
@@ -49,7 +52,12 @@ export async function startServer(dataDir: string, opts: { env?: Record<string, 
   const child =
     opts.via === 'npm'
       ? spawn('npm', ['start', '--silent'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
-      : spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      : spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], {
+          cwd: ROOT,
+          env,
+          detached: true,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d));

@@ -1,0 +1,52 @@
+/**
+ * `prepared(label, sql)` (src/platform/db/sql.ts): the hot path's statements run as named prepared
+ * statements, parsed and planned once per connection. They answer what the unnamed statement answers,
+ * inside and outside a transaction; a text never reuses another text's statement; a label whose text
+ * keeps changing stops being prepared instead of piling up statements on every connection.
+ */
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prepared, query, queryOne } from '../../src/platform/db/sql.ts';
+import { freshDatabase } from '../helpers/databases.ts';
+
+describe('prepared statements', () => {
+  let fresh: Awaited<ReturnType<typeof freshDatabase>>;
+  beforeAll(async () => {
+    fresh = await freshDatabase('live', 1);
+  });
+  afterAll(async () => {
+    await fresh.drop();
+  });
+
+  /** The statements this connection has prepared by name (the pool has one connection). */
+  const namesPrepared = async () =>
+    (await query<{ name: string }>(fresh.database.db, sql`SELECT name FROM pg_prepared_statements ORDER BY name`)).map((r) => r.name);
+
+  it('answers what the unnamed statement answers, and the connection keeps it by name', async () => {
+    const plain = await queryOne<{ n: number; t: string }>(fresh.database.db, sql`SELECT ${41}::int + 1 AS n, ${'שלום'}::text AS t`);
+    const named = await queryOne<{ n: number; t: string }>(fresh.database.db, prepared('sum_test', sql`SELECT ${41}::int + 1 AS n, ${'שלום'}::text AS t`));
+    expect(named).toEqual(plain);
+    expect(named).toEqual({ n: 42, t: 'שלום' });
+    const again = await queryOne<{ n: number }>(fresh.database.db, prepared('sum_test', sql`SELECT ${1}::int + 1 AS n, ${'x'}::text AS t`));
+    expect(again?.n).toBe(2);
+    expect((await namesPrepared()).filter((n) => n.startsWith('sum_test_'))).toHaveLength(1);
+  });
+
+  it('runs inside a transaction on its connection, and two texts under one label are two statements', async () => {
+    const rows = await fresh.database.db.transaction(async (tx) => {
+      const a = await query<{ v: string }>(tx, prepared('pair_test', sql`SELECT ${'a'}::text AS v`));
+      const b = await query<{ v: string }>(tx, prepared('pair_test', sql`SELECT ${'b'}::text || 'b' AS v`));
+      return [...a, ...b];
+    });
+    expect(rows).toEqual([{ v: 'a' }, { v: 'bb' }]);
+    expect((await namesPrepared()).filter((n) => n.startsWith('pair_test_'))).toHaveLength(2);
+  });
+
+  it('a label whose text keeps changing is prepared for its first 8 texts only', async () => {
+    for (let i = 0; i < 12; i++) {
+      const r = await queryOne<{ v: number }>(fresh.database.db, prepared('shape_test', sql`SELECT ${i}::int + ${sql.raw(String(i))} AS v`));
+      expect(r?.v).toBe(2 * i);
+    }
+    expect((await namesPrepared()).filter((n) => n.startsWith('shape_test_'))).toHaveLength(8);
+  });
+});
