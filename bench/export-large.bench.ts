@@ -13,7 +13,7 @@
  *   BENCH_DB_PREFIX=hexp_ …  names the scratch databases hexp_<pid>_… (default pinkas_bench_)
  *   BENCH_EXPORT_KEEP=1 …   keeps the scratch databases and prints how to export them again:
  *   BENCH_EXPORT_URL=postgres://…/db BENCH_EXPORT_BUSINESS=biz_… BENCH_EXPORT_ACCOUNT=acc_… npx tsx bench/export-large.bench.ts
- *   (then drop them: DROP DATABASE …).
+ *   (then drop them: DROP DATABASE …); BENCH_EXPORT_FROM / BENCH_EXPORT_TO (YYYY-MM-DD) export part of the range.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -52,9 +52,11 @@ async function exportOnly(url: string, businessId: string, accountId: string): P
   try {
     const s = createServices(config(), systemClock, createLogger('silent'), { live: sandbox, sandbox });
     const business = await readBusiness(sandbox, businessId);
-    const range = (
+    const whole = (
       await sandbox.pool.query(`SELECT min(document_date)::text AS f, max(document_date)::text AS t FROM documents WHERE business_id = $1`, [businessId])
     ).rows[0];
+    // BENCH_EXPORT_FROM / BENCH_EXPORT_TO narrow the range (a shorter run of the same books).
+    const range = { f: process.env.BENCH_EXPORT_FROM ?? whole.f, t: process.env.BENCH_EXPORT_TO ?? whole.t };
     const rssBefore = vm('VmRSS');
     const peakOf: Record<string, number> = {};
     const sampler = setInterval(() => {

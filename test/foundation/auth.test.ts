@@ -215,4 +215,38 @@ describe('rate limit across processes sharing one PostgreSQL database', () => {
       await other.close();
     }
   });
+
+  it('a large limit is claimed in blocks of limit/6000 hits a second: one round trip per block, still never more than the limit', async () => {
+    const { PostgresRateLimiter } = await import('../../src/platform/rate-limit.ts');
+    const { openPool } = await import('../../src/platform/db/engine.ts');
+    const other = await openPool('live', env.urls.live, { poolSize: 4 });
+    try {
+      const limit = 60_000; // blocks of 10
+      const p1 = new PostgresRateLimiter(env.db.live, limit);
+      const p2 = new PostgresRateLimiter(other, limit);
+      const s = 9_000;
+      const seconds = async (key: string) =>
+        (await env.sql('live', `SELECT second, n FROM rate_limit_seconds WHERE key_id = '${key}' ORDER BY second`)).map((r: any) => [Number(r.second), r.n]);
+      // 25 hits in one second: three blocks taken, the remaining count is the window's less the hits spent.
+      let last;
+      for (let i = 0; i < 25; i++) last = await p1.hit('key_block', s * 1000 + i);
+      expect(last).toMatchObject({ allowed: true, remaining: limit - 25 });
+      expect(await seconds('key_block')).toEqual([[s, 30]]);
+      // A new second: what was not spent stays counted (lost), a new block is taken.
+      expect((await p1.hit('key_block', (s + 1) * 1000)).allowed).toBe(true);
+      expect(await seconds('key_block')).toEqual([
+        [s, 30],
+        [s + 1, 10],
+      ]);
+      // 15 left in the window: a concurrent burst of both processes passes exactly 15.
+      await env.sql('live', `INSERT INTO rate_limit_seconds VALUES ('key_full', ${s - 5}, ${limit - 15})`);
+      const burst = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? p1 : p2).hit('key_full', s * 1000 + 500)));
+      expect(burst.filter((r) => r.allowed)).toHaveLength(15);
+      const refused = burst.find((r) => !r.allowed)!;
+      expect(refused).toMatchObject({ remaining: 0, retryAfterMs: (s - 5) * 1000 + 999 + 60_000 - (s * 1000 + 500) });
+      expect(await p2.peek('key_full', s * 1000 + 500)).toMatchObject({ allowed: false });
+    } finally {
+      await other.close();
+    }
+  });
 });
