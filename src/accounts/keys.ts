@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { Db, Executor } from '../platform/db/engine.ts';
 import { iso, isoOrNull, prepared, query, queryOne } from '../platform/db/sql.ts';
 import { insertInto } from '../platform/db/insert-values.ts';
+import { columnList } from '../platform/db/row-reader.ts';
 import { apiKeys } from './tables.ts';
 import { AppError, conflict, forbidden, notFound, validation } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
@@ -164,7 +165,7 @@ export async function findKeyByDigest(ex: Executor, digest: string): Promise<(Ke
     ex,
     prepared(
       'key_by_digest',
-      sql`SELECT k.*, a.max_docs_per_month AS account_max_docs_per_month, a.max_expenses_per_month AS account_max_expenses_per_month
+      sql`SELECT ${columnList(apiKeys, 'k')}, a.max_docs_per_month AS account_max_docs_per_month, a.max_expenses_per_month AS account_max_expenses_per_month
             FROM api_keys k LEFT JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ${digest}`,
     ),
   );

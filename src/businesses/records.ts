@@ -3,6 +3,8 @@ import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
 import { iso, isoOrNull, prepared, query, queryOne } from '../platform/db/sql.ts';
 import { notFound } from '../platform/errors.ts';
+import { columnList } from '../platform/db/row-reader.ts';
+import { businesses } from './tables.ts';
 
 import type { Services } from '../platform/http/services.ts';
 import { getAccount, listPlans } from '../accounts/index.ts';
@@ -166,8 +168,8 @@ export async function getOwnedBusiness(ex: Executor, accountId: string, id: stri
     prepared(
       'owned_business',
       forUpdate
-        ? sql`SELECT * FROM businesses WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`
-        : sql`SELECT * FROM businesses WHERE id = ${id} AND account_id = ${accountId}`,
+        ? sql`SELECT ${columnList(businesses)} FROM businesses WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`
+        : sql`SELECT ${columnList(businesses)} FROM businesses WHERE id = ${id} AND account_id = ${accountId}`,
     ),
   );
   if (!r) throw notFound('business');

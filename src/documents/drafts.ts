@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import type { Executor, Tx } from '../platform/db/engine.ts';
 import { pgErrorCode, prepared, queryOne } from '../platform/db/sql.ts';
 import { insertInto } from '../platform/db/insert-values.ts';
+import { columnList } from '../platform/db/row-reader.ts';
 import { documents } from './tables.ts';
 import { AppError, conflict, validation } from '../platform/errors.ts';
 import { appendAudit, chainOf, lockedHeadHashSql } from '../platform/audit.ts';
@@ -93,7 +94,7 @@ async function insertDraft(
       'draft_insert',
       sql`WITH inserted AS (${draft}
           ON CONFLICT (business_id, external_ref) WHERE external_ref IS NOT NULL DO NOTHING
-          RETURNING *)
+          RETURNING ${columnList(documents)})
           SELECT inserted.*, ${lockedHeadHashSql(auditChain)} AS audit_prev_hash FROM inserted`,
     ),
   );

@@ -5,6 +5,8 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Tx } from '../platform/db/engine.ts';
 import { prepared, queryOne } from '../platform/db/sql.ts';
+import { columnList } from '../platform/db/row-reader.ts';
+import { documents } from './tables.ts';
 import { AppError, limitReached, validation } from '../platform/errors.ts';
 import { appendAudit } from '../platform/audit.ts';
 import { eventInsert } from '../platform/outbox.ts';
@@ -270,7 +272,7 @@ function issueStatement(
               snapshot = jsonb_set(${JSON.stringify(p.snapshot)}::jsonb, '{docNumber}', to_jsonb(num.last_number)),
               issued_at = ${now.toISOString()}, updated_at = ${now.toISOString()}
             FROM num WHERE documents.id = ${id} AND documents.status = 'draft'
-            RETURNING documents.*)
+            RETURNING ${columnList(documents, 'documents')})
         SELECT issued.*, (SELECT count FROM allowance) AS allowance, (SELECT count FROM month) AS month_count FROM issued`;
 }
 

@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
 import { prepared, queryOne } from '../platform/db/sql.ts';
-import { rowReader, type Readable } from '../platform/db/row-reader.ts';
+import { columnList, rowReader, type Readable } from '../platform/db/row-reader.ts';
 import { documents } from './tables.ts';
 import { notFound } from '../platform/errors.ts';
 import type { BusinessRecord, StoredBranding } from '../businesses/index.ts';
@@ -169,8 +169,8 @@ export async function findDocumentRow(ex: Executor, businessId: string, id: stri
     prepared(
       'document_row',
       forUpdate
-        ? sql`SELECT * FROM documents WHERE id = ${id} AND business_id = ${businessId} FOR UPDATE`
-        : sql`SELECT * FROM documents WHERE id = ${id} AND business_id = ${businessId}`,
+        ? sql`SELECT ${columnList(documents)} FROM documents WHERE id = ${id} AND business_id = ${businessId} FOR UPDATE`
+        : sql`SELECT ${columnList(documents)} FROM documents WHERE id = ${id} AND business_id = ${businessId}`,
     ),
   );
   return r ? toDocumentRow(r) : undefined;

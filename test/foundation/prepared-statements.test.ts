@@ -6,7 +6,10 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import { prepared, query, queryOne } from '../../src/platform/db/sql.ts';
+import { columnList } from '../../src/platform/db/row-reader.ts';
+import { documents } from '../../src/documents/tables.ts';
 import { freshDatabase } from '../helpers/databases.ts';
 
 describe('prepared statements', () => {
@@ -48,5 +51,19 @@ describe('prepared statements', () => {
       expect(r?.v).toBe(2 * i);
     }
     expect((await namesPrepared()).filter((n) => n.startsWith('shape_test_'))).toHaveLength(8);
+  });
+
+  it('a statement that names its columns survives a migration adding one; SELECT * is refused on the connection that prepared it', async () => {
+    const byColumns = () => query(fresh.database.db, prepared('columns_test', sql`SELECT ${columnList(documents)} FROM documents WHERE id = ${'doc_none'}`));
+    const byStar = () => query(fresh.database.db, prepared('star_test', sql`SELECT * FROM documents WHERE id = ${'doc_none'}`));
+    expect(await byColumns()).toEqual([]);
+    expect(await byStar()).toEqual([]);
+    // Another process migrates meanwhile.
+    const other = new pg.Client({ connectionString: fresh.url });
+    await other.connect();
+    await other.query('ALTER TABLE documents ADD COLUMN added_later integer');
+    await other.end();
+    expect(await byColumns()).toEqual([]);
+    await expect(byStar()).rejects.toThrow();
   });
 });

@@ -3,7 +3,7 @@
  * drizzle table definition: the table's definition is the one list of its columns, so no module keeps
  * a second one by hand (issue 19). Instants are answered as ISO 8601 text, days as `YYYY-MM-DD`.
  */
-import { getTableColumns, SQL, type Table } from 'drizzle-orm';
+import { getTableColumns, sql, SQL, type Table } from 'drizzle-orm';
 import { iso, isoDay } from './sql.ts';
 
 /** A table's row as the service hands it on: instants as ISO 8601 text. */
@@ -52,4 +52,17 @@ export function rowReader<T extends Table, Left extends keyof T['$inferSelect'] 
     }
     return row as Omit<Readable<T['$inferSelect']>, Left>;
   };
+}
+
+/**
+ * The table's stored columns by name, for a select list or RETURNING (`alias.` before each when given): a
+ * prepared statement that names its columns keeps its row type when a later migration adds a column, where
+ * `SELECT *` would be refused by PostgreSQL on connections that prepared it before.
+ */
+export function columnList(table: Table, alias?: string): SQL {
+  const prefix = alias ? `${alias}.` : '';
+  const names = Object.values(getTableColumns(table))
+    .filter((column) => column.generated === undefined)
+    .map((column) => `${prefix}"${column.name}"`);
+  return sql.raw(names.join(', '));
 }
