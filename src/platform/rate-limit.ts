@@ -64,9 +64,9 @@ export class MemoryRateLimiter implements PeekableRateLimiter {
 
 /**
  * The same algorithm in PostgreSQL, for several processes sharing a server. Limits up to this many a
- * window keep the exact log of accepted times (rate_limit_hit); larger ones count per second
- * (rate_limit_hit_seconds, migration 0013), whose cost does not grow with the limit. A hit then counts
- * for one window plus at most a second: never more than the limit pass.
+ * window keep the exact log of accepted times (rate_limit_hit); larger ones count per second (table
+ * rate_limit_seconds, migration 0013), whose cost does not grow with the limit. A hit then counts for
+ * one window plus at most a second: never more than the limit pass.
  */
 export const EXACT_LOG_LIMIT = 1000;
 
@@ -89,7 +89,7 @@ export class PostgresRateLimiter implements PeekableRateLimiter {
   private readonly perSecond: boolean;
   private readonly claimSize: number;
   private readonly claims = new Map<string, Claim>();
-  private readonly claiming = new Map<string, Promise<RateDecision>>();
+  private readonly claiming = new Map<string, Promise<RateDecision | null>>();
   constructor(
     private readonly database: Database,
     private readonly limit: number,
@@ -110,39 +110,48 @@ export class PostgresRateLimiter implements PeekableRateLimiter {
     for (;;) {
       const spent = this.spendClaimed(key, nowMs);
       if (spent) return spent;
-      const pending = this.claiming.get(key);
-      if (!pending) break;
-      // Another request of this process is claiming for the key: spend from its claim, or claim again.
-      const refused = await pending;
-      if (!refused.allowed) return refused;
+      // One claim at a time per key in this process: the others wait for it, then spend from it.
+      let claiming = this.claiming.get(key);
+      if (!claiming) {
+        claiming = this.claim(key, nowMs).finally(() => this.claiming.delete(key));
+        this.claiming.set(key, claiming);
+      }
+      const refused = await claiming;
+      if (refused) return refused;
     }
-    const claim = this.claim(key, nowMs).finally(() => this.claiming.delete(key));
-    this.claiming.set(key, claim);
-    const decision = await claim;
-    return decision.allowed ? (this.spendClaimed(key, nowMs) ?? (await this.hit(key, nowMs))) : decision;
+  }
+
+  /** This process's claim on the key's current second, while hits of it are left. */
+  private liveClaim(key: string, nowMs: number): Claim | undefined {
+    const c = this.claims.get(key);
+    return c && c.second === Math.floor(nowMs / 1000) && c.left > 0 ? c : undefined;
   }
 
   private spendClaimed(key: string, nowMs: number): RateDecision | null {
-    const c = this.claims.get(key);
-    if (!c || c.second !== Math.floor(nowMs / 1000) || c.left <= 0) return null;
+    const c = this.liveClaim(key, nowMs);
+    if (!c) return null;
     c.left--;
     return { allowed: true, limit: this.limit, remaining: c.remaining + c.left, retryAfterMs: 0 };
   }
 
-  /** One round trip: takes hits of this second for the key; answers a refusal, or `allowed` with the claim kept. */
-  private async claim(key: string, nowMs: number): Promise<RateDecision> {
+  /** One round trip: takes hits of this second for the key (kept in `claims`); answers the refusal when none are left. */
+  private async claim(key: string, nowMs: number): Promise<RateDecision | null> {
     const r = await queryOne<{ granted: number; remaining: number; retry_after_ms: number }>(
       this.database.db,
       sql`SELECT * FROM rate_limit_take_seconds(${key}, ${nowMs}, ${this.windowMs}, ${this.limit}, ${this.claimSize})`,
     );
     if (r!.granted <= 0) return { allowed: false, limit: this.limit, remaining: 0, retryAfterMs: Number(r!.retry_after_ms) };
-    if (this.claims.size > 10_000) for (const [k, c] of this.claims) if (c.second < Math.floor(nowMs / 1000)) this.claims.delete(k);
-    this.claims.set(key, { second: Math.floor(nowMs / 1000), left: r!.granted, remaining: r!.remaining });
-    return { allowed: true, limit: this.limit, remaining: r!.remaining, retryAfterMs: 0 };
+    const second = Math.floor(nowMs / 1000);
+    if (this.claims.size > 10_000) for (const [k, c] of this.claims) if (c.second < second) this.claims.delete(k);
+    this.claims.set(key, { second, left: r!.granted, remaining: r!.remaining });
+    return null;
   }
 
   /** Reads the window the hit function keeps (same table, same arithmetic) without recording a hit. */
   async peek(key: string, nowMs: number): Promise<RateDecision> {
+    // Hits this process claimed and has not spent count as used in the table, yet the next hit here passes.
+    const claimed = this.liveClaim(key, nowMs);
+    if (claimed) return { allowed: true, limit: this.limit, remaining: claimed.remaining + claimed.left, retryAfterMs: 0 };
     if (this.perSecond) {
       const r = await queryOne<{ used: number; retry_after_ms: number }>(
         this.database.db,

@@ -245,6 +245,13 @@ describe('rate limit across processes sharing one PostgreSQL database', () => {
       const refused = burst.find((r) => !r.allowed)!;
       expect(refused).toMatchObject({ remaining: 0, retryAfterMs: (s - 5) * 1000 + 999 + 60_000 - (s * 1000 + 500) });
       expect(await p2.peek('key_full', s * 1000 + 500)).toMatchObject({ allowed: false });
+      // 3 left: p1 claims all 3 and spends one; it may still pass 2 (its peek says so), p2 none.
+      await env.sql('live', `INSERT INTO rate_limit_seconds VALUES ('key_peek', ${s - 5}, ${limit - 3})`);
+      expect(await p1.hit('key_peek', s * 1000)).toMatchObject({ allowed: true, remaining: 2 });
+      expect(await p1.peek('key_peek', s * 1000 + 1)).toMatchObject({ allowed: true, remaining: 2 });
+      expect(await p2.peek('key_peek', s * 1000 + 1)).toMatchObject({ allowed: false, remaining: 0 });
+      expect((await p2.hit('key_peek', s * 1000 + 1)).allowed).toBe(false);
+      expect(await p1.hit('key_peek', s * 1000 + 2)).toMatchObject({ allowed: true, remaining: 1 });
     } finally {
       await other.close();
     }

@@ -57,12 +57,20 @@ export function rowReader<T extends Table, Left extends keyof T['$inferSelect'] 
 /**
  * The table's stored columns by name, for a select list or RETURNING (`alias.` before each when given): a
  * prepared statement that names its columns keeps its row type when a later migration adds a column, where
- * `SELECT *` would be refused by PostgreSQL on connections that prepared it before.
+ * `SELECT *` would be refused by PostgreSQL on connections that prepared it before. Built once per table and alias
+ * (the hot path asks for it on every request).
  */
-export function columnList(table: Table, alias?: string): SQL {
-  const prefix = alias ? `${alias}.` : '';
-  const names = Object.values(getTableColumns(table))
-    .filter((column) => column.generated === undefined)
-    .map((column) => `${prefix}"${column.name}"`);
-  return sql.raw(names.join(', '));
+const columnLists = new WeakMap<Table, Map<string, SQL>>();
+export function columnList(table: Table, alias = ''): SQL {
+  let byAlias = columnLists.get(table);
+  if (!byAlias) columnLists.set(table, (byAlias = new Map()));
+  let list = byAlias.get(alias);
+  if (!list) {
+    const prefix = alias ? `${alias}.` : '';
+    const names = Object.values(getTableColumns(table))
+      .filter((column) => column.generated === undefined)
+      .map((column) => `${prefix}"${column.name}"`);
+    byAlias.set(alias, (list = sql.raw(names.join(', '))));
+  }
+  return list;
 }

@@ -5,8 +5,8 @@ import type { Executor } from './engine.ts';
 const PREPARED = new WeakMap<SQL, string>();
 /** Prepared statements per label at most (a label whose text keeps changing falls back to unnamed statements). */
 const MAX_TEXTS_PER_LABEL = 8;
-const namesByText = new Map<string, string | null>();
-const textsPerLabel = new Map<string, number>();
+/** Per label, the statement name of each of its texts. */
+const namesByLabel = new Map<string, Map<string, string>>();
 
 /**
  * Marks a statement of the hot path to run as a named prepared statement: PostgreSQL parses and plans
@@ -20,14 +20,14 @@ export function prepared(label: string, q: SQL): SQL {
 }
 
 function statementName(label: string, text: string): string | undefined {
-  let name = namesByText.get(text);
-  if (name === undefined) {
-    const n = textsPerLabel.get(label) ?? 0;
-    name = n < MAX_TEXTS_PER_LABEL ? `${label}_${createHash('sha1').update(text).digest('hex').slice(0, 12)}` : null;
-    textsPerLabel.set(label, n + 1);
-    if (namesByText.size < 1000) namesByText.set(text, name);
+  let names = namesByLabel.get(label);
+  if (!names) namesByLabel.set(label, (names = new Map()));
+  let name = names.get(text);
+  if (name === undefined && names.size < MAX_TEXTS_PER_LABEL) {
+    name = `${label}_${createHash('sha1').update(text).digest('hex').slice(0, 12)}`;
+    names.set(text, name);
   }
-  return name ?? undefined;
+  return name;
 }
 
 interface PreparingSession {
