@@ -7,7 +7,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import { ledgerOk, type LedgerCheck, type LedgerVerification } from './ledger-check.ts';
 import type { TrialBalanceRow } from '../ledger/index.ts';
-import { readZipEntries } from './zip-entries.ts';
 import {
   BkmvReader,
   CrlfSplitter,
@@ -224,21 +223,6 @@ export interface ReadBack {
   ledger: LedgerVerification | null;
 }
 
-/** Reads the finished zip's bytes by its central directory (INI.TXT, BKMVDATA.TXT through the independent reader). */
-export async function readZipBack(
-  zipPath: string,
-  expectedDir: string,
-  ledger: LedgerCheck | null,
-  books: () => Promise<{ before: TrialBalanceRow[]; at: TrialBalanceRow[] } | null>,
-): Promise<ReadBack> {
-  const back = new ZipReadBack(expectedDir, ledger);
-  await readZipEntries(zipPath, async (name, data) => {
-    const onData = back.entry(name);
-    for await (const chunk of data as AsyncIterable<Buffer>) onData(chunk);
-  });
-  return back.finish([], await books());
-}
-
 /** Compares what was read back with the source, the database and (double entry) the books' trial balances. */
 export function judge(back: ReadBack, source: SourceFigures, database: Map<number, DocTypeCheck['database']>): Verification {
   const { summary, read, unzipped, ledger: ledgerResult } = back;
@@ -261,17 +245,4 @@ export function judge(back: ReadBack, source: SourceFigures, database: Map<numbe
     issueCount,
     issues: [...zipProblems, ...ini.issues, ...summary.issues].slice(0, 50),
   };
-}
-
-/** Reads INI.TXT and BKMVDATA.TXT back from the zip on disk and compares them with the source and the database. */
-export async function verifyZip(
-  zipPath: string,
-  expectedDir: string,
-  source: SourceDigest,
-  database: Map<number, DocTypeCheck['database']>,
-  /** A double-entry business: B100/B110 checked as read, against the books' trial balances. */
-  ledger: { check: LedgerCheck; books: () => Promise<{ before: TrialBalanceRow[]; at: TrialBalanceRow[] }> } | null = null,
-): Promise<Verification> {
-  const back = await readZipBack(zipPath, expectedDir, ledger?.check ?? null, async () => (ledger ? ledger.books() : null));
-  return judge(back, source.figures(), database);
 }

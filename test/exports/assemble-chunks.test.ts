@@ -1,11 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BkmvAssembler, iniFile, type ExportDocument } from '../../src/openfrmt/assemble.ts';
 import type { A000Input } from '../../src/openfrmt/records.ts';
 import { openZip, write } from '../../src/exports/bkmv-writer.ts';
-import { SourceDigest, verifyZip, type DocTypeCheck } from '../../src/exports/verify.ts';
+import { judge, SourceDigest, ZipReadBack, type DocTypeCheck } from '../../src/exports/verify.ts';
+import { GrowingFile, readGrowingZip } from '../../src/exports/zip-stream.ts';
+
+/** The finished zip read back by the verifier's own reader (as its thread reads a zip being written), then judged. */
+async function verifyZip(zipPath: string, dir: string, source: SourceDigest, database: Map<number, DocTypeCheck['database']>) {
+  const f = await GrowingFile.open(zipPath);
+  try {
+    f.grown((await stat(zipPath)).size, true);
+    const back = new ZipReadBack(dir, null);
+    const { problems } = await readGrowingZip(f, zipPath, (name) => back.entry(name));
+    return judge(back.finish(problems, null), source.figures(), database);
+  } finally {
+    await f.close();
+  }
+}
 
 const VAT = '123456782';
 const DIR = 'OPENFRMT/12345678.25/01151030';
