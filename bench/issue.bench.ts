@@ -16,6 +16,7 @@ import path from 'node:path';
 import os from 'node:os';
 import pg from 'pg';
 import { startServer, killServer, tempDataDir, ROOT } from '../test/helpers/server-process.ts';
+import { perDocument, snapshot, type StatsSource } from './issue/stats.ts';
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const DOCS = Number(process.env.BENCH_DOCS ?? 6000);
@@ -24,6 +25,9 @@ const BUSINESSES = Math.max(CONCURRENCY, Math.ceil((DOCS + DOCS / 10) / PER_BUSI
 const SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const WEB_CONCURRENCY = process.env.BENCH_WEB_CONCURRENCY ?? '0';
 const ENGINES = process.env.BENCH_ENGINES ?? 'embedded,server';
+const METRICS_TOKEN = 'bench-metrics-token-0123456789';
+/** How long the PDF backlog left by the run may take to drain before the bench stops waiting. */
+const PDF_DRAIN_MS = Number(process.env.BENCH_PDF_DRAIN_MS ?? 180_000);
 
 function load(job: Record<string, unknown>): Promise<any> {
   return new Promise((resolve, reject) => {
@@ -49,7 +53,28 @@ const line = (label: string, f: Figures, unit: string) =>
     `  ${label.padEnd(38)} ${String(f.perSecond).padStart(6)} ${unit}/s   p50 ${f.p50} ms   p95 ${f.p95} ms   p99 ${f.p99} ms   (${f.n} in ${f.ms} ms)`,
   );
 
-async function benchEngine(name: string, env: Record<string, string>, floorUrl: (dataDir: string) => string): Promise<void> {
+interface Engine {
+  name: string;
+  env: Record<string, string>;
+  /** The URL of one of the engine's databases (the sandbox: the bench issues with a test key). */
+  sandboxUrl(dataDir: string): string;
+  /** The bench's databases on the cluster, and whether the cluster is the bench's own. */
+  databases: string[];
+  ownCluster: boolean;
+}
+
+/** Waits until the render jobs left by the run are done (or PDF_DRAIN_MS passed); answers the time taken. */
+async function drainPdfs(jobs: pg.Client): Promise<{ ms: number; left: number }> {
+  const t0 = performance.now();
+  for (;;) {
+    const r = await jobs.query<{ n: string }>(`SELECT count(*) AS n FROM jobs WHERE kind = 'document.render' AND done_at IS NULL AND failed_at IS NULL`);
+    const left = Number(r.rows[0].n);
+    if (left === 0 || performance.now() - t0 > PDF_DRAIN_MS) return { ms: performance.now() - t0, left };
+    await new Promise((r2) => setTimeout(r2, 250));
+  }
+}
+
+async function benchEngine(engine: Engine): Promise<void> {
   const dataDir = tempDataDir('pinkas-bench-issue-');
   const server = await startServer(dataDir, {
     env: {
@@ -57,26 +82,51 @@ async function benchEngine(name: string, env: Record<string, string>, floorUrl: 
       RATE_LIMIT_PER_MINUTE: '10000000',
       DATABASE_POOL_SIZE: String(process.env.BENCH_POOL_SIZE ?? CONCURRENCY),
       WEB_CONCURRENCY,
-      ...env,
+      METRICS_TOKEN,
+      ...engine.env,
     },
     // BENCH_CPU_PROF=dir writes a V8 CPU profile of the server process there (open it in Chrome's DevTools).
     nodeArgs: process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [],
   });
+  const sandboxUrl = engine.sandboxUrl(dataDir);
+  const jobs = new pg.Client({ connectionString: sandboxUrl });
+  const admin = new pg.Client({ connectionString: sandboxUrl });
+  await jobs.connect();
+  await admin.connect();
   try {
+    // Function and trigger calls are counted by PostgreSQL once track_functions is on (the server's
+    // databases have it set at creation; the embedded cluster is the bench's own).
+    if (engine.ownCluster) await admin.query(`ALTER SYSTEM SET track_functions = 'pl'`).then(() => admin.query('SELECT pg_reload_conf()'));
     const key = server.firstKey();
     if (!key) throw new Error(`no first-start key printed:\n${server.stdout()}`);
     const { businessIds } = await load({ kind: 'setup', base: server.base, key, businesses: BUSINESSES });
-    const r = await load({ kind: 'issue', base: server.base, key, businessIds, docs: DOCS, concurrency: CONCURRENCY, warmup: Math.round(DOCS / 10) });
-    const floor = await load({ kind: 'floor', databaseUrl: floorUrl(dataDir), businessIds, count: DOCS, concurrency: CONCURRENCY });
+    const warmup = Math.round(DOCS / 10);
+    await load({ kind: 'issue', base: server.base, key, businessIds, docs: warmup, concurrency: CONCURRENCY, first: DOCS });
+    const stats: StatsSource = { base: server.base, metricsToken: METRICS_TOKEN, admin, databases: engine.databases, ownCluster: engine.ownCluster, jobs };
+    const before = await snapshot(stats);
+    const r = await load({ kind: 'issue', base: server.base, key, businessIds, docs: DOCS, concurrency: CONCURRENCY, first: 0 });
+    // Statistics reach the shared views when a backend goes idle: give them a moment.
+    await new Promise((r2) => setTimeout(r2, 1500));
+    const after = await snapshot(stats);
+    const drained = await drainPdfs(jobs);
+    const floor = await load({ kind: 'floor', databaseUrl: sandboxUrl, businessIds, count: DOCS, concurrency: CONCURRENCY });
     console.log(
-      `${name}: ${BUSINESSES} businesses, ${CONCURRENCY} in flight, WEB_CONCURRENCY=${WEB_CONCURRENCY}, ${os.cpus().length} cores, ${new Date().toISOString().slice(0, 10)}`,
+      `${engine.name}: ${BUSINESSES} businesses, ${CONCURRENCY} in flight, WEB_CONCURRENCY=${WEB_CONCURRENCY}, ${os.cpus().length} cores, ${new Date().toISOString().slice(0, 10)}`,
     );
     line('documents (draft + issue)', r.documents, 'docs');
     line('  of which POST …/documents', r.draft, 'req');
     line('  of which POST …/issue', r.issue, 'req');
     line('floor (counter lock + insert)', floor, 'tx');
     console.log(`  ratio documents/floor: ${(r.documents.perSecond / floor.perSecond).toFixed(2)}`);
+    for (const text of perDocument(before, after, after.issued - before.issued)) console.log(`  per document: ${text}`);
+    const total = after.pdfReady - before.pdfReady + (after.pdfBacklog - drained.left);
+    const seconds = (r.documents.ms + drained.ms) / 1000;
+    console.log(
+      `  PDFs: the run's backlog drained in ${(drained.ms / 1000).toFixed(1)} s${drained.left ? ` (${drained.left} left)` : ''}; ${Math.round(total / seconds)} documents/s reached pdf_ready from the run's start to the drain's end`,
+    );
   } finally {
+    await jobs.end();
+    await admin.end();
     if (process.env.BENCH_CPU_PROF) {
       // A profile is written at a clean exit only.
       server.child.kill('SIGTERM');
@@ -93,7 +143,15 @@ function embeddedFloorUrl(dataDir: string): string {
   return `postgres://${cluster.user}:${encodeURIComponent(password)}@127.0.0.1:${cluster.port}/pinkas_sandbox`;
 }
 
-if (ENGINES.includes('embedded')) await benchEngine('embedded PostgreSQL (npm start default)', {}, embeddedFloorUrl);
+if (ENGINES.includes('embedded')) {
+  await benchEngine({
+    name: 'embedded PostgreSQL (npm start default)',
+    env: {},
+    sandboxUrl: embeddedFloorUrl,
+    databases: ['pinkas_live', 'pinkas_sandbox'],
+    ownCluster: true,
+  });
+}
 
 // Server PostgreSQL: two scratch databases, dropped afterwards.
 const admin = new pg.Client({ connectionString: SERVER_URL });
@@ -106,11 +164,18 @@ if (!ENGINES.includes('server')) {
 else {
   const names = { live: `bench_issue_live_${process.pid}`, sandbox: `bench_issue_sandbox_${process.pid}` };
   const url = (db: string) => Object.assign(new URL(SERVER_URL), { pathname: `/${db}` }).toString();
-  for (const n of Object.values(names)) await admin.query(`CREATE DATABASE ${n}`);
+  for (const n of Object.values(names)) {
+    await admin.query(`CREATE DATABASE ${n}`);
+    await admin.query(`ALTER DATABASE ${n} SET track_functions = 'pl'`);
+  }
   try {
-    await benchEngine('server PostgreSQL (DATABASE_URL)', { DATABASE_URL: url(names.live), SANDBOX_DATABASE_URL: url(names.sandbox) }, () =>
-      url(names.sandbox),
-    );
+    await benchEngine({
+      name: 'server PostgreSQL (DATABASE_URL)',
+      env: { DATABASE_URL: url(names.live), SANDBOX_DATABASE_URL: url(names.sandbox) },
+      sandboxUrl: () => url(names.sandbox),
+      databases: Object.values(names),
+      ownCluster: false,
+    });
   } finally {
     for (const n of Object.values(names)) await admin.query(`DROP DATABASE IF EXISTS ${n} WITH (FORCE)`);
     await admin.end();

@@ -4,7 +4,7 @@
  * against the same database with pg. Reads its job from argv[2] (JSON), prints one JSON line.
  *
  *  { kind: 'setup', base, key, businesses }                       → { businessIds }
- *  { kind: 'issue', base, key, businessIds, docs, concurrency }   → figures of draft + issue per document
+ *  { kind: 'issue', base, key, businessIds, docs, concurrency, first } → figures of draft + issue per document (documents first…first+docs-1)
  *  { kind: 'floor', databaseUrl, businessIds, count, concurrency } → figures of the bare transaction
  */
 import http from 'node:http';
@@ -12,7 +12,7 @@ import pg from 'pg';
 
 type Job =
   | { kind: 'setup'; base: string; key: string; businesses: number }
-  | { kind: 'issue'; base: string; key: string; businessIds: string[]; docs: number; concurrency: number; warmup: number }
+  | { kind: 'issue'; base: string; key: string; businessIds: string[]; docs: number; concurrency: number; first: number }
   | { kind: 'floor'; databaseUrl: string; businessIds: string[]; count: number; concurrency: number };
 
 const job = JSON.parse(process.argv[2]) as Job;
@@ -96,7 +96,7 @@ async function main(): Promise<unknown> {
     return { businessIds };
   }
   if (job.kind === 'issue') {
-    const { businessIds, docs, concurrency, warmup } = job;
+    const { businessIds, docs, concurrency, first } = job;
     const call = client(job.base, job.key, concurrency);
     const one = async (i: number, lat?: { draft: number[]; issue: number[]; both: number[] }) => {
       const bid = businessIds[i % businessIds.length];
@@ -110,9 +110,8 @@ async function main(): Promise<unknown> {
       lat?.issue.push(t2 - t1);
       lat?.both.push(t2 - t0);
     };
-    await pool(warmup, concurrency, (i) => one(docs + i));
     const lat = { draft: [] as number[], issue: [] as number[], both: [] as number[] };
-    const ms = await pool(docs, concurrency, (i) => one(i, lat));
+    const ms = await pool(docs, concurrency, (i) => one(first + i, lat));
     return { documents: figures(docs, ms, lat.both), draft: figures(docs, ms, lat.draft), issue: figures(docs, ms, lat.issue) };
   }
   const { databaseUrl, businessIds, count, concurrency } = job;

@@ -819,7 +819,7 @@ export async function seedDocuments(database: Database, o: SeedOptions): Promise
                 d.id,
                 entry.reference,
                 entry.referenceDocType,
-                entry.description,
+                [...entry.description].slice(0, 50).join(''), // journal_post keeps the first 50 characters
                 actor.keyId,
                 issuedAt,
               ]),

@@ -28,15 +28,7 @@ export async function setNumbering(tx: Executor, businessId: string, numbering: 
   }
 }
 
-/**
- * The upsert that takes the next number of a series, `RETURNING last_number`, for the issue's
- * statement. The counter row is locked by it until the transaction ends, so concurrent issuers of one
- * series queue on it; a rollback (or a killed process) gives the number back. Never a sequence:
- * sequences are not transactional and would leave gaps.
- */
+/** The statement that takes the next number of a series (migration 0026 next_number, which issue_document calls too), `AS last_number`. */
 export function nextNumberInSeries(businessId: string, series: number): SQL {
-  return sql`INSERT INTO document_counters(business_id, doc_type, start_number, last_number) VALUES (${businessId}, ${series}, 1, 1)
-      ON CONFLICT (business_id, doc_type)
-      DO UPDATE SET last_number = coalesce(document_counters.last_number, document_counters.start_number - 1) + 1
-      RETURNING last_number`;
+  return sql`SELECT next_number(${businessId}, ${series}) AS last_number`;
 }

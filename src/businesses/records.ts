@@ -46,6 +46,8 @@ export interface BusinessRecord {
   deactivatedAt: string | null;
   createdAt: string;
   updatedAt: string;
+  /** The row's version (xmin) when read by getOwnedBusiness: the issue call refuses a business changed since. */
+  version: string | null;
 }
 
 export const EMPTY_BRANDING: StoredBranding = { logoRef: null, accentColor: null, tagline: null, website: null, footerText: null, template: 'classic' };
@@ -74,6 +76,7 @@ export function toBusinessRecord(r: Record<string, unknown>): BusinessRecord {
     deactivatedAt: isoOrNull(r.deactivated_at),
     createdAt: iso(r.created_at),
     updatedAt: iso(r.updated_at),
+    version: r.row_version == null ? null : String(r.row_version),
   };
 }
 
@@ -168,8 +171,8 @@ export async function getOwnedBusiness(ex: Executor, accountId: string, id: stri
     prepared(
       'owned_business',
       forUpdate
-        ? sql`SELECT ${columnList(businesses)} FROM businesses WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`
-        : sql`SELECT ${columnList(businesses)} FROM businesses WHERE id = ${id} AND account_id = ${accountId}`,
+        ? sql`SELECT ${columnList(businesses)}, xmin::text AS row_version FROM businesses WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`
+        : sql`SELECT ${columnList(businesses)}, xmin::text AS row_version FROM businesses WHERE id = ${id} AND account_id = ${accountId}`,
     ),
   );
   if (!r) throw notFound('business');

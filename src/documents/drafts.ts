@@ -2,12 +2,11 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Executor, Tx } from '../platform/db/engine.ts';
-import { pgErrorCode, prepared, queryOne } from '../platform/db/sql.ts';
-import { insertInto } from '../platform/db/insert-values.ts';
-import { columnList } from '../platform/db/row-reader.ts';
+import { pgErrorCode, prepared, query, queryOne } from '../platform/db/sql.ts';
+import { insertInto, rawRowOf, type InsertValues } from '../platform/db/insert-values.ts';
 import { documents } from './tables.ts';
 import { AppError, conflict, validation } from '../platform/errors.ts';
-import { appendAudit, chainOf, lockedHeadHashSql } from '../platform/audit.ts';
+import { appendAudit, auditRowCall } from '../platform/audit.ts';
 import { canonicalJson } from '../platform/canonical-json.ts';
 import { israelDate } from '../platform/clock.ts';
 import { newId } from '../platform/ids.ts';
@@ -44,20 +43,25 @@ export function requestHash(body: DraftCreateBody): string {
   return createHash('sha256').update(canonicalJson(rest)).digest('hex');
 }
 
-/** Inserts the draft and, when it was inserted, locks the business's audit chain in the same statement. */
+/**
+ * Inserts the draft and its audit row in one statement; undefined when a draft with the same
+ * externalRef exists (its own create answered, or a racing one).
+ */
 async function insertDraft(
-  tx: Tx,
+  ex: Executor,
+  ctx: RequestContext,
   at: Date,
   businessId: string,
-  keyId: string | null,
-  d: DraftFields,
-  totals: { totalExVat: number; vatAmount: number; totalIncVat: number },
-  externalRef: string | null,
-  hash: string,
-  auditChain: string,
-  metadata: Metadata | undefined,
-): Promise<{ row: DocumentRow; auditPrevHash: string | null } | undefined> {
-  const draft = insertInto(documents, {
+  draft: {
+    fields: DraftFields;
+    totals: { totalExVat: number; vatAmount: number; totalIncVat: number };
+    externalRef: string | null;
+    hash: string;
+    metadata: Metadata | undefined;
+  },
+): Promise<DocumentView | undefined> {
+  const { fields: d, totals } = draft;
+  const values: InsertValues<typeof documents> = {
     id: newId('doc', at.getTime()),
     businessId,
     status: 'draft',
@@ -77,28 +81,29 @@ async function insertDraft(
     totalExVat: totals.totalExVat,
     vatAmount: totals.vatAmount,
     totalIncVat: totals.totalIncVat,
-    externalRef,
-    requestHash: hash,
+    externalRef: draft.externalRef,
+    requestHash: draft.hash,
     allocationNumber: d.allocationNumber,
-    metadata: metadata ?? {},
+    metadata: draft.metadata ?? {},
     currency: d.currency,
     exchangeRate: d.exchangeRate,
     language: d.language,
-    createdByKeyId: keyId,
+    createdByKeyId: ctx.key.id,
     createdAt: at,
     updatedAt: at,
-  });
-  const r = await queryOne<Record<string, unknown> & { audit_prev_hash: string | null }>(
-    tx,
+  };
+  const view = documentView(toDocumentRow(rawRowOf(documents, values)));
+  const audit = auditRowCall(at, ctx.actor, { businessId, action: 'document.create', entityType: 'document', entityId: view.id, after: view });
+  const inserted = await query(
+    ex,
     prepared(
       'draft_insert',
-      sql`WITH inserted AS (${draft}
-          ON CONFLICT (business_id, external_ref) WHERE external_ref IS NOT NULL DO NOTHING
-          RETURNING ${columnList(documents)})
-          SELECT inserted.*, ${lockedHeadHashSql(auditChain)} AS audit_prev_hash FROM inserted`,
+      sql`WITH inserted AS (${insertInto(documents, values)}
+          ON CONFLICT (business_id, external_ref) WHERE external_ref IS NOT NULL DO NOTHING RETURNING id)
+          SELECT audit_append(${JSON.stringify(audit)}::jsonb, NULL) FROM inserted`,
     ),
   );
-  return r ? { row: toDocumentRow(r), auditPrevHash: r.audit_prev_hash } : undefined;
+  return inserted.length === 0 ? undefined : view;
 }
 
 function replay(existing: DocumentRow, hash: string): { document: DocumentView; deduped: true } {
@@ -120,10 +125,10 @@ function externalRefOf(body: DraftCreateBody, headerKey: string | undefined): st
 }
 
 /** A create body with its defaults filled in (the party resolved), checked for the business's dealer type. */
-async function draftFieldsOf(tx: Tx, business: BusinessRecord, body: DraftCreateBody, today: string): Promise<DraftFields> {
+async function draftFieldsOf(ex: Executor, business: BusinessRecord, body: DraftCreateBody, today: string): Promise<DraftFields> {
   const fields: DraftFields = {
     docType: body.docType,
-    party: await resolveParty(tx, business.id, body.party),
+    party: await resolveParty(ex, business.id, body.party),
     priceMode: body.priceMode ?? 'net',
     lines: (body.lines ?? []).map(normalizeLine),
     payments: (body.payments ?? []).map(normalizePayment),
@@ -143,6 +148,7 @@ async function draftFieldsOf(tx: Tx, business: BusinessRecord, body: DraftCreate
   return fields;
 }
 
+/** Creates a draft in one statement (row and audit row); a create whose key was used answers the first create's draft. */
 export async function createDraft(
   s: Services,
   ctx: RequestContext,
@@ -153,44 +159,13 @@ export async function createDraft(
   const externalRef = externalRefOf(body, headerKey);
   const hash = requestHash({ ...body, externalRef: undefined });
   const db = ctx.database.db;
-  if (externalRef) {
-    const existing = await queryOne<Record<string, unknown>>(
-      db,
-      sql`SELECT * FROM documents WHERE business_id = ${business.id} AND external_ref = ${externalRef}`,
-    );
-    if (existing) return replay(toDocumentRow(existing), hash);
-  }
   const now = s.clock.now();
-  const result = await db.transaction(async (tx) => {
-    const fields = await draftFieldsOf(tx, business, body, israelDate(now));
-    const totals = totalsOfDraft(fields, business);
-    const inserted = await insertDraft(
-      tx,
-      now,
-      business.id,
-      ctx.key.id,
-      fields,
-      totals,
-      externalRef,
-      hash,
-      chainOf(ctx.actor, { businessId: business.id }),
-      body.metadata,
-    );
-    if (!inserted) return undefined; // a racing request with the same key won: answer its row below
-    const view = documentView(inserted.row);
-    await appendAudit(
-      tx,
-      now,
-      ctx.actor,
-      { businessId: business.id, action: 'document.create', entityType: 'document', entityId: inserted.row.id, after: view },
-      [],
-      inserted.auditPrevHash,
-    );
-    return { document: view, deduped: false };
-  });
-  if (result) return result;
-  const winner = await queryOne<Record<string, unknown>>(db, sql`SELECT * FROM documents WHERE business_id = ${business.id} AND external_ref = ${externalRef}`);
-  return replay(toDocumentRow(winner!), hash);
+  const fields = await draftFieldsOf(db, business, body, israelDate(now));
+  const totals = totalsOfDraft(fields, business);
+  const document = await insertDraft(db, ctx, now, business.id, { fields, totals, externalRef, hash, metadata: body.metadata });
+  if (document) return { document, deduped: false };
+  const first = await queryOne<Record<string, unknown>>(db, sql`SELECT * FROM documents WHERE business_id = ${business.id} AND external_ref = ${externalRef}`);
+  return replay(toDocumentRow(first!), hash);
 }
 
 /** A draft's fields after a patch: absent keys keep the stored value, null clears a nullable one; checked for the dealer type. */

@@ -1,34 +1,31 @@
 /**
- * Issue: one short transaction that checks the guards, takes the next number of the series,
- * freezes the snapshot, and writes the audit row, the event and the follow-up jobs.
+ * Issue in one call: the draft is read without a lock, everything that needs no lock is computed here
+ * (totals, currency, allocation state, the frozen snapshot, the journal lines, the audit row), and
+ * issue_document (migration 0026) takes the number, checks the day's allowance and the month's ceiling
+ * and writes every row, so locks are held for that call only. A draft or business changed since the
+ * read is noticed by its xmin: nothing is written and the issue starts again from a fresh read.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import type { Tx } from '../platform/db/engine.ts';
-import { prepared, queryOne } from '../platform/db/sql.ts';
+import type { Executor, Tx } from '../platform/db/engine.ts';
+import { pgErrorCode, prepared, queryOne } from '../platform/db/sql.ts';
 import { columnList } from '../platform/db/row-reader.ts';
 import { documents } from './tables.ts';
-import { AppError, limitReached, validation } from '../platform/errors.ts';
-import { appendAudit } from '../platform/audit.ts';
-import { eventInsert } from '../platform/outbox.ts';
-import { postDocumentEntry } from '../ledger/index.ts';
-import { jobInsert } from '../platform/jobs.ts';
+import { AppError, conflict, limitReached, notFound, validation } from '../platform/errors.ts';
+import { NUMBER_HOLE } from '../platform/audit.ts';
 import { countDocumentIssued } from '../platform/metrics.ts';
 import { israelDate, israelMonthStart } from '../platform/clock.ts';
-import { allowanceTake, counterBump, subject } from '../platform/usage.ts';
 import { storeFile } from '../platform/files.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { RequestContext } from '../platform/http/context.ts';
-import { businessCeilings, type BusinessRecord, type StoredBranding, decodeLogo } from '../businesses/index.ts';
+import { businessCeilings, getOwnedBusiness, type BusinessRecord, type StoredBranding, decodeLogo } from '../businesses/index.ts';
 import { getParty } from '../parties/index.ts';
 import { allocationEligibility } from './allocation-eligibility.ts';
 import {
   documentView,
-  findDocumentRow,
   getDocumentRow,
   toDocumentRow,
   type AllocationState,
   dealerOf,
-  type DocType,
   type DocumentLine,
   type DocumentParty,
   type DocumentRow,
@@ -40,8 +37,8 @@ import {
 import type { IssueBodyInput } from './schemas.ts';
 import { buyerTaxIdRequired, paymentsProblem, totalsOfDraft } from './totals.ts';
 import { DOC_TYPES, docTypeAllowed, docTypeRefusal } from './doc-types.ts';
-import { nextNumberUpsert } from './numbering.ts';
 import { frozenCurrency, rateAtIssue, shekelFiguresProblem, type FrozenCurrency } from './issue-currency.ts';
+import { issuedWritesCall, writeIssued } from './issue-writes.ts';
 
 /** "Documents opened per business per day" (service-api.md Limits). */
 export const DOCUMENTS_PER_BUSINESS_PER_DAY = 300;
@@ -50,13 +47,13 @@ export const approvalRequired = (b: BusinessRecord) =>
   new AppError(403, 'approval_required', `the business is ${b.approvalStatus}: issuing waits for approval`);
 
 /** The business's branding, or the issue body's override applied on top of it. */
-async function brandingFor(tx: Tx, at: Date, business: BusinessRecord, override: NonNullable<IssueBodyInput>['branding']): Promise<StoredBranding> {
+async function brandingFor(ex: Executor, at: Date, business: BusinessRecord, override: NonNullable<IssueBodyInput>['branding']): Promise<StoredBranding> {
   const b: StoredBranding = { ...business.branding };
   if (!override) return b;
   if (override.logo === null) b.logoRef = null;
   else if (override.logo !== undefined) {
     const logo = decodeLogo(override.logo);
-    const file = await storeFile(tx, at, { businessId: business.id, bytes: logo.bytes, mime: logo.mime, name: logo.name });
+    const file = await storeFile(ex, at, { businessId: business.id, bytes: logo.bytes, mime: logo.mime, name: logo.name });
     b.logoRef = { fileId: file.id, sha256: file.sha256, mime: file.mime };
   }
   for (const k of ['accentColor', 'tagline', 'website', 'footerText'] as const) {
@@ -68,9 +65,9 @@ async function brandingFor(tx: Tx, at: Date, business: BusinessRecord, override:
 }
 
 /** The party as it is now: a saved party is re-read so the frozen copy is current. */
-async function currentParty(tx: Tx, businessId: string, p: DocumentParty | null): Promise<DocumentParty | null> {
+async function currentParty(ex: Executor, businessId: string, p: DocumentParty | null): Promise<DocumentParty | null> {
   if (!p || !p.partyId) return p;
-  const saved = await getParty(tx, businessId, p.partyId);
+  const saved = await getParty(ex, businessId, p.partyId);
   return { partyId: saved.id, key: saved.key, name: saved.name, taxId: saved.taxId, phone: saved.phone, email: saved.email, address: saved.address };
 }
 
@@ -83,10 +80,7 @@ export function monthCountBump(businessId: string, now: Date): SQL {
 const ceilingReached = (max: number) =>
   limitReached(`the business reached its ceiling of ${max} issued documents this month; it resets on the 1st (Israel time)`);
 
-/**
- * Writes the audit row, the `document.issued` event, usage and the render job of a just-issued row
- * (with `extra` writes of the caller), all in one statement after the audit chain's lock.
- */
+/** The writes of a just-issued row whose number is known (a credit note), with `extra` writes of the caller in the same statement. */
 export async function afterIssue(
   tx: Tx,
   ctx: RequestContext,
@@ -97,38 +91,7 @@ export async function afterIssue(
   extra: SQL[] = [],
 ): Promise<DocumentView> {
   const view = documentView(row);
-  // The books: the document's journal entry, in the same transaction (src/ledger).
-  await postDocumentEntry(tx, now, {
-    businessId: business.id,
-    dealerType: business.dealerType,
-    documentId: row.id,
-    snapshot: row.snapshot!,
-    keyId: ctx.actor.keyId,
-  });
-  const event = eventInsert(now, {
-    event: 'document.issued',
-    accountId: business.accountId,
-    businessId: business.id,
-    data: {
-      documentId: row.id,
-      docType: row.docType,
-      docNumber: row.docNumber,
-      totalIncVat: row.totalIncVat,
-      // The unit of totalIncVat (minor units of this currency), and the shekel total (issue 21).
-      currency: row.currency,
-      totalIncVatIls: view.ils?.totalIncVat ?? row.totalIncVat,
-      partyName: view.party?.name ?? null,
-      externalRef: row.externalRef,
-    },
-  });
-  await appendAudit(tx, now, ctx.actor, { businessId: business.id, action, entityType: 'document', entityId: row.id, after: view }, [
-    event,
-    // Per business, not per account: an account-wide row would make every business of the account
-    // wait for each other's commits; GET /usage sums the account's businesses.
-    counterBump(israelDate(now), subject.business(business.id), 'documents_issued'),
-    jobInsert(now, { kind: 'document.render', refId: row.id, businessId: business.id }),
-    ...extra,
-  ]);
+  await writeIssued(tx, { business, actor: ctx.actor, row, view, docNumber: String(row.docNumber), now, action, jobs: [{ kind: 'document.render' }] }, extra);
   return view;
 }
 
@@ -143,13 +106,13 @@ function checkIssuable(business: BusinessRecord, d: DocumentRow): void {
 }
 
 /** The totals at issue, their payments checked, and the frozen currency with the shekel figures. */
-async function figuresAtIssue(s: Services, tx: Tx, business: BusinessRecord, d: DocumentRow) {
+async function figuresAtIssue(s: Services, ex: Executor, business: BusinessRecord, d: DocumentRow) {
   const totals = totalsOfDraft(d, business);
   const payProblem = paymentsProblem(d.docType, totals, d.payments.length);
   if (payProblem) throw new AppError(422, 'payments_mismatch', `payments: ${payProblem}`);
   // A foreign-currency document takes its rate now (the draft's, the business's or the Bank of
   // Israel's for its date); thresholds and the books go by the shekel figures.
-  const money = frozenCurrency(await rateAtIssue(s, tx, business.id, d), totals, d.payments);
+  const money = frozenCurrency(await rateAtIssue(s, ex, business.id, d), totals, d.payments);
   const shekelProblem = shekelFiguresProblem(money, totals);
   if (shekelProblem) throw validation(shekelProblem.field, shekelProblem.problem);
   return { totals, money };
@@ -242,82 +205,124 @@ function issuedSnapshot(business: BusinessRecord, d: DocumentRow, p: IssueParts,
   };
 }
 
-/**
- * One statement: the day's allowance, the month's count, the next number of the series (its row
- * stays locked until commit: keep the rest short) and the row itself. A refused allowance or
- * ceiling throws in the caller and the rollback gives the number back.
- */
-function issueStatement(
-  business: BusinessRecord,
-  id: string,
+/** How many times an issue starts again when its draft or business changed between the read and the call. */
+const ISSUE_ATTEMPTS = 5;
+
+/** The draft as read for issuing, with its row version (xmin): the issue call refuses a row changed since. */
+async function draftForIssue(ex: Executor, businessId: string, id: string): Promise<{ row: DocumentRow; version: string } | undefined> {
+  const r = await queryOne<Record<string, unknown> & { row_version: string }>(
+    ex,
+    prepared(
+      'document_for_issue',
+      sql`SELECT ${columnList(documents)}, xmin::text AS row_version FROM documents WHERE id = ${id} AND business_id = ${businessId}`,
+    ),
+  );
+  return r ? { row: toDocumentRow(r), version: r.row_version } : undefined;
+}
+
+/** The issued row as issue_document writes it (`docNumber` aside: the database takes it). */
+function issuedRowOf(
+  d: DocumentRow,
+  p: IssueParts & { allocation: AllocationState; warnings: DocumentWarning[]; snapshot: DocumentSnapshot },
   now: Date,
-  maxPerMonth: number | null,
-  p: IssueParts & { docType: DocType; allocation: AllocationState; warnings: DocumentWarning[]; snapshot: DocumentSnapshot },
-): SQL {
+): DocumentRow {
   const { totals, money } = p;
-  return sql`WITH allowance AS (${allowanceTake(israelDate(now), subject.business(business.id), 'documents_opened', DOCUMENTS_PER_BUSINESS_PER_DAY)}),
-          month AS (
-            INSERT INTO document_month_counts(business_id, month, count) VALUES (${business.id}, ${israelMonthStart(now)}, 1)
-            ON CONFLICT (business_id, month) DO UPDATE SET count = document_month_counts.count + 1
-              WHERE ${maxPerMonth}::bigint IS NULL OR document_month_counts.count < ${maxPerMonth}::bigint
-            RETURNING count),
-          num AS (${nextNumberUpsert(business.id, p.docType)}),
-          issued AS (
-            UPDATE documents SET status = 'issued', doc_number = num.last_number, party = ${JSON.stringify(p.party)}::jsonb,
-              lines = ${JSON.stringify(p.lines)}::jsonb, payments = ${JSON.stringify(money.payments)}::jsonb,
-              vat_rate_bp = ${totals.vatRateBp}, discount_amount = ${totals.discountAmount},
-              exchange_rate = ${money.exchangeRate}, exchange_rate_date = ${money.exchangeRateDate}, exchange_rate_source = ${money.exchangeRateSource},
-              total_ex_vat = ${totals.totalExVat}, vat_amount = ${totals.vatAmount}, total_inc_vat = ${totals.totalIncVat},
-              allocation = ${JSON.stringify(p.allocation)}::jsonb, warnings = ${JSON.stringify(p.warnings)}::jsonb,
-              snapshot = jsonb_set(${JSON.stringify(p.snapshot)}::jsonb, '{docNumber}', to_jsonb(num.last_number)),
-              issued_at = ${now.toISOString()}, updated_at = ${now.toISOString()}
-            FROM num WHERE documents.id = ${id} AND documents.status = 'draft'
-            RETURNING ${columnList(documents, 'documents')})
-        SELECT issued.*, (SELECT count FROM allowance) AS allowance, (SELECT count FROM month) AS month_count FROM issued`;
+  return {
+    ...d,
+    status: 'issued',
+    party: p.party,
+    lines: p.lines,
+    payments: money.payments,
+    vatRateBp: totals.vatRateBp,
+    discountAmount: totals.discountAmount,
+    exchangeRate: money.exchangeRate,
+    exchangeRateDate: money.exchangeRateDate,
+    exchangeRateSource: money.exchangeRateSource,
+    totalExVat: totals.totalExVat,
+    vatAmount: totals.vatAmount,
+    totalIncVat: totals.totalIncVat,
+    allocation: p.allocation,
+    warnings: p.warnings,
+    snapshot: p.snapshot,
+    issuedAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+  };
 }
 
-type IssueAnswer = Record<string, unknown> & { allowance: number | null; month_count: number | null };
+const withNumber = (row: DocumentRow, n: number | string): DocumentRow =>
+  // NUMBER_HOLE stands where the number goes until the database has taken it.
+  ({ ...row, docNumber: n as number, snapshot: { ...row.snapshot!, docNumber: n as number } });
 
-/** The issue statement's answer: the issued row, or the limit it ran into. */
-function issuedRowOf(updated: IssueAnswer | undefined | null, id: string, maxPerMonth: number | null): DocumentRow {
-  if (!updated) throw new Error(`document ${id}: the locked draft was not updated`);
-  if (updated.allowance === null || Number(updated.allowance) > DOCUMENTS_PER_BUSINESS_PER_DAY) {
-    throw limitReached(`documents issued per business: the daily limit of ${DOCUMENTS_PER_BUSINESS_PER_DAY} is reached; it resets at midnight Israel time`);
-  }
-  if (maxPerMonth !== null && (updated.month_count === null || Number(updated.month_count) > maxPerMonth)) throw ceilingReached(maxPerMonth);
-  return toDocumentRow(updated);
-}
-
-/** The issue transaction: the locked draft, its checks and figures, the one issue statement, then afterIssue. */
-async function issueInTransaction(
+/** The argument of issue_document: the versions read, the limits, the series, the row's new columns and its other writes. */
+async function issueCall(
   s: Services,
   ctx: RequestContext,
-  tx: Tx,
   business: BusinessRecord,
-  id: string,
+  draft: { row: DocumentRow; version: string },
   body: IssueBodyInput,
   call: { maxPerMonth: number | null; now: Date },
-): Promise<{ document: DocumentView; deduped: boolean }> {
+) {
   const { maxPerMonth, now } = call;
-  const d = await findDocumentRow(tx, business.id, id, true);
-  if (!d) throw new AppError(404, 'not_found', 'document not found');
-  if (d.status === 'issued') return { document: documentView(d), deduped: true };
+  const d = draft.row;
+  const db = ctx.database.db;
   checkIssuable(business, d);
-  const party = await currentParty(tx, business.id, d.party);
-  const { totals, money } = await figuresAtIssue(s, tx, business, d);
+  const party = await currentParty(db, business.id, d.party);
+  const { totals, money } = await figuresAtIssue(s, db, business, d);
   const { warnings, allocation } = allocationAtIssue(business, d, party, money.ils, now);
   if (maxPerMonth !== null && maxPerMonth <= 0) throw ceilingReached(maxPerMonth);
-  const branding = await brandingFor(tx, now, business, body?.branding);
+  // A logo given at issue is stored first: files are kept by content, so a refused issue leaves only an unused file.
+  const branding = await brandingFor(db, now, business, body?.branding);
   const lines = d.lines.map((l, i) => ({ ...l, amount: totals.lineAmounts[i] }));
   const parts = { party, totals, money, branding, lines };
-  const snapshot = issuedSnapshot(business, d, parts, now);
-  const updated = await queryOne<IssueAnswer>(
-    tx,
-    prepared('issue', issueStatement(business, id, now, maxPerMonth, { ...parts, docType: d.docType, allocation, warnings, snapshot })),
-  );
-  const issued = issuedRowOf(updated, id, maxPerMonth);
-  const allocationJob = allocation.status === 'pending' ? [jobInsert(now, { kind: 'document.allocation', refId: id, businessId: business.id })] : [];
-  return { document: await afterIssue(tx, ctx, business, issued, now, 'document.issue', allocationJob), deduped: false };
+  const row = issuedRowOf(d, { ...parts, allocation, warnings, snapshot: issuedSnapshot(business, d, parts, now) }, now);
+  const holed = withNumber(row, NUMBER_HOLE);
+  const writes = issuedWritesCall({
+    business,
+    actor: ctx.actor,
+    row: holed,
+    view: documentView(holed),
+    docNumber: NUMBER_HOLE,
+    now,
+    action: 'document.issue',
+    jobs: allocation.status === 'pending' ? [{ kind: 'document.render' }, { kind: 'document.allocation' }] : [{ kind: 'document.render' }],
+  });
+  return {
+    row,
+    argument: {
+      id: d.id,
+      businessId: business.id,
+      draftVersion: draft.version,
+      businessVersion: business.version,
+      day: israelDate(now),
+      perDay: DOCUMENTS_PER_BUSINESS_PER_DAY,
+      month: israelMonthStart(now),
+      perMonth: maxPerMonth,
+      series: DOC_TYPES[d.docType].series,
+      // issue_document reads the columns issuing sets (the snapshot's number it sets itself).
+      row,
+      writes,
+    },
+  };
+}
+
+type IssueOutcome = 'issued' | 'not_found' | 'issued_before' | 'draft_changed' | 'business_changed';
+
+/** Runs issue_document; its refusals (the call rolled back whole) become the API's. */
+async function runIssue(ex: Executor, argument: unknown, maxPerMonth: number | null): Promise<{ outcome: IssueOutcome; doc_number: number | null }> {
+  try {
+    const r = await queryOne<{ outcome: IssueOutcome; doc_number: number | null }>(
+      ex,
+      prepared('issue_document', sql`SELECT outcome, doc_number FROM issue_document(${JSON.stringify(argument)}::jsonb)`),
+    );
+    return r!;
+  } catch (err) {
+    const code = pgErrorCode(err);
+    if (code === 'PK001') {
+      throw limitReached(`documents issued per business: the daily limit of ${DOCUMENTS_PER_BUSINESS_PER_DAY} is reached; it resets at midnight Israel time`);
+    }
+    if (code === 'PK002') throw ceilingReached(maxPerMonth ?? 0);
+    throw err;
+  }
 }
 
 export async function issueDocument(
@@ -328,16 +333,31 @@ export async function issueDocument(
   body: IssueBodyInput,
 ): Promise<{ document: DocumentView; deduped: boolean }> {
   const db = ctx.database.db;
-  if (business.approvalStatus !== 'approved') {
-    const current = await getDocumentRow(db, business.id, id);
-    if (current.status === 'issued') return { document: documentView(current), deduped: true };
-    throw approvalRequired(business);
+  const { maxDocsPerMonth: maxPerMonth } = await businessCeilings(s, business, ctx.accountLimits);
+  let b = business;
+  for (let attempt = 1; attempt <= ISSUE_ATTEMPTS; attempt++) {
+    const draft = await draftForIssue(db, b.id, id);
+    if (!draft) throw notFound('document');
+    if (draft.row.status === 'issued') return { document: documentView(draft.row), deduped: true };
+    if (b.approvalStatus !== 'approved') throw approvalRequired(b);
+    const call = await issueCall(s, ctx, b, draft, body, { maxPerMonth, now: s.clock.now() });
+    const answer = await runIssue(db, call.argument, maxPerMonth);
+    switch (answer.outcome) {
+      case 'issued': {
+        const document = documentView(withNumber(call.row, Number(answer.doc_number)));
+        countDocumentIssued(ctx.database.mode, document.docType);
+        return { document, deduped: false };
+      }
+      case 'issued_before':
+        return { document: documentView(await getDocumentRow(db, b.id, id)), deduped: true };
+      case 'not_found':
+        throw notFound('document');
+      case 'business_changed':
+        b = await getOwnedBusiness(db, ctx.key.accountId, b.id);
+        break;
+      case 'draft_changed':
+        break;
+    }
   }
-  // The control plane is read before the transaction: on the embedded engine one database may
-  // answer both, and a query outside an open transaction would wait for it.
-  const ceilings = await businessCeilings(s, business, ctx.accountLimits);
-  const now = s.clock.now();
-  const result = await db.transaction((tx) => issueInTransaction(s, ctx, tx, business, id, body, { maxPerMonth: ceilings.maxDocsPerMonth, now }));
-  if (!result.deduped) countDocumentIssued(ctx.database.mode, result.document.docType);
-  return result;
+  throw conflict(`document ${id} kept changing while it was being issued; try again`);
 }

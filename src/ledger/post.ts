@@ -6,32 +6,35 @@ import type { Executor } from '../platform/db/engine.ts';
 import type { DealerType } from '../businesses/index.ts';
 import type { DocumentSnapshot } from '../documents/index.ts';
 import { journalOfDocument, journalOfExpense, type ExpenseFacts } from './journal.ts';
-import { postEntry } from './store.ts';
+import { journalCall, postEntry, type JournalCall } from './store.ts';
 import { DOC_TYPES } from '../documents/doc-types.ts';
 
-/** The entry a document writes (pure): its lines, the party sub-accounts it needs, and what it says. */
-export function documentEntryOf(snap: DocumentSnapshot, dealerType: DealerType) {
+/**
+ * The entry a document writes (pure): its lines, the party sub-accounts it needs, and what it says.
+ * `docNumber`: the number as written, NUMBER_HOLE while only the database knows it.
+ */
+export function documentEntryOf(snap: DocumentSnapshot, dealerType: DealerType, docNumber = String(snap.docNumber)) {
   const { lines, partyAccounts } = journalOfDocument(snap, dealerType);
   const rule = DOC_TYPES[snap.docType];
   // A negative document (the credit of a type reversed by its own negative, a 400) says so.
   const credit = rule.creditedBy?.as === 'negative' && snap.totals.totalIncVat < 0 ? ' (זיכוי)' : '';
   return {
     date: snap.documentDate,
-    reference: String(snap.docNumber),
+    reference: docNumber,
     referenceDocType: snap.docType,
-    description: `${rule.titles.journal}${credit} ${snap.docNumber}${snap.party ? ` — ${snap.party.name}` : ''}`.slice(0, 50),
+    description: `${rule.titles.journal}${credit} ${docNumber}${snap.party ? ` — ${snap.party.name}` : ''}`,
     lines,
     partyAccounts,
   };
 }
 
-export async function postDocumentEntry(
-  tx: Executor,
+/** The journal_post call of a document's entry, written by the issue with its other rows (documents/issue-writes.ts). */
+export function documentJournalCall(
   at: Date,
-  d: { businessId: string; dealerType: DealerType; documentId: string; snapshot: DocumentSnapshot; keyId: string | null },
-): Promise<void> {
-  const e = documentEntryOf(d.snapshot, d.dealerType);
-  await postEntry(tx, at, { businessId: d.businessId, dealerType: d.dealerType, source: 'document', documentId: d.documentId, keyId: d.keyId, ...e });
+  d: { businessId: string; dealerType: DealerType; documentId: string; snapshot: DocumentSnapshot; keyId: string | null; docNumber: string },
+): JournalCall | null {
+  const e = documentEntryOf(d.snapshot, d.dealerType, d.docNumber);
+  return journalCall(at, { businessId: d.businessId, dealerType: d.dealerType, source: 'document', documentId: d.documentId, keyId: d.keyId, ...e });
 }
 
 export async function postExpenseEntry(

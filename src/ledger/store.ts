@@ -1,7 +1,7 @@
 /**
- * The ledger's reads and writes. A posting is two statements inside the caller's transaction: the
- * accounts it needs (from the default chart, written on first use), the next entry number and the
- * entry; then its lines. The database checks the rest (migration 0015): balanced at commit, lines
+ * The ledger's reads and writes. A posting is one call inside the caller's transaction (journal_post,
+ * migration 0026): the accounts it needs (from the default chart, written on first use), the next
+ * entry number, the entry and its lines. The database checks the rest (migration 0015): balanced at commit, lines
  * only while the entry is written, no closed account, nothing ever updated or deleted.
  */
 import { sql } from 'drizzle-orm';
@@ -9,6 +9,7 @@ import type { Executor } from '../platform/db/engine.ts';
 import { iso, prepared, query, queryOne } from '../platform/db/sql.ts';
 import { newId } from '../platform/ids.ts';
 import { AppError } from '../platform/errors.ts';
+import { holeParts } from '../platform/audit.ts';
 import type { DealerType } from '../businesses/index.ts';
 import { EXPENSE_CATEGORIES } from '../expenses/categories.ts';
 import { defaultChart, type ChartAccount } from './chart.ts';
@@ -80,8 +81,10 @@ export interface NewEntry {
   source: 'document' | 'expense' | 'manual' | 'reversal';
   documentId?: string;
   expenseId?: string;
+  /** May hold NUMBER_HOLE (platform/audit.ts) where the document's number goes, as `description` may. */
   reference?: string | null;
   referenceDocType?: number | null;
+  /** Kept to its first 50 characters by the database. */
   description: string;
   reversesEntryId?: string;
   keyId: string | null;
@@ -89,49 +92,48 @@ export interface NewEntry {
   partyAccounts?: PartyAccount[];
 }
 
-/** Writes one balanced entry; answers its id and number. An entry without lines (a zero document) is not written. */
-export async function postEntry(tx: Executor, at: Date, e: NewEntry): Promise<{ id: string; entryNo: number } | null> {
+/** What journal_post (migration 0026) writes: the entry, the accounts it needs and its lines. */
+export type JournalCall = ReturnType<typeof journalCall>;
+
+/** The call of one balanced entry (null for an entry without lines: a zero document writes none). */
+export function journalCall(at: Date, e: NewEntry) {
   if (e.lines.length === 0) return null;
   if (!balanced(e.lines)) throw new AppError(422, 'unbalanced', 'the entry is not balanced: debits must equal credits, with two lines or more');
-  const id = newId('je', at.getTime());
-  const accounts = accountRows(
-    e.dealerType,
-    e.lines.map((l) => l.account),
-    e.partyAccounts ?? [],
-  );
-  const entry = await queryOne<{ entry_no: string }>(
-    tx,
-    prepared(
-      'journal_entry',
-      sql`WITH acc AS (${insertAccounts(e.businessId, at, accounts)}),
-      n AS (INSERT INTO ledger_counters AS c(business_id, last_entry_no) VALUES (${e.businessId}, 1)
-            ON CONFLICT (business_id) DO UPDATE SET last_entry_no = c.last_entry_no + 1 RETURNING last_entry_no)
-    INSERT INTO journal_entries(id, business_id, entry_no, entry_date, source, document_id, expense_id, reference, reference_doc_type,
-                                description, reverses_entry_id, created_by_key_id, created_at)
-    SELECT ${id}, ${e.businessId}, n.last_entry_no, ${e.date}::date, ${e.source}, ${e.documentId ?? null}, ${e.expenseId ?? null},
-           ${e.reference ?? null}, ${e.referenceDocType ?? null}, ${e.description}, ${e.reversesEntryId ?? null}, ${e.keyId}, ${at.toISOString()}
-      FROM n
-    RETURNING entry_no`,
+  return {
+    id: newId('je', at.getTime()),
+    businessId: e.businessId,
+    date: e.date,
+    source: e.source,
+    documentId: e.documentId ?? null,
+    expenseId: e.expenseId ?? null,
+    referenceParts: e.reference == null ? null : holeParts(e.reference),
+    referenceDocType: e.referenceDocType ?? null,
+    descriptionParts: holeParts(e.description),
+    reversesEntryId: e.reversesEntryId ?? null,
+    keyId: e.keyId,
+    at: at.toISOString(),
+    accounts: accountRows(
+      e.dealerType,
+      e.lines.map((l) => l.account),
+      e.partyAccounts ?? [],
     ),
-  );
-  const lines = e.lines.map((l, i) => ({
-    n: i + 1,
-    account: l.account,
-    side: l.side,
-    amount: l.amount,
-    currency: l.currency ?? null,
-    foreign: l.currency ? (l.foreignAmount ?? 0) : null,
-  }));
-  await query(
-    tx,
-    prepared(
-      'journal_lines',
-      sql`INSERT INTO journal_lines(entry_id, line_no, business_id, account_code, side, amount, currency, foreign_amount)
-          SELECT ${id}, l.n, ${e.businessId}, l.account, l.side, l.amount, l.currency, l.foreign
-            FROM jsonb_to_recordset(${JSON.stringify(lines)}::jsonb) AS l(n integer, account text, side smallint, amount bigint, currency text, "foreign" bigint)`,
-    ),
-  );
-  return { id, entryNo: Number(entry!.entry_no) };
+    lines: e.lines.map((l, i) => ({
+      n: i + 1,
+      account: l.account,
+      side: l.side,
+      amount: l.amount,
+      currency: l.currency ?? null,
+      foreign: l.currency ? (l.foreignAmount ?? 0) : null,
+    })),
+  };
+}
+
+/** Writes one balanced entry in one round trip; answers its id and number. An entry without lines is not written. */
+export async function postEntry(tx: Executor, at: Date, e: NewEntry): Promise<{ id: string; entryNo: number } | null> {
+  const call = journalCall(at, e);
+  if (!call) return null;
+  const r = await queryOne<{ entry_no: number }>(tx, prepared('journal_post', sql`SELECT journal_post(${JSON.stringify(call)}::jsonb, NULL) AS entry_no`));
+  return { id: call.id, entryNo: Number(r!.entry_no) };
 }
 
 export interface AccountView {

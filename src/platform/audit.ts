@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db, Executor } from './db/engine.ts';
-import { iso, query, queryOne, writeTogether } from './db/sql.ts';
+import { iso, query, withWrites } from './db/sql.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { newId } from './ids.ts';
 import type { AuditAction } from './catalog/audit-actions.ts';
@@ -54,44 +54,39 @@ export function plain(v: unknown): unknown {
 }
 
 /**
- * Locks the head of a chain until the transaction ends (creating it at the first row) and answers
- * its last hash: one round trip once the chain exists.
+ * Where a value only the database knows (a document's number) goes in a text built here: the text is
+ * sent split at each occurrence and the database joins the parts with the value (migration 0026
+ * join_parts). Random per process, so no caller's data can contain it.
  */
-async function lockedHeadHash(tx: Executor, chain: string): Promise<string> {
-  const lock = sql`SELECT last_hash FROM audit_chain_heads WHERE chain = ${chain} FOR UPDATE`;
-  let head = await queryOne<{ last_hash: string }>(tx, lock);
-  if (!head) {
-    await tx.execute(sql`INSERT INTO audit_chain_heads(chain, last_seq, last_hash) VALUES (${chain}, 0, ${GENESIS}) ON CONFLICT (chain) DO NOTHING`);
-    head = await queryOne<{ last_hash: string }>(tx, lock);
-  }
-  return head!.last_hash;
+export const NUMBER_HOLE = `\u27e6number:${randomBytes(6).toString('hex')}\u27e7`;
+const HOLE_JSON = JSON.stringify(NUMBER_HOLE);
+
+/** A text split where NUMBER_HOLE stands (a JSON text: where the string NUMBER_HOLE stands, quotes included). */
+export const holeParts = (text: string, json = false): string[] => text.split(json ? HOLE_JSON : NUMBER_HOLE);
+
+/** The row audit_append writes (migration 0026): the hashed fields' canonical JSON, split at the number's hole. */
+export interface AuditRowCall {
+  id: string;
+  chain: string;
+  at: string;
+  accountId: string | null;
+  keyId: string | null;
+  businessId: string | null;
+  action: string;
+  entityType: string;
+  entityId: string;
+  hashParts: string[];
+  beforeParts: string[];
+  afterParts: string[];
 }
 
 /**
- * A scalar subquery that locks the chain's head and answers its last hash (NULL while the chain has
- * no head yet): a caller puts it in its own first statement and passes the answer to appendAudit as
- * `lockedPrevHash`, saving the round trip of the lock.
+ * The audit row of an entry, for audit_append: the database locks the chain's head and hashes
+ * sha256(prev_hash || canonical JSON) as auditHash does. `after` may hold NUMBER_HOLE where the
+ * document's number goes.
  */
-export function lockedHeadHashSql(chain: string): SQL {
-  return sql`(SELECT last_hash FROM audit_chain_heads WHERE chain = ${chain} FOR UPDATE)`;
-}
-
-/**
- * Appends one audit row in the caller's transaction, linked to the previous row of its chain (the
- * trigger audit_log_move_head moves the chain's head onto it). `alongside`: other writes of the same
- * transaction, sent in the same statement as the row (writeTogether); none may append to the chain.
- * `lockedPrevHash`: the head's hash, already locked in this transaction by lockedHeadHashSql.
- */
-export async function appendAudit(
-  tx: Executor,
-  at: Date,
-  actor: Actor,
-  entry: AuditEntry,
-  alongside: SQL[] = [],
-  lockedPrevHash?: string | null,
-): Promise<void> {
+export function auditRowCall(at: Date, actor: Actor, entry: AuditEntry): AuditRowCall {
   const chain = chainOf(actor, entry);
-  const prevHash = lockedPrevHash ?? (await lockedHeadHash(tx, chain));
   const fields: HashedFields = {
     id: newId('aud', at.getTime()),
     chain,
@@ -105,12 +100,22 @@ export async function appendAudit(
     before: plain(entry.before),
     after: plain(entry.after),
   };
-  const hash = auditHash(prevHash, fields);
-  const row = sql`INSERT INTO audit_log(id, chain, at, account_id, key_id, business_id, action, entity_type, entity_id, before, after, prev_hash, hash)
-      VALUES (${fields.id}, ${chain}, ${fields.at}, ${fields.accountId}, ${fields.keyId}, ${fields.businessId}, ${fields.action},
-              ${fields.entityType}, ${fields.entityId}, ${JSON.stringify(fields.before)}::jsonb, ${JSON.stringify(fields.after)}::jsonb,
-              ${prevHash}, ${hash})`;
-  await writeTogether(tx, [row, ...alongside]);
+  const { before, after, ...row } = fields;
+  return {
+    ...row,
+    hashParts: holeParts(canonicalJson(fields), true),
+    beforeParts: holeParts(JSON.stringify(before), true),
+    afterParts: holeParts(JSON.stringify(after), true),
+  };
+}
+
+/**
+ * Appends one audit row in the caller's transaction, linked to the previous row of its chain, in one
+ * round trip (audit_append locks the head; the trigger audit_log_move_head moves it). `alongside`:
+ * other writes of the same transaction, sent in the same statement; none may append to the chain.
+ */
+export async function appendAudit(tx: Executor, at: Date, actor: Actor, entry: AuditEntry, alongside: SQL[] = []): Promise<void> {
+  await tx.execute(withWrites(alongside, sql`SELECT audit_append(${JSON.stringify(auditRowCall(at, actor, entry))}::jsonb, NULL)`));
 }
 
 export interface AuditProblem {
@@ -155,13 +160,7 @@ export const PROTECTING_TRIGGERS: Record<string, string[]> = {
   backups: ['backups_immutable', 'backups_no_truncate'],
   ledger_accounts: ['ledger_accounts_guard', 'ledger_accounts_no_truncate'],
   ledger_counters: ['ledger_counters_guard', 'ledger_counters_no_truncate'],
-  journal_entries: [
-    'journal_entries_immutable',
-    'journal_entries_no_truncate',
-    'journal_entries_stamp',
-    'journal_entries_balanced',
-    'journal_entries_open_period',
-  ],
+  journal_entries: ['journal_entries_immutable', 'journal_entries_no_truncate', 'journal_entries_stamp', 'journal_entries_balanced'],
   ledger_periods: ['ledger_periods_immutable', 'ledger_periods_no_truncate'],
   journal_lines: ['journal_lines_immutable', 'journal_lines_no_truncate', 'journal_lines_guard'],
 };

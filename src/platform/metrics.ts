@@ -49,6 +49,19 @@ const allocationOutcomes = new Counter({
   registers: [processRegistry],
 });
 
+const dbRoundTrips = new Counter({
+  name: 'pinkas_db_round_trips_total',
+  help: 'Statements sent to PostgreSQL and answered (each is one round trip: BEGIN and COMMIT count), by mode.',
+  labelNames: ['mode'] as const,
+  registers: [processRegistry],
+});
+
+/** The counter of one pool's round trips (its labels resolved once: it runs on every statement). */
+export function dbRoundTripCounter(mode: Mode): () => void {
+  const child = dbRoundTrips.labels({ mode });
+  return () => child.inc();
+}
+
 /** The route pattern, never the raw URL (ids would make one series per document); `unmatched` for 404s and bad URLs. */
 export function countHttpRequest(method: string, route: string | undefined, status: number, seconds: number): void {
   const labels = { method, route: route ?? 'unmatched', status_code: String(status) };

@@ -8,7 +8,7 @@ import type { EventData, EventName } from './catalog/events.ts';
 /** One event to record: a name from the catalog (catalog/events.ts) and the data its schema describes. */
 export type OutboxEvent = { [E in EventName]: { event: E; accountId: string; businessId: string | null; data: EventData<E> } }[EventName];
 
-/** The INSERT of one event, for a caller that writes it together with other rows (writeTogether). */
+/** The INSERT of one event, for a caller that writes it together with other rows (withWrites). */
 export function eventInsert(at: Date, e: OutboxEvent): SQL {
   return insertInto(outboxEvents, {
     id: newId('evt', at.getTime()),

@@ -128,7 +128,9 @@ describe('issuing from several processes on one PostgreSQL database', () => {
       await blocker.end().catch(() => {});
     }
 
-    // The killed process's transaction rolls back once its server session notices the client is gone.
+    // The issue is one call: PostgreSQL runs it whole or not at all. Killed while it waited on the lock,
+    // its call still completes once the blocker lets go (the database had all of it), or rolls back if
+    // its session noticed the client was gone first; either way no number is lost.
     let status = '';
     for (let i = 0; i < 100; i++) {
       const [row] = await env.sql<{ status: string }>('sandbox', `SELECT status FROM documents WHERE id = '${ids[1]}'`);
@@ -140,7 +142,7 @@ describe('issuing from several processes on one PostgreSQL database', () => {
       if (Number(busy[0].n) === 0) break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    expect(status).toBe('draft');
+    expect(['draft', 'issued']).toContain(status);
 
     const numbers = [];
     for (const id of ids.slice(1)) {

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { dbRoundTripCounter } from '../metrics.ts';
 
 /** Which database answered: the API's `X-Service-Mode`. Test keys use the sandbox. */
 export type Mode = 'live' | 'sandbox';
@@ -27,9 +28,21 @@ const toNumber = (v: string) => Number(v);
 pg.types.setTypeParser(20, toNumber);
 pg.types.setTypeParser(1700, toNumber);
 
+/** A client class that counts its statements (pinkas_db_round_trips_total): the hot path's cost, measured where it is paid. */
+function countingClient(mode: Mode): typeof pg.Client {
+  const count = dbRoundTripCounter(mode);
+  class CountingClient extends pg.Client {}
+  const send = pg.Client.prototype.query;
+  CountingClient.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    count();
+    return (send as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof send;
+  return CountingClient;
+}
+
 /** One pool for one database; every domain queries through it. */
 export async function openPool(mode: Mode, url: string, opts: { poolSize?: number; kind?: Database['kind'] } = {}): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10 });
+  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, Client: countingClient(mode) });
   // An idle client that loses its server must not crash the process.
   pool.on('error', () => {});
   const probe = await pool.connect();

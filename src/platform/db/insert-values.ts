@@ -27,3 +27,16 @@ export function insertInto<T extends Table>(table: T, values: InsertValues<T>): 
   }
   return sql`INSERT INTO ${table} (${sql.join(names, sql`, `)}) VALUES (${sql.join(given, sql`, `)})`;
 }
+
+/**
+ * The raw row (column names, instants as ISO text) that inserting `values` stores, for a caller that
+ * answers the row without reading it back; the reader of the table (rowReader) fills the defaults.
+ */
+export function rawRowOf<T extends Table>(table: T, values: InsertValues<T>): Record<string, unknown> {
+  const columns = getTableColumns(table);
+  const raw: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(values)) {
+    if (value !== undefined) raw[columns[key].name] = value instanceof Date ? value.toISOString() : value;
+  }
+  return raw;
+}

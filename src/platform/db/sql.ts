@@ -98,16 +98,13 @@ export function pgErrorMessage(err: unknown): string {
 }
 
 /**
- * Runs independent writes (INSERT/UPDATE/DELETE, none touching a row another one touches) as one
- * statement, so they cost one round trip: `WITH w0 AS (…), w1 AS (…) SELECT 1`. PostgreSQL runs every
- * data-modifying WITH part exactly once, in one snapshot; row triggers fire as for separate statements.
+ * A statement with independent writes (INSERT/UPDATE/DELETE, none touching a row another one touches)
+ * sent beside it, so they cost no round trip of their own: `WITH w0 AS (…), w1 AS (…) <main>`.
+ * PostgreSQL runs every data-modifying WITH part exactly once, in one snapshot; row triggers fire as for
+ * separate statements.
  */
-export async function writeTogether(ex: Executor, writes: SQL[]): Promise<void> {
-  if (writes.length === 0) return;
-  if (writes.length === 1) {
-    await ex.execute(writes[0]);
-    return;
-  }
+export function withWrites(writes: SQL[], main: SQL): SQL {
+  if (writes.length === 0) return main;
   const parts = writes.map((w, i) => sql`${sql.raw(`w${i}`)} AS (${w})`);
-  await ex.execute(sql`WITH ${sql.join(parts, sql`, `)} SELECT 1`);
+  return sql`WITH ${sql.join(parts, sql`, `)} ${main}`;
 }
