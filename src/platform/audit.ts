@@ -141,7 +141,7 @@ export interface ChainCheck {
 }
 
 /**
- * The triggers that protect the books (migrations 0001–0016), by table. PostgreSQL lets the
+ * The triggers that protect the books (migrations 0001–0016, 0028), by table. PostgreSQL lets the
  * table owner or a superuser switch them off (ALTER TABLE … DISABLE TRIGGER, DROP TRIGGER); the
  * walk reports any that is not firing now. (session_replication_role = replica is per session and
  * leaves no trace here: the document check below catches what such a session changed.)

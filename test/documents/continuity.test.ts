@@ -35,8 +35,9 @@ async function report(bid: string, docType?: number) {
   return r.body.report as { ok: boolean; byDocType: Record<string, unknown>[] };
 }
 const entry = async (bid: string, docType: number) => (await report(bid)).byDocType.find((e) => e.docType === docType)!;
+// The database refuses a counter moved without its document (migration 0028): these simulate a superuser behind the triggers.
 const counterSql = (bid: string, docType: number, set: string) =>
-  env.sql('sandbox', `UPDATE document_counters SET ${set} WHERE business_id = '${bid}' AND doc_type = ${docType}`);
+  env.tamper('sandbox', `UPDATE document_counters SET ${set} WHERE business_id = '${bid}' AND doc_type = ${docType}`);
 
 const clean = { gaps: [], gapCount: 0, duplicates: [], outOfSeries: [] };
 
@@ -85,7 +86,7 @@ describe('continuity against the start number and the counter', () => {
   it('a missing first number: the series starts at 1 but the first stored is 3', async () => {
     const b = await env.business(a.test);
     // The counter row exists ahead of the first issue, already past 1 and 2.
-    await env.sql('sandbox', `INSERT INTO document_counters(business_id, doc_type, start_number, last_number) VALUES ('${b.id}', 305, 1, 2)`);
+    await env.tamper('sandbox', `INSERT INTO document_counters(business_id, doc_type, start_number, last_number) VALUES ('${b.id}', 305, 1, 2)`);
     expect(await issue(b.id, 305)).toBe(3);
     expect(await issue(b.id, 305)).toBe(4);
     const r = await report(b.id);
@@ -120,7 +121,7 @@ describe('continuity against the start number and the counter', () => {
 
   it('a series whose counter handed out numbers but stored none is all gaps', async () => {
     const b = await env.business(a.test);
-    await env.sql('sandbox', `INSERT INTO document_counters(business_id, doc_type, start_number, last_number) VALUES ('${b.id}', 400, 7, 9)`);
+    await env.tamper('sandbox', `INSERT INTO document_counters(business_id, doc_type, start_number, last_number) VALUES ('${b.id}', 400, 7, 9)`);
     const r = await report(b.id, 400);
     expect(r).toEqual({
       ok: false,
@@ -134,7 +135,7 @@ describe('continuity against the start number and the counter', () => {
     const b = await env.business(a.test);
     await issue(b.id, 305);
     await counterSql(b.id, 305, 'last_number = 3');
-    const refused = await counterSql(b.id, 305, 'last_number = 1').then(
+    const refused = await env.sql('sandbox', `UPDATE document_counters SET last_number = 1 WHERE business_id = '${b.id}' AND doc_type = 305`).then(
       () => null,
       (e: unknown) => e,
     );

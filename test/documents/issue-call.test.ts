@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, TAX_IDS, type TestAccount, type TestEnv } from '../helpers/env.ts';
 import { verifyBooks } from '../../src/documents/audit-check.ts';
+import { DOC_TYPES, type DocType } from '../../src/documents/doc-types.ts';
 
 let env: TestEnv;
 let a: TestAccount;
@@ -114,6 +115,14 @@ describe('issue in one call', () => {
     expect((await get(d.id)).status).toBe('draft');
     // Through the API the same draft issues: the business is read again when its version is stale.
     expect((await issue(d.id)).body.document.docNumber).toBeGreaterThan(0);
+  });
+
+  it("the database's series (series_doc_types, the counters' check) agree with doc-types.ts", async () => {
+    const types = Object.keys(DOC_TYPES).map(Number) as DocType[];
+    for (const series of new Set(types.map((t) => DOC_TYPES[t].series))) {
+      const [row] = await env.sql<{ types: number[] }>('sandbox', `SELECT series_doc_types(${series}) AS types`);
+      expect(row.types.sort()).toEqual(types.filter((t) => DOC_TYPES[t].series === series).sort());
+    }
   });
 
   it('a refused daily allowance rolls the whole call back', async () => {

@@ -4,9 +4,23 @@
  * API would measure the documents area, not the export. Snapshots follow DocumentSnapshot.
  */
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../../src/platform/db/engine.ts';
+import type { Db, Executor } from '../../src/platform/db/engine.ts';
 
+/**
+ * As a restore does, behind the per-row triggers (session_replication_role = replica): the counter
+ * jumps to the last number in one step, which the database refuses in an ordinary session.
+ */
 export async function seedIssuedInvoices(
+  ex: Executor,
+  a: { businessId: string; count: number; firstNumber: number; date: string; issuedAt: string; skus?: number },
+): Promise<void> {
+  await (ex as Db).transaction(async (tx) => {
+    await tx.execute(sql`SET LOCAL session_replication_role = replica`);
+    await insertInvoices(tx, a);
+  });
+}
+
+async function insertInvoices(
   ex: Executor,
   a: { businessId: string; count: number; firstNumber: number; date: string; issuedAt: string; skus?: number },
 ): Promise<void> {

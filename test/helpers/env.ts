@@ -61,6 +61,8 @@ export interface TestEnv {
   /** Creates a business with the key and answers its JSON. */
   business(key: string, overrides?: Record<string, unknown>): Promise<any>;
   sql<T = Record<string, unknown>>(mode: Mode, text: string): Promise<T[]>;
+  /** Runs a statement behind the protecting triggers (session_replication_role = replica), as a superuser can: tampering the database itself refuses. */
+  tamper(mode: Mode, text: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -131,6 +133,12 @@ export async function createTestEnv(opts: { env?: Record<string, string>; clock?
     },
     async sql(mode, text) {
       return query(s.databases[mode].db, sql.raw(text));
+    },
+    async tamper(mode, text) {
+      await s.databases[mode].db.transaction(async (tx) => {
+        await tx.execute(sql`SET LOCAL session_replication_role = replica`);
+        await tx.execute(sql.raw(text));
+      });
     },
     async close() {
       await app.close();

@@ -115,6 +115,14 @@ describe('counters (document_counters_forward, document_counters_no_delete, docu
     await refused(`UPDATE document_counters SET last_number = NULL WHERE business_id = ${q(bid)} AND doc_type = 305`, /only moves forward/, probe());
     await refused(`UPDATE document_counters SET start_number = 500 WHERE business_id = ${q(bid)} AND doc_type = 305`, /start_number is fixed/, probe());
   });
+  it('move only with the document that takes the number: a jump forward is refused at commit', async () => {
+    await refused(
+      `UPDATE document_counters SET last_number = last_number + 1 WHERE business_id = ${q(bid)} AND doc_type = 305`,
+      /without the document/,
+      probe(),
+    );
+    await refused(`UPDATE document_counters SET last_number = last_number + 5 WHERE business_id = ${q(bid)} AND doc_type = 305`, /one step at a time/, probe());
+  });
   it('rows are never deleted or truncated', async () => {
     await refused(`DELETE FROM document_counters WHERE business_id = ${q(bid)}`, /document_counters is append-only: DELETE refused/, probe());
     await refused('TRUNCATE document_counters', /document_counters is append-only: TRUNCATE refused/, probe());
