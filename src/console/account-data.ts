@@ -11,9 +11,17 @@ export async function accountWithKeys(control: Database, accountId: string) {
   return { account, keys };
 }
 
-/** Revokes one of the account's keys from the console (audited); answers the revoked key. */
-export async function revokeThroughConsole(control: Database, now: Date, keyId: string, accountId: string) {
-  return control.db.transaction(async (tx) => {
+/**
+ * Revokes one of the account's keys from the console (audited); answers the revoked key once this
+ * process's LISTEN connection has received the revocation's notification. NOTIFY goes out at commit
+ * to every listening process at once, so when this answer leaves, the key is refused here and its
+ * notification is already on its way to every other process: a caller that revokes and then tries
+ * the key anywhere meets a 401 rather than a cache that has not heard yet (the two-process test in
+ * test/foundation/cache-processes.test.ts relies on it). Costs one marker round trip, on a rare write.
+ */
+export async function revokeThroughConsole(s: Services, keyId: string, accountId: string) {
+  const now = s.clock.now();
+  const revoked = await s.databases.live.db.transaction(async (tx) => {
     const k = await revokeKey(tx, now, keyId, accountId);
     await appendAudit(
       tx,
@@ -28,6 +36,8 @@ export async function revokeThroughConsole(control: Database, now: Date, keyId: 
     );
     return k;
   });
+  await s.invalidation.live.caughtUp();
+  return revoked;
 }
 
 /** The usage page: the account's name, its counts per day in a mode, and its businesses in both modes. */
