@@ -35,12 +35,12 @@ export async function cachedOwnedBusiness(s: Services, mode: Mode, accountId: st
 }
 
 /**
- * A write of a business answers once this process's cache has heard of it: its notification, sent at
- * commit, is awaited on this process's own LISTEN connection (InvalidationChannel.caughtUp), so the
- * caller's next request never meets the record it just changed. Other processes hear it at the same moment.
+ * A write of a business answers once every serving process's cache has heard of it (its notification
+ * is sent at commit; InvalidationChannel.fence waits for each listener's acknowledgement), so the
+ * caller's next request, to this process or another, never meets the record it just changed.
  */
 export async function seenByCache<T>(s: Services, mode: Mode, write: Promise<T>): Promise<T> {
   const result = await write;
-  await s.invalidation[mode].caughtUp();
+  await s.invalidation[mode].fence();
   return result;
 }

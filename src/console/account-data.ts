@@ -12,12 +12,12 @@ export async function accountWithKeys(control: Database, accountId: string) {
 }
 
 /**
- * Revokes one of the account's keys from the console (audited); answers the revoked key once this
- * process's LISTEN connection has received the revocation's notification. NOTIFY goes out at commit
- * to every listening process at once, so when this answer leaves, the key is refused here and its
- * notification is already on its way to every other process: a caller that revokes and then tries
- * the key anywhere meets a 401 rather than a cache that has not heard yet (the two-process test in
- * test/foundation/cache-processes.test.ts relies on it). Costs one marker round trip, on a rare write.
+ * Revokes one of the account's keys from the console (audited). The answer waits until every serving
+ * process has heard the revocation's notification (InvalidationChannel.fence: this process's own
+ * LISTEN connection, and each other's acknowledgement). NOTIFY reaches every listener at commit, but
+ * each hears it when its backend and process are next scheduled; without the wait, the caller's next
+ * request could reach a process a few milliseconds behind and be served by a key it believes revoked.
+ * With it, "revoked" means refused everywhere from the answer on (test/foundation/cache-processes.test.ts).
  */
 export async function revokeThroughConsole(s: Services, keyId: string, accountId: string) {
   const now = s.clock.now();
@@ -36,7 +36,7 @@ export async function revokeThroughConsole(s: Services, keyId: string, accountId
     );
     return k;
   });
-  await s.invalidation.live.caughtUp();
+  await s.invalidation.live.fence();
   return revoked;
 }
 

@@ -27,6 +27,9 @@ export interface CacheSubscriber {
 const RETRY_MS = [100, 250, 500, 1000, 2000, 5000];
 const HEARTBEAT_MS = 10_000;
 const CAUGHT_UP_TIMEOUT_MS = 5_000;
+const FENCE_TIMEOUT_MS = 1_000;
+/** application_name of every listening connection (with the process id): fence() counts them. */
+const LISTENER_NAME = 'pinkas cache';
 
 export class InvalidationChannel {
   private client: pg.Client | null = null;
@@ -35,7 +38,7 @@ export class InvalidationChannel {
   private failures = 0;
   private timer: NodeJS.Timeout | null = null;
   private readonly subscribers = new Map<string, CacheSubscriber[]>();
-  private readonly waiters = new Map<string, () => void>();
+  private readonly waiters = new Map<string, { arrived(): void; abort(): void }>();
 
   constructor(
     private readonly database: Database,
@@ -70,27 +73,20 @@ export class InvalidationChannel {
   /**
    * Resolves once this connection has received every notification committed before the call: a
    * marker NOTIFY sent now arrives after them, since PostgreSQL delivers notifications in commit
-   * order. A writer awaits it before answering, so that this process reads its own change at once.
-   * Not listening: nothing to wait for (the caches read through). A marker that never comes means
-   * the connection is dead without having said so: it is dropped and made again.
+   * order. Not listening: nothing to wait for (the caches read through). A marker that never comes
+   * means the connection is dead without having said so: it is dropped and made again.
    */
   async caughtUp(timeoutMs = CAUGHT_UP_TIMEOUT_MS): Promise<void> {
     const client = this.client;
     if (!this.listeningNow || !client) return;
-    const token = randomBytes(12).toString('hex');
-    let timeout: NodeJS.Timeout | undefined;
-    const arrived = new Promise<boolean>((resolve) => {
-      this.waiters.set(token, () => resolve(true));
-      timeout = setTimeout(() => resolve(false), timeoutMs);
-    });
+    const marker = this.marker(timeoutMs, 1);
     try {
-      await client.query('SELECT pg_notify($1, $2)', [CACHE_CHANNEL, `sync:${token}`]);
-      if (await arrived) return;
+      await client.query('SELECT pg_notify($1, $2)', [CACHE_CHANNEL, `sync:${marker.token}`]);
+      if (await marker.done) return;
     } catch {
       /* the connection failed under the marker: handled below */
     } finally {
-      clearTimeout(timeout);
-      this.waiters.delete(token);
+      marker.end();
     }
     if (this.client === client && this.listeningNow) {
       this.logger.warn({ database: this.database.mode }, 'cache invalidation connection stopped answering; reconnecting');
@@ -99,10 +95,71 @@ export class InvalidationChannel {
     }
   }
 
+  /**
+   * Resolves once every process listening on this database has received every notification committed
+   * before the call: each answers the marker `fence:<token>` with `ack:<token>`, and reads the marker
+   * only after what was committed before it. A write of a cached record (a revocation, a deactivation)
+   * awaits it before answering. Why not only this process's own marker: NOTIFY goes to every listener
+   * at commit, but each hears it when the machine schedules its backend and its process — measured at
+   * a few milliseconds on a loaded 2-core machine, time enough for the caller's next request to reach
+   * another process first. A process not listening yet needs no ack (it loads afresh once it listens);
+   * one that never answers (its connection dead unseen) costs the timeout, logged.
+   */
+  async fence(timeoutMs = FENCE_TIMEOUT_MS): Promise<void> {
+    const client = this.client;
+    if (!this.listeningNow || !client) return;
+    const marker = this.marker(timeoutMs, Infinity);
+    try {
+      const { rows } = await client.query<{ listeners: number }>(
+        `SELECT pg_notify($1, $2), (SELECT count(*)::int FROM pg_stat_activity
+           WHERE datname = current_database() AND application_name LIKE '${LISTENER_NAME} %') AS listeners`,
+        [CACHE_CHANNEL, `fence:${marker.token}`],
+      );
+      marker.expect(rows[0].listeners);
+      if (!(await marker.done)) this.logger.warn({ database: this.database.mode, ...marker.counts() }, 'not every process acknowledged a cache fence in time');
+    } catch {
+      /* the connection failed: the caches read through until it is back */
+    } finally {
+      marker.end();
+    }
+  }
+
+  /** A marker awaiting `expected` arrivals of its token (sync or ack), or the timeout (false). */
+  private marker(timeoutMs: number, expected: number) {
+    const token = randomBytes(12).toString('hex');
+    let arrived = 0;
+    let timeout: NodeJS.Timeout | undefined;
+    let finish!: (ok: boolean) => void;
+    const done = new Promise<boolean>((resolve) => {
+      finish = resolve;
+      timeout = setTimeout(() => resolve(false), timeoutMs);
+    });
+    // Dropped (abort): nothing more to wait for, the caches read through until the connection is back.
+    this.waiters.set(token, {
+      arrived: () => {
+        if (++arrived >= expected) finish(true);
+      },
+      abort: () => finish(true),
+    });
+    return {
+      token,
+      done,
+      expect: (n: number) => {
+        expected = n;
+        if (arrived >= expected) finish(true);
+      },
+      counts: () => ({ acknowledged: arrived, listeners: expected }),
+      end: () => {
+        clearTimeout(timeout);
+        this.waiters.delete(token);
+      },
+    };
+  }
+
   private async connect(): Promise<void> {
     // The pool's own settings (URL, credentials, TLS), on a connection of its own: a LISTEN holds it.
     // Named, so that an operator sees whose LISTEN connection it is (pg_stat_activity.application_name).
-    const client = new pg.Client({ ...(this.database.pool.options as pg.ClientConfig), keepAlive: true, application_name: `pinkas cache ${process.pid}` });
+    const client = new pg.Client({ ...(this.database.pool.options as pg.ClientConfig), keepAlive: true, application_name: `${LISTENER_NAME} ${process.pid}` });
     client.on('notification', (n) => this.deliver(n.payload ?? ''));
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
@@ -149,7 +206,7 @@ export class InvalidationChannel {
     this.listeningNow = false;
     this.client = null;
     if (was) this.each((sub) => sub.flush());
-    for (const resolve of this.waiters.values()) resolve();
+    for (const waiter of this.waiters.values()) waiter.abort();
   }
 
   private schedule(ms: number, run: () => void): void {
@@ -162,7 +219,8 @@ export class InvalidationChannel {
     const colon = payload.indexOf(':');
     const table = payload.slice(0, colon);
     const id = payload.slice(colon + 1);
-    if (table === 'sync') return this.waiters.get(id)?.();
+    if (table === 'sync' || table === 'ack') return this.waiters.get(id)?.arrived();
+    if (table === 'fence') return void this.client?.query('SELECT pg_notify($1, $2)', [CACHE_CHANNEL, `ack:${id}`]).catch(() => {});
     for (const sub of this.subscribers.get(table) ?? []) {
       if (id === '*') sub.flush();
       else sub.invalidate(id);
