@@ -109,7 +109,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   await app.register(
     async (api) => {
       installApiAuth(api, s);
-      installBusinessGuard(api);
+      installBusinessGuard(api, s);
       installIdempotency(api, s, IDEMPOTENT_CREATES);
       for (const d of domains) d.api?.(api, s);
     },

@@ -5,6 +5,9 @@ import type { Database, Mode } from './platform/db/engine.ts';
 import { soleProcess, type Services } from './platform/http/services.ts';
 import { MemoryRateLimiter, PostgresRateLimiter } from './platform/rate-limit.ts';
 import { RequestCounter } from './platform/usage.ts';
+import { invalidationChannels } from './platform/db/invalidation.ts';
+import { createAccountCaches } from './accounts/index.ts';
+import { createBusinessCaches } from './businesses/index.ts';
 import { createAllocationProviders } from './allocation/index.ts';
 import { createExchangeRateProvider } from './exchange-rates/index.ts';
 import { createWebhookSender } from './webhooks/index.ts';
@@ -20,11 +23,16 @@ export function createServices(config: Config, clock: Clock, logger: Logger, dat
   const rateLimiter = soleProcess({ config, databases })
     ? new MemoryRateLimiter(config.rateLimitPerMinute)
     : new PostgresRateLimiter(databases.live, config.rateLimitPerMinute);
+  // Made here, listening only once a serving process starts them (runtime/roles.ts startWeb).
+  const invalidation = invalidationChannels(databases, logger);
   return {
     config,
     clock,
     logger,
     databases,
+    invalidation,
+    accountCaches: createAccountCaches(databases.live, invalidation.live, logger),
+    businessCaches: createBusinessCaches(invalidation),
     rateLimiter,
     requestCounter: new RequestCounter(databases),
     allocationProviders: createAllocationProviders(config, clock, databases.live),

@@ -2,77 +2,44 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
 import { israelDate } from '../platform/clock.ts';
 import { AUTH_THROTTLE_DEFAULTS } from '../platform/config.ts';
 import { AppError, forbidden, unauthorized } from '../platform/errors.ts';
-import { modeOfKey } from '../platform/http/context.ts';
+import { modeOfKey, type AccountLimits } from '../platform/http/context.ts';
 import type { Database } from '../platform/db/engine.ts';
 import { soleProcess, type Services } from '../platform/http/services.ts';
 import { errorSummary } from '../platform/logger.ts';
 import { sql } from 'drizzle-orm';
 import { MemoryRateLimiter, PostgresRateLimiter, type PeekableRateLimiter, type RateDecision } from '../platform/rate-limit.ts';
-import { findKeyByDigest, hashKey, KEY_PATTERN } from './keys.ts';
+import { findKeyByDigest, hashKey, KEY_PATTERN, type KeyRecord } from './keys.ts';
+import { accountLimitsOf } from './caches.ts';
 
 /**
  * Issue 16: more than this many failed authentications (missing, malformed, unknown, revoked or
- * expired key) from one address within a sliding minute, and that address's further attempts
- * answer 429 `rate_limited` with Retry-After, except with keys it used successfully before.
+ * expired key) from one address within a sliding minute, and that address's further attempts with
+ * such keys answer 429 `rate_limited` with Retry-After. A valid key always passes (issue 28).
  * The default of `AUTH_FAILURES_PER_MINUTE` (config.authThrottle.failuresPerMinute).
  */
 export const AUTH_FAILURES_PER_MINUTE = AUTH_THROTTLE_DEFAULTS.failuresPerMinute;
-/**
- * How long a successful (address, key) pair stays exempt from its address's block: the default of
- * `AUTH_TRUSTED_KEY_HOURS` (config.authThrottle.trustedForMs).
- */
-export const TRUSTED_FOR_MS = AUTH_THROTTLE_DEFAULTS.trustedKeyHours * 60 * 60_000;
-const TRUSTED_KEYS_PER_ADDRESS = 64;
-const TRUSTED_ADDRESSES = 50_000;
-
-/**
- * Per process, in memory: digests of keys that authenticated from an address, with when. Bounded
- * (keys per address, addresses overall; the oldest go first); a key revoked or expired is forgotten
- * at its next failure, and the DB check still runs for every trusted key.
- */
-class TrustedKeys {
-  private byIp = new Map<string, Map<string, number>>();
-
-  constructor(private readonly trustedForMs: number) {}
-
-  has(ip: string, digest: string, nowMs: number): boolean {
-    const at = digest ? this.byIp.get(ip)?.get(digest) : undefined;
-    return at !== undefined && nowMs - at < this.trustedForMs;
-  }
-
-  remember(ip: string, digest: string, nowMs: number): void {
-    let keys = this.byIp.get(ip);
-    if (keys) this.byIp.delete(ip);
-    else keys = new Map();
-    this.byIp.set(ip, keys); // most recent last
-    if (this.byIp.size > TRUSTED_ADDRESSES) this.byIp.delete(this.byIp.keys().next().value!);
-    keys.delete(digest);
-    keys.set(digest, nowMs);
-    if (keys.size > TRUSTED_KEYS_PER_ADDRESS) keys.delete(keys.keys().next().value!);
-  }
-
-  forget(ip: string, digest: string): void {
-    this.byIp.get(ip)?.delete(digest);
-  }
-}
 
 // lastUsedAt is written at most once a minute per key: a read-heavy client costs no write per request.
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+type FoundKey = KeyRecord & { accountLimits: AccountLimits };
+
 /**
  * Authenticates every request of the API scope: key → account, mode (database), rate limit, scope.
- * Order matters: an address over the failure limit (AUTH_FAILURES_PER_MINUTE) is 429 first (unless the key worked from it
- * before); an unknown key is 401 (and counted); a known key is counted by the limiter
- * before its scope is checked, so probing scopes is rate limited too.
+ * The key comes from the key cache (every usable key of the control database, src/accounts/key-cache.ts),
+ * else from the database. Failed attempts are counted per address; past AUTH_FAILURES_PER_MINUTE the
+ * address's bad keys answer 429 — a key the cache knows is no usable key is refused without a lookup —
+ * while a valid key still passes, so a burst of guesses from behind a NAT locks no integrator out.
+ * A known key is counted by the limiter before its scope is checked, so probing scopes is rate limited too.
  */
 export function installApiAuth(api: FastifyInstance, s: Services): void {
   const lastUsedWritten = new Map<string, number>();
   const control = s.databases.live;
   // Failed authentications per client address: the same store as the per-key limiter (in memory in a
   // sole process, the shared rate_limit_hit window when several processes share the databases).
-  const { failuresPerMinute, trustedForMs } = s.config.authThrottle;
-  const failures: PeekableRateLimiter = soleProcess(s) ? new MemoryRateLimiter(failuresPerMinute) : new PostgresRateLimiter(control, failuresPerMinute);
-  const trusted = new TrustedKeys(trustedForMs);
+  const failures: PeekableRateLimiter = soleProcess(s)
+    ? new MemoryRateLimiter(s.config.authThrottle.failuresPerMinute)
+    : new PostgresRateLimiter(control, s.config.authThrottle.failuresPerMinute);
 
   const throttled = (decision: RateDecision) => {
     const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
@@ -83,29 +50,36 @@ export function installApiAuth(api: FastifyInstance, s: Services): void {
     const decision = await failures.hit(`authfail:${ip}`, nowMs);
     throw decision.allowed ? err : throttled(decision);
   };
+  const usable = (key: FoundKey | undefined, nowMs: number): key is FoundKey =>
+    key !== undefined && !key.revokedAt && !(key.expiresAt && new Date(key.expiresAt).getTime() <= nowMs);
+
+  /**
+   * The key, from the cache or else the database; undefined for no usable key. When the cache knows
+   * the digest is no usable key (or there is no well-formed key), a blocked address is refused here,
+   * before any lookup; an address not blocked still asks the database, since the cache may not have
+   * heard yet of a key minted a moment ago by another process. When the cache cannot say (not
+   * listening, still loading, that key just changed), the database answers.
+   */
+  const findKey = async (ip: string, digest: string, nowMs: number): Promise<FoundKey | undefined> => {
+    const cached = digest ? s.accountCaches.keys.lookup(digest) : ({ known: true, key: undefined } as const);
+    if (cached.known && cached.key) return { ...cached.key, accountLimits: await accountLimitsOf(s, cached.key.accountId) };
+    if (cached.known || !digest) {
+      const state = await failures.peek(`authfail:${ip}`, nowMs);
+      if (!state.allowed) throw throttled(state);
+      if (!digest) return undefined;
+    }
+    return findKeyByDigest(control.db, digest);
+  };
 
   api.addHook('onRequest', async (req, reply) => {
     const header = req.headers['x-api-key'];
     const secret = typeof header === 'string' ? header.trim() : '';
     const ip = req.ip;
     const nowMs = s.clock.now().getTime();
-    // A blocked address gets 429 for every key except one that authenticated from it before the
-    // block (another tenant behind the same NAT keeps working); nothing is looked up, so guesses
-    // made while blocked learn nothing, not even a lucky hit.
-    const digest = secret ? hashKey(secret) : '';
-    if (!trusted.has(ip, digest, nowMs)) {
-      const state = await failures.peek(`authfail:${ip}`, nowMs);
-      if (!state.allowed) throw throttled(state);
-    }
-    if (!secret) return refuse(ip, nowMs, unauthorized('missing X-Api-Key header'));
-    if (!KEY_PATTERN.test(secret)) return refuse(ip, nowMs, unauthorized());
-    const key = await findKeyByDigest(control.db, digest);
+    const digest = KEY_PATTERN.test(secret) ? hashKey(secret) : '';
+    const key = await findKey(ip, digest, nowMs);
     const now = s.clock.now();
-    if (!key || key.revokedAt || (key.expiresAt && new Date(key.expiresAt).getTime() <= now.getTime())) {
-      trusted.forget(ip, digest);
-      return refuse(ip, nowMs, unauthorized());
-    }
-    trusted.remember(ip, digest, now.getTime());
+    if (!usable(key, now.getTime())) return refuse(ip, nowMs, unauthorized(secret ? undefined : 'missing X-Api-Key header'));
     const mode = modeOfKey(key.mode);
     reply.header('X-Service-Mode', mode);
 

@@ -150,6 +150,21 @@ export async function listKeys(ex: Executor, accountId: string): Promise<KeyReco
   return rows.map(toKeyRecord);
 }
 
+/** One key by digest, revoked or not (the key cache re-reads a notified key with it). */
+export async function findKeyRow(ex: Executor, digest: string): Promise<KeyRecord | undefined> {
+  const row = await queryOne<Record<string, unknown>>(
+    ex,
+    prepared('key_row_by_digest', sql`SELECT ${columnList(apiKeys)} FROM api_keys WHERE key_hash = ${digest}`),
+  );
+  return row ? toKeyRecord(row) : undefined;
+}
+
+/** Every key not revoked, by digest: what the key cache loads (expiry is checked at use, by the service's clock). */
+export async function usableKeys(ex: Executor): Promise<Map<string, KeyRecord>> {
+  const rows = await query<Record<string, unknown>>(ex, sql`SELECT ${columnList(apiKeys)} FROM api_keys WHERE revoked_at IS NULL`);
+  return new Map(rows.map((r) => [String(r.key_hash), toKeyRecord(r)]));
+}
+
 /** Compared against when no row matches, so a miss does the same work as a hit. */
 const MISS_DIGEST = Buffer.alloc(32);
 

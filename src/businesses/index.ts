@@ -1,4 +1,5 @@
 /** The businesses domain's public surface: what other folders may import (ARCHITECTURE.md, "Boundaries"). */
+export { createBusinessCaches } from './cache.ts';
 export { businessOf, installBusinessGuard } from './guard.ts';
 export { decodeLogo } from './logo.ts';
 export { nextNumberInSeries } from './numbering.ts';

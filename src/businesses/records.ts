@@ -7,7 +7,7 @@ import { columnList } from '../platform/db/row-reader.ts';
 import { businesses } from './tables.ts';
 
 import type { Services } from '../platform/http/services.ts';
-import { getAccount, listPlans } from '../accounts/index.ts';
+import { accountLimitsOf, plansOf } from '../accounts/index.ts';
 
 import { metadataCondition, metadataOf, type Metadata } from '../platform/metadata.ts';
 
@@ -95,9 +95,9 @@ export async function ceilingsFor(
   planKeys: (string | null)[],
   account?: Pick<Ceilings, 'maxDocsPerMonth' | 'maxExpensesPerMonth'>,
 ): Promise<Map<string | null, Ceilings>> {
-  const control = s.databases.live.db;
-  account ??= await getAccount(control, accountId);
-  const plans = planKeys.some((k) => k !== null) ? await listPlans(control) : [];
+  // Both from the control plane's caches: no round trip once read (src/accounts/caches.ts).
+  account ??= await accountLimitsOf(s, accountId);
+  const plans = planKeys.some((k) => k !== null) ? await plansOf(s) : [];
   const out = new Map<string | null, Ceilings>();
   for (const key of planKeys) {
     const plan = plans.find((p) => p.key === key);
@@ -110,7 +110,7 @@ export async function ceilingsFor(
 }
 
 export async function businessCeilings(s: Services, b: BusinessRecord, account?: Pick<Ceilings, 'maxDocsPerMonth' | 'maxExpensesPerMonth'>): Promise<Ceilings> {
-  // With no plan and the account's limits at hand, nothing is read.
+  // With the account's limits at hand and the plans cached, nothing is read.
   return (await ceilingsFor(s, b.accountId, [b.planKey], account)).get(b.planKey)!;
 }
 
@@ -166,6 +166,12 @@ export async function viewsOf(s: Services, ex: Executor, accountId: string, bs: 
 
 /** Reads a business of the account; another account's business is "not found", never "forbidden". */
 export async function getOwnedBusiness(ex: Executor, accountId: string, id: string, forUpdate = false): Promise<BusinessRecord> {
+  const business = await findOwnedBusiness(ex, accountId, id, forUpdate);
+  if (!business) throw notFound('business');
+  return business;
+}
+
+export async function findOwnedBusiness(ex: Executor, accountId: string, id: string, forUpdate = false): Promise<BusinessRecord | undefined> {
   const r = await queryOne<Record<string, unknown>>(
     ex,
     prepared(
@@ -175,8 +181,7 @@ export async function getOwnedBusiness(ex: Executor, accountId: string, id: stri
         : sql`SELECT ${columnList(businesses)}, xmin::text AS row_version FROM businesses WHERE id = ${id} AND account_id = ${accountId}`,
     ),
   );
-  if (!r) throw notFound('business');
-  return toBusinessRecord(r);
+  return r ? toBusinessRecord(r) : undefined;
 }
 
 export async function getBusinessById(ex: Executor, id: string): Promise<BusinessRecord | undefined> {

@@ -17,6 +17,7 @@ import { metadataToStore } from '../platform/metadata.ts';
 import { decodeLogo } from './logo.ts';
 import { setNumbering } from './numbering.ts';
 import type { BusinessCreateBody, BusinessPatchBody } from './schemas.ts';
+import { seenByCache } from './cache.ts';
 
 import {
   NEW_BUSINESSES_PER_KEY_PER_DAY,
@@ -121,19 +122,22 @@ export async function createBusiness(s: Services, mode: Mode, actor: Actor & { k
 
 export async function patchBusiness(s: Services, mode: Mode, actor: Actor & { accountId: string }, id: string, body: BusinessPatchBody) {
   const now = s.clock.now();
-  return s.databases[mode].db.transaction(async (tx) => {
-    const current = await getOwnedBusiness(tx, actor.accountId, id, true);
-    const before = await viewOf(s, tx, current);
-    checkCarried(body);
-    const taxId = body.taxId === undefined ? current.taxId : checkedTaxId(body.taxId);
-    const dealerType = body.dealerType ?? current.dealerType;
-    if ((taxId !== current.taxId || dealerType !== current.dealerType) && (await hasIssuedDocuments(tx, id))) {
-      throw conflict(`${taxId !== current.taxId ? 'taxId' : 'dealerType'}: the business has issued documents, so its tax id and dealer type cannot change`);
-    }
-    const branding = await mergeBranding(tx, now, id, current.branding, body.branding);
-    const pick = <K extends keyof BusinessPatchBody>(k: K, cur: unknown) => (body[k] === undefined ? cur : body[k]);
-    await tx.execute(
-      sql`UPDATE businesses SET
+  return seenByCache(
+    s,
+    mode,
+    s.databases[mode].db.transaction(async (tx) => {
+      const current = await getOwnedBusiness(tx, actor.accountId, id, true);
+      const before = await viewOf(s, tx, current);
+      checkCarried(body);
+      const taxId = body.taxId === undefined ? current.taxId : checkedTaxId(body.taxId);
+      const dealerType = body.dealerType ?? current.dealerType;
+      if ((taxId !== current.taxId || dealerType !== current.dealerType) && (await hasIssuedDocuments(tx, id))) {
+        throw conflict(`${taxId !== current.taxId ? 'taxId' : 'dealerType'}: the business has issued documents, so its tax id and dealer type cannot change`);
+      }
+      const branding = await mergeBranding(tx, now, id, current.branding, body.branding);
+      const pick = <K extends keyof BusinessPatchBody>(k: K, cur: unknown) => (body[k] === undefined ? cur : body[k]);
+      await tx.execute(
+        sql`UPDATE businesses SET
             name = ${body.name?.trim() ?? current.name}, tax_id = ${taxId}, dealer_type = ${dealerType},
             address = ${pick('address', current.address) as string | null}, phone = ${pick('phone', current.phone) as string | null},
             email = ${pick('email', current.email) as string | null},
@@ -144,12 +148,13 @@ export async function patchBusiness(s: Services, mode: Mode, actor: Actor & { ac
             branding = ${JSON.stringify(branding)}::jsonb, metadata = ${metadataToStore(body.metadata, current.metadata)}::jsonb,
             updated_at = ${now.toISOString()}
           WHERE id = ${id}`,
-    );
-    await setNumbering(tx, id, body.numbering);
-    const after = await viewOf(s, tx, await getOwnedBusiness(tx, actor.accountId, id));
-    await appendAudit(tx, now, actor, { businessId: id, action: 'business.update', entityType: 'business', entityId: id, before, after });
-    return after;
-  });
+      );
+      await setNumbering(tx, id, body.numbering);
+      const after = await viewOf(s, tx, await getOwnedBusiness(tx, actor.accountId, id));
+      await appendAudit(tx, now, actor, { businessId: id, action: 'business.update', entityType: 'business', entityId: id, before, after });
+      return after;
+    }),
+  );
 }
 
 function standingEvent(b: BusinessRecord, previousStatus: string) {
@@ -166,84 +171,96 @@ function standingEvent(b: BusinessRecord, previousStatus: string) {
 /** Deactivate (pause all writes) or reactivate; each change of standing records `business.status_changed`. */
 export async function setActive(s: Services, mode: Mode, actor: Actor & { accountId: string }, id: string, active: boolean) {
   const now = s.clock.now();
-  return s.databases[mode].db.transaction(async (tx) => {
-    const current = await getOwnedBusiness(tx, actor.accountId, id, true);
-    const isActive = current.deactivatedAt === null;
-    if (isActive !== active) {
-      await tx.execute(sql`UPDATE businesses SET deactivated_at = ${active ? null : now.toISOString()}, updated_at = ${now.toISOString()} WHERE id = ${id}`);
-      const after = await getOwnedBusiness(tx, actor.accountId, id);
-      await appendAudit(tx, now, actor, {
-        businessId: id,
-        action: active ? 'business.reactivate' : 'business.deactivate',
-        entityType: 'business',
-        entityId: id,
-        before: { deactivatedAt: current.deactivatedAt },
-        after: { deactivatedAt: after.deactivatedAt },
-      });
+  return seenByCache(
+    s,
+    mode,
+    s.databases[mode].db.transaction(async (tx) => {
+      const current = await getOwnedBusiness(tx, actor.accountId, id, true);
+      const isActive = current.deactivatedAt === null;
+      if (isActive !== active) {
+        await tx.execute(sql`UPDATE businesses SET deactivated_at = ${active ? null : now.toISOString()}, updated_at = ${now.toISOString()} WHERE id = ${id}`);
+        const after = await getOwnedBusiness(tx, actor.accountId, id);
+        await appendAudit(tx, now, actor, {
+          businessId: id,
+          action: active ? 'business.reactivate' : 'business.deactivate',
+          entityType: 'business',
+          entityId: id,
+          before: { deactivatedAt: current.deactivatedAt },
+          after: { deactivatedAt: after.deactivatedAt },
+        });
+        await recordEvent(tx, now, {
+          event: 'business.status_changed',
+          accountId: current.accountId,
+          businessId: id,
+          data: standingEvent(after, current.approvalStatus),
+        });
+        return viewOf(s, tx, after);
+      }
+      return viewOf(s, tx, current);
+    }),
+  );
+}
+
+/** The operator moves approvalStatus (CLI); the change is audited and announced. */
+export async function setApprovalStatus(s: Services, mode: Mode, id: string, status: BusinessRecord['approvalStatus']) {
+  const now = s.clock.now();
+  return seenByCache(
+    s,
+    mode,
+    s.databases[mode].db.transaction(async (tx) => {
+      const r = await queryOne<Record<string, unknown>>(tx, sql`SELECT * FROM businesses WHERE id = ${id} FOR UPDATE`);
+      if (!r) throw notFound('business');
+      const current = toBusinessRecord(r);
+      if (current.approvalStatus === status) return current;
+      await tx.execute(sql`UPDATE businesses SET approval_status = ${status}, updated_at = ${now.toISOString()} WHERE id = ${id}`);
+      const after = { ...current, approvalStatus: status };
+      await appendAudit(
+        tx,
+        now,
+        { accountId: null, keyId: null },
+        {
+          businessId: id,
+          action: 'business.set_status',
+          entityType: 'business',
+          entityId: id,
+          before: { approvalStatus: current.approvalStatus },
+          after: { approvalStatus: status },
+        },
+      );
       await recordEvent(tx, now, {
         event: 'business.status_changed',
         accountId: current.accountId,
         businessId: id,
         data: standingEvent(after, current.approvalStatus),
       });
-      return viewOf(s, tx, after);
-    }
-    return viewOf(s, tx, current);
-  });
-}
-
-/** The operator moves approvalStatus (CLI); the change is audited and announced. */
-export async function setApprovalStatus(s: Services, mode: Mode, id: string, status: BusinessRecord['approvalStatus']) {
-  const now = s.clock.now();
-  return s.databases[mode].db.transaction(async (tx) => {
-    const r = await queryOne<Record<string, unknown>>(tx, sql`SELECT * FROM businesses WHERE id = ${id} FOR UPDATE`);
-    if (!r) throw notFound('business');
-    const current = toBusinessRecord(r);
-    if (current.approvalStatus === status) return current;
-    await tx.execute(sql`UPDATE businesses SET approval_status = ${status}, updated_at = ${now.toISOString()} WHERE id = ${id}`);
-    const after = { ...current, approvalStatus: status };
-    await appendAudit(
-      tx,
-      now,
-      { accountId: null, keyId: null },
-      {
-        businessId: id,
-        action: 'business.set_status',
-        entityType: 'business',
-        entityId: id,
-        before: { approvalStatus: current.approvalStatus },
-        after: { approvalStatus: status },
-      },
-    );
-    await recordEvent(tx, now, {
-      event: 'business.status_changed',
-      accountId: current.accountId,
-      businessId: id,
-      data: standingEvent(after, current.approvalStatus),
-    });
-    return after;
-  });
+      return after;
+    }),
+  );
 }
 
 export async function setBusinessPlan(s: Services, mode: Mode, id: string, planKey: string | null): Promise<BusinessRecord> {
   const now = s.clock.now();
-  return s.databases[mode].db.transaction(async (tx) => {
-    const r = await queryOne<Record<string, unknown>>(tx, sql`SELECT * FROM businesses WHERE id = ${id} FOR UPDATE`);
-    if (!r) throw notFound('business');
-    await tx.execute(sql`UPDATE businesses SET plan_key = ${planKey}, updated_at = ${now.toISOString()} WHERE id = ${id}`);
-    await appendAudit(
-      tx,
-      now,
-      { accountId: null, keyId: null },
-      {
-        businessId: id,
-        action: 'business.set_plan',
-        entityType: 'business',
-        entityId: id,
-        before: { planKey: r.plan_key ?? null },
-        after: { planKey },
-      },
-    );
-    return toBusinessRecord({ ...r, plan_key: planKey });
-  });
+  return seenByCache(
+    s,
+    mode,
+    s.databases[mode].db.transaction(async (tx) => {
+      const r = await queryOne<Record<string, unknown>>(tx, sql`SELECT * FROM businesses WHERE id = ${id} FOR UPDATE`);
+      if (!r) throw notFound('business');
+      await tx.execute(sql`UPDATE businesses SET plan_key = ${planKey}, updated_at = ${now.toISOString()} WHERE id = ${id}`);
+      await appendAudit(
+        tx,
+        now,
+        { accountId: null, keyId: null },
+        {
+          businessId: id,
+          action: 'business.set_plan',
+          entityType: 'business',
+          entityId: id,
+          before: { planKey: r.plan_key ?? null },
+          after: { planKey },
+        },
+      );
+      return toBusinessRecord({ ...r, plan_key: planKey });
+    }),
+  );
 }

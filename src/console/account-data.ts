@@ -11,9 +11,17 @@ export async function accountWithKeys(control: Database, accountId: string) {
   return { account, keys };
 }
 
-/** Revokes one of the account's keys from the console (audited); answers the revoked key. */
-export async function revokeThroughConsole(control: Database, now: Date, keyId: string, accountId: string) {
-  return control.db.transaction(async (tx) => {
+/**
+ * Revokes one of the account's keys from the console (audited). The answer waits until every serving
+ * process has heard the revocation's notification (InvalidationChannel.fence: this process's own
+ * LISTEN connection, and each other's acknowledgement). NOTIFY reaches every listener at commit, but
+ * each hears it when its backend and process are next scheduled; without the wait, the caller's next
+ * request could reach a process a few milliseconds behind and be served by a key it believes revoked.
+ * With it, "revoked" means refused everywhere from the answer on (test/foundation/cache-processes.test.ts).
+ */
+export async function revokeThroughConsole(s: Services, keyId: string, accountId: string) {
+  const now = s.clock.now();
+  const revoked = await s.databases.live.db.transaction(async (tx) => {
     const k = await revokeKey(tx, now, keyId, accountId);
     await appendAudit(
       tx,
@@ -28,6 +36,8 @@ export async function revokeThroughConsole(control: Database, now: Date, keyId: 
     );
     return k;
   });
+  await s.invalidation.live.fence();
+  return revoked;
 }
 
 /** The usage page: the account's name, its counts per day in a mode, and its businesses in both modes. */

@@ -104,7 +104,7 @@ function registerRevokeForm(c: FastifyInstance, s: Services): void {
     if (!accountId) return reply;
     const id = (req.params as { id: string }).id;
     try {
-      const key = await revokeThroughConsole(s.databases.live, s.clock.now(), id, accountId);
+      const key = await revokeThroughConsole(s, id, accountId);
       return reply.redirect(`/console/keys?revoked=${encodeURIComponent(key.prefix)}`, 303);
     } catch (err) {
       if (err instanceof AppError) return renderKeys(s, req, reply, accountId, err.status, { message: { kind: 'error', text: err.message } });

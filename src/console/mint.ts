@@ -50,6 +50,9 @@ export async function mintThroughConsole(s: Services, input: ConsoleMintInput): 
     if (token !== undefined) await recordMint(tx, now, accountId, token, r.key.id, sealSecret(r.secret, sessionToken, context, r.key.id));
     return { kind: 'minted' as const, key: r.key, secret: r.secret };
   });
+  // The new key is in every process's key cache before its secret is shown: it passes at once, even
+  // from an address whose bad keys are being shed (src/accounts/auth.ts).
+  if (outcome.kind === 'minted') await s.invalidation.live.fence();
   if (outcome.kind !== 'repeat') return outcome;
 
   const row = await queryOne<Record<string, unknown>>(control.db, sql`SELECT * FROM api_keys WHERE id = ${outcome.keyId} AND account_id = ${accountId}`);

@@ -41,24 +41,18 @@ export interface ProcessesConfig {
 export interface AuthThrottleConfig {
   /**
    * AUTH_FAILURES_PER_MINUTE: failed authentications (missing, malformed, unknown, revoked or expired
-   * key) one address may make within a sliding minute; past it the address answers 429 `rate_limited`
-   * with Retry-After. Default 20 (1 to 100000).
+   * key) one address may make within a sliding minute; past it the address's bad keys answer 429
+   * `rate_limited` with Retry-After (a valid key still passes). Default 20 (1 to 100000).
    */
   failuresPerMinute: number;
-  /**
-   * AUTH_TRUSTED_KEY_HOURS: how long a key that authenticated from an address stays exempt from that
-   * address's block (another tenant behind the same NAT keeps working). Default 24 (1 to 8760).
-   */
-  trustedForMs: number;
 }
 
 /** Defaults of the auth-failure throttle (issue 16), overridable by the variables above. */
-export const AUTH_THROTTLE_DEFAULTS = { failuresPerMinute: 20, trustedKeyHours: 24 } as const;
+export const AUTH_THROTTLE_DEFAULTS = { failuresPerMinute: 20 } as const;
 
 export function authThrottleConfig(env: Env): AuthThrottleConfig {
   return {
     failuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', AUTH_THROTTLE_DEFAULTS.failuresPerMinute, 1, 100_000),
-    trustedForMs: integer(env, 'AUTH_TRUSTED_KEY_HOURS', AUTH_THROTTLE_DEFAULTS.trustedKeyHours, 1, 8760) * 3_600_000,
   };
 }
 

@@ -8,6 +8,7 @@ import { errorSummary } from '../platform/logger.ts';
 import { JobRunner } from '../platform/jobs.ts';
 import { trackDatabasePools } from '../platform/metrics.ts';
 import type { Services } from '../platform/http/services.ts';
+import { startInvalidation, stopInvalidation } from '../platform/db/invalidation.ts';
 import { buildApp } from '../app.ts';
 import { allJobHandlers, domains, type Worker } from '../domains.ts';
 
@@ -19,6 +20,8 @@ export interface Running {
 /** Serves the API on config.port (shared by every web worker of a supervisor). */
 export async function startWeb(s: Services): Promise<Running & { app: FastifyInstance }> {
   const app = await buildApp(s);
+  // Before the first request: the caches answer from memory only while their channel listens.
+  await startInvalidation(s.invalidation);
   let stopping = false;
   // While draining, a request in flight gets its answer and then its connection closes, so that an
   // idle keep-alive connection of a client does not hold the shutdown open.
@@ -37,6 +40,7 @@ export async function startWeb(s: Services): Promise<Running & { app: FastifyIns
       stopping = true;
       clearInterval(flushTimer);
       await app.close();
+      await stopInvalidation(s.invalidation);
       await s.requestCounter.flush().catch(() => {});
     },
   };

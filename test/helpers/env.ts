@@ -7,6 +7,7 @@ import type { Database, Mode } from '../../src/platform/db/engine.ts';
 import { query } from '../../src/platform/db/sql.ts';
 import type { Services } from '../../src/platform/http/services.ts';
 import { createServices } from '../../src/services.ts';
+import { startInvalidation, stopInvalidation } from '../../src/platform/db/invalidation.ts';
 import { buildApp } from '../../src/app.ts';
 import { createAccount, setAccountLimits } from '../../src/accounts/accounts.ts';
 import { mintKey } from '../../src/accounts/keys.ts';
@@ -68,9 +69,11 @@ export interface TestEnv {
 
 /**
  * A whole service on fresh databases of the engine under test, with a manual clock.
- * Background workers are not started: a test starts the ones it exercises.
+ * Background workers are not started: a test starts the ones it exercises. The in-process caches
+ * (keys, accounts, plans, businesses) read through unless `cache` starts their LISTEN connections
+ * as a serving process does; then `sql` answers once the caches have heard of its change.
  */
-export async function createTestEnv(opts: { env?: Record<string, string>; clock?: ManualClock } = {}): Promise<TestEnv> {
+export async function createTestEnv(opts: { env?: Record<string, string>; clock?: ManualClock; cache?: boolean } = {}): Promise<TestEnv> {
   const live = await freshDatabase('live');
   const sandbox = await freshDatabase('sandbox');
   const config = loadConfig({ PINKAS_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000', DATA_DIR: '/nonexistent', ...opts.env });
@@ -78,6 +81,7 @@ export async function createTestEnv(opts: { env?: Record<string, string>; clock?
   const s = createServices(config, clock, createLogger(config.logLevel), { live: live.database, sandbox: sandbox.database });
   const app = await buildApp(s);
   await app.ready();
+  if (opts.cache) await startInvalidation(s.invalidation);
 
   const env: TestEnv = {
     s,
@@ -132,7 +136,9 @@ export async function createTestEnv(opts: { env?: Record<string, string>; clock?
       return res.body.business;
     },
     async sql(mode, text) {
-      return query(s.databases[mode].db, sql.raw(text));
+      const rows = await query(s.databases[mode].db, sql.raw(text));
+      await s.invalidation[mode].caughtUp();
+      return rows as never;
     },
     async tamper(mode, text) {
       await s.databases[mode].db.transaction(async (tx) => {
@@ -142,6 +148,7 @@ export async function createTestEnv(opts: { env?: Record<string, string>; clock?
     },
     async close() {
       await app.close();
+      await stopInvalidation(s.invalidation);
       await live.drop();
       await sandbox.drop();
     },

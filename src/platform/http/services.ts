@@ -2,6 +2,7 @@ import type { Config } from '../config.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { Database, Mode } from '../db/engine.ts';
+import type { InvalidationChannel } from '../db/invalidation.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import type { RequestCounter } from '../usage.ts';
 
@@ -16,6 +17,8 @@ export interface Services {
   logger: Logger;
   /** live also holds the control plane: accounts, keys, plans. */
   databases: Record<Mode, Database>;
+  /** Per database, the LISTEN connection that keeps the domains' caches current (one when live and sandbox are one database). */
+  invalidation: Record<Mode, InvalidationChannel>;
   rateLimiter: RateLimiter;
   requestCounter: RequestCounter;
 }
