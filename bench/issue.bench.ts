@@ -102,7 +102,15 @@ async function benchEngine(engine: Engine): Promise<void> {
     const { businessIds } = await load({ kind: 'setup', base: server.base, key, businesses: BUSINESSES });
     const warmup = Math.round(DOCS / 10);
     await load({ kind: 'issue', base: server.base, key, businessIds, docs: warmup, concurrency: CONCURRENCY, first: DOCS });
-    const stats: StatsSource = { base: server.base, metricsToken: METRICS_TOKEN, admin, databases: engine.databases, ownCluster: engine.ownCluster, jobs };
+    const stats: StatsSource = {
+      base: server.base,
+      metricsToken: METRICS_TOKEN,
+      serverPid: server.child.pid!,
+      admin,
+      databases: engine.databases,
+      ownCluster: engine.ownCluster,
+      jobs,
+    };
     const before = await snapshot(stats);
     const r = await load({ kind: 'issue', base: server.base, key, businessIds, docs: DOCS, concurrency: CONCURRENCY, first: 0 });
     // Statistics reach the shared views when a backend goes idle: give them a moment.
