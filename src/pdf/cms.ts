@@ -50,7 +50,11 @@ export function cmsSigner(id: CmsIdentity): (contentDigest: Buffer, at: Date) =>
   const contentTypeAttr = der(SEQUENCE, OID.contentType, der(SET, OID.data));
   return (contentDigest, at) => {
     // DER orders a SET OF by encoding; these three attributes already are in that order (lengths 0x18 < 0x1c < 0x2f).
-    const attrs = [contentTypeAttr, der(SEQUENCE, OID.signingTime, der(SET, signingTimeDer(at))), der(SEQUENCE, OID.messageDigest, der(SET, der(0x04, contentDigest)))];
+    const attrs = [
+      contentTypeAttr,
+      der(SEQUENCE, OID.signingTime, der(SET, signingTimeDer(at))),
+      der(SEQUENCE, OID.messageDigest, der(SET, der(0x04, contentDigest))),
+    ];
     const signedAttrs = der(SET, ...attrs);
     // The signature covers the attributes encoded as a SET; the SignerInfo carries them as [0] IMPLICIT.
     const signature = rsaSign('sha256', signedAttrs, id.key);
