@@ -12,6 +12,7 @@ import { createAllocationProviders } from './allocation/index.ts';
 import { createExchangeRateProvider } from './exchange-rates/index.ts';
 import { createWebhookSender } from './webhooks/index.ts';
 import { ConsoleSecretStore } from './console/index.ts';
+import { createPdfRenderer } from './prints/index.ts';
 
 /**
  * The composition root: every process-wide dependency is made here, once, and passed down in
@@ -39,5 +40,6 @@ export function createServices(config: Config, clock: Clock, logger: Logger, dat
     exchangeRateProvider: createExchangeRateProvider(config),
     webhookSender: createWebhookSender(config.webhooks),
     consoleSecrets: new ConsoleSecretStore(databases.live),
+    pdfRenderer: createPdfRenderer(config.prints.workers),
   };
 }

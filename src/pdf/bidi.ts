@@ -15,9 +15,19 @@ export type BaseDirection = 'rtl' | 'ltr';
  */
 export function visualOrder(logical: string, base: BaseDirection = 'rtl'): string {
   if (logical === '') return '';
-  const levels = bidi.getEmbeddingLevels(logical, base);
-  return bidi.getReorderedString(logical, levels);
+  const key = base === 'rtl' ? `r${logical}` : `l${logical}`;
+  let visual = reordered.get(key);
+  if (visual === undefined) {
+    if (reordered.size >= REORDERED_LINES) reordered.clear();
+    visual = bidi.getReorderedString(logical, bidi.getEmbeddingLevels(logical, base));
+    reordered.set(key, visual);
+  }
+  return visual;
 }
+
+/** Lines reordered before: labels, headings and footers repeat on every document. Bounded. */
+const REORDERED_LINES = 20_000;
+const reordered = new Map<string, string>();
 
 /** True when the text holds any right-to-left character (Hebrew, Arabic). */
 export function hasRtl(text: string): boolean {

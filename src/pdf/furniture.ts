@@ -16,6 +16,7 @@ export interface Furniture {
 }
 
 /** Footer, sandbox banner and watermarks on every page, drawn once the page count is known. */
+/** `variant`: the writer's first (origin and copy differ only in the footer line, drawn per variant). */
 export function drawPageFurniture(w: PdfWriter, m: RenderModel, theme: Theme, variant: Variant, furniture: Furniture): void {
   const f = flowOf(m);
   const range = w.doc.bufferedPageRange();
@@ -28,7 +29,8 @@ export function drawPageFurniture(w: PdfWriter, m: RenderModel, theme: Theme, va
       fy += w.text(m.branding.footerText, CONTENT.left, CONTENT.width, fy, { size: 8, align: 'center', dir: f.para.dir, color: theme.muted });
     const markX = f.rtl ? CONTENT.left + 90 : CONTENT.left;
     const markColor = variant === 'draft' ? ALERT : theme.text;
-    const used = w.text(footerLine(variant, f.lang), markX, CONTENT.width - 90, fy, { ...f.para, size: 8.5, bold: true, color: markColor });
+    const at = fy;
+    const used = w.forVariants((v) => w.text(footerLine(v, f.lang), markX, CONTENT.width - 90, at, { ...f.para, size: 8.5, bold: true, color: markColor }));
     w.text(pageLabel(i - range.start + 1, range.count, f.lang), f.atEnd(85), 85, fy, {
       size: 8,
       dir: f.para.dir,

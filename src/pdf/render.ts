@@ -6,6 +6,7 @@ import { themeFor } from './theme.ts';
 import { languageOf } from './language.ts';
 import { isReceiptStyle, metadataSubject, metadataTitle } from './wording.ts';
 import { PdfWriter } from './writer.ts';
+import { preparedImage } from './image-cache.ts';
 
 export interface RenderOptions {
   /** Required for origin and copy; a draft is never signed. */
@@ -24,13 +25,28 @@ export const pdfLang = (m: RenderModel): string => (languageOf(m) === 'en' ? 'en
  * unsigned preview watermarked "טיוטה". Pure apart from CPU: no database, no files.
  */
 export async function renderDocumentPdf(m: RenderModel, variant: Variant, opts: RenderOptions): Promise<Buffer> {
-  if (variant !== 'draft' && !opts.signer) throw new Error(`a ${variant} PDF must be signed: no signer given`);
+  return (await render(m, [variant], opts))[0];
+}
+
+/** The origin and the copy from one layout: the page is laid out and written once, the copy differs in its marks. */
+export async function renderDocumentPair(m: RenderModel, opts: RenderOptions): Promise<{ origin: Buffer; copy: Buffer }> {
+  const [origin, copy] = await render(m, ['origin', 'copy'], opts);
+  return { origin, copy };
+}
+
+/** The files of `variants` (a draft alone, or any of origin and copy) from one layout pass. */
+async function render(m: RenderModel, variants: Variant[], opts: RenderOptions): Promise<Buffer[]> {
+  const draft = variants[0] === 'draft';
+  if (!draft && !opts.signer) throw new Error(`a ${variants.join(' and ')} PDF must be signed: no signer given`);
   const sandbox = opts.sandbox ?? false;
   const theme = themeFor(m.branding.template, m.branding.accentColor);
-  const w = new PdfWriter({ title: metadataTitle(m), author: m.dealer.name, subject: metadataSubject(m, variant, sandbox), lang: pdfLang(m) });
+  // An unreadable logo never blocks the document: it prints without it.
+  const logo = m.branding.logo && m.branding.logo.length > 0 ? await preparedImage(m.branding.logo).catch(() => null) : null;
+  const subjects = variants.map((v) => metadataSubject(m, v, sandbox));
+  const w = new PdfWriter({ title: metadataTitle(m), author: m.dealer.name, lang: pdfLang(m) }, variants, subjects);
   (w.doc.info as Record<string, unknown>).CreationDate = opts.at;
-  drawHeader(w, m, theme, variant);
-  drawTitle(w, m, theme, variant);
+  drawHeader(w, m, theme, logo);
+  drawTitle(w, m, theme);
   drawParty(w, m, theme);
   drawLines(w, m, theme);
   // The exchange-rate block goes beside the totals when they stayed on one page.
@@ -49,10 +65,9 @@ export async function renderDocumentPdf(m: RenderModel, variant: Variant, opts: 
     totalsWithRate();
   }
   drawNote(w, m, theme);
-  const signer = variant === 'draft' ? null : opts.signer!;
-  drawPageFurniture(w, m, theme, variant, { signature: signer?.signature ?? null, sandbox });
+  const signer = draft ? null : opts.signer!;
+  drawPageFurniture(w, m, theme, variants[0], { signature: signer?.signature ?? null, sandbox });
   if (!signer) return w.finish();
   signer.addPlaceholder(w.doc, opts.at, sandbox ? 'pinkas sandbox test document - not a tax document' : undefined);
-  const unsigned = await w.finish();
-  return signer.sign(unsigned, opts.at);
+  return (await w.finish()).map((file) => signer.sign(file, opts.at));
 }

@@ -7,6 +7,7 @@ import { baseDirection, head, label, languageOf } from './language.ts';
 import type { Language, RenderModel, Variant } from './model.ts';
 import type { Theme } from './theme.ts';
 import { CONTENT, PAGE, PdfWriter, type TextStyle } from './writer.ts';
+import type { PreparedImage } from './image-cache.ts';
 import {
   amountIn,
   dateIn,
@@ -52,13 +53,14 @@ export function flowOf(m: RenderModel): Flow {
   };
 }
 
-export function drawHeader(w: PdfWriter, m: RenderModel, theme: Theme, variant: Variant): void {
+/** `logo`: the branding's logo as image-cache.ts prepared it, null without one or when it could not be read. */
+export function drawHeader(w: PdfWriter, m: RenderModel, theme: Theme, logo: PreparedImage | null): void {
   const f = flowOf(m);
   const top = PAGE.margin;
   let indent = 0;
-  if (m.branding.logo && m.branding.logo.length > 0) {
+  if (logo) {
     try {
-      w.doc.image(Buffer.from(m.branding.logo), f.atStart(90), top, f.rtl ? { fit: [90, 60], align: 'right' } : { fit: [90, 60] });
+      w.doc.image(logo as unknown as Buffer, f.atStart(90), top, f.rtl ? { fit: [90, 60], align: 'right' } : { fit: [90, 60] });
       indent = 100;
     } catch {
       // An unreadable logo never blocks the document: it prints without it.
@@ -80,7 +82,7 @@ export function drawHeader(w: PdfWriter, m: RenderModel, theme: Theme, variant: 
     const url = /^https?:\/\//i.test(m.branding.website) ? m.branding.website : `https://${m.branding.website}`;
     y += w.text(m.branding.website, x, blockW, y, s({ size: 9, dir: 'ltr', color: theme.linkColor, link: url, underline: true }));
   }
-  const stampBottom = drawVariantStamp(w, f, theme, variant, top);
+  const stampBottom = w.forVariants((variant) => drawVariantStamp(w, f, theme, variant, top));
   w.y = Math.max(y, stampBottom, top + 64) + 8;
 }
 
@@ -99,7 +101,7 @@ function drawVariantStamp(w: PdfWriter, f: Flow, theme: Theme, variant: Variant,
   return y;
 }
 
-export function drawTitle(w: PdfWriter, m: RenderModel, theme: Theme, variant: Variant): void {
+export function drawTitle(w: PdfWriter, m: RenderModel, theme: Theme): void {
   const f = flowOf(m);
   w.rule(w.y, theme.ruleColor);
   w.y += 10;
@@ -107,9 +109,14 @@ export function drawTitle(w: PdfWriter, m: RenderModel, theme: Theme, variant: V
   const dateLine = `${label(f.lang, 'documentDate')}: ${dateIn(m, m.documentDate)}`;
   w.text(dateLine, f.atEnd(dateW), dateW, w.y + 6, { size: 10, align: f.rtl ? 'left' : 'right', dir: f.para.dir, color: theme.text });
   const titleX = f.rtl ? CONTENT.left + dateW : CONTENT.left;
-  w.y += w.text(titleLine(m, variant), titleX, CONTENT.width - dateW, w.y, { ...f.para, size: 20, bold: true, color: theme.text });
-  const second = titleSecondLine(m, variant);
-  if (second) w.y += w.text(second, titleX, CONTENT.width - dateW, w.y - 2, { ...f.para, size: 13, bold: true, color: theme.text });
+  // The title names a draft as such: drawn per variant, like the stamp.
+  const top = w.y;
+  w.y += w.forVariants((variant) => {
+    let h = w.text(titleLine(m, variant), titleX, CONTENT.width - dateW, top, { ...f.para, size: 20, bold: true, color: theme.text });
+    const second = titleSecondLine(m, variant);
+    if (second) h += w.text(second, titleX, CONTENT.width - dateW, top + h - 2, { ...f.para, size: 13, bold: true, color: theme.text });
+    return h;
+  });
   for (const line of infoLines(m)) w.y += w.text(line, CONTENT.left, CONTENT.width, w.y, { ...f.para, size: 10, color: theme.text });
   w.y += 6;
 }

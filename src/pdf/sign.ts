@@ -1,65 +1,35 @@
-import { constants, createPrivateKey, privateEncrypt, type KeyObject } from 'node:crypto';
+import { createPrivateKey } from 'node:crypto';
 import forge from 'node-forge';
-import { SignPdf, Signer } from '@signpdf/signpdf';
 import { pdfkitAddPlaceholder } from '@signpdf/placeholder-pdfkit';
 import type { SigningIdentity } from './certificate.ts';
+import { cmsSigner, fillSignature } from './cms.ts';
 import type { SignatureInfo } from './model.ts';
-
-/** DER prefix of a DigestInfo for SHA-256 (RFC 8017 §9.2 note 1). */
-const SHA256_DIGEST_INFO_PREFIX = Buffer.from('3031300d060960864801650304020105000420', 'hex');
 
 /** Room reserved in the PDF for the CMS blob (hex doubles it); a 2048-bit key with a 3-cert chain fits. */
 export const SIGNATURE_LENGTH = 8192;
 
+const toDer = (node: forge.asn1.Asn1) => Buffer.from(forge.asn1.toDer(node).getBytes(), 'binary');
+
 /**
- * A @signpdf Signer over an identity parsed once. (P12Signer re-parses and re-derives the key on
- * every call and is single-use; this one signs in ~19 ms.) Detached CMS, SHA-256, with the
- * signing time as an authenticated attribute — what adbe.pkcs7.detached / PAdES readers expect.
+ * The CMS signer of an identity parsed once: forge reads the certificates (once), node:crypto hashes and
+ * does the RSA operation (forge's are pure JavaScript). Detached CMS, SHA-256, the signing time as a
+ * signed attribute — what adbe.pkcs7.detached / PAdES readers expect.
  */
-export class IdentitySigner extends Signer {
-  private readonly nativeKey: KeyObject;
-
-  constructor(private readonly identity: SigningIdentity) {
-    super();
-    this.nativeKey = createPrivateKey(forge.pki.privateKeyToPem(identity.privateKey));
-  }
-
-  /**
-   * RSASSA-PKCS1-v1_5 over the digest forge computed, with node's native RSA: forge builds the CMS
-   * structure, but its pure-JavaScript private-key operation is the slow part of signing.
-   */
-  private readonly nativeRsa = {
-    sign: (md: forge.md.MessageDigest) => {
-      const digestInfo = Buffer.concat([SHA256_DIGEST_INFO_PREFIX, Buffer.from(md.digest().getBytes(), 'binary')]);
-      return privateEncrypt({ key: this.nativeKey, padding: constants.RSA_PKCS1_PADDING }, digestInfo).toString('binary');
-    },
-  };
-
-  override async sign(pdfBuffer: Buffer, signingTime?: Date): Promise<Buffer> {
-    const p7 = forge.pkcs7.createSignedData();
-    p7.content = forge.util.createBuffer(pdfBuffer.toString('binary'));
-    for (const cert of this.identity.chain) p7.addCertificate(cert);
-    p7.addSigner({
-      key: this.nativeRsa as unknown as forge.pki.rsa.PrivateKey,
-      certificate: this.identity.certificate,
-      digestAlgorithm: forge.pki.oids.sha256,
-      authenticatedAttributes: [
-        { type: forge.pki.oids.contentType, value: forge.pki.oids.data },
-        // forge types want a string here; at runtime it takes a Date.
-        { type: forge.pki.oids.signingTime, value: (signingTime ?? new Date()) as unknown as string },
-        { type: forge.pki.oids.messageDigest },
-      ],
-    });
-    p7.sign({ detached: true });
-    return Buffer.from(forge.asn1.toDer(p7.toAsn1()).getBytes(), 'binary');
-  }
+export function identityCms(identity: SigningIdentity): (digest: Buffer, at: Date) => Buffer {
+  const cert = identity.certificate;
+  return cmsSigner({
+    key: createPrivateKey(forge.pki.privateKeyToPem(identity.privateKey)),
+    certificates: identity.chain.map((c) => toDer(forge.pki.certificateToAsn1(c))),
+    issuer: toDer(forge.pki.distinguishedNameToAsn1(cert.issuer)),
+    serial: toDer(forge.asn1.create(forge.asn1.Class.UNIVERSAL, forge.asn1.Type.INTEGER, false, forge.util.hexToBytes(cert.serialNumber))),
+  });
 }
 
 export interface PdfSigner {
   /** Adds the signature dictionary to a pdfkit document before it ends (reason: the /Reason text). */
   addPlaceholder(doc: PDFKit.PDFDocument, at: Date, reason?: string): void;
-  /** Fills the placeholder of the finished PDF bytes. */
-  sign(pdf: Buffer, at: Date): Promise<Buffer>;
+  /** Fills the placeholder of the finished PDF bytes (in place: the buffer is the caller's to give up). */
+  sign(pdf: Buffer, at: Date): Buffer;
   /** The signer's certificate subject common name (for the README / logs). */
   readonly subject: string;
   /** What the page says about the signature. */
@@ -97,8 +67,7 @@ export function signatureInfo(identity: SigningIdentity, development = false): S
 }
 
 export function pdfSigner(identity: SigningIdentity, info: { name: string; location?: string; development?: boolean }): PdfSigner {
-  const signer = new IdentitySigner(identity);
-  const signPdf = new SignPdf();
+  const cms = identityCms(identity);
   const cn = identity.certificate.subject.getField('CN');
   return {
     subject: cn ? String(cn.value) : 'unknown',
@@ -117,6 +86,7 @@ export function pdfSigner(identity: SigningIdentity, info: { name: string; locat
         appName: 'pinkas',
       });
     },
-    sign: (pdf, at) => signPdf.sign(pdf, signer, at),
+    // A trailing newline after %%EOF is dropped, as @signpdf did, so the byte range ends the file.
+    sign: (pdf, at) => fillSignature(pdf[pdf.length - 1] === 0x0a ? pdf.subarray(0, pdf.length - 1) : pdf, (digest) => cms(digest, at)),
   };
 }

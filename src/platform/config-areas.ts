@@ -1,5 +1,6 @@
 // The configuration of each area (exchange rates, auth throttle, exports, expenses, webhooks, allocation, console,
 // prints, metrics): its shape and how it is read from the environment. config.ts assembles them.
+import { availableParallelism } from 'node:os';
 import { ConfigError, integer, readableFile, type Env } from './config-values.ts';
 import { normalizeTaxId } from './tax-id.ts';
 export interface ExchangeRatesConfig {
@@ -237,6 +238,8 @@ export interface PrintsConfig {
   allocationWaitMs: number;
   /** PDF_PENDING_RETRY_AFTER_SECONDS: Retry-After of 409 pdf_pending, default 2. */
   pendingRetryAfterSeconds: number;
+  /** PDF_WORKERS: threads that render and sign PDFs, default one fewer than the cores (at least 1); 0 renders on the event loop's thread. */
+  workers: number;
   /** EMAIL_PER_MINUTE: calls of the email endpoint per minute per key (sliding window), default 10. */
   emailPerMinute: number;
   /** SMTP_HOST, SMTP_PORT (default 587, 465 with SMTP_SECURE=true), SMTP_USER, SMTP_PASSWORD, SMTP_FROM, SMTP_SECURE. Null (email answers 503 unconfigured) unless SMTP_HOST is set. */
@@ -270,6 +273,8 @@ export function printsConfig(env: Env): PrintsConfig {
     signingP12,
     allocationWaitMs: integer(env, 'PDF_ALLOCATION_WAIT_MS', 60_000, 0, 86_400_000),
     pendingRetryAfterSeconds: integer(env, 'PDF_PENDING_RETRY_AFTER_SECONDS', 2, 1, 3600),
+    // One core is left to the event loop and PostgreSQL: on 2 cores one thread renders ~250 documents a second.
+    workers: integer(env, 'PDF_WORKERS', Math.max(1, availableParallelism() - 1), 0, 64),
     emailPerMinute: integer(env, 'EMAIL_PER_MINUTE', 10, 1, 10_000),
     smtp,
   };

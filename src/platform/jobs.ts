@@ -105,6 +105,8 @@ export interface JobHandler<K extends JobKind = JobKind> {
   handle: (job: Job<K>, database: Database) => Promise<void>;
   /** Called once when the job is marked failed (e.g. to emit an event). */
   onFailed?: (job: Job<K>, database: Database, error: string) => Promise<void>;
+  /** How many jobs of this kind may run at once in one process (default 1: one after another). */
+  concurrency?: number;
 }
 
 /** One handler for every job of the catalog, each given its own kind's jobs. */
@@ -137,34 +139,74 @@ export class JobRunner {
     private readonly opts: { leaseMs?: number; batch?: number } = {},
   ) {}
 
-  /** Runs every job due now in one database; answers how many ran. Tests call this directly. */
+  /**
+   * Runs every job due now in one database; answers how many ran. Tests call this directly. Jobs run in the
+   * order claimed; consecutive jobs of a kind whose handler allows several at once overlap, up to its
+   * `concurrency`, and claiming goes on while they run (a kind that renders in a thread pool keeps it fed).
+   * A job of another kind waits until those in flight are done, so kinds never interleave out of order.
+   */
   async runDue(mode: Mode): Promise<number> {
     const kinds = Object.keys(this.handlers) as JobKind[];
     if (kinds.length === 0) return 0;
     const database = this.databases[mode];
+    const inFlight = new Set<Promise<void>>();
+    let failure: { err: unknown } | null = null;
+    const settle = async (all: boolean) => {
+      if (all) await Promise.all(inFlight);
+      else await Promise.race(inFlight);
+      if (failure) {
+        await Promise.all(inFlight);
+        throw failure.err;
+      }
+    };
     let total = 0;
+    let kind: JobKind | null = null;
     for (;;) {
-      const now = this.clock.now();
-      const lease = new Date(now.getTime() + (this.opts.leaseMs ?? 120_000));
-      const claimed = await database.db.transaction(async (tx) =>
-        query<Record<string, unknown>>(
-          tx,
-          sql`UPDATE jobs SET locked_until = ${lease.toISOString()}, attempts = attempts + 1
-              WHERE id IN (
-                SELECT id FROM jobs
-                WHERE kind IN ${kinds} AND done_at IS NULL AND failed_at IS NULL AND run_at <= ${now.toISOString()}
-                  AND (locked_until IS NULL OR locked_until <= ${now.toISOString()})
-                ORDER BY run_at, id LIMIT ${this.opts.batch ?? 10}
-                FOR UPDATE SKIP LOCKED)
-              RETURNING *`,
-        ),
-      );
-      if (claimed.length === 0) return total;
-      for (const row of claimed) {
-        await this.runOne(database, toJob(row));
+      const room = kind ? this.concurrency(kind) : 1;
+      const claimed = await this.claim(database, kinds, Math.max(this.opts.batch ?? 10, room));
+      if (claimed.length === 0) {
+        if (inFlight.size === 0) return total;
+        // Those in flight may schedule more (or free the queue): look again once they are done.
+        await settle(true);
+        kind = null;
+        continue;
+      }
+      for (const job of claimed) {
+        if (kind !== null && job.kind !== kind) await settle(true);
+        while (inFlight.size >= this.concurrency(job.kind)) await settle(false);
+        kind = job.kind;
+        const run: Promise<void> = this.runOne(database, job)
+          .catch((err: unknown) => void (failure ??= { err }))
+          .finally(() => inFlight.delete(run));
+        inFlight.add(run);
         total++;
       }
     }
+  }
+
+  private concurrency(kind: JobKind): number {
+    return Math.max(1, this.handlers[kind]?.concurrency ?? 1);
+  }
+
+  /** Leases up to `limit` due jobs of `kinds` in one short transaction (SKIP LOCKED: other processes take others). */
+  private async claim(database: Database, kinds: JobKind[], limit: number): Promise<Job[]> {
+    const now = this.clock.now();
+    const lease = new Date(now.getTime() + (this.opts.leaseMs ?? 120_000));
+    const rows = await database.db.transaction(async (tx) =>
+      query<Record<string, unknown>>(
+        tx,
+        sql`UPDATE jobs SET locked_until = ${lease.toISOString()}, attempts = attempts + 1
+            WHERE id IN (
+              SELECT id FROM jobs
+              WHERE kind IN ${kinds} AND done_at IS NULL AND failed_at IS NULL AND run_at <= ${now.toISOString()}
+                AND (locked_until IS NULL OR locked_until <= ${now.toISOString()})
+              ORDER BY run_at, id LIMIT ${limit}
+              FOR UPDATE SKIP LOCKED)
+            RETURNING *`,
+      ),
+    );
+    // RETURNING does not keep the subquery's order.
+    return rows.map(toJob).sort((a, b) => (a.runAt === b.runAt ? (a.id < b.id ? -1 : 1) : a.runAt < b.runAt ? -1 : 1));
   }
 
   private async runOne(database: Database, job: Job): Promise<void> {

@@ -1,2 +1,3 @@
 /** The prints domain's public surface: what other folders may import (ARCHITECTURE.md, "Boundaries"). */
 export { printsDomain } from './domain.ts';
+export { createPdfRenderer } from './render-pool.ts';

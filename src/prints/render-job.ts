@@ -11,9 +11,9 @@ import { appendAudit } from '../platform/audit.ts';
 import { recordEvent } from '../platform/outbox.ts';
 import type { Services } from '../platform/http/services.ts';
 import { attachPdfFiles, findDocumentRow, getDocumentById, type DocumentRow, type PdfFiles } from '../documents/index.ts';
-import { renderDocumentPdf } from '../pdf/index.ts';
 import { issuedRenderModel } from './render-model.ts';
-import { SigningUnconfigured, signerFor } from './signing.ts';
+import { SigningUnconfigured, signingSourceFor } from './signing.ts';
+import type { SigningSource } from './render-task.ts';
 import { insertInto } from '../platform/db/insert-values.ts';
 import { pdfLinks } from './tables.ts';
 
@@ -105,26 +105,26 @@ export async function renderAndPublish(s: Services, database: Database, document
   const wait = allocationWait(doc, s.clock.now(), s.config.prints.allocationWaitMs);
   if (wait !== null) throw new RetryLaterError(wait, 'waiting for the allocation number');
 
-  // Rendering and signing are CPU work: never inside a transaction.
+  // Rendering and signing are CPU work: in the render pool's threads (render-pool.ts), never inside a transaction.
   const model = issuedRenderModel(doc, await logoBytes(database, doc));
-  const signer = await signerFor(s.config, database.mode, s.logger, s.clock.now()).catch((err: unknown) => {
+  let signing: SigningSource;
+  try {
+    signing = signingSourceFor(s.config, database.mode, s.logger, s.clock.now());
+  } catch (err) {
     if (!(err instanceof SigningUnconfigured)) throw err;
     // Not the document's fault: wait (without using up attempts) until the certificate is configured.
     s.logger.warn({ documentId }, err.message);
     throw new RetryLaterError(60_000, err.message);
-  });
-  const at = s.clock.now();
-  const sandbox = database.mode === 'sandbox';
-  const [origin, copy] = await Promise.all([
-    renderDocumentPdf(model, 'origin', { signer, at, sandbox }),
-    renderDocumentPdf(model, 'copy', { signer, at, sandbox }),
-  ]);
+  }
+  const { origin, copy } = await s.pdfRenderer.pair({ kind: 'pair', model, at: s.clock.now(), sandbox: database.mode === 'sandbox', signing });
 
   return database.db.transaction((tx) => publishPdfs(s, tx, doc, { origin, copy }, model.allocationNumber ?? null));
 }
 
 export function renderJobHandler(s: Services): JobHandler<typeof RENDER_JOB> {
   return {
+    // As many at once as keep the render threads busy; each waits on its thread, not on the event loop.
+    concurrency: s.pdfRenderer.capacity,
     async handle(job: Job<typeof RENDER_JOB>, database: Database) {
       await renderAndPublish(s, database, job.refId);
     },

@@ -8,7 +8,6 @@ import { AppError, notFound } from '../platform/errors.ts';
 import { fileContent } from '../platform/files.ts';
 import { businessOf } from '../businesses/index.ts';
 import { findDocumentRow } from '../documents/index.ts';
-import { renderDocumentPdf } from '../pdf/index.ts';
 import { draftRenderModel } from './render-model.ts';
 import { consentWarnings, handOut, printLog, type PrintKind } from './handout.ts';
 import { emailDocument } from './send-email.ts';
@@ -69,8 +68,14 @@ function registerPrintRoute(api: FastifyInstance, s: Services): void {
       if (doc.status === 'draft') {
         // A preview: rendered on demand, unsigned, never logged, never counted.
         const logo = business.branding.logoRef ? ((await fileContent(ctx.database.db, business.branding.logoRef.fileId))?.content ?? null) : null;
-        const pdf = await renderDocumentPdf(draftRenderModel(doc, business, logo), 'draft', { at: s.clock.now(), sandbox: ctx.mode === 'sandbox' });
-        return sendPdf(reply, pdf, 'draft', `draft-${doc.id}.pdf`);
+        // Rendered in the render pool: the event loop keeps answering other requests meanwhile.
+        const preview = await s.pdfRenderer.draft({
+          kind: 'draft',
+          model: draftRenderModel(doc, business, logo),
+          at: s.clock.now(),
+          sandbox: ctx.mode === 'sandbox',
+        });
+        return sendPdf(reply, preview, 'draft', `draft-${doc.id}.pdf`);
       }
       const handout = await handOut(s, ctx, business, id, kind, 'print');
       const file = await fileContent(ctx.database.db, handout.fileId);

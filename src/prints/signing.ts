@@ -4,15 +4,16 @@ import { randomBytes } from 'node:crypto';
 import type { Mode } from '../platform/db/engine.ts';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
-import { generateSelfSignedP12, parseP12, pdfSigner, type PdfSigner } from '../pdf/index.ts';
+import { generateSelfSignedP12 } from '../pdf/index.ts';
+import type { SigningSource } from './render-task.ts';
 
 /** The self-signed certificate's password: it lives next to the file, so it protects nothing more. */
 const SELF_SIGNED_PASSWORD = 'pinkas-self-signed';
 
 export class SigningUnconfigured extends Error {}
 
-// Parsed identities are process-wide: parsing a P12 and deriving its key is the slow part.
-const identities = new Map<string, Promise<PdfSigner>>();
+// The certificates read (or generated) by this process; the render threads parse each once (render-task.ts).
+const sources = new Map<string, SigningSource>();
 
 export function selfSignedPath(dataDir: string): string {
   return path.join(dataDir, 'signing', 'self-signed.p12');
@@ -52,38 +53,28 @@ function loadOrCreateSelfSigned(dataDir: string, now: Date, logger: Logger): Buf
 }
 
 /**
- * The signer of a mode. The sandbox always signs with the self-signed development certificate,
- * even where a production certificate is configured: a test document must never carry the
- * business's real signature. Live signs with the configured P12; without one, development and
- * tests use the self-signed certificate and live in production refuses (the job retries until the
- * certificate is configured).
+ * The signing certificate of a mode, as the bytes the render threads parse. The sandbox always signs with the
+ * self-signed development certificate, even where a production certificate is configured: a test document must
+ * never carry the business's real signature. Live signs with the configured P12; without one, development and
+ * tests use the self-signed certificate and live in production refuses (the job retries until the certificate
+ * is configured).
  */
-export function signerFor(config: Config, mode: Mode, logger: Logger, now: Date): Promise<PdfSigner> {
+export function signingSourceFor(config: Config, mode: Mode, logger: Logger, now: Date): SigningSource {
   const p12 = config.prints.signingP12;
   if (p12 && mode === 'live') {
     const key = `p12:${p12.path}`;
-    if (!identities.has(key)) {
-      identities.set(
-        key,
-        Promise.resolve().then(() => pdfSigner(parseP12(readFileSync(p12.path), p12.password), { name: 'pinkas' })),
-      );
-      identities.get(key)!.catch(() => identities.delete(key));
-    }
-    return identities.get(key)!;
+    let source = sources.get(key);
+    if (!source) sources.set(key, (source = { p12: readFileSync(p12.path), password: p12.password, development: false }));
+    return source;
   }
   if (config.env === 'production' && mode === 'live') {
-    return Promise.reject(
-      new SigningUnconfigured('PDF_SIGNING_P12_PATH is not set: live documents are not signed with a self-signed certificate in production'),
-    );
+    throw new SigningUnconfigured('PDF_SIGNING_P12_PATH is not set: live documents are not signed with a self-signed certificate in production');
   }
   const key = `self:${config.dataDir}`;
-  if (!identities.has(key)) {
-    identities.set(
-      key,
-      Promise.resolve().then(() =>
-        pdfSigner(parseP12(loadOrCreateSelfSigned(config.dataDir, now, logger), SELF_SIGNED_PASSWORD), { name: 'pinkas', development: true }),
-      ),
-    );
+  let source = sources.get(key);
+  if (!source) {
+    source = { p12: loadOrCreateSelfSigned(config.dataDir, now, logger), password: SELF_SIGNED_PASSWORD, development: true };
+    sources.set(key, source);
   }
-  return identities.get(key)!;
+  return source;
 }

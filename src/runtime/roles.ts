@@ -54,6 +54,8 @@ export function startBackground(s: Services): Running {
   return {
     stop: async () => {
       await Promise.allSettled(workers.map((w) => w.stop()));
+      // The renders in hand finished with the job runner; the threads go.
+      await s.pdfRenderer.close();
     },
   };
 }

@@ -149,6 +149,7 @@ export async function createTestEnv(opts: { env?: Record<string, string>; clock?
     async close() {
       await app.close();
       await stopInvalidation(s.invalidation);
+      await s.pdfRenderer.close();
       await live.drop();
       await sandbox.drop();
     },

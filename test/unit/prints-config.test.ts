@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/platform/config.ts';
 import { allocationWait, renderBackoffMs } from '../../src/prints/render-job.ts';
@@ -12,7 +12,20 @@ const base = { PINKAS_ENV: 'test', DATA_DIR: '/tmp/x' };
 describe('prints configuration', () => {
   it('has defaults that work on a fresh machine', () => {
     const c = loadConfig(base).prints;
-    expect(c).toEqual({ signingP12: null, allocationWaitMs: 60_000, pendingRetryAfterSeconds: 2, emailPerMinute: 10, smtp: null });
+    expect(c).toEqual({
+      signingP12: null,
+      allocationWaitMs: 60_000,
+      pendingRetryAfterSeconds: 2,
+      emailPerMinute: 10,
+      smtp: null,
+      // One render thread fewer than the cores, at least one.
+      workers: Math.max(1, availableParallelism() - 1),
+    });
+  });
+
+  it('reads PDF_WORKERS: 0 renders in the calling thread', () => {
+    expect(loadConfig({ ...base, PDF_WORKERS: '0' }).prints.workers).toBe(0);
+    expect(loadConfig({ ...base, PDF_WORKERS: '3' }).prints.workers).toBe(3);
   });
 
   it('reads SMTP settings, port by SMTP_SECURE', () => {
@@ -41,6 +54,8 @@ describe('prints configuration', () => {
     bad({ PDF_SIGNING_P12_PATH: '/no/such/file.p12' }, 'PDF_SIGNING_P12_PATH');
     bad({ PDF_ALLOCATION_WAIT_MS: '-1' }, 'PDF_ALLOCATION_WAIT_MS');
     bad({ EMAIL_PER_MINUTE: '0' }, 'EMAIL_PER_MINUTE');
+    bad({ PDF_WORKERS: '-1' }, 'PDF_WORKERS');
+    bad({ PDF_WORKERS: '65' }, 'PDF_WORKERS');
   });
 
   it('accepts an existing P12 file', () => {
