@@ -70,33 +70,32 @@ END $$;
 DROP TRIGGER journal_entries_open_period ON journal_entries;
 DROP FUNCTION journal_entries_open_period();
 
--- Journal lines: checked once per statement over all its lines (a transition table) instead of once per
--- line: each belongs to its entry's business, is added only in the entry's own transaction, and never
--- to a closed account.
-CREATE OR REPLACE FUNCTION journal_lines_guard() RETURNS trigger LANGUAGE plpgsql AS $$
+-- The search text (0024, 0011) in plpgsql: a SQL function that cannot be inlined is planned again at
+-- every call (~0.4 ms each, measured with pg_stat_statements; the generated column and the trigram
+-- index call them on a draft's insert and again on its issue), while plpgsql keeps its plans for the
+-- session. The results are the same, so nothing is recomputed or rebuilt. Other functions are named
+-- with their schema: PostgreSQL 17+ maintains an index with search_path = pg_catalog.
+CREATE OR REPLACE FUNCTION documents_search_text(party jsonb, lines jsonb) RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 DECLARE
-  bad text;
+  descriptions text;
 BEGIN
-  SELECT l.entry_id INTO bad FROM new_lines l LEFT JOIN journal_entries e ON e.id = l.entry_id
-   WHERE e.business_id IS DISTINCT FROM l.business_id LIMIT 1;
-  IF FOUND THEN
-    RAISE EXCEPTION 'journal_lines: the line''s business is not its entry''s' USING ERRCODE = 'P0001';
-  END IF;
-  SELECT l.entry_id INTO bad FROM new_lines l JOIN journal_entries e ON e.id = l.entry_id
-   WHERE e.written_xact <> pg_current_xact_id() LIMIT 1;
-  IF FOUND THEN
-    RAISE EXCEPTION 'journal_lines: entry % is already written; correct it with a reversing entry', bad USING ERRCODE = 'P0001';
-  END IF;
-  SELECT l.account_code INTO bad FROM new_lines l JOIN ledger_accounts a ON a.business_id = l.business_id AND a.code = l.account_code
-   WHERE a.closed_at IS NOT NULL LIMIT 1;
-  IF FOUND THEN
-    RAISE EXCEPTION 'journal_lines: account % is closed', bad USING ERRCODE = 'P0001';
-  END IF;
-  RETURN NULL;
+  SELECT string_agg(l ->> 'description', E'\n') INTO descriptions
+    FROM jsonb_array_elements(CASE WHEN jsonb_typeof(lines) = 'array' THEN lines ELSE '[]'::jsonb END) AS l;
+  RETURN lower(coalesce(party ->> 'name', '') || E'\n' || coalesce(descriptions, ''));
 END $$;
-DROP TRIGGER journal_lines_guard ON journal_lines;
-CREATE TRIGGER journal_lines_guard AFTER INSERT ON journal_lines
-  REFERENCING NEW TABLE AS new_lines FOR EACH STATEMENT EXECUTE FUNCTION journal_lines_guard();
+CREATE OR REPLACE FUNCTION documents_search_text_bounded(party jsonb, lines jsonb) RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+  t text := public.documents_search_text(party, lines);
+BEGIN
+  RETURN CASE WHEN octet_length(t) <= 1000 THEN t END;
+END $$;
+CREATE OR REPLACE FUNCTION text_trigrams(t text) RETURNS text[] LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+  grams text[];
+BEGIN
+  SELECT coalesce(array_agg(DISTINCT substr(t, i, 3)), '{}') INTO grams FROM generate_series(1, char_length(t) - 2) AS i;
+  RETURN grams;
+END $$;
 
 -- The document types numbered in a series (documents/doc-types.ts `series`; test/unit/doc-types.test.ts
 -- compares them).
