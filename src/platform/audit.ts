@@ -65,20 +65,7 @@ const HOLE_JSON = JSON.stringify(NUMBER_HOLE);
 export const holeParts = (text: string, json = false): string[] => text.split(json ? HOLE_JSON : NUMBER_HOLE);
 
 /** The row audit_append writes (migration 0026): the hashed fields' canonical JSON, split at the number's hole. */
-export interface AuditRowCall {
-  id: string;
-  chain: string;
-  at: string;
-  accountId: string | null;
-  keyId: string | null;
-  businessId: string | null;
-  action: string;
-  entityType: string;
-  entityId: string;
-  hashParts: string[];
-  beforeParts: string[];
-  afterParts: string[];
-}
+export type AuditRowCall = Omit<HashedFields, 'before' | 'after'> & { hashParts: string[]; beforeParts: string[]; afterParts: string[] };
 
 /**
  * The audit row of an entry, for audit_append: the database locks the chain's head and hashes
