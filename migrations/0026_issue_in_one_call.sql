@@ -14,11 +14,12 @@ $$;
 -- hashes sha256(prev_hash || canonical text) exactly as platform/audit.ts auditHash does, and
 -- inserts the row (the trigger audit_log_move_head moves the head onto it).
 -- a: {id, chain, at, accountId, keyId, businessId, action, entityType, entityId,
---     hashParts: text[] (the canonical JSON of the hashed fields), beforeParts, afterParts: text[] | null}
+--     hashParts: text[] (the canonical JSON of the hashed fields, `before` and `after` among them)}
 CREATE FUNCTION audit_append(a jsonb, fill text) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   prev text;
   fields text := join_parts(a->'hashParts', fill);
+  hashed jsonb := fields::jsonb;
 BEGIN
   SELECT last_hash INTO prev FROM audit_chain_heads WHERE chain = a->>'chain' FOR UPDATE;
   IF NOT FOUND THEN
@@ -28,7 +29,7 @@ BEGIN
   INSERT INTO audit_log(id, chain, at, account_id, key_id, business_id, action, entity_type, entity_id, before, after, prev_hash, hash)
   VALUES (a->>'id', a->>'chain', (a->>'at')::timestamptz, a->>'accountId', a->>'keyId', a->>'businessId', a->>'action',
           a->>'entityType', a->>'entityId',
-          join_parts(a->'beforeParts', fill)::jsonb, join_parts(a->'afterParts', fill)::jsonb,
+          hashed->'before', hashed->'after',
           prev, encode(sha256(convert_to(prev || fields, 'UTF8')), 'hex'));
 END $$;
 
@@ -106,7 +107,7 @@ DECLARE
   b record;
   n bigint;
   c bigint;
-  r jsonb := p->'row';
+  sn jsonb := p->'snapshot';
 BEGIN
   SELECT xmin::text AS version, status INTO d FROM documents WHERE id = p->>'id' AND business_id = bid FOR UPDATE;
   IF NOT FOUND THEN RETURN QUERY SELECT 'not_found'::text, NULL::bigint; RETURN; END IF;
@@ -129,12 +130,13 @@ BEGIN
   END IF;
   n := next_number(bid, (p->>'series')::integer);
 
-  UPDATE documents SET status = 'issued', doc_number = n, party = r->'party', lines = r->'lines', payments = r->'payments',
-         vat_rate_bp = (r->>'vatRateBp')::integer, discount_amount = (r->>'discountAmount')::bigint,
-         exchange_rate = r->>'exchangeRate', exchange_rate_date = (r->>'exchangeRateDate')::date, exchange_rate_source = r->>'exchangeRateSource',
-         total_ex_vat = (r->>'totalExVat')::bigint, vat_amount = (r->>'vatAmount')::bigint, total_inc_vat = (r->>'totalIncVat')::bigint,
-         allocation = r->'allocation', warnings = r->'warnings', snapshot = jsonb_set(r->'snapshot', '{docNumber}', to_jsonb(n)),
-         issued_at = (r->>'issuedAt')::timestamptz, updated_at = (r->>'issuedAt')::timestamptz
+  -- The issued columns are the frozen snapshot's (audit verify compares them).
+  UPDATE documents SET status = 'issued', doc_number = n, party = sn->'party', lines = sn->'lines', payments = sn->'payments',
+         vat_rate_bp = (sn->>'vatRateBp')::integer, discount_amount = (sn->'totals'->>'discountAmount')::bigint,
+         exchange_rate = sn->>'exchangeRate', exchange_rate_date = (sn->>'exchangeRateDate')::date, exchange_rate_source = sn->>'exchangeRateSource',
+         total_ex_vat = (sn->'totals'->>'totalExVat')::bigint, vat_amount = (sn->'totals'->>'vatAmount')::bigint,
+         total_inc_vat = (sn->'totals'->>'totalIncVat')::bigint, allocation = p->'allocation', warnings = p->'warnings',
+         snapshot = jsonb_set(sn, '{docNumber}', to_jsonb(n)), issued_at = (sn->>'issuedAt')::timestamptz, updated_at = (sn->>'issuedAt')::timestamptz
    WHERE id = p->>'id';
   PERFORM document_issued_writes(p->'writes', n);
   RETURN QUERY SELECT 'issued'::text, n;

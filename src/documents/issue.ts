@@ -298,8 +298,10 @@ async function issueCall(
       month: israelMonthStart(now),
       perMonth: maxPerMonth,
       series: DOC_TYPES[d.docType].series,
-      // issue_document reads the columns issuing sets (the snapshot's number it sets itself).
-      row,
+      // issue_document sets the issued columns from the snapshot (and the snapshot's number itself).
+      snapshot: row.snapshot,
+      allocation,
+      warnings,
       writes,
     },
   };

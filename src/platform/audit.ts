@@ -64,8 +64,8 @@ const HOLE_JSON = JSON.stringify(NUMBER_HOLE);
 /** A text split where NUMBER_HOLE stands (a JSON text: where the string NUMBER_HOLE stands, quotes included). */
 export const holeParts = (text: string, json = false): string[] => text.split(json ? HOLE_JSON : NUMBER_HOLE);
 
-/** The row audit_append writes (migration 0026): the hashed fields' canonical JSON, split at the number's hole. */
-export type AuditRowCall = Omit<HashedFields, 'before' | 'after'> & { hashParts: string[]; beforeParts: string[]; afterParts: string[] };
+/** The row audit_append writes (migration 0026): the hashed fields' canonical JSON (before and after with them), split at the number's hole. */
+export type AuditRowCall = Omit<HashedFields, 'before' | 'after'> & { hashParts: string[] };
 
 /**
  * The audit row of an entry, for audit_append: the database locks the chain's head and hashes
@@ -87,13 +87,9 @@ export function auditRowCall(at: Date, actor: Actor, entry: AuditEntry): AuditRo
     before: plain(entry.before),
     after: plain(entry.after),
   };
-  const { before, after, ...row } = fields;
-  return {
-    ...row,
-    hashParts: holeParts(canonicalJson(fields), true),
-    beforeParts: holeParts(JSON.stringify(before), true),
-    afterParts: holeParts(JSON.stringify(after), true),
-  };
+  // audit_append stores `before` and `after` from the hashed text itself: they are sent once.
+  const { before: _before, after: _after, ...row } = fields;
+  return { ...row, hashParts: holeParts(canonicalJson(fields), true) };
 }
 
 /**
