@@ -7,6 +7,7 @@ import { DataDirLockedError } from './platform/db/datadir-lock.ts';
 import { EmbeddedClusterError } from './platform/db/embedded-cluster.ts';
 import { attachDatabases, openDatabases, type OpenDatabases } from './platform/db/open.ts';
 import { createServices } from './services.ts';
+import type { Services } from './platform/http/services.ts';
 import { bootstrapLocalAccount } from './bootstrap.ts';
 import { domains } from './domains.ts';
 import { releaseJobLeases } from './platform/jobs.ts';
@@ -63,6 +64,29 @@ async function openOrExit(config: Config): Promise<OpenDatabases> {
   }
 }
 
+/**
+ * The file store must answer before the server takes a request: a misconfigured bucket or an unwritable
+ * folder stops the start (exit 3). On server PostgreSQL, files on this machine's disk are one machine's.
+ */
+async function checkFileStores(s: Services, logger: Logger): Promise<void> {
+  for (const mode of ['live', 'sandbox'] as const) {
+    try {
+      await s.fileStores[mode].current.check();
+    } catch (err) {
+      process.stderr.write(`pinkas: ${errorSummary(err).message}\n`);
+      process.exit(3);
+    }
+  }
+  if (s.databases.live.kind === 'server' && !s.config.files.s3) {
+    logger.warn(
+      { filesDir: s.config.files.dir },
+      "FILES_S3_BUCKET is not set: stored files (signed PDFs, receipts, exports, backups) are kept on this machine's disk. " +
+        'A deployment of several server processes or machines on one PostgreSQL needs S3-compatible object storage (FILES_S3_BUCKET): ' +
+        'a process elsewhere cannot read these files (docs/files.md)',
+    );
+  }
+}
+
 async function main(): Promise<void> {
   let config;
   try {
@@ -81,6 +105,7 @@ async function main(): Promise<void> {
   const startedAt = performance.now();
   const opened = await openOrExit(config);
   const s = createServices(config, systemClock, logger, opened.databases);
+  await checkFileStores(s, logger);
   if (opened.databases.live.kind === 'embedded') {
     // One server per embedded cluster (the data-folder lock): any lease left is a killed predecessor's.
     for (const database of Object.values(opened.databases)) {

@@ -7,6 +7,8 @@ export interface CommandResult {
   json: Record<string, unknown>;
   /** What a person reads without --json. */
   text: string;
+  /** The process's exit code when the command ran but found something wrong (a file that failed its check); 0 when absent. */
+  exitCode?: number;
 }
 
 export interface Command {

@@ -27,7 +27,7 @@ async function main(argv: string[]): Promise<number> {
     const s = createServices(config, systemClock, createLogger(json ? 'silent' : 'warn'), opened.databases);
     const result = await command.run(s, args);
     out(result.json, result.text);
-    return 0;
+    return result.exitCode ?? 0;
   } catch (err) {
     if (err instanceof UsageError) {
       out({ error: err.message, reason: 'validation' }, `${err.message}\nusage: pinkas ${command.usage}`);

@@ -35,6 +35,7 @@ export const restoreCommand: Command = {
       sealKey: sealKeyForReading(s.config, given),
       allowUnsealed,
       accounts: s.databases.live,
+      store: s.fileStores[mode].current,
       accountId: flag(args, 'account'),
     });
     const rows = Object.values(result.tables).reduce((a, b) => a + b, 0);

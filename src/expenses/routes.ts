@@ -10,6 +10,7 @@ import { Category, CorrectionBody, Expense, ExpenseCreate, ExpensePatch, ListQue
 import { getExpense, listExpenses } from './rows.ts';
 import { correctExpense, createDraft, deleteDraft, patchDraft, recordDraft } from './service.ts';
 import { readReceipt, receiptFingerprint, scanReceipt, uploadReceipt } from './intake.ts';
+import { discardSpool } from '../platform/file-store/spool.ts';
 import { claimIdempotencyKey } from '../platform/http/idempotency.ts';
 import { DOCUMENTED_BODY, IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { NextCursor } from '../platform/http/cursor.ts';
@@ -239,9 +240,14 @@ function registerReceiptIntakeRoutes(api: FastifyInstance, s: Services): void {
       { config, bodyLimit, schema: intakeSchema('uploadExpenseReceipt', 'Upload a receipt: opens a draft holding the file') },
       async (req, reply) => {
         const ctx = ctxOf(req);
-        const receipt = await readReceipt(req, maxBytes);
-        if (await claimIdempotencyKey(s, req, reply, receiptFingerprint(receipt))) return reply;
-        return reply.status(201).send({ ok: true, ...(await uploadReceipt(s, ctx.database, ctx.actor, businessOf(req), receipt)) });
+        const receipt = await readReceipt(req, maxBytes, s.fileStores[ctx.mode].current.spoolDir);
+        try {
+          if (await claimIdempotencyKey(s, req, reply, receiptFingerprint(receipt))) return reply;
+          return reply.status(201).send({ ok: true, ...(await uploadReceipt(s, ctx.database, ctx.actor, businessOf(req), receipt)) });
+        } finally {
+          // Gone already once it went into the store; removed here when it did not.
+          await discardSpool(receipt.spool);
+        }
       },
     );
     scope.post(
@@ -256,10 +262,14 @@ function registerReceiptIntakeRoutes(api: FastifyInstance, s: Services): void {
       },
       async (req, reply) => {
         const ctx = ctxOf(req);
-        const receipt = await readReceipt(req, maxBytes);
-        if (await claimIdempotencyKey(s, req, reply, receiptFingerprint(receipt))) return reply;
-        const actor = { accountId: ctx.key.accountId, keyId: ctx.key.id };
-        return reply.status(201).send({ ok: true, ...(await scanReceipt(s, ctx.database, actor, businessOf(req), receipt)) });
+        const receipt = await readReceipt(req, maxBytes, s.fileStores[ctx.mode].current.spoolDir);
+        try {
+          if (await claimIdempotencyKey(s, req, reply, receiptFingerprint(receipt))) return reply;
+          const actor = { accountId: ctx.key.accountId, keyId: ctx.key.id };
+          return reply.status(201).send({ ok: true, ...(await scanReceipt(s, ctx.database, actor, businessOf(req), receipt)) });
+        } finally {
+          await discardSpool(receipt.spool);
+        }
       },
     );
   });

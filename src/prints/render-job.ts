@@ -5,7 +5,8 @@ import type { Database, Tx } from '../platform/db/engine.ts';
 import { queryOne } from '../platform/db/sql.ts';
 import { PermanentJobError, RetryLaterError, type Job, type JobHandler } from '../platform/jobs.ts';
 import { backoffMs, JOBS, type JobKind } from '../platform/catalog/jobs.ts';
-import { fileContent, storeFile } from '../platform/files.ts';
+import { putBytes, recordFile, type StoredObject } from '../platform/files.ts';
+import { fileReading, readFile } from '../platform/file-read.ts';
 import { randomToken } from '../platform/ids.ts';
 import { appendAudit } from '../platform/audit.ts';
 import { recordEvent } from '../platform/outbox.ts';
@@ -32,19 +33,19 @@ export function allocationWait(doc: DocumentRow, now: Date, boundMs: number): nu
   return left > 0 ? Math.min(left, 3_000) : null;
 }
 
-async function logoBytes(database: Database, doc: DocumentRow): Promise<Uint8Array | null> {
+async function logoBytes(s: Services, database: Database, doc: DocumentRow): Promise<Uint8Array | null> {
   const ref = doc.snapshot?.branding.logoRef;
   if (!ref) return null;
-  const f = await fileContent(database.db, ref.fileId);
+  const f = await readFile(fileReading(s, database), ref.fileId);
   return f ? f.content : null;
 }
 
-/** Stores both files, links them, marks the document and tells the audit trail and the webhooks; null when another run published first. */
+/** Records both files (already in the store), links them, marks the document and tells the audit trail and the webhooks; null when another run published first. */
 async function publishPdfs(
   s: Services,
   tx: Tx,
   doc: DocumentRow,
-  pdfs: { origin: Buffer; copy: Buffer },
+  pdfs: { origin: StoredObject; copy: StoredObject },
   allocationNumber: string | null,
 ): Promise<PdfFiles | null> {
   const { origin, copy } = pdfs;
@@ -52,8 +53,8 @@ async function publishPdfs(
   if (!current || current.pdfFiles) return current?.pdfFiles ?? null;
   const now = s.clock.now();
   const name = (v: string) => `${doc.docType}-${doc.docNumber}-${v}.pdf`;
-  const originFile = await storeFile(tx, now, { businessId: doc.businessId, bytes: origin, mime: 'application/pdf', name: name('origin') });
-  const copyFile = await storeFile(tx, now, { businessId: doc.businessId, bytes: copy, mime: 'application/pdf', name: name('copy') });
+  const originFile = await recordFile(tx, now, { businessId: doc.businessId, object: origin, mime: 'application/pdf', name: name('origin') });
+  const copyFile = await recordFile(tx, now, { businessId: doc.businessId, object: copy, mime: 'application/pdf', name: name('copy') });
   const files: PdfFiles = {
     origin: { fileId: originFile.id, slug: randomToken(SLUG_BYTES) },
     copy: { fileId: copyFile.id, slug: randomToken(SLUG_BYTES) },
@@ -106,7 +107,7 @@ export async function renderAndPublish(s: Services, database: Database, document
   if (wait !== null) throw new RetryLaterError(wait, 'waiting for the allocation number');
 
   // Rendering and signing are CPU work: in the render pool's threads (render-pool.ts), never inside a transaction.
-  const model = issuedRenderModel(doc, await logoBytes(database, doc));
+  const model = issuedRenderModel(doc, await logoBytes(s, database, doc));
   let signing: SigningSource;
   try {
     signing = signingSourceFor(s.config, database.mode, s.logger, s.clock.now());
@@ -117,8 +118,12 @@ export async function renderAndPublish(s: Services, database: Database, document
     throw new RetryLaterError(60_000, err.message);
   }
   const { origin, copy } = await s.pdfRenderer.pair({ kind: 'pair', model, at: s.clock.now(), sandbox: database.mode === 'sandbox', signing });
+  // Into the file store before the transaction that names them: a row never points at a missing object (a
+  // run that loses the race below leaves two orphans for the sweep).
+  const store = s.fileStores[database.mode].current;
+  const stored = { origin: await putBytes(store, origin), copy: await putBytes(store, copy) };
 
-  return database.db.transaction((tx) => publishPdfs(s, tx, doc, { origin, copy }, model.allocationNumber ?? null));
+  return database.db.transaction((tx) => publishPdfs(s, tx, doc, stored, model.allocationNumber ?? null));
 }
 
 export function renderJobHandler(s: Services): JobHandler<typeof RENDER_JOB> {

@@ -48,7 +48,7 @@ function* pieces(bytes: Buffer, size: number): Generator<Buffer> {
 
 const backends: [string, () => FileStore][] = [
   ['fs', () => new DiskFileStore(path.join(work, 'files', 'live'))],
-  ['s3', () => new S3FileStore(s3Client(s3Config()), s3Config(), 'live', work)],
+  ['s3', () => new S3FileStore(s3Client(s3Config()), s3Config(), 'live', path.join(work, 's3-spool'))],
 ];
 
 describe.each(backends)('the %s store', (backend, make) => {
@@ -141,19 +141,19 @@ describe('the fs store on disk', () => {
 describe('the s3 store over the protocol', () => {
   it('keys an object by its sha256 under the prefix and mode, and carries the hash as metadata', async () => {
     const client = s3Client(s3Config());
-    const store = new S3FileStore(client, s3Config(), 'sandbox', work);
+    const store = new S3FileStore(client, s3Config(), 'sandbox', path.join(work, 's3-spool'));
     const bytes = Buffer.from('a signed PDF, say');
     await store.putBytes(sha(bytes), bytes);
     const key = `install-a/sandbox/${sha(bytes).slice(0, 2)}/${sha(bytes)}`;
     const head = await client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: key }));
     expect(head.Metadata).toEqual({ sha256: sha(bytes) });
     expect(head.ContentLength).toBe(bytes.length);
-    expect(await new S3FileStore(client, s3Config(), 'live', work).stat(sha(bytes))).toBeNull();
+    expect(await new S3FileStore(client, s3Config(), 'live', path.join(work, 's3-spool')).stat(sha(bytes))).toBeNull();
   });
 
   it('reads back what the bucket holds, unchecked: an object altered in the bucket comes back altered (file-read.ts refuses it)', async () => {
     const client = s3Client(s3Config());
-    const store = new S3FileStore(client, s3Config(), 'live', work);
+    const store = new S3FileStore(client, s3Config(), 'live', path.join(work, 's3-spool'));
     const bytes = Buffer.from('the original');
     await store.putBytes(sha(bytes), bytes);
     const key = `install-a/live/${sha(bytes).slice(0, 2)}/${sha(bytes)}`;
@@ -165,7 +165,7 @@ describe('the s3 store over the protocol', () => {
 
   it('fails loudly when the credentials are refused: at the start check, on a put and on a read', async () => {
     const bad = s3Config({ credentials: { accessKeyId: 'NOT-A-KEY', secretAccessKey: 'whatever' } });
-    const store = new S3FileStore(s3Client(bad), bad, 'live', work);
+    const store = new S3FileStore(s3Client(bad), bad, 'live', path.join(work, 's3-spool'));
     await expect(store.check()).rejects.toThrow(/cannot be used \(HTTP 403\)/);
     const bytes = Buffer.from('refused');
     await expect(store.putBytes(sha(bytes), bytes)).rejects.toMatchObject({ name: 'InvalidAccessKeyId' });
@@ -174,6 +174,6 @@ describe('the s3 store over the protocol', () => {
 
   it('fails loudly on a bucket that does not exist', async () => {
     const missing = s3Config({ bucket: 'no-such-bucket' });
-    await expect(new S3FileStore(s3Client(missing), missing, 'live', work).check()).rejects.toThrow(/cannot be used \(HTTP 404\)/);
+    await expect(new S3FileStore(s3Client(missing), missing, 'live', path.join(work, 's3-spool')).check()).rejects.toThrow(/cannot be used \(HTTP 404\)/);
   });
 });

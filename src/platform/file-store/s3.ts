@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import {
@@ -48,15 +47,16 @@ export class S3FileStore implements FileStore {
   readonly spoolDir: string;
   private readonly keyPrefix: string;
 
+  /** `spoolDir`: a local folder of this install's own (FILES_DIR/<mode>/.spool, beside the disk store's objects). */
   constructor(
     private readonly client: S3Client,
     private readonly config: S3Config,
     mode: Mode,
-    spoolRoot = tmpdir(),
+    spoolDir: string,
   ) {
     this.keyPrefix = `${config.prefix}${mode}/`;
     this.location = `s3://${config.bucket}/${this.keyPrefix}`;
-    this.spoolDir = path.join(spoolRoot, `pinkas-files-spool-${mode}`);
+    this.spoolDir = spoolDir;
   }
 
   private keyOf(sha256: string): string {

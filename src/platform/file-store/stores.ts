@@ -33,7 +33,7 @@ export function createFileStores(config: FilesConfig): Record<Mode, FileStores> 
   const forMode = (mode: Mode) => {
     const disk = new DiskFileStore(path.join(config.dir, mode));
     if (!config.s3 || !client) return new FileStores(disk, { fs: disk });
-    const s3 = new S3FileStore(client, config.s3, mode);
+    const s3 = new S3FileStore(client, config.s3, mode, disk.spoolDir);
     return new FileStores(s3, { fs: disk, s3 });
   };
   return { live: forMode('live'), sandbox: forMode('sandbox') };
