@@ -15,7 +15,7 @@ import { verifyBooks } from '../documents/index.ts';
 import { migrate } from '../platform/db/migrate.ts';
 import { flag, modeFlag, optionalLimit, UsageError, type ParsedArgs } from './args.ts';
 import { restoreCommand } from './restore.ts';
-import { verifyCommand } from './files.ts';
+import { migrateCommand, sweepCommand, verifyCommand } from './files.ts';
 
 export type { Command } from './command.ts';
 import type { Command } from './command.ts';
@@ -191,6 +191,8 @@ export const commands: Record<string, Command> = {
   },
   'backups restore': restoreCommand,
   'files verify': verifyCommand,
+  'files migrate': migrateCommand,
+  'files sweep': sweepCommand,
 };
 
 export function findCommand(args: ParsedArgs): Command | undefined {

@@ -1,9 +1,11 @@
 import type { Command } from './command.ts';
-import { modeFlag, type ParsedArgs } from './args.ts';
+import { flag, modeFlag, UsageError, type ParsedArgs } from './args.ts';
 import type { Mode } from '../platform/db/engine.ts';
 import type { Services } from '../platform/http/services.ts';
 import { fileReading } from '../platform/file-read.ts';
 import { verifyFiles } from '../platform/file-verify.ts';
+import { migrateFiles } from '../platform/file-migrate.ts';
+import { sweepOrphans, type SweepResult } from '../platform/file-store/sweep.ts';
 
 /** `--mode live|test`, or both databases when it is not given. */
 function modes(args: ParsedArgs): Mode[] {
@@ -36,5 +38,47 @@ export const verifyCommand: Command = {
       );
     }
     return { json: { ok, ...json }, text: lines.join('\n'), exitCode: ok ? 0 : 1 };
+  },
+};
+
+/** `pinkas files migrate [--mode live|test] [--batch N]`: moves bytes out of the database (or the other store) into the configured one. */
+export const migrateCommand: Command = {
+  usage: 'files migrate [--mode live|test] [--batch N] [--json]',
+  async run(s, args) {
+    const raw = flag(args, 'batch') ?? '100';
+    if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new UsageError('--batch must be a whole number of files, at least 1');
+    const json: Record<string, unknown> = {};
+    const lines: string[] = [];
+    let ok = true;
+    for (const mode of modes(args)) {
+      await checked(s, mode);
+      const store = s.fileStores[mode].current;
+      const r = await migrateFiles(fileReading(s, s.databases[mode]), { batch: Number(raw) });
+      json[label(mode)] = { ...r, store: store.location };
+      ok &&= r.problems.length === 0;
+      lines.push(
+        `${label(mode)}: ${r.moved} files (${r.bytes} bytes) moved to ${store.location}; ${r.left} left` +
+          (r.problems.length ? `\n${r.problems.map((p) => `  ${p.fileId} (${p.store}): ${p.problem}`).join('\n')}` : ''),
+      );
+    }
+    return { json: { ok, ...json }, text: lines.join('\n'), exitCode: ok ? 0 : 1 };
+  },
+};
+
+/** `pinkas files sweep [--mode live|test]`: removes orphans older than FILES_SWEEP_GRACE_HOURS (the background worker does it hourly). */
+export const sweepCommand: Command = {
+  usage: 'files sweep [--mode live|test] [--json]',
+  async run(s, args) {
+    const json: Record<string, SweepResult[]> = {};
+    const lines: string[] = [];
+    for (const mode of modes(args)) {
+      json[label(mode)] = [];
+      for (const store of s.fileStores[mode].all()) {
+        const r = await sweepOrphans({ db: s.databases[mode].db, store, now: s.clock.now(), graceMs: s.config.files.sweepGraceMs });
+        json[label(mode)].push(r);
+        lines.push(`${label(mode)} ${store.location}: ${r.objects} objects, ${r.removed} orphans and ${r.spools} stale spools removed`);
+      }
+    }
+    return { json, text: lines.join('\n') };
   },
 };
