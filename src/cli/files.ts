@@ -76,7 +76,8 @@ export const sweepCommand: Command = {
       for (const store of s.fileStores[mode].all()) {
         const r = await sweepOrphans({ db: s.databases[mode].db, store, now: s.clock.now(), graceMs: s.config.files.sweepGraceMs });
         json[label(mode)].push(r);
-        lines.push(`${label(mode)} ${store.location}: ${r.objects} objects, ${r.removed} orphans and ${r.spools} stale spools removed`);
+        const refused = r.refused ? `; ${r.refused} orphans the store refused to remove (Object Lock retention?)` : '';
+        lines.push(`${label(mode)} ${store.location}: ${r.objects} objects, ${r.removed} orphans and ${r.spools} stale spools removed${refused}`);
       }
     }
     return { json, text: lines.join('\n') };

@@ -10,6 +10,7 @@ export async function sweepAllStores(s: Services): Promise<void> {
       try {
         const r = await sweepOrphans({ db: s.databases[mode].db, store, now: s.clock.now(), graceMs: s.config.files.sweepGraceMs });
         if (r.removed || r.spools) s.logger.info({ mode, store: store.location, ...r }, 'files: orphans swept');
+        if (r.refused) s.logger.warn({ mode, store: store.location, ...r }, 'files: the store refused to remove some orphans (Object Lock retention?)');
       } catch (err) {
         s.logger.warn({ mode, store: store.location, err: errorSummary(err) }, 'files: sweeping orphans failed');
       }

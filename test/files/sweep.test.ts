@@ -95,6 +95,24 @@ describe.each(['fs', 's3'])('on the %s store', (backend) => {
     expect(await store().stat(sha(bytes))).not.toBeNull();
   });
 
+  it('keeps going past an orphan the store refuses to remove (a retention not over), and counts it', async () => {
+    const locked = randomBytes(111);
+    const free = randomBytes(112);
+    await crashedWrite(locked);
+    await crashedWrite(free);
+    const real = store();
+    const retaining = Object.create(real) as typeof real;
+    retaining.removeIfOlder = async (sha256: string, olderThan: Date) => {
+      if (sha256 === sha(locked)) throw Object.assign(new Error('Access Denied'), { name: 'AccessDenied' });
+      return real.removeIfOlder(sha256, olderThan);
+    };
+    const r = await sweepOrphans({ db: env.db.sandbox.db, store: retaining, now: new Date(Date.now() + 25 * HOUR), graceMs: env.s.config.files.sweepGraceMs });
+    expect(r).toMatchObject({ removed: 1, refused: 1 });
+    expect(await real.stat(sha(locked))).not.toBeNull();
+    expect(await real.stat(sha(free))).toBeNull();
+    expect((await sweep(new Date(Date.now() + 25 * HOUR))).removed).toBe(1);
+  });
+
   it('removes spools of writes that never finished, only once they are old', async () => {
     mkdirSync(store().spoolDir, { recursive: true });
     const stale = path.join(store().spoolDir, 'crashed-write.spool');

@@ -10,6 +10,8 @@ export interface SweepResult {
   removed: number;
   /** Spools of writes that never committed, removed. */
   spools: number;
+  /** Orphans the store refused to remove (an Object Lock retention not yet over): kept, tried again next time. */
+  refused: number;
 }
 
 const BATCH = 500;
@@ -34,11 +36,18 @@ async function referenced(db: Executor, store: FileStore, batch: ObjectInfo[]): 
  */
 export async function sweepOrphans(o: { db: Executor; store: FileStore; now: Date; graceMs: number }): Promise<SweepResult> {
   const olderThan = new Date(o.now.getTime() - o.graceMs);
-  const result: SweepResult = { objects: 0, removed: 0, spools: 0 };
+  const result: SweepResult = { objects: 0, removed: 0, spools: 0, refused: 0 };
+  const remove = async (sha256: string) => {
+    try {
+      if (await o.store.removeIfOlder(sha256, olderThan)) result.removed++;
+    } catch {
+      result.refused++;
+    }
+  };
   const flush = async (batch: ObjectInfo[]) => {
     if (batch.length === 0) return;
     const named = await referenced(o.db, o.store, batch);
-    for (const object of batch) if (!named.has(object.sha256) && (await o.store.removeIfOlder(object.sha256, olderThan))) result.removed++;
+    for (const object of batch) if (!named.has(object.sha256)) await remove(object.sha256);
   };
   let batch: ObjectInfo[] = [];
   for await (const object of o.store.list()) {
