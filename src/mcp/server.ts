@@ -36,7 +36,6 @@ function toolOf(op: Operation): Tool {
       readOnlyHint: !write,
       destructiveHint: op.method === 'DELETE',
       idempotentHint: ['GET', 'PUT', 'DELETE'].includes(op.method),
-      openWorldHint: false,
     },
   };
 }
