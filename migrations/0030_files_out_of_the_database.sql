@@ -49,3 +49,45 @@ END $$;
 DROP TRIGGER file_chunks_immutable ON file_chunks;
 CREATE TRIGGER file_chunks_immutable BEFORE UPDATE OR DELETE ON file_chunks
   FOR EACH ROW EXECUTE FUNCTION file_chunks_guard_change();
+
+-- publish_pdfs (0029) wrote the two PDFs' bytes into files.content. Now the render job puts them into the
+-- store first and publish_pdfs records the rows naming it (p.store): the same writes, in the same order, in
+-- one statement, without the bytes.
+DROP FUNCTION publish_pdfs(jsonb, bytea, bytea);
+CREATE FUNCTION publish_pdfs(p jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  bid text := p->>'businessId';
+  at timestamptz := (p->>'at')::timestamptz;
+  current jsonb;
+  existing jsonb;
+  e jsonb := p->'event';
+BEGIN
+  SELECT pdf_files INTO current FROM documents WHERE id = p->>'documentId' AND business_id = bid FOR UPDATE;
+  IF NOT FOUND THEN
+    RETURN jsonb_build_object('outcome', 'not_found');
+  END IF;
+  IF current IS NOT NULL THEN
+    RETURN jsonb_build_object('outcome', 'published_before', 'pdfFiles', current);
+  END IF;
+
+  INSERT INTO files(id, business_id, sha256, mime, size, name, store, created_at)
+  SELECT DISTINCT ON (f->>'id') f->>'id', bid, f->>'sha256', p->>'mime', (f->>'size')::integer, f->>'name', p->>'store', at
+    FROM (VALUES ('origin'), ('copy')) AS v(variant), LATERAL (SELECT p->'files'->v.variant AS f) AS s
+  ON CONFLICT DO NOTHING;
+  SELECT jsonb_object_agg(v.variant, x.id) INTO existing
+    FROM (VALUES ('origin'), ('copy')) AS v(variant)
+    JOIN files x ON x.business_id = bid AND x.sha256 = p->'files'->v.variant->>'sha256'
+   WHERE x.id <> p->'files'->v.variant->>'id';
+  IF existing IS NOT NULL THEN
+    RETURN jsonb_build_object('outcome', 'files_exist', 'existing', existing);
+  END IF;
+
+  INSERT INTO pdf_links(slug, business_id, document_id, variant, file_id, created_at)
+  SELECT l->>'slug', bid, p->>'documentId', v.variant, l->>'fileId', at
+    FROM (VALUES ('origin'), ('copy')) AS v(variant), LATERAL (SELECT p->'pdfFiles'->v.variant AS l) AS s;
+  UPDATE documents SET pdf_files = p->'pdfFiles', updated_at = at WHERE id = p->>'documentId';
+  PERFORM audit_append(p->'audit', NULL);
+  INSERT INTO outbox_events(id, event, account_id, business_id, data, created_at)
+  VALUES (e->>'id', e->>'event', e->>'accountId', e->>'businessId', e->'data', at);
+  RETURN jsonb_build_object('outcome', 'published', 'pdfFiles', p->'pdfFiles');
+END $$;

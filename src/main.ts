@@ -1,4 +1,6 @@
 import cluster from 'node:cluster';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import os from 'node:os';
 import { loadConfig, ConfigError, type Config } from './platform/config.ts';
 import { createLogger, errorSummary, type Logger } from './platform/logger.ts';
@@ -87,6 +89,18 @@ async function checkFileStores(s: Services, logger: Logger): Promise<void> {
   }
 }
 
+/** Prints the first-start key once, and keeps it in the data folder (outside production only, readable by its owner alone) for a guide's `KEY=$(cat data/first-start-key)`. */
+function announceFirstKey(config: Config, first: { accountId: string; key: string }): void {
+  const keyFile = path.join(config.dataDir, 'first-start-key');
+  mkdirSync(config.dataDir, { recursive: true });
+  writeFileSync(keyFile, `${first.key}\n`, { mode: 0o600 });
+  process.stdout.write(
+    `\nFirst start: created a local account (${first.accountId}) and a sandbox API key.\n` +
+      `It is shown this once (and kept in ${keyFile}):\n\n  ${first.key}\n\n` +
+      `Try: curl -H 'X-Api-Key: ${first.key}' http://localhost:${config.port}/v1/keys\n\n`,
+  );
+}
+
 async function main(): Promise<void> {
   let config;
   try {
@@ -115,13 +129,7 @@ async function main(): Promise<void> {
     }
   }
   const first = await bootstrapLocalAccount(s);
-  if (first) {
-    process.stdout.write(
-      `\nFirst start: created a local account (${first.accountId}) and a sandbox API key.\n` +
-        `It is shown this once; keep it:\n\n  ${first.key}\n\n` +
-        `Try: curl -H 'X-Api-Key: ${first.key}' http://localhost:${config.port}/v1/keys\n\n`,
-    );
-  }
+  if (first) announceFirstKey(config, first);
 
   const workers = config.processes.webWorkers;
   if (workers === 0) {

@@ -16,6 +16,8 @@ export interface Snapshot {
   nodeCpuMs: number;
   /** The server's event-loop thread alone (the PDF pool's threads are the rest of nodeCpuMs). */
   mainThreadCpuMs: number;
+  /** Of mainThreadCpuMs, the time in the kernel (socket writes to PostgreSQL and clients, loopback delivery included). */
+  mainThreadKernelMs: number;
   issued: number;
   pgCpuMs: number;
   walBytes: number;
@@ -37,11 +39,12 @@ function metricSum(text: string, name: string): number {
 }
 
 /** User + system CPU of a process (or of one of its threads, `/proc/<pid>/task/<tid>`), ms; 0 once it is gone. */
-function processCpuMs(pid: number, thread?: number): number {
+function processCpuMs(pid: number, thread?: number, only?: 'kernel'): number {
   try {
     const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+    const ticks = only === 'kernel' ? Number(fields[12]) : Number(fields[11]) + Number(fields[12]);
+    return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
   } catch {
     return 0;
   }
@@ -94,6 +97,7 @@ export async function snapshot(src: StatsSource): Promise<Snapshot> {
     roundTrips: metricSum(metrics, 'pinkas_db_round_trips_total'),
     nodeCpuMs: metricSum(metrics, 'process_cpu_seconds_total') * 1000,
     mainThreadCpuMs: processCpuMs(src.serverPid, src.serverPid),
+    mainThreadKernelMs: processCpuMs(src.serverPid, src.serverPid, 'kernel'),
     issued: metricSum(metrics, 'pinkas_documents_issued_total'),
     pgCpuMs: backends.rows.reduce((sum, b) => sum + processCpuMs(b.pid), 0),
     walBytes: Number(wal.rows[0].bytes),
@@ -119,7 +123,7 @@ export function perDocument(before: Snapshot, after: Snapshot, docs: number): st
   const seconds = (after.at - before.at) / 1000;
   return [
     `round trips ${per(after.roundTrips - before.roundTrips)}   transactions ${per(after.transactions - before.transactions)}   rows inserted ${per(after.inserted - before.inserted)}   updated ${per(after.updated - before.updated)}`,
-    `WAL ${((after.walBytes - before.walBytes) / docs / 1024).toFixed(1)} KB   Node CPU ${per(after.nodeCpuMs - before.nodeCpuMs)} ms (event loop ${per(after.mainThreadCpuMs - before.mainThreadCpuMs)} ms, the rest PDF threads)   PostgreSQL CPU ${per(after.pgCpuMs - before.pgCpuMs)} ms`,
+    `WAL ${((after.walBytes - before.walBytes) / docs / 1024).toFixed(1)} KB   Node CPU ${per(after.nodeCpuMs - before.nodeCpuMs)} ms (event loop ${per(after.mainThreadCpuMs - before.mainThreadCpuMs)} ms of which kernel ${per(after.mainThreadKernelMs - before.mainThreadKernelMs)} ms, the rest PDF threads)   PostgreSQL CPU ${per(after.pgCpuMs - before.pgCpuMs)} ms`,
     `function and trigger calls ${per(calls.reduce((s, [, n]) => s + n, 0))}: ${calls
       .sort((a, b) => b[1] - a[1])
       .map(([name, n]) => `${name} ${per(n)}`)

@@ -12,6 +12,14 @@ export interface CommandResult {
 }
 
 export interface Command {
-  usage: string;
+  /** One line for `pinkas help`. */
+  description: string;
+  /** Its positional argument after the command's words, e.g. `ACCOUNT_ID`. */
+  argument?: string;
+  /**
+   * Its flags as commander declares them (`--account <ID>` takes a value, `--allow-unsealed` none),
+   * each with its help line; `--json` is every command's. Which are required the command checks itself.
+   */
+  options?: Record<string, string>;
   run(s: Services, args: ParsedArgs): Promise<CommandResult>;
 }

@@ -21,7 +21,8 @@ const label = (m: Mode) => (m === 'sandbox' ? 'test' : 'live');
 
 /** `pinkas files verify [--mode live|test]`: every file read and checked against its sha256; exit 1 when any is not. */
 export const verifyCommand: Command = {
-  usage: 'files verify [--mode live|test] [--json]',
+  description: 'Read every stored file and check it against its sha256 (exit 1 when one fails)',
+  options: { '--mode <live|test>': 'the books to verify (default: both)' },
   async run(s, args) {
     const json: Record<string, unknown> = {};
     const lines: string[] = [];
@@ -43,7 +44,8 @@ export const verifyCommand: Command = {
 
 /** `pinkas files migrate [--mode live|test] [--batch N]`: moves bytes out of the database (or the other store) into the configured one. */
 export const migrateCommand: Command = {
-  usage: 'files migrate [--mode live|test] [--batch N] [--json]',
+  description: 'Move file bytes still in PostgreSQL (or in the other store) into the configured store',
+  options: { '--mode <live|test>': 'the books to migrate (default: both)', '--batch <N>': 'files a batch (default 100)' },
   async run(s, args) {
     const raw = flag(args, 'batch') ?? '100';
     if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new UsageError('--batch must be a whole number of files, at least 1');
@@ -67,7 +69,8 @@ export const migrateCommand: Command = {
 
 /** `pinkas files sweep [--mode live|test]`: removes orphans older than FILES_SWEEP_GRACE_HOURS (the background worker does it hourly). */
 export const sweepCommand: Command = {
-  usage: 'files sweep [--mode live|test] [--json]',
+  description: 'Remove orphaned objects older than FILES_SWEEP_GRACE_HOURS and stale spools',
+  options: { '--mode <live|test>': 'the books whose stores to sweep (default: both)' },
   async run(s, args) {
     const json: Record<string, SweepResult[]> = {};
     const lines: string[] = [];

@@ -3,7 +3,7 @@ export { allocationEligibility, type Eligibility } from './allocation-eligibilit
 export { writeDraftAllocation, writeIssuedAllocation } from './allocation-writes.ts';
 export { verifyBooks } from './audit-check.ts';
 export { docTypeIn } from './doc-type-sql.ts';
-export { attachPdfFiles, claimOriginPrint, countCopyPrint } from './print-writes.ts';
+export { claimOriginPrint, countCopyPrint } from './print-writes.ts';
 export { registerDocumentRoutes } from './routes.ts';
 export {
   type AllocationState,
@@ -17,6 +17,7 @@ export {
   type DocumentWarning,
   findDocumentRow,
   getDocumentById,
+  getDocumentWithAccount,
   getDocumentRow,
   type PaymentMethodCode,
   type PdfFiles,

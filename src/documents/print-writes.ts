@@ -1,18 +1,12 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
 import { queryOne } from '../platform/db/sql.ts';
-import type { PdfFiles } from './snapshot.ts';
 
 /**
  * What printing writes on an issued document (the columns the immutability trigger leaves open),
- * called by src/prints: the rendered files, and the count of prints with the one hand-out of the origin.
+ * called by src/prints: the count of prints with the one hand-out of the origin (the rendered files are
+ * attached by publish_pdfs, migration 0029).
  */
-
-/** Attaches the rendered origin and copy, once (a second render of the same document writes nothing). */
-export async function attachPdfFiles(tx: Executor, documentId: string, files: PdfFiles, at: Date): Promise<void> {
-  await tx.execute(sql`UPDATE documents SET pdf_files = ${JSON.stringify(files)}::jsonb, updated_at = ${at.toISOString()}
-    WHERE id = ${documentId} AND pdf_files IS NULL`);
-}
 
 /** Counts a print of the origin when it was never handed out; false when it was (then only a copy may go). */
 export async function claimOriginPrint(tx: Executor, documentId: string, at: Date): Promise<boolean> {

@@ -182,7 +182,18 @@ export async function getDocumentById(ex: Executor, id: string): Promise<Documen
   return r ? toDocumentRow(r) : undefined;
 }
 
-/** The API's Document JSON. */
+/** Reads a document by id with its business's account (a background job's audit row and event name it). */
+export async function getDocumentWithAccount(ex: Executor, id: string): Promise<(DocumentRow & { accountId: string }) | undefined> {
+  const r = await queryOne<Record<string, unknown>>(
+    ex,
+    prepared(
+      'document_with_account',
+      sql`SELECT ${columnList(documents, 'd')}, b.account_id FROM documents d JOIN businesses b ON b.id = d.business_id WHERE d.id = ${id}`,
+    ),
+  );
+  return r ? { ...toDocumentRow(r), accountId: String(r.account_id) } : undefined;
+}
+
 /** The API's Document: the row's public fields, plus the files of its PDFs. */
 export type DocumentView = Pick<
   DocumentRow,

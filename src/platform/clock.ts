@@ -31,8 +31,13 @@ const jerusalemDay = new Intl.DateTimeFormat('en-CA', {
 
 /** "Today" is the Asia/Jerusalem calendar day, as YYYY-MM-DD. */
 export function israelDate(at: Date): string {
-  return jerusalemDay.format(at);
+  // A minute never spans two days (the zone's offsets are whole hours): the formatting, measured on the
+  // issue path, is done once a minute.
+  const minute = Math.floor(at.getTime() / 60_000);
+  if (minute !== lastDay.minute) lastDay = { minute, day: jerusalemDay.format(at) };
+  return lastDay.day;
 }
+let lastDay = { minute: NaN, day: '' };
 
 /** First day of the Asia/Jerusalem calendar month of `at`, as YYYY-MM-DD. */
 export function israelMonthStart(at: Date): string {

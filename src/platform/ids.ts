@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomFillSync } from 'node:crypto';
 
 // Crockford base32, lowercase: ids sort by creation time as plain strings.
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
@@ -35,10 +35,18 @@ function encodeTime(ms: number): string {
   return out;
 }
 
+// Random bytes drawn a page at a time: a call to the system's generator per id cost more than the id's use.
+const pool = Buffer.alloc(4096);
+let used = pool.length;
+
 function encodeRandom(bytes: number): string {
-  const buf = randomBytes(bytes);
+  if (used + bytes > pool.length) {
+    randomFillSync(pool);
+    used = 0;
+  }
   let out = '';
-  for (const b of buf) out += ALPHABET[b & 31];
+  for (let i = used; i < used + bytes; i++) out += ALPHABET[pool[i] & 31];
+  used += bytes;
   return out;
 }
 

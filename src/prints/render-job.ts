@@ -1,22 +1,20 @@
 // The durable `document.render` job: renders and signs the origin and the copy of an issued
 // document, stores them, and publishes them (pdf_files, public links, document.pdf_ready) at once.
 import { sql } from 'drizzle-orm';
-import type { Database, Tx } from '../platform/db/engine.ts';
+import type { Database } from '../platform/db/engine.ts';
 import { queryOne } from '../platform/db/sql.ts';
 import { PermanentJobError, RetryLaterError, type Job, type JobHandler } from '../platform/jobs.ts';
 import { backoffMs, JOBS, type JobKind } from '../platform/catalog/jobs.ts';
-import { putBytes, recordFile, type StoredObject } from '../platform/files.ts';
+import { putBytes, type StoredObject } from '../platform/files.ts';
 import { fileReading, readFile } from '../platform/file-read.ts';
-import { randomToken } from '../platform/ids.ts';
-import { appendAudit } from '../platform/audit.ts';
-import { recordEvent } from '../platform/outbox.ts';
+import { newId, randomToken } from '../platform/ids.ts';
+import { auditRowCall } from '../platform/audit.ts';
+import type { EventData } from '../platform/catalog/events.ts';
 import type { Services } from '../platform/http/services.ts';
-import { attachPdfFiles, findDocumentRow, getDocumentById, type DocumentRow, type PdfFiles } from '../documents/index.ts';
+import { getDocumentWithAccount, type DocumentRow, type PdfFiles } from '../documents/index.ts';
 import { issuedRenderModel } from './render-model.ts';
 import { SigningUnconfigured, signingSourceFor } from './signing.ts';
 import type { SigningSource } from './render-task.ts';
-import { insertInto } from '../platform/db/insert-values.ts';
-import { pdfLinks } from './tables.ts';
 
 export const RENDER_JOB = 'document.render' satisfies JobKind;
 
@@ -40,66 +38,83 @@ async function logoBytes(s: Services, database: Database, doc: DocumentRow): Pro
   return f ? f.content : null;
 }
 
-/** Records both files (already in the store), links them, marks the document and tells the audit trail and the webhooks; null when another run published first. */
-async function publishPdfs(
-  s: Services,
-  tx: Tx,
-  doc: DocumentRow,
-  pdfs: { origin: StoredObject; copy: StoredObject },
-  allocationNumber: string | null,
-): Promise<PdfFiles | null> {
-  const { origin, copy } = pdfs;
-  const current = await findDocumentRow(tx, doc.businessId, doc.id, true);
-  if (!current || current.pdfFiles) return current?.pdfFiles ?? null;
-  const now = s.clock.now();
-  const name = (v: string) => `${doc.docType}-${doc.docNumber}-${v}.pdf`;
-  const originFile = await recordFile(tx, now, { businessId: doc.businessId, object: origin, mime: 'application/pdf', name: name('origin') });
-  const copyFile = await recordFile(tx, now, { businessId: doc.businessId, object: copy, mime: 'application/pdf', name: name('copy') });
-  const files: PdfFiles = {
-    origin: { fileId: originFile.id, slug: randomToken(SLUG_BYTES) },
-    copy: { fileId: copyFile.id, slug: randomToken(SLUG_BYTES) },
+type Variant = 'origin' | 'copy';
+
+/** The argument of publish_pdfs (migrations 0029, 0030): both files (already in the store), their links, the audit row and document.pdf_ready. */
+function publishCall(
+  doc: DocumentRow & { accountId: string },
+  pdfs: Record<Variant, StoredObject>,
+  ids: Record<Variant, string>,
+  c: { at: Date; allocationNumber: string | null },
+) {
+  const sha = { origin: pdfs.origin.sha256, copy: pdfs.copy.sha256 };
+  // The same content twice would be one file (files are kept once per content).
+  if (sha.copy === sha.origin) ids = { ...ids, copy: ids.origin };
+  const file = (v: Variant) => ({ id: ids[v], sha256: sha[v], size: pdfs[v].size, name: `${doc.docType}-${doc.docNumber}-${v}.pdf` });
+  const pdfFiles: PdfFiles = {
+    origin: { fileId: ids.origin, slug: randomToken(SLUG_BYTES) },
+    copy: { fileId: ids.copy, slug: randomToken(SLUG_BYTES) },
   };
-  for (const variant of ['origin', 'copy'] as const) {
-    await tx.execute(
-      insertInto(pdfLinks, {
-        slug: files[variant].slug,
-        businessId: doc.businessId,
-        documentId: doc.id,
-        variant,
-        fileId: files[variant].fileId,
-        createdAt: now,
-      }),
-    );
-  }
-  await attachPdfFiles(tx, doc.id, files, now);
-  const business = await queryOne<{ account_id: string }>(tx, sql`SELECT account_id FROM businesses WHERE id = ${doc.businessId}`);
-  await appendAudit(
-    tx,
-    now,
-    { accountId: business!.account_id, keyId: null },
-    {
-      businessId: doc.businessId,
-      action: 'document.pdf_rendered',
-      entityType: 'document',
-      entityId: doc.id,
-      after: { pdfFiles: { origin: files.origin.fileId, copy: files.copy.fileId }, allocationNumber },
-    },
-  );
-  await recordEvent(tx, now, {
-    event: 'document.pdf_ready',
-    accountId: business!.account_id,
+  const data: EventData<'document.pdf_ready'> = {
+    documentId: doc.id,
+    files: { origin: { id: ids.origin, slug: pdfFiles.origin.slug }, copy: { id: ids.copy, slug: pdfFiles.copy.slug } },
+  };
+  return {
+    documentId: doc.id,
     businessId: doc.businessId,
-    data: {
-      documentId: doc.id,
-      files: { origin: { id: files.origin.fileId, slug: files.origin.slug }, copy: { id: files.copy.fileId, slug: files.copy.slug } },
-    },
-  });
-  return files;
+    at: c.at.toISOString(),
+    mime: 'application/pdf',
+    store: pdfs.origin.backend,
+    files: { origin: file('origin'), copy: file('copy') },
+    pdfFiles,
+    audit: auditRowCall(
+      c.at,
+      { accountId: doc.accountId, keyId: null },
+      {
+        businessId: doc.businessId,
+        action: 'document.pdf_rendered',
+        entityType: 'document',
+        entityId: doc.id,
+        after: { pdfFiles: { origin: ids.origin, copy: ids.copy }, allocationNumber: c.allocationNumber },
+      },
+    ),
+    event: { id: newId('evt', c.at.getTime()), event: 'document.pdf_ready', accountId: doc.accountId, businessId: doc.businessId, data },
+  };
+}
+
+type Published =
+  | { outcome: 'published' | 'published_before'; pdfFiles: PdfFiles }
+  | { outcome: 'not_found' }
+  | { outcome: 'files_exist'; existing: Partial<Record<Variant, string>> };
+
+/**
+ * Stores both files, links them, marks the document, and tells the audit trail and the webhooks, in
+ * one publish_pdfs call; answers the document's files (another run's when it published first).
+ */
+async function publishPdfs(
+  database: Database,
+  doc: DocumentRow & { accountId: string },
+  pdfs: Record<Variant, StoredObject>,
+  c: { at: Date; allocationNumber: string | null },
+): Promise<PdfFiles | null> {
+  let ids = { origin: newId('file', c.at.getTime()), copy: newId('file', c.at.getTime()) };
+  // At most twice: a second call names the files already stored with this content.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const r = await queryOne<{ published: Published }>(
+      database.db,
+      sql`SELECT publish_pdfs(${JSON.stringify(publishCall(doc, pdfs, ids, c))}::jsonb) AS published`,
+    );
+    const published = r!.published;
+    if (published.outcome === 'not_found') return null;
+    if (published.outcome !== 'files_exist') return published.pdfFiles;
+    ids = { ...ids, ...published.existing };
+  }
+  throw new Error(`document ${doc.id}: its PDFs' files changed while they were published`);
 }
 
 /** Renders, then publishes in one short transaction; idempotent (a second run finds pdf_files set). */
 export async function renderAndPublish(s: Services, database: Database, documentId: string): Promise<PdfFiles | null> {
-  const doc = await getDocumentById(database.db, documentId);
+  const doc = await getDocumentWithAccount(database.db, documentId);
   if (!doc) throw new PermanentJobError(`document ${documentId} does not exist`);
   if (doc.status !== 'issued' || !doc.snapshot) throw new PermanentJobError(`document ${documentId} is not issued`);
   if (doc.pdfFiles) return doc.pdfFiles;
@@ -118,12 +133,12 @@ export async function renderAndPublish(s: Services, database: Database, document
     throw new RetryLaterError(60_000, err.message);
   }
   const { origin, copy } = await s.pdfRenderer.pair({ kind: 'pair', model, at: s.clock.now(), sandbox: database.mode === 'sandbox', signing });
-  // Into the file store before the transaction that names them: a row never points at a missing object (a
-  // run that loses the race below leaves two orphans for the sweep).
+  // Into the file store before the call that names them: a row never points at a missing object (a run that
+  // finds the document published already leaves two orphans for the sweep).
   const store = s.fileStores[database.mode].current;
   const stored = { origin: await putBytes(store, origin), copy: await putBytes(store, copy) };
 
-  return database.db.transaction((tx) => publishPdfs(s, tx, doc, stored, model.allocationNumber ?? null));
+  return publishPdfs(database, doc, stored, { at: s.clock.now(), allocationNumber: model.allocationNumber ?? null });
 }
 
 export function renderJobHandler(s: Services): JobHandler<typeof RENDER_JOB> {

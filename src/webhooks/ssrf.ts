@@ -1,147 +1,119 @@
 import { isIPv4, isIPv6 } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
  * Pure SSRF rules for webhook targets: which hosts and addresses a delivery may reach.
  * Used at registration (on the URL's host and on what it resolves to) and at every delivery,
- * on the very address the socket connects to.
+ * on the very address the socket connects to. Addresses are parsed and matched against CIDR
+ * blocks by ipaddr.js; the tables below only say which blocks are refused and why.
  */
 
 /** Why a target is refused, or null when it is a public unicast address. */
 export type Refusal = string | null;
 
 /**
- * IPv4 the way inet_aton reads it (and browsers' URL parsers): 1 to 4 dot-separated parts, each
- * decimal, octal (leading 0) or hex (0x); the last part fills the remaining bytes. So
- * `2130706433`, `0x7f.1` and `017700000001` are all 127.0.0.1. Answers dotted-quad or null.
+ * IPv4 the way the WHATWG URL parser reads a host (inet_aton's forms: 1 to 4 dot-separated parts,
+ * each decimal, octal or hex, the last filling the remaining bytes), so `2130706433`, `0x7f.1` and
+ * `017700000001` are all 127.0.0.1. That is the parser undici's URLs go through, so the address
+ * judged is the one dialled. Answers dotted-quad or null.
  */
 export function parseIPv4Loose(host: string): string | null {
-  const h = host.endsWith('.') ? host.slice(0, -1) : host;
-  if (h === '') return null;
-  const parts = h.split('.');
-  if (parts.length > 4) return null;
-  const nums: number[] = [];
-  for (const p of parts) {
-    let n: number;
-    if (/^0x[0-9a-f]*$/i.test(p)) n = p.length === 2 ? 0 : parseInt(p.slice(2), 16);
-    else if (/^0[0-7]+$/.test(p)) n = parseInt(p.slice(1), 8);
-    else if (/^(0|[1-9][0-9]*)$/.test(p)) n = Number(p);
-    else return null;
-    if (!Number.isFinite(n)) return null;
-    nums.push(n);
+  // Digits, hex and dots only: a port, path or `user@` would make the URL parser read another host.
+  if (!/^[0-9a-fx.]+$/i.test(host)) return null;
+  try {
+    const { hostname } = new URL(`http://${host}/`);
+    return isIPv4(hostname) ? hostname : null;
+  } catch {
+    return null;
   }
-  const last = nums.pop()!;
-  for (const n of nums) if (n > 255) return null;
-  if (last >= 256 ** (4 - nums.length)) return null;
-  let value = last;
-  for (let i = 0; i < nums.length; i++) value += nums[i] * 256 ** (3 - i);
-  return [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join('.');
 }
 
-function v4Bytes(ip: string): number[] {
-  return ip.split('.').map(Number);
-}
+type Block<Address> = { range: [Address, number]; why: string };
 
-function v4Int(b: number[]): number {
-  return ((b[0] << 24) >>> 0) + (b[1] << 16) + (b[2] << 8) + b[3];
-}
+const v4 = (cidr: string, why: string): Block<ipaddr.IPv4> => ({ range: ipaddr.IPv4.parseCIDR(cidr), why });
+const v6 = (cidr: string, why: string): Block<ipaddr.IPv6> => ({ range: ipaddr.IPv6.parseCIDR(cidr), why });
 
-const V4_BLOCKS: [string, number, string][] = [
-  ['0.0.0.0', 8, 'unspecified ("this network")'],
-  ['10.0.0.0', 8, 'private'],
-  ['100.64.0.0', 10, 'carrier-grade NAT (shared address space)'],
-  ['127.0.0.0', 8, 'loopback'],
-  ['169.254.0.0', 16, 'link-local (cloud metadata lives here)'],
-  ['172.16.0.0', 12, 'private'],
-  ['192.0.0.0', 24, 'IETF protocol assignments'],
-  ['192.0.2.0', 24, 'documentation'],
-  ['192.88.99.0', 24, '6to4 relay anycast'],
-  ['192.168.0.0', 16, 'private'],
-  ['198.18.0.0', 15, 'benchmarking'],
-  ['198.51.100.0', 24, 'documentation'],
-  ['203.0.113.0', 24, 'documentation'],
-  ['224.0.0.0', 4, 'multicast'],
-  ['240.0.0.0', 4, 'reserved'],
+// First match wins. ipaddr.js's own range() lumps documentation, benchmarking and 6to4 relays into
+// "reserved", and these reasons reach the API user, so the table names them.
+const V4_BLOCKS = [
+  v4('255.255.255.255/32', 'broadcast'),
+  v4('0.0.0.0/8', 'unspecified ("this network")'),
+  v4('10.0.0.0/8', 'private'),
+  v4('100.64.0.0/10', 'carrier-grade NAT (shared address space)'),
+  v4('127.0.0.0/8', 'loopback'),
+  v4('169.254.0.0/16', 'link-local (cloud metadata lives here)'),
+  v4('172.16.0.0/12', 'private'),
+  v4('192.0.0.0/24', 'IETF protocol assignments'),
+  v4('192.0.2.0/24', 'documentation'),
+  v4('192.88.99.0/24', '6to4 relay anycast'),
+  v4('192.168.0.0/16', 'private'),
+  v4('198.18.0.0/15', 'benchmarking'),
+  v4('198.51.100.0/24', 'documentation'),
+  v4('203.0.113.0/24', 'documentation'),
+  v4('224.0.0.0/4', 'multicast'),
+  v4('240.0.0.0/4', 'reserved'),
   // Azure's platform endpoint (metadata / wireserver) is a public-looking address.
-  ['168.63.129.16', 32, 'cloud metadata'],
+  v4('168.63.129.16/32', 'cloud metadata'),
 ];
+
+const refusalOfIPv4 = (address: ipaddr.IPv4): Refusal => V4_BLOCKS.find((block) => address.match(block.range))?.why ?? null;
 
 /** Classifies a dotted-quad IPv4 address. */
 export function classifyIPv4(ip: string): Refusal {
-  const b = v4Bytes(ip);
-  if (ip === '255.255.255.255') return 'broadcast';
-  const n = v4Int(b);
-  for (const [base, bits, why] of V4_BLOCKS) {
-    const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-    if ((n & mask) >>> 0 === (v4Int(v4Bytes(base)) & mask) >>> 0) return why;
-  }
-  return null;
+  if (!ipaddr.IPv4.isValidFourPartDecimal(ip)) return 'not an IPv4 address';
+  return refusalOfIPv4(ipaddr.IPv4.parse(ip));
 }
 
-/** The 16 bytes of an IPv6 address (with an optional trailing dotted IPv4), or null. */
+/** An IPv6 address, bracketed or not, with or without a zone (which does not change the address). */
+function readIPv6(ip: string): ipaddr.IPv6 | null {
+  const bare = ip.replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '');
+  if (!isIPv6(bare)) return null;
+  // ipaddr.js reads `::a.b.c.d` as IPv4-mapped (::ffff:a.b.c.d), but it is the IPv4-compatible form,
+  // other bytes. The WHATWG URL parser writes any address as hex groups, which ipaddr.js reads exactly.
+  const hexGroups = new URL(`http://[${bare}]/`).hostname.slice(1, -1);
+  return ipaddr.IPv6.parse(hexGroups);
+}
+
+/** The 16 bytes of an IPv6 address (bracketed, with a zone, or with a trailing dotted IPv4), or null. */
 export function parseIPv6(ip: string): number[] | null {
-  let s = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip;
-  const zone = s.indexOf('%');
-  if (zone >= 0) s = s.slice(0, zone);
-  if (!isIPv6(s)) return null;
-  // A trailing dotted IPv4 (::ffff:127.0.0.1) becomes two hex groups.
-  const lastColon = s.lastIndexOf(':');
-  const lastPart = s.slice(lastColon + 1);
-  if (lastPart.includes('.')) {
-    const q = v4Bytes(lastPart);
-    s = s.slice(0, lastColon + 1) + ((q[0] << 8) | q[1]).toString(16) + ':' + ((q[2] << 8) | q[3]).toString(16);
-  }
-  const [head, rest] = s.includes('::') ? s.split('::') : [s, null];
-  const headGroups = head ? head.split(':') : [];
-  const restGroups = rest ? rest.split(':') : [];
-  const fill = rest === null ? 0 : 8 - headGroups.length - restGroups.length;
-  const groups = [...headGroups, ...Array(Math.max(fill, 0)).fill('0'), ...restGroups];
-  if (groups.length !== 8) return null;
-  const bytes: number[] = [];
-  for (const g of groups) {
-    const v = parseInt(g, 16);
-    bytes.push(v >> 8, v & 255);
-  }
-  return bytes;
+  return readIPv6(ip)?.toByteArray() ?? null;
 }
 
-function prefixMatches(bytes: number[], prefix: number[], bits: number): boolean {
-  for (let i = 0; i < bits; i++) {
-    const byte = i >> 3;
-    const bit = 7 - (i & 7);
-    if (((bytes[byte] >> bit) & 1) !== (((prefix[byte] ?? 0) >> bit) & 1)) return false;
-  }
-  return true;
-}
+// Prefixes that carry an IPv4 address: such a target reaches that address, so it is judged instead.
+const V4_CARRIERS = [
+  { range: ipaddr.IPv6.parseCIDR('64:ff9b::/96'), via: 'NAT64', at: 12 },
+  { range: ipaddr.IPv6.parseCIDR('2002::/16'), via: '6to4', at: 2 },
+];
 
-const embeddedV4 = (b: number[], at: number) => b.slice(at, at + 4).join('.');
+const V6_BLOCKS = [
+  v6('::/128', 'unspecified'),
+  v6('::1/128', 'loopback'),
+  v6('::ffff:0:0/96', 'IPv4-mapped IPv6'),
+  v6('64:ff9b:1::/48', 'local-use NAT64'),
+  v6('::/8', 'reserved IPv6 (::/8, includes IPv4-compatible forms)'),
+  v6('fc00::/7', 'unique local (ULA)'),
+  v6('fe80::/10', 'link-local'),
+  v6('fec0::/10', 'site-local'),
+  v6('ff00::/8', 'multicast'),
+  v6('2001:db8::/32', 'documentation'),
+  v6('3fff::/20', 'documentation'),
+  v6('2001::/23', 'IETF protocol assignments (Teredo and others)'),
+];
+
+const GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
 
 /** Classifies an IPv6 address; only global unicast (2000::/3) outside special blocks passes. */
 export function classifyIPv6(ip: string): Refusal {
-  const b = parseIPv6(ip);
-  if (!b) return 'not an IPv6 address';
-  if (b.every((x) => x === 0)) return 'unspecified';
-  if (b.slice(0, 15).every((x) => x === 0) && b[15] === 1) return 'loopback';
-  if (prefixMatches(b, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff], 96)) return 'IPv4-mapped IPv6';
-  // NAT64 well-known prefix: reaches the embedded IPv4 address, so judge that one.
-  if (prefixMatches(b, [0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0], 96)) {
-    const inner = classifyIPv4(embeddedV4(b, 12));
-    return inner ? `NAT64 of ${inner}` : null;
+  const address = readIPv6(ip);
+  if (!address) return 'not an IPv6 address';
+  const carrier = V4_CARRIERS.find((c) => address.match(c.range));
+  if (carrier) {
+    const inner = refusalOfIPv4(new ipaddr.IPv4(address.toByteArray().slice(carrier.at, carrier.at + 4)));
+    return inner ? `${carrier.via} of ${inner}` : null;
   }
-  if (prefixMatches(b, [0x00, 0x64, 0xff, 0x9b, 0x00, 0x01], 48)) return 'local-use NAT64';
-  if (prefixMatches(b, [0], 8)) return 'reserved IPv6 (::/8, includes IPv4-compatible forms)';
-  if (prefixMatches(b, [0xfc], 7)) return 'unique local (ULA)';
-  if (prefixMatches(b, [0xfe, 0x80], 10)) return 'link-local';
-  if (prefixMatches(b, [0xfe, 0xc0], 10)) return 'site-local';
-  if (b[0] === 0xff) return 'multicast';
-  if (prefixMatches(b, [0x20, 0x01, 0x0d, 0xb8], 32)) return 'documentation';
-  if (prefixMatches(b, [0x3f, 0xff], 20)) return 'documentation';
-  if (prefixMatches(b, [0x20, 0x01, 0x00, 0x00], 23)) return 'IETF protocol assignments (Teredo and others)';
-  // 6to4 carries an IPv4 address in bytes 2..5.
-  if (prefixMatches(b, [0x20, 0x02], 16)) {
-    const inner = classifyIPv4(embeddedV4(b, 2));
-    return inner ? `6to4 of ${inner}` : null;
-  }
-  if (!prefixMatches(b, [0x20], 3)) return 'reserved IPv6 (outside global unicast)';
+  const block = V6_BLOCKS.find((b) => address.match(b.range));
+  if (block) return block.why;
+  if (!address.match(GLOBAL_UNICAST)) return 'reserved IPv6 (outside global unicast)';
   return null;
 }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
+import pg from 'pg';
 import type { Executor } from './engine.ts';
 
 const PREPARED = new WeakMap<SQL, string>();
@@ -30,20 +31,38 @@ function statementName(label: string, text: string): string | undefined {
   return name;
 }
 
-interface PreparingSession {
+interface DriverSession {
   dialect: { sqlToQuery(q: SQL): { sql: string; params: unknown[] } };
-  prepareQuery(query: { sql: string; params: unknown[] }, fields: undefined, name: string | undefined, arrayMode: boolean): { execute(): Promise<unknown> };
+  client: { query(config: { name?: string; text: string; values: unknown[]; types: unknown }): Promise<{ rows: unknown[] }> };
 }
+
+// drizzle's reading of the values it leaves as text (instants, days, intervals and their arrays), kept
+// so that a prepared statement answers what `execute` answers.
+const AS_TEXT = new Set([
+  pg.types.builtins.TIMESTAMPTZ,
+  pg.types.builtins.TIMESTAMP,
+  pg.types.builtins.DATE,
+  pg.types.builtins.INTERVAL,
+  1231,
+  1115,
+  1185,
+  1187,
+  1182,
+]);
+const asText = (v: string) => v;
+const TYPES = { getTypeParser: (oid: number, format?: 'text' | 'binary') => (AS_TEXT.has(oid) ? asText : pg.types.getTypeParser(oid, format)) };
 
 /** Runs a raw query and returns its rows (both drivers answer `{rows}`). */
 export async function query<T = Record<string, unknown>>(ex: Executor, q: SQL): Promise<T[]> {
   const label = PREPARED.get(q);
   if (label === undefined) return ((await ex.execute(q)) as unknown as { rows: T[] }).rows;
-  // drizzle's own path for `execute`, with a statement name (the session's dialect is internal to drizzle).
-  const session = ex._.session as unknown as PreparingSession;
+  // Straight to the driver with a statement name: drizzle's `execute` builds a prepared-query object,
+  // its result configs and tracing spans per call, measured on the issue path as much as the statement's own work.
+  const session = ex._.session as unknown as DriverSession;
   const compiled = session.dialect.sqlToQuery(q);
-  const result = (await session.prepareQuery(compiled, undefined, statementName(label, compiled.sql), false).execute()) as { rows: T[] };
-  return result.rows;
+  const name = statementName(label, compiled.sql);
+  const result = await session.client.query({ ...(name && { name }), text: compiled.sql, values: compiled.params, types: TYPES });
+  return result.rows as T[];
 }
 
 export async function queryOne<T = Record<string, unknown>>(ex: Executor, q: SQL): Promise<T | undefined> {

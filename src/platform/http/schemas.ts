@@ -50,9 +50,12 @@ export const IsoDate = Type.String({
 export const IsoDateTime = Type.String({ format: 'date-time', formatMinimum: '1900-01-01T00:00:00Z', formatMaximum: '9999-12-31T23:59:59Z' });
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
-export const BidParams = Type.Object({ bid: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
-export const BidIdParams = Type.Object(
-  { bid: Type.String({ minLength: 1, maxLength: 64 }), id: Type.String({ minLength: 1, maxLength: 64 }) },
-  { additionalProperties: false },
-);
-export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+const Bid = Type.String({ minLength: 1, maxLength: 64, description: "The business's id (`biz_…`), as createBusiness or listBusinesses answers it." });
+const Id = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…).',
+});
+export const BidParams = Type.Object({ bid: Bid }, { additionalProperties: false });
+export const BidIdParams = Type.Object({ bid: Bid, id: Id }, { additionalProperties: false });
+export const IdParams = Type.Object({ id: Id }, { additionalProperties: false });

@@ -42,10 +42,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the account's businesses */
+        /**
+         * List the account's businesses
+         * @description Every business of the key's account in the books of the key's mode (sandbox for `bk_test_`, live otherwise), with its numbering, branding and whether it can write.
+         */
         get: operations["listBusinesses"];
         put?: never;
-        /** Create a business (one Israeli dealer) */
+        /**
+         * Create a business (one Israeli dealer)
+         * @description A business is the dealer whose books these are: every party, document, expense, export and report belongs to one. Its tax id is checksum-validated; its name, tax id and dealer type are printed on its documents, and tax id and dealer type lock once it has issued a document. Answers the business with its `id` (`biz_…`), the `bid` of every other call.
+         */
         post: operations["createBusiness"];
         delete?: never;
         options?: never;
@@ -60,14 +66,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a business */
+        /**
+         * Read a business
+         * @description Its identity (name, tax id, dealer type), contact details, VAT rate, numbering, branding, approval and whether writes are open (`writesOpen`).
+         */
         get: operations["getBusiness"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Update a business */
+        /**
+         * Update a business
+         * @description Changes only the fields given; null clears an optional one. Tax id and dealer type answer 409 once the business has issued a document, and a series' first number once that series has one. Documents already issued keep what they printed.
+         */
         patch: operations["updateBusiness"];
         trace?: never;
     };
@@ -115,7 +127,10 @@ export interface paths {
         /** List saved customers and suppliers, newest first; page with `cursor` (the `nextCursor` of the previous page) */
         get: operations["listParties"];
         put?: never;
-        /** Create a party */
+        /**
+         * Create a party
+         * @description Saves a customer or supplier (`kind`) of the business. A document draft names it with `party: {partyId}`; issuing copies its details into the document. To avoid duplicates when the customer may already exist, use findOrCreateParty.
+         */
         post: operations["createParty"];
         delete?: never;
         options?: never;
@@ -130,14 +145,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a party */
+        /**
+         * Read a party
+         * @description A saved customer or supplier of the business: name, tax id, phone, email, address, its key in the export.
+         */
         get: operations["getParty"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Update a party */
+        /**
+         * Update a party
+         * @description Changes only the fields given. Documents already issued keep the details they were issued with.
+         */
         patch: operations["updateParty"];
         trace?: never;
     };
@@ -447,7 +468,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read one export run with its file metadata */
+        /**
+         * Read one export run with its file metadata
+         * @description The run (its period, state, record counts) and the zip it produced (`file`, null until it exists), by the id createOpenfrmtExport or createPcn874Export answered.
+         */
         get: operations["getExport"];
         put?: never;
         post?: never;
@@ -1760,6 +1784,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -1905,6 +1930,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -2127,6 +2153,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -2294,6 +2321,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -2468,6 +2496,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -2591,6 +2620,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -2778,7 +2808,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -2897,7 +2929,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -3057,6 +3091,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -3279,6 +3314,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -3378,6 +3414,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -3612,6 +3649,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -3759,6 +3797,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -3962,7 +4001,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -4099,7 +4140,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -4216,7 +4259,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -4411,7 +4456,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -4571,7 +4618,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -4795,6 +4844,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -4936,6 +4986,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -5043,6 +5094,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -5160,7 +5212,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -5597,6 +5651,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -5706,6 +5761,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -5822,6 +5878,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -5964,6 +6021,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -6115,6 +6173,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -6244,6 +6303,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -6446,6 +6506,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -6583,7 +6644,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -6723,6 +6786,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -6866,6 +6930,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -7025,6 +7090,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -7167,6 +7233,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -7295,6 +7362,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -7484,6 +7552,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -7591,6 +7660,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -7831,7 +7901,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -7927,7 +7999,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -8056,7 +8130,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -8266,7 +8342,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -8426,7 +8504,9 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -8568,6 +8648,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -8691,6 +8772,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -8795,6 +8877,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -9229,6 +9312,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -9346,6 +9430,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -9815,6 +9900,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -10052,6 +10138,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -10175,6 +10262,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -10300,6 +10388,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -10417,6 +10506,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -10597,7 +10687,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -10735,7 +10827,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -10841,7 +10935,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -10987,7 +11083,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -11423,6 +11521,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -11652,6 +11751,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -11842,6 +11942,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;

@@ -1,0 +1,82 @@
+// Publishing a document's PDFs in one publish_pdfs call (migration 0029): the files, their links, the
+// document's pdf_files, the audit row and document.pdf_ready together; content stored before is reused.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnv, type TestEnv } from '../helpers/env.ts';
+import type { PdfRenderer } from '../../src/prints/render-pool.ts';
+import { verifyAuditChains } from '../../src/platform/audit.ts';
+import { issueDoc, renderRunner, tempDataDir } from './helpers.ts';
+
+/** A renderer that answers the same bytes for every document: the content a second document's PDFs share with the first's. */
+function sameBytesRenderer(real: PdfRenderer): PdfRenderer {
+  const origin = Buffer.from('%PDF-1.7 origin of every document\n');
+  const copy = Buffer.from('%PDF-1.7 copy of every document\n');
+  return { threads: real.threads, capacity: real.capacity, pair: async () => ({ origin, copy }), draft: real.draft, close: async () => {} };
+}
+
+describe('publish_pdfs', () => {
+  let env: TestEnv;
+  beforeAll(async () => {
+    env = await createTestEnv({ env: { DATA_DIR: tempDataDir() } });
+  });
+  afterAll(() => env.close());
+
+  it('writes the files, links, pdf_files, audit row and event of a document together', async () => {
+    const a = await env.account();
+    const b = await env.business(a.test);
+    const doc = await issueDoc(env, a.test, b.id);
+    expect(await renderRunner(env).runDue('sandbox')).toBe(1);
+    const [row] = await env.sql<any>('sandbox', `SELECT pdf_files FROM documents WHERE id = '${doc.id}'`);
+    const files = typeof row.pdf_files === 'string' ? JSON.parse(row.pdf_files) : row.pdf_files;
+    const links = await env.sql<any>('sandbox', `SELECT variant, file_id, slug FROM pdf_links WHERE document_id = '${doc.id}' ORDER BY variant`);
+    expect(links).toEqual([
+      { variant: 'copy', file_id: files.copy.fileId, slug: files.copy.slug },
+      { variant: 'origin', file_id: files.origin.fileId, slug: files.origin.slug },
+    ]);
+    const stored = await env.sql<any>('sandbox', `SELECT id, mime, size FROM files WHERE id IN ('${files.origin.fileId}', '${files.copy.fileId}')`);
+    expect(stored).toHaveLength(2);
+    for (const f of stored) expect(f).toMatchObject({ mime: 'application/pdf' });
+    const [audit] = await env.sql<any>('sandbox', `SELECT after FROM audit_log WHERE action = 'document.pdf_rendered' AND entity_id = '${doc.id}'`);
+    expect(audit.after.pdfFiles).toEqual({ origin: files.origin.fileId, copy: files.copy.fileId });
+    const [event] = await env.sql<any>('sandbox', `SELECT data FROM outbox_events WHERE event = 'document.pdf_ready' AND data->>'documentId' = '${doc.id}'`);
+    expect(event.data.files).toEqual({ origin: { id: files.origin.fileId, slug: files.origin.slug }, copy: { id: files.copy.fileId, slug: files.copy.slug } });
+  });
+
+  it('links a second document to the files already holding the same content, and the chain still verifies', async () => {
+    const a = await env.account();
+    const b = await env.business(a.test);
+    const real = env.s.pdfRenderer;
+    env.s.pdfRenderer = sameBytesRenderer(real);
+    try {
+      const first = await issueDoc(env, a.test, b.id);
+      const second = await issueDoc(env, a.test, b.id);
+      expect(await renderRunner(env).runDue('sandbox')).toBe(2);
+      const rows = await env.sql<any>('sandbox', `SELECT id, pdf_files FROM documents WHERE id IN ('${first.id}', '${second.id}')`);
+      const byId = new Map(rows.map((r: any) => [r.id, typeof r.pdf_files === 'string' ? JSON.parse(r.pdf_files) : r.pdf_files]));
+      const [one, two] = [byId.get(first.id), byId.get(second.id)];
+      expect(two.origin.fileId).toBe(one.origin.fileId);
+      expect(two.copy.fileId).toBe(one.copy.fileId);
+      expect(two.origin.slug).not.toBe(one.origin.slug);
+      const [{ n }] = await env.sql<any>('sandbox', `SELECT count(*)::int AS n FROM files WHERE business_id = '${b.id}' AND mime = 'application/pdf'`);
+      expect(n).toBe(2);
+      const [audit] = await env.sql<any>('sandbox', `SELECT after FROM audit_log WHERE action = 'document.pdf_rendered' AND entity_id = '${second.id}'`);
+      expect(audit.after.pdfFiles).toEqual({ origin: one.origin.fileId, copy: one.copy.fileId });
+      const check = await verifyAuditChains(env.s.databases.sandbox.db);
+      expect(check.problems).toEqual([]);
+    } finally {
+      env.s.pdfRenderer = real;
+    }
+  });
+
+  it('publishes once: a second run of the job finds the files attached', async () => {
+    const a = await env.account();
+    const b = await env.business(a.test);
+    const doc = await issueDoc(env, a.test, b.id);
+    expect(await renderRunner(env).runDue('sandbox')).toBe(1);
+    const before = await env.sql<any>('sandbox', `SELECT pdf_files::text AS f FROM documents WHERE id = '${doc.id}'`);
+    const { renderAndPublish } = await import('../../src/prints/render-job.ts');
+    const again = await renderAndPublish(env.s, env.s.databases.sandbox, doc.id);
+    expect(JSON.stringify(again)).toBe(JSON.stringify(JSON.parse(before[0].f)));
+    const [{ n }] = await env.sql<any>('sandbox', `SELECT count(*)::int AS n FROM pdf_links WHERE document_id = '${doc.id}'`);
+    expect(n).toBe(2);
+  });
+});
