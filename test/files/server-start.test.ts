@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import { freshDatabase } from '../helpers/databases.ts';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { killServer, ROOT, startServer, tempDataDir } from '../helpers/server-process.ts';
 import { startS3Server, type S3TestServer } from '../helpers/s3-server.ts';
 
@@ -54,5 +54,27 @@ describe('the server at start', () => {
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).toBe(3);
     expect(stderr).toMatch(/pinkas: the S3 bucket s3:\/\/pinkas-files\/live\/ cannot be used \(HTTP 403\)/);
+  });
+});
+
+describe('the files commands on the command line', () => {
+  const cli = (...args: string[]) => {
+    const env = { ...process.env, DATA_DIR: dataDir, PINKAS_ENV: 'test', LOG_LEVEL: 'silent', ...serverDbs() };
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 120_000 });
+    return { code: r.status, out: r.stdout, err: r.stderr };
+  };
+
+  it('verify, migrate and sweep run with --json; a bad --batch and an unknown flag are usage errors (exit 2)', () => {
+    const verify = cli('files', 'verify', '--mode', 'test', '--json');
+    expect(verify.code, verify.err).toBe(0);
+    expect(JSON.parse(verify.out)).toMatchObject({ ok: true, test: { ok: true, problems: [] } });
+    const migrate = cli('files', 'migrate', '--json');
+    expect(migrate.code, migrate.err).toBe(0);
+    expect(JSON.parse(migrate.out)).toMatchObject({ ok: true, live: { moved: 0, left: 0 }, test: { moved: 0, left: 0 } });
+    const sweep = cli('files', 'sweep', '--mode', 'live', '--json');
+    expect(sweep.code, sweep.err).toBe(0);
+    expect(JSON.parse(sweep.out).live[0]).toMatchObject({ removed: 0, refused: 0 });
+    expect(cli('files', 'migrate', '--batch', '0', '--json').code).toBe(2);
+    expect(cli('files', 'verify', '--mdoe', 'test').code).toBe(2);
   });
 });
