@@ -58,7 +58,7 @@ function registerBusinessListRoutes(api: FastifyInstance, s: Services): void {
         description:
           "Every business of the key's account in the books of the key's mode (sandbox for `bk_test_`, live otherwise), with its numbering, branding and whether it can write.",
         querystring: Type.Object({ metadata: MetadataQuery }, { additionalProperties: false }),
-        response: { 200: Ok({ businesses: Type.Array(Business) }), ...errors(...AUTH_ERRORS) },
+        response: { 200: Ok({ businesses: Type.Array(Business) }, 'BusinessList'), ...errors(...AUTH_ERRORS) },
       },
     },
     async (req) => {

@@ -58,7 +58,10 @@ function registerExpenseReadRoutes(api: FastifyInstance): void {
           'List expenses, newest first (filters, `q` on supplier name or document number, `counts=1`); page with `cursor` (the `nextCursor` of the previous page)',
         params: BidParams,
         querystring: ListQuery,
-        response: { 200: Ok({ expenses: Type.Array(Expense), nextCursor: NextCursor, counts: Type.Optional(Counts) }), ...errors(...AUTH_ERRORS) },
+        response: {
+          200: Ok({ expenses: Type.Array(Expense), nextCursor: NextCursor, counts: Type.Optional(Counts) }, 'ExpensePage'),
+          ...errors(...AUTH_ERRORS),
+        },
       },
     },
     async (req) => ({ ok: true as const, ...(await listExpenses(ctxOf(req).database.db, businessOf(req).id, req.query as ListQueryValue)) }),

@@ -50,7 +50,7 @@ function registerPartyReadRoutes(api: FastifyInstance): void {
           },
           { additionalProperties: false },
         ),
-        response: { 200: Ok({ parties: Type.Array(Party), nextCursor: NextCursor }), ...errors(...AUTH_ERRORS) },
+        response: { 200: Ok({ parties: Type.Array(Party), nextCursor: NextCursor }, 'PartyPage'), ...errors(...AUTH_ERRORS) },
       },
     },
     async (req) => {

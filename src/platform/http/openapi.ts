@@ -1,3 +1,4 @@
+import { hoistNamedSchemas } from './named-schemas.ts';
 import { Type, type TSchema } from 'typebox';
 import { errors } from './schemas.ts';
 
@@ -132,7 +133,7 @@ export function openapiTransform({ schema, url, route }: RouteInfo): { schema?: 
  */
 export function finishOpenapiDocument({ openapiObject }: { openapiObject: Json }): Json {
   // A copy: the generated document may share objects with the route schemas Fastify validates with.
-  const doc = renameFormatBounds(JSON.parse(JSON.stringify(openapiObject))) as Json;
+  const doc = hoistNamedSchemas(renameFormatBounds(JSON.parse(JSON.stringify(openapiObject))) as Json);
   doc.components = { ...doc.components, headers: { ...(doc.components?.headers ?? {}), ...HEADERS } };
   doc.tags = TAGS;
   for (const item of Object.values<Json>(doc.paths ?? {})) {

@@ -2,8 +2,9 @@ import { Type, type TSchema, type TProperties } from 'typebox';
 import { DATE_MAX, DATE_MIN } from './formats.ts';
 
 /** A success body: `ok: true` next to the payload fields. */
-export function Ok<P extends TProperties>(props: P) {
-  return Type.Object({ ok: Type.Literal(true), ...props });
+/** A success answer: `{ok: true, ...props}`; `title` names it in the OpenAPI document (named-schemas.ts). */
+export function Ok<P extends TProperties>(props: P, title?: string) {
+  return Type.Object({ ok: Type.Literal(true), ...props }, title ? { title } : {});
 }
 
 /** What each error status means across the API (the `reason` names the case). */

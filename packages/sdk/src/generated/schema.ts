@@ -1158,6 +1158,253 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        /** Business */
+        Business: {
+            id: string;
+            name: string;
+            taxId: string;
+            /** @enum {string} */
+            dealerType: "patur" | "murshe" | "company" | "ngo";
+            address: string | null;
+            phone: string | null;
+            email: string | null;
+            defaultVatRateBp: number | null;
+            requireAllocation: boolean;
+            bookkeeping: "single" | "double";
+            vatReportingPeriod: "monthly" | "bimonthly";
+            branding: {
+                logoRef: {
+                    fileId: string;
+                    sha256: string;
+                    mime: string;
+                } | null;
+                accentColor: string | null;
+                tagline: string | null;
+                website: string | null;
+                footerText: string | null;
+                template: "classic" | "stripe";
+            };
+            /**
+             * @description The account's approval: live documents are issued once it is `approved`.
+             * @enum {string}
+             */
+            approvalStatus: "approved" | "pending" | "suspended";
+            planKey: string | null;
+            maxDocsPerMonth: number | null;
+            maxExpensesPerMonth: number | null;
+            /** @description Configured first numbers per doc type. */
+            numbering: {
+                [key: string]: number;
+            };
+            /**
+             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+             * @example {
+             *       "orderId": "1001",
+             *       "crm": "acct-17"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
+            deactivatedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** BusinessList */
+        BusinessList: {
+            /** @enum {boolean} */
+            ok: true;
+            businesses: components["schemas"]["Business"][];
+        };
+        /** Party */
+        Party: {
+            id: string;
+            /** @description C00001… for customers (and both), S00001… for suppliers. */
+            key: string;
+            kind: string;
+            name: string;
+            taxId: string | null;
+            phone: string | null;
+            email: string | null;
+            address: string | null;
+            digitalDocConsentAt: string | null;
+            /**
+             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+             * @example {
+             *       "orderId": "1001",
+             *       "crm": "acct-17"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** PartyPage */
+        PartyPage: {
+            /** @enum {boolean} */
+            ok: true;
+            parties: components["schemas"]["Party"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * Expense
+         * @description One row of the purchase ledger (see docs/expenses.md).
+         */
+        Expense: {
+            /** @description Prefix `exp_`. */
+            id: string;
+            businessId: string;
+            status: "draft" | "recorded";
+            /** @description `manual`, `upload`, `scan`, `reversal` (a storno row) or `redraft`. */
+            source: string;
+            categoryKey: string | null;
+            supplierName: string | null;
+            supplierTaxId: string | null;
+            partyId: string | null;
+            supplierDocType: ("tax_invoice" | "tax_invoice_receipt" | "credit_invoice" | "receipt" | "import_entry" | "other") | null;
+            supplierDocNumber: string | null;
+            supplierDocDate: string | null;
+            allocationNumber: string | null;
+            amountExVat: number | null;
+            vatAmount: number | null;
+            amountIncVat: number | null;
+            deductibleVat: number | null;
+            note: string | null;
+            receiptFileId: string | null;
+            ocrExtraction: unknown | null;
+            reversesExpenseId: string | null;
+            reversedByExpenseId: string | null;
+            externalRef: string | null;
+            /**
+             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+             * @example {
+             *       "orderId": "1001",
+             *       "crm": "acct-17"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
+            recordedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** ExpensePage */
+        ExpensePage: {
+            /** @enum {boolean} */
+            ok: true;
+            expenses: components["schemas"]["Expense"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+            counts?: {
+                total: number;
+                byStatus: {
+                    draft: number;
+                    recorded: number;
+                };
+            };
+        };
+        /** WebhookEndpointWithSecret */
+        WebhookEndpointWithSecret: {
+            id: string;
+            url: string;
+            /** @description Events received; empty means all. */
+            events: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test")[];
+            businessId: string | null;
+            active: boolean;
+            disabledAt: string | null;
+            /** @description Failed attempts since the last success; 20 disable the endpoint. */
+            consecutiveFailures: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description `whsec_…`, shown only in the create response. */
+            secret: string;
+        };
+        /** WebhookEndpoint */
+        WebhookEndpoint: {
+            id: string;
+            url: string;
+            /** @description Events received; empty means all. */
+            events: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test")[];
+            businessId: string | null;
+            active: boolean;
+            disabledAt: string | null;
+            /** @description Failed attempts since the last success; 20 disable the endpoint. */
+            consecutiveFailures: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** WebhookEndpointPage */
+        WebhookEndpointPage: {
+            /** @enum {boolean} */
+            ok: true;
+            webhooks: components["schemas"]["WebhookEndpoint"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** Delivery */
+        Delivery: {
+            /** @description `del_…`; the same id on every retry (receivers dedupe on it). */
+            id: string;
+            webhookId: string;
+            eventId: string | null;
+            /**
+             * @description An event name (see Events).
+             * @enum {string}
+             */
+            event: "document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test";
+            businessId: string | null;
+            /** @enum {unknown} */
+            status: "pending" | "delivered" | "failed";
+            attempts: {
+                n: number;
+                /** Format: date-time */
+                at: string;
+                responseStatus: number | null;
+                durationMs: number;
+                error: string | null;
+                responseBody: string | null;
+            }[];
+            nextAttemptAt: string | null;
+            deliveredAt: string | null;
+            failedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** DeliveryPage */
+        DeliveryPage: {
+            /** @enum {boolean} */
+            ok: true;
+            deliveries: components["schemas"]["Delivery"][];
+            /** @description The last delivery id of the page, for `before` (kept for compatibility); null on the last page. */
+            next: string | null;
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** DocumentPage */
+        DocumentPage: {
+            /** @enum {boolean} */
+            ok: true;
+            documents: components["schemas"]["Document"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+            counts?: {
+                total: number;
+                byStatus: {
+                    draft: number;
+                    issued: number;
+                };
+            };
+        };
     };
     responses: never;
     parameters: never;
@@ -1410,61 +1657,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        ok: true;
-                        businesses: {
-                            id: string;
-                            name: string;
-                            taxId: string;
-                            /** @enum {string} */
-                            dealerType: "patur" | "murshe" | "company" | "ngo";
-                            address: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            defaultVatRateBp: number | null;
-                            requireAllocation: boolean;
-                            bookkeeping: "single" | "double";
-                            vatReportingPeriod: "monthly" | "bimonthly";
-                            branding: {
-                                logoRef: {
-                                    fileId: string;
-                                    sha256: string;
-                                    mime: string;
-                                } | null;
-                                accentColor: string | null;
-                                tagline: string | null;
-                                website: string | null;
-                                footerText: string | null;
-                                template: "classic" | "stripe";
-                            };
-                            /**
-                             * @description The account's approval: live documents are issued once it is `approved`.
-                             * @enum {string}
-                             */
-                            approvalStatus: "approved" | "pending" | "suspended";
-                            planKey: string | null;
-                            maxDocsPerMonth: number | null;
-                            maxExpensesPerMonth: number | null;
-                            /** @description Configured first numbers per doc type. */
-                            numbering: {
-                                [key: string]: number;
-                            };
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            deactivatedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["BusinessList"];
                 };
             };
             /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
@@ -1622,57 +1815,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        business: {
-                            id: string;
-                            name: string;
-                            taxId: string;
-                            /** @enum {string} */
-                            dealerType: "patur" | "murshe" | "company" | "ngo";
-                            address: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            defaultVatRateBp: number | null;
-                            requireAllocation: boolean;
-                            bookkeeping: "single" | "double";
-                            vatReportingPeriod: "monthly" | "bimonthly";
-                            branding: {
-                                logoRef: {
-                                    fileId: string;
-                                    sha256: string;
-                                    mime: string;
-                                } | null;
-                                accentColor: string | null;
-                                tagline: string | null;
-                                website: string | null;
-                                footerText: string | null;
-                                template: "classic" | "stripe";
-                            };
-                            /**
-                             * @description The account's approval: live documents are issued once it is `approved`.
-                             * @enum {string}
-                             */
-                            approvalStatus: "approved" | "pending" | "suspended";
-                            planKey: string | null;
-                            maxDocsPerMonth: number | null;
-                            maxExpensesPerMonth: number | null;
-                            /** @description Configured first numbers per doc type. */
-                            numbering: {
-                                [key: string]: number;
-                            };
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            deactivatedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
+                        business: components["schemas"]["Business"];
                     };
                 };
             };
@@ -1802,57 +1945,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        business: {
-                            id: string;
-                            name: string;
-                            taxId: string;
-                            /** @enum {string} */
-                            dealerType: "patur" | "murshe" | "company" | "ngo";
-                            address: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            defaultVatRateBp: number | null;
-                            requireAllocation: boolean;
-                            bookkeeping: "single" | "double";
-                            vatReportingPeriod: "monthly" | "bimonthly";
-                            branding: {
-                                logoRef: {
-                                    fileId: string;
-                                    sha256: string;
-                                    mime: string;
-                                } | null;
-                                accentColor: string | null;
-                                tagline: string | null;
-                                website: string | null;
-                                footerText: string | null;
-                                template: "classic" | "stripe";
-                            };
-                            /**
-                             * @description The account's approval: live documents are issued once it is `approved`.
-                             * @enum {string}
-                             */
-                            approvalStatus: "approved" | "pending" | "suspended";
-                            planKey: string | null;
-                            maxDocsPerMonth: number | null;
-                            maxExpensesPerMonth: number | null;
-                            /** @description Configured first numbers per doc type. */
-                            numbering: {
-                                [key: string]: number;
-                            };
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            deactivatedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
+                        business: components["schemas"]["Business"];
                     };
                 };
             };
@@ -1991,57 +2084,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        business: {
-                            id: string;
-                            name: string;
-                            taxId: string;
-                            /** @enum {string} */
-                            dealerType: "patur" | "murshe" | "company" | "ngo";
-                            address: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            defaultVatRateBp: number | null;
-                            requireAllocation: boolean;
-                            bookkeeping: "single" | "double";
-                            vatReportingPeriod: "monthly" | "bimonthly";
-                            branding: {
-                                logoRef: {
-                                    fileId: string;
-                                    sha256: string;
-                                    mime: string;
-                                } | null;
-                                accentColor: string | null;
-                                tagline: string | null;
-                                website: string | null;
-                                footerText: string | null;
-                                template: "classic" | "stripe";
-                            };
-                            /**
-                             * @description The account's approval: live documents are issued once it is `approved`.
-                             * @enum {string}
-                             */
-                            approvalStatus: "approved" | "pending" | "suspended";
-                            planKey: string | null;
-                            maxDocsPerMonth: number | null;
-                            maxExpensesPerMonth: number | null;
-                            /** @description Configured first numbers per doc type. */
-                            numbering: {
-                                [key: string]: number;
-                            };
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            deactivatedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
+                        business: components["schemas"]["Business"];
                     };
                 };
             };
@@ -2171,57 +2214,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        business: {
-                            id: string;
-                            name: string;
-                            taxId: string;
-                            /** @enum {string} */
-                            dealerType: "patur" | "murshe" | "company" | "ngo";
-                            address: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            defaultVatRateBp: number | null;
-                            requireAllocation: boolean;
-                            bookkeeping: "single" | "double";
-                            vatReportingPeriod: "monthly" | "bimonthly";
-                            branding: {
-                                logoRef: {
-                                    fileId: string;
-                                    sha256: string;
-                                    mime: string;
-                                } | null;
-                                accentColor: string | null;
-                                tagline: string | null;
-                                website: string | null;
-                                footerText: string | null;
-                                template: "classic" | "stripe";
-                            };
-                            /**
-                             * @description The account's approval: live documents are issued once it is `approved`.
-                             * @enum {string}
-                             */
-                            approvalStatus: "approved" | "pending" | "suspended";
-                            planKey: string | null;
-                            maxDocsPerMonth: number | null;
-                            maxExpensesPerMonth: number | null;
-                            /** @description Configured first numbers per doc type. */
-                            numbering: {
-                                [key: string]: number;
-                            };
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            deactivatedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
+                        business: components["schemas"]["Business"];
                     };
                 };
             };
@@ -2339,57 +2332,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        business: {
-                            id: string;
-                            name: string;
-                            taxId: string;
-                            /** @enum {string} */
-                            dealerType: "patur" | "murshe" | "company" | "ngo";
-                            address: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            defaultVatRateBp: number | null;
-                            requireAllocation: boolean;
-                            bookkeeping: "single" | "double";
-                            vatReportingPeriod: "monthly" | "bimonthly";
-                            branding: {
-                                logoRef: {
-                                    fileId: string;
-                                    sha256: string;
-                                    mime: string;
-                                } | null;
-                                accentColor: string | null;
-                                tagline: string | null;
-                                website: string | null;
-                                footerText: string | null;
-                                template: "classic" | "stripe";
-                            };
-                            /**
-                             * @description The account's approval: live documents are issued once it is `approved`.
-                             * @enum {string}
-                             */
-                            approvalStatus: "approved" | "pending" | "suspended";
-                            planKey: string | null;
-                            maxDocsPerMonth: number | null;
-                            maxExpensesPerMonth: number | null;
-                            /** @description Configured first numbers per doc type. */
-                            numbering: {
-                                [key: string]: number;
-                            };
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            deactivatedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
+                        business: components["schemas"]["Business"];
                     };
                 };
             };
@@ -2511,36 +2454,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        ok: true;
-                        parties: {
-                            id: string;
-                            /** @description C00001… for customers (and both), S00001… for suppliers. */
-                            key: string;
-                            kind: string;
-                            name: string;
-                            taxId: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            address: string | null;
-                            digitalDocConsentAt: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description Pass as `cursor` for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["PartyPage"];
                 };
             };
             /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
@@ -2673,30 +2587,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        party: {
-                            id: string;
-                            /** @description C00001… for customers (and both), S00001… for suppliers. */
-                            key: string;
-                            kind: string;
-                            name: string;
-                            taxId: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            address: string | null;
-                            digitalDocConsentAt: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
+                        party: components["schemas"]["Party"];
                     };
                 };
             };
@@ -2828,30 +2719,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        party: {
-                            id: string;
-                            /** @description C00001… for customers (and both), S00001… for suppliers. */
-                            key: string;
-                            kind: string;
-                            name: string;
-                            taxId: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            address: string | null;
-                            digitalDocConsentAt: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
+                        party: components["schemas"]["Party"];
                     };
                 };
             };
@@ -2965,30 +2833,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        party: {
-                            id: string;
-                            /** @description C00001… for customers (and both), S00001… for suppliers. */
-                            key: string;
-                            kind: string;
-                            name: string;
-                            taxId: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            address: string | null;
-                            digitalDocConsentAt: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
+                        party: components["schemas"]["Party"];
                     };
                 };
             };
@@ -3138,30 +2983,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        party: {
-                            id: string;
-                            /** @description C00001… for customers (and both), S00001… for suppliers. */
-                            key: string;
-                            kind: string;
-                            name: string;
-                            taxId: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            address: string | null;
-                            digitalDocConsentAt: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
+                        party: components["schemas"]["Party"];
                         created: boolean;
                     };
                 };
@@ -3178,30 +3000,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        party: {
-                            id: string;
-                            /** @description C00001… for customers (and both), S00001… for suppliers. */
-                            key: string;
-                            kind: string;
-                            name: string;
-                            taxId: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            address: string | null;
-                            digitalDocConsentAt: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
+                        party: components["schemas"]["Party"];
                         created: boolean;
                     };
                 };
@@ -3664,60 +3463,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        ok: true;
-                        expenses: {
-                            /** @description Prefix `exp_`. */
-                            id: string;
-                            businessId: string;
-                            status: "draft" | "recorded";
-                            /** @description `manual`, `upload`, `scan`, `reversal` (a storno row) or `redraft`. */
-                            source: string;
-                            categoryKey: string | null;
-                            supplierName: string | null;
-                            supplierTaxId: string | null;
-                            partyId: string | null;
-                            supplierDocType: ("tax_invoice" | "tax_invoice_receipt" | "credit_invoice" | "receipt" | "import_entry" | "other") | null;
-                            supplierDocNumber: string | null;
-                            supplierDocDate: string | null;
-                            allocationNumber: string | null;
-                            amountExVat: number | null;
-                            vatAmount: number | null;
-                            amountIncVat: number | null;
-                            deductibleVat: number | null;
-                            note: string | null;
-                            receiptFileId: string | null;
-                            ocrExtraction: unknown | null;
-                            reversesExpenseId: string | null;
-                            reversedByExpenseId: string | null;
-                            externalRef: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            recordedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        /** @description Pass as `cursor` for the next page; null on the last page. */
-                        nextCursor: string | null;
-                        counts?: {
-                            total: number;
-                            byStatus: {
-                                draft: number;
-                                recorded: number;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["ExpensePage"];
                 };
             };
             /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
@@ -3847,48 +3593,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        /** @description One row of the purchase ledger (see docs/expenses.md). */
-                        expense: {
-                            /** @description Prefix `exp_`. */
-                            id: string;
-                            businessId: string;
-                            status: "draft" | "recorded";
-                            /** @description `manual`, `upload`, `scan`, `reversal` (a storno row) or `redraft`. */
-                            source: string;
-                            categoryKey: string | null;
-                            supplierName: string | null;
-                            supplierTaxId: string | null;
-                            partyId: string | null;
-                            supplierDocType: ("tax_invoice" | "tax_invoice_receipt" | "credit_invoice" | "receipt" | "import_entry" | "other") | null;
-                            supplierDocNumber: string | null;
-                            supplierDocDate: string | null;
-                            allocationNumber: string | null;
-                            amountExVat: number | null;
-                            vatAmount: number | null;
-                            amountIncVat: number | null;
-                            deductibleVat: number | null;
-                            note: string | null;
-                            receiptFileId: string | null;
-                            ocrExtraction: unknown | null;
-                            reversesExpenseId: string | null;
-                            reversedByExpenseId: string | null;
-                            externalRef: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            recordedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
+                        expense: components["schemas"]["Expense"];
                         deduped: boolean;
                     };
                 };
@@ -4021,48 +3726,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        /** @description One row of the purchase ledger (see docs/expenses.md). */
-                        expense: {
-                            /** @description Prefix `exp_`. */
-                            id: string;
-                            businessId: string;
-                            status: "draft" | "recorded";
-                            /** @description `manual`, `upload`, `scan`, `reversal` (a storno row) or `redraft`. */
-                            source: string;
-                            categoryKey: string | null;
-                            supplierName: string | null;
-                            supplierTaxId: string | null;
-                            partyId: string | null;
-                            supplierDocType: ("tax_invoice" | "tax_invoice_receipt" | "credit_invoice" | "receipt" | "import_entry" | "other") | null;
-                            supplierDocNumber: string | null;
-                            supplierDocDate: string | null;
-                            allocationNumber: string | null;
-                            amountExVat: number | null;
-                            vatAmount: number | null;
-                            amountIncVat: number | null;
-                            deductibleVat: number | null;
-                            note: string | null;
-                            receiptFileId: string | null;
-                            ocrExtraction: unknown | null;
-                            reversesExpenseId: string | null;
-                            reversedByExpenseId: string | null;
-                            externalRef: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            recordedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
+                        expense: components["schemas"]["Expense"];
                     };
                 };
             };
@@ -4303,48 +3967,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        /** @description One row of the purchase ledger (see docs/expenses.md). */
-                        expense: {
-                            /** @description Prefix `exp_`. */
-                            id: string;
-                            businessId: string;
-                            status: "draft" | "recorded";
-                            /** @description `manual`, `upload`, `scan`, `reversal` (a storno row) or `redraft`. */
-                            source: string;
-                            categoryKey: string | null;
-                            supplierName: string | null;
-                            supplierTaxId: string | null;
-                            partyId: string | null;
-                            supplierDocType: ("tax_invoice" | "tax_invoice_receipt" | "credit_invoice" | "receipt" | "import_entry" | "other") | null;
-                            supplierDocNumber: string | null;
-                            supplierDocDate: string | null;
-                            allocationNumber: string | null;
-                            amountExVat: number | null;
-                            vatAmount: number | null;
-                            amountIncVat: number | null;
-                            deductibleVat: number | null;
-                            note: string | null;
-                            receiptFileId: string | null;
-                            ocrExtraction: unknown | null;
-                            reversesExpenseId: string | null;
-                            reversedByExpenseId: string | null;
-                            externalRef: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            recordedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
+                        expense: components["schemas"]["Expense"];
                     };
                 };
             };
@@ -4476,48 +4099,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        /** @description One row of the purchase ledger (see docs/expenses.md). */
-                        expense: {
-                            /** @description Prefix `exp_`. */
-                            id: string;
-                            businessId: string;
-                            status: "draft" | "recorded";
-                            /** @description `manual`, `upload`, `scan`, `reversal` (a storno row) or `redraft`. */
-                            source: string;
-                            categoryKey: string | null;
-                            supplierName: string | null;
-                            supplierTaxId: string | null;
-                            partyId: string | null;
-                            supplierDocType: ("tax_invoice" | "tax_invoice_receipt" | "credit_invoice" | "receipt" | "import_entry" | "other") | null;
-                            supplierDocNumber: string | null;
-                            supplierDocDate: string | null;
-                            allocationNumber: string | null;
-                            amountExVat: number | null;
-                            vatAmount: number | null;
-                            amountIncVat: number | null;
-                            deductibleVat: number | null;
-                            note: string | null;
-                            receiptFileId: string | null;
-                            ocrExtraction: unknown | null;
-                            reversesExpenseId: string | null;
-                            reversedByExpenseId: string | null;
-                            externalRef: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            recordedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
+                        expense: components["schemas"]["Expense"];
                         deduped: boolean;
                     };
                 };
@@ -4645,90 +4227,8 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        /** @description One row of the purchase ledger (see docs/expenses.md). */
-                        expense: {
-                            /** @description Prefix `exp_`. */
-                            id: string;
-                            businessId: string;
-                            status: "draft" | "recorded";
-                            /** @description `manual`, `upload`, `scan`, `reversal` (a storno row) or `redraft`. */
-                            source: string;
-                            categoryKey: string | null;
-                            supplierName: string | null;
-                            supplierTaxId: string | null;
-                            partyId: string | null;
-                            supplierDocType: ("tax_invoice" | "tax_invoice_receipt" | "credit_invoice" | "receipt" | "import_entry" | "other") | null;
-                            supplierDocNumber: string | null;
-                            supplierDocDate: string | null;
-                            allocationNumber: string | null;
-                            amountExVat: number | null;
-                            vatAmount: number | null;
-                            amountIncVat: number | null;
-                            deductibleVat: number | null;
-                            note: string | null;
-                            receiptFileId: string | null;
-                            ocrExtraction: unknown | null;
-                            reversesExpenseId: string | null;
-                            reversedByExpenseId: string | null;
-                            externalRef: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            recordedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
-                        /** @description One row of the purchase ledger (see docs/expenses.md). */
-                        draft?: {
-                            /** @description Prefix `exp_`. */
-                            id: string;
-                            businessId: string;
-                            status: "draft" | "recorded";
-                            /** @description `manual`, `upload`, `scan`, `reversal` (a storno row) or `redraft`. */
-                            source: string;
-                            categoryKey: string | null;
-                            supplierName: string | null;
-                            supplierTaxId: string | null;
-                            partyId: string | null;
-                            supplierDocType: ("tax_invoice" | "tax_invoice_receipt" | "credit_invoice" | "receipt" | "import_entry" | "other") | null;
-                            supplierDocNumber: string | null;
-                            supplierDocDate: string | null;
-                            allocationNumber: string | null;
-                            amountExVat: number | null;
-                            vatAmount: number | null;
-                            amountIncVat: number | null;
-                            deductibleVat: number | null;
-                            note: string | null;
-                            receiptFileId: string | null;
-                            ocrExtraction: unknown | null;
-                            reversesExpenseId: string | null;
-                            reversedByExpenseId: string | null;
-                            externalRef: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            recordedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
+                        expense: components["schemas"]["Expense"];
+                        draft?: components["schemas"]["Expense"];
                         draftError?: {
                             error: string;
                             reason: string;
@@ -5397,27 +4897,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        ok: true;
-                        webhooks: {
-                            id: string;
-                            url: string;
-                            /** @description Events received; empty means all. */
-                            events: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test")[];
-                            businessId: string | null;
-                            active: boolean;
-                            disabledAt: string | null;
-                            /** @description Failed attempts since the last success; 20 disable the endpoint. */
-                            consecutiveFailures: number;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        /** @description Pass as `cursor` for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["WebhookEndpointPage"];
                 };
             };
             /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
@@ -5523,23 +5003,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        webhook: {
-                            id: string;
-                            url: string;
-                            /** @description Events received; empty means all. */
-                            events: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test")[];
-                            businessId: string | null;
-                            active: boolean;
-                            disabledAt: string | null;
-                            /** @description Failed attempts since the last success; 20 disable the endpoint. */
-                            consecutiveFailures: number;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            /** @description `whsec_…`, shown only in the create response. */
-                            secret: string;
-                        };
+                        webhook: components["schemas"]["WebhookEndpointWithSecret"];
                     };
                 };
             };
@@ -5669,21 +5133,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        webhook: {
-                            id: string;
-                            url: string;
-                            /** @description Events received; empty means all. */
-                            events: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test")[];
-                            businessId: string | null;
-                            active: boolean;
-                            disabledAt: string | null;
-                            /** @description Failed attempts since the last success; 20 disable the endpoint. */
-                            consecutiveFailures: number;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
+                        webhook: components["schemas"]["WebhookEndpoint"];
                     };
                 };
             };
@@ -5907,21 +5357,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        webhook: {
-                            id: string;
-                            url: string;
-                            /** @description Events received; empty means all. */
-                            events: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test")[];
-                            businessId: string | null;
-                            active: boolean;
-                            disabledAt: string | null;
-                            /** @description Failed attempts since the last success; 20 disable the endpoint. */
-                            consecutiveFailures: number;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
+                        webhook: components["schemas"]["WebhookEndpoint"];
                     };
                 };
             };
@@ -6040,34 +5476,7 @@ export interface operations {
                         /** @enum {boolean} */
                         ok: true;
                         delivered: boolean;
-                        delivery: {
-                            /** @description `del_…`; the same id on every retry (receivers dedupe on it). */
-                            id: string;
-                            webhookId: string;
-                            eventId: string | null;
-                            /**
-                             * @description An event name (see Events).
-                             * @enum {string}
-                             */
-                            event: "document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test";
-                            businessId: string | null;
-                            /** @enum {unknown} */
-                            status: "pending" | "delivered" | "failed";
-                            attempts: {
-                                n: number;
-                                /** Format: date-time */
-                                at: string;
-                                responseStatus: number | null;
-                                durationMs: number;
-                                error: string | null;
-                                responseBody: string | null;
-                            }[];
-                            nextAttemptAt: string | null;
-                            deliveredAt: string | null;
-                            failedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
+                        delivery: components["schemas"]["Delivery"];
                     };
                 };
             };
@@ -6188,42 +5597,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        ok: true;
-                        deliveries: {
-                            /** @description `del_…`; the same id on every retry (receivers dedupe on it). */
-                            id: string;
-                            webhookId: string;
-                            eventId: string | null;
-                            /**
-                             * @description An event name (see Events).
-                             * @enum {string}
-                             */
-                            event: "document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test";
-                            businessId: string | null;
-                            /** @enum {unknown} */
-                            status: "pending" | "delivered" | "failed";
-                            attempts: {
-                                n: number;
-                                /** Format: date-time */
-                                at: string;
-                                responseStatus: number | null;
-                                durationMs: number;
-                                error: string | null;
-                                responseBody: string | null;
-                            }[];
-                            nextAttemptAt: string | null;
-                            deliveredAt: string | null;
-                            failedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description The last delivery id of the page, for `before` (kept for compatibility); null on the last page. */
-                        next: string | null;
-                        /** @description Pass as `cursor` for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["DeliveryPage"];
                 };
             };
             /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
@@ -7567,20 +6941,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        ok: true;
-                        documents: components["schemas"]["Document"][];
-                        /** @description Pass as `cursor` for the next page; null on the last page. */
-                        nextCursor: string | null;
-                        counts?: {
-                            total: number;
-                            byStatus: {
-                                draft: number;
-                                issued: number;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["DocumentPage"];
                 };
             };
             /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
@@ -11785,48 +11146,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        /** @description One row of the purchase ledger (see docs/expenses.md). */
-                        expense: {
-                            /** @description Prefix `exp_`. */
-                            id: string;
-                            businessId: string;
-                            status: "draft" | "recorded";
-                            /** @description `manual`, `upload`, `scan`, `reversal` (a storno row) or `redraft`. */
-                            source: string;
-                            categoryKey: string | null;
-                            supplierName: string | null;
-                            supplierTaxId: string | null;
-                            partyId: string | null;
-                            supplierDocType: ("tax_invoice" | "tax_invoice_receipt" | "credit_invoice" | "receipt" | "import_entry" | "other") | null;
-                            supplierDocNumber: string | null;
-                            supplierDocDate: string | null;
-                            allocationNumber: string | null;
-                            amountExVat: number | null;
-                            vatAmount: number | null;
-                            amountIncVat: number | null;
-                            deductibleVat: number | null;
-                            note: string | null;
-                            receiptFileId: string | null;
-                            ocrExtraction: unknown | null;
-                            reversesExpenseId: string | null;
-                            reversedByExpenseId: string | null;
-                            externalRef: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            recordedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
+                        expense: components["schemas"]["Expense"];
                         deduped: boolean;
                     };
                 };
@@ -11976,48 +11296,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        /** @description One row of the purchase ledger (see docs/expenses.md). */
-                        expense: {
-                            /** @description Prefix `exp_`. */
-                            id: string;
-                            businessId: string;
-                            status: "draft" | "recorded";
-                            /** @description `manual`, `upload`, `scan`, `reversal` (a storno row) or `redraft`. */
-                            source: string;
-                            categoryKey: string | null;
-                            supplierName: string | null;
-                            supplierTaxId: string | null;
-                            partyId: string | null;
-                            supplierDocType: ("tax_invoice" | "tax_invoice_receipt" | "credit_invoice" | "receipt" | "import_entry" | "other") | null;
-                            supplierDocNumber: string | null;
-                            supplierDocDate: string | null;
-                            allocationNumber: string | null;
-                            amountExVat: number | null;
-                            vatAmount: number | null;
-                            amountIncVat: number | null;
-                            deductibleVat: number | null;
-                            note: string | null;
-                            receiptFileId: string | null;
-                            ocrExtraction: unknown | null;
-                            reversesExpenseId: string | null;
-                            reversedByExpenseId: string | null;
-                            externalRef: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            recordedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
+                        expense: components["schemas"]["Expense"];
                         deduped: boolean;
                     };
                 };
