@@ -14,7 +14,6 @@ import { createWebhookSender } from './webhooks/index.ts';
 import { ConsoleSecretStore } from './console/index.ts';
 import { createPdfRenderer } from './prints/index.ts';
 import { createFileStores } from './platform/file-store/stores.ts';
-import { bindFileStore } from './platform/files.ts';
 
 /**
  * The composition root: every process-wide dependency is made here, once, and passed down in
@@ -29,7 +28,6 @@ export function createServices(config: Config, clock: Clock, logger: Logger, dat
   // Made here, listening only once a serving process starts them (runtime/roles.ts startWeb).
   const invalidation = invalidationChannels(databases, logger);
   const fileStores = createFileStores(config.files);
-  for (const mode of ['live', 'sandbox'] as const) bindFileStore(databases[mode].db, fileStores[mode].current);
   return {
     config,
     clock,

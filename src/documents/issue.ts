@@ -15,6 +15,7 @@ import { NUMBER_HOLE } from '../platform/audit.ts';
 import { countDocumentIssued } from '../platform/metrics.ts';
 import { israelDate, israelMonthStart } from '../platform/clock.ts';
 import { storeFile } from '../platform/files.ts';
+import type { FileStore } from '../platform/file-store/store.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { RequestContext } from '../platform/http/context.ts';
 import { businessCeilings, getOwnedBusiness, type BusinessRecord, type StoredBranding, decodeLogo } from '../businesses/index.ts';
@@ -47,13 +48,19 @@ export const approvalRequired = (b: BusinessRecord) =>
   new AppError(403, 'approval_required', `the business is ${b.approvalStatus}: issuing waits for approval`);
 
 /** The business's branding, or the issue body's override applied on top of it. */
-async function brandingFor(ex: Executor, at: Date, business: BusinessRecord, override: NonNullable<IssueBodyInput>['branding']): Promise<StoredBranding> {
+async function brandingFor(
+  ex: Executor,
+  store: FileStore,
+  at: Date,
+  business: BusinessRecord,
+  override: NonNullable<IssueBodyInput>['branding'],
+): Promise<StoredBranding> {
   const b: StoredBranding = { ...business.branding };
   if (!override) return b;
   if (override.logo === null) b.logoRef = null;
   else if (override.logo !== undefined) {
     const logo = decodeLogo(override.logo);
-    const file = await storeFile(ex, at, { businessId: business.id, bytes: logo.bytes, mime: logo.mime, name: logo.name });
+    const file = await storeFile(ex, at, { businessId: business.id, bytes: logo.bytes, mime: logo.mime, name: logo.name, store });
     b.logoRef = { fileId: file.id, sha256: file.sha256, mime: file.mime };
   }
   for (const k of ['accentColor', 'tagline', 'website', 'footerText'] as const) {
@@ -271,7 +278,7 @@ async function issueCall(
   const { warnings, allocation } = allocationAtIssue(business, d, party, money.ils, now);
   if (maxPerMonth !== null && maxPerMonth <= 0) throw ceilingReached(maxPerMonth);
   // A logo given at issue is stored first: files are kept by content, so a refused issue leaves only an unused file.
-  const branding = await brandingFor(db, now, business, body?.branding);
+  const branding = await brandingFor(db, s.fileStores[ctx.database.mode].current, now, business, body?.branding);
   const lines = d.lines.map((l, i) => ({ ...l, amount: totals.lineAmounts[i] }));
   const parts = { party, totals, money, branding, lines };
   const row = issuedRowOf(d, { ...parts, allocation, warnings, snapshot: issuedSnapshot(business, d, parts, now) }, now);

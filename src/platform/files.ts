@@ -129,25 +129,9 @@ export async function recordFile(tx: Executor, at: Date, f: NewFile & { object: 
   return { ...toMeta(existing!), existed: true };
 }
 
-/**
- * The store of each database handle, for callers that pass only the handle to storeFile (documents/issue.ts
- * stores a logo given at issue with the database's `db`): bound once by createServices. A transaction is not
- * a bound handle: inside one, pass `store`.
- */
-const storesOfHandles = new WeakMap<object, FileStore>();
-
-export function bindFileStore(db: Executor, store: FileStore): void {
-  storesOfHandles.set(db, store);
-}
-
-/**
- * Puts small bytes into the store, then records the row (put + recordFile). `store` defaults to the one bound
- * to `ex`; without either this throws rather than keep the bytes anywhere else.
- */
-export async function storeFile(ex: Executor, at: Date, f: NewFile & { bytes: Uint8Array; store?: FileStore }): Promise<FileMeta & { existed: boolean }> {
-  const store = f.store ?? storesOfHandles.get(ex);
-  if (!store) throw new Error('storeFile: no file store for this database handle (pass `store`)');
-  return recordFile(ex, at, { ...f, object: await putBytes(store, f.bytes) });
+/** Puts small bytes into the store, then records the row (put + recordFile). */
+export async function storeFile(ex: Executor, at: Date, f: NewFile & { bytes: Uint8Array; store: FileStore }): Promise<FileMeta & { existed: boolean }> {
+  return recordFile(ex, at, { ...f, object: await putBytes(f.store, f.bytes) });
 }
 
 export async function fileMeta(ex: Executor, businessId: string, fileId: string): Promise<FileMeta | undefined> {
