@@ -12,6 +12,7 @@
  * All arithmetic is in BigInt over the decimal digits of the rate: no binary fractions.
  */
 import { minorUnitsOf, SHEKEL } from '../platform/currencies.ts';
+import { divideHalfAwayFromZero } from '../platform/money.ts';
 import type { DocType, Totals } from './figures.ts';
 import { DOC_TYPES } from './doc-types.ts';
 
@@ -35,14 +36,6 @@ function rateFraction(rate: string): Fraction {
   return { numerator: BigInt(whole + frac), denominator: 10n ** BigInt(frac.length) };
 }
 
-/** n / d rounded half away from zero (d > 0). */
-function divideRounded(n: bigint, d: bigint): bigint {
-  const negative = n < 0n;
-  const a = negative ? -n : n;
-  const q = (2n * a + d) / (2n * d);
-  return negative ? -q : q;
-}
-
 /** The exact shekel value of `minor` units of `currency` at `rate`, as agorot × denominator (unrounded). */
 function agorotFraction(minor: number, currency: string, rate: string): Fraction {
   const r = rateFraction(rate);
@@ -54,7 +47,7 @@ function agorotFraction(minor: number, currency: string, rate: string): Fraction
 export function toAgorot(minor: number, currency: string, rate: string): number {
   if (currency === SHEKEL) return minor;
   const f = agorotFraction(minor, currency, rate);
-  return Number(divideRounded(f.numerator, f.denominator));
+  return Number(divideHalfAwayFromZero(f.numerator, f.denominator));
 }
 
 /**
@@ -127,11 +120,11 @@ export function ilsPayments(amounts: number[], currency: string, rate: string | 
 export function paymentInOwnCurrency(amount: number, docCurrency: string, docRate: string | null, payCurrency: string, payRate: string | null): number {
   if (payCurrency === docCurrency) return amount;
   const agorotExact = docCurrency === SHEKEL ? { numerator: BigInt(amount), denominator: 1n } : agorotFraction(amount, docCurrency, docRate!);
-  if (payCurrency === SHEKEL) return Number(divideRounded(agorotExact.numerator, agorotExact.denominator));
+  if (payCurrency === SHEKEL) return Number(divideHalfAwayFromZero(agorotExact.numerator, agorotExact.denominator));
   const r = rateFraction(payRate!);
   const payScale = 10n ** BigInt(minorUnitsOf(payCurrency));
   // agorot / 100 / rate × 10^minor = agorot × r.den × payScale / (100 × r.num)
-  return Number(divideRounded(agorotExact.numerator * r.denominator * payScale, agorotExact.denominator * 100n * r.numerator));
+  return Number(divideHalfAwayFromZero(agorotExact.numerator * r.denominator * payScale, agorotExact.denominator * 100n * r.numerator));
 }
 
 /** `minor` units as a decimal string of the currency (12345 USD → "123.45", 5 JPY → "5", 1234 KWD → "1.234"). */
@@ -151,7 +144,7 @@ export function toHundredths(minor: number, currency: string): number {
   const digits = minorUnitsOf(currency);
   if (digits === 2) return minor;
   if (digits < 2) return minor * 10 ** (2 - digits);
-  return Number(divideRounded(BigInt(minor), 10n ** BigInt(digits - 2)));
+  return Number(divideHalfAwayFromZero(BigInt(minor), 10n ** BigInt(digits - 2)));
 }
 
 /** The shekel amount of each payment of a frozen snapshot (they add up to what they settle). */

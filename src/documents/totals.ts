@@ -2,7 +2,7 @@
  * Money and tax of a document, exactly per decisions.md "Money and tax". Pure: no I/O, no clock.
  * All amounts are integer agorot; rounding is half away from zero, to the agora.
  */
-import { roundHalfAwayFromZero } from '../platform/money.ts';
+import { quantityTimesPrice, roundHalfAwayFromZero } from '../platform/money.ts';
 import { validation } from '../platform/errors.ts';
 import { carrier, maxAgorot, maxScaled, type CarriedField } from '../openfrmt/index.ts';
 import type { DealerType } from '../businesses/index.ts';
@@ -40,22 +40,12 @@ export interface ComputedTotals {
 }
 
 /**
- * round(quantity × unitPriceExVat) − lineDiscount, exactly: a quantity of at most 4 decimals (what
- * OPENFRMT D110/1264 carries; the draft check refuses more) is taken as ten-thousandths and the
- * product is made in integers, so the line total is quantity × price as printed, rounded once
- * (half away from zero), never off by binary noise. A stored quantity with more decimals (drafts
- * from before the rule) falls back to the floating product.
+ * round(quantity × unitPriceExVat) − lineDiscount: the one product of platform/money.ts, exact and
+ * half away from zero (the draft check keeps quantities to the 4 decimals OPENFRMT D110/1264
+ * carries, so the line total is quantity × price as printed and as the export writes it).
  */
 export function lineAmount(l: LineAmountInput): number {
-  const discount = l.lineDiscount ?? 0;
-  const scaledQty = Math.round(l.quantity * 10000);
-  const exact =
-    Number.isSafeInteger(scaledQty) && Number.isSafeInteger(l.unitPriceExVat) && Math.abs(scaledQty / 10000 - l.quantity) <= Math.abs(l.quantity) * 1e-15;
-  if (!exact) return roundHalfAwayFromZero(l.quantity * l.unitPriceExVat) - discount;
-  const product = BigInt(scaledQty) * BigInt(l.unitPriceExVat);
-  const negative = product < 0n;
-  const rounded = ((negative ? -product : product) + 5000n) / 10000n;
-  return Number(negative ? -rounded : rounded) - discount;
+  return quantityTimesPrice(l.quantity, l.unitPriceExVat) - (l.lineDiscount ?? 0);
 }
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
