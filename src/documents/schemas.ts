@@ -266,6 +266,12 @@ const LineOut = Type.Object({
   unit: Type.String(),
   lineDiscount: Type.Integer(),
   amount: Type.Integer({ description: 'round(quantity × unitPriceExVat) − lineDiscount.' }),
+  amountIls: Type.Optional(
+    Type.Integer({
+      description:
+        'A foreign-currency document (issued from issue 29 on): the line in agorot, frozen at issue — quantity × the unit price in shekels − the line discount in shekels, each converted on its own (docs/currency.md).',
+    }),
+  ),
 });
 const PaymentOut = Type.Object({
   method: Type.Enum([...PAYMENT_CODES], {
@@ -285,6 +291,12 @@ const PaymentOut = Type.Object({
   exchangeRate: Type.Optional(Nullable(Type.String())),
   originalAmount: Type.Optional(
     Type.Integer({ description: "The amount in the payment's own currency (its minor units), set at issue when that currency is not the document's." }),
+  ),
+  amountIls: Type.Optional(
+    Type.Integer({
+      description:
+        "A foreign-currency document (issued from issue 29 on): the payment in agorot, frozen at issue; the payments' shekel amounts add up to what they settle (docs/currency.md).",
+    }),
   ),
 });
 const ALLOCATION_STATUSES = ['not_required', 'pending', 'granted', 'refused', 'failed'] as const;

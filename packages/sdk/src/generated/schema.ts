@@ -1051,6 +1051,8 @@ export interface components {
                 lineDiscount: number;
                 /** @description round(quantity × unitPriceExVat) − lineDiscount. */
                 amount: number;
+                /** @description A foreign-currency document (issued from issue 29 on): the line in agorot, frozen at issue — quantity × the unit price in shekels − the line discount in shekels, each converted on its own (docs/currency.md). */
+                amountIls?: number;
             }[];
             payments: {
                 /**
@@ -1072,6 +1074,8 @@ export interface components {
                 exchangeRate?: string | null;
                 /** @description The amount in the payment's own currency (its minor units), set at issue when that currency is not the document's. */
                 originalAmount?: number;
+                /** @description A foreign-currency document (issued from issue 29 on): the payment in agorot, frozen at issue; the payments' shekel amounts add up to what they settle (docs/currency.md). */
+                amountIls?: number;
             }[];
             note: string | null;
             documentDate: string;
