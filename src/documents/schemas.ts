@@ -1,4 +1,5 @@
 import { Type, type Static, type TLiteral, type TUnion } from 'typebox';
+import { AllocationNumberInput } from '../platform/allocation-number.ts';
 import { IsoDate, IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { CursorQuery } from '../platform/http/cursor.ts';
 import { BrandingInput } from '../businesses/index.ts';
@@ -168,7 +169,7 @@ const draftFields = {
     ),
   ),
   vatExemptionReason: Type.Optional(Nullable(Type.Enum([...VAT_EXEMPTION_REASONS], { type: 'string' }))),
-  allocationNumber: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 40 }))),
+  allocationNumber: Type.Optional(Nullable(AllocationNumberInput)),
   currency: Type.Optional(
     CurrencyCode(
       "ISO 4217; default ILS. Every amount of the document (lines, payments, discount, withholding) is in this currency's minor units (cents; yen for JPY; fils for KWD).",

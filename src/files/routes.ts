@@ -11,8 +11,8 @@ import { Readable } from 'node:stream';
 import { fileContent, fileStream } from '../platform/files.ts';
 import { accountFile } from './access.ts';
 
-/** What is stored: receipts (RECEIPT_MIMES: images and PDF), logos (PNG, JPEG), document PDFs, export and backup zips. */
-const STORED_FILE_MIMES = [...new Set([...RECEIPT_MIMES, 'application/zip'])];
+/** What is stored: receipts (RECEIPT_MIMES: images and PDF), logos (PNG, JPEG), document PDFs, export and backup zips, PCN874 files (ASCII text). */
+const STORED_FILE_MIMES = [...new Set([...RECEIPT_MIMES, 'application/zip', 'text/plain'])];
 
 export function registerFileRoutes(api: FastifyInstance, _s: Services): void {
   api.get(

@@ -52,7 +52,10 @@ export function entryOfLine(l: VatLine): Pcn874Entry | null {
       refNumber: type === 'K' ? PETTY_CASH_ONE_INVOICE : lastDigits(l.expense.supplierDocNumber, 9),
       vat: Math.abs(shekels(vat)),
       exVat: shekels(l.exVat),
-      allocation: '000000000',
+      // T: the supplier invoice's allocation number (the field the 2009 circular kept for "a reference number to be
+      // allocated by Sha'am"); an input above the threshold without one deducts nothing and has no entry. K stands
+      // for petty cash, an aggregate of invoices (its reference is their count): zeros, as Appendix C has it.
+      allocation: type === 'K' ? '000000000' : lastDigits(l.expense.allocationNumber, 9),
     };
   }
   return null;

@@ -215,7 +215,7 @@ const doc = (over: Partial<VatLine> & { taxId?: string | null; no?: number }): V
   },
   expense: null,
 });
-const exp = (over: Partial<VatLine> & { taxId?: string | null }): VatLine => ({
+const exp = (over: Partial<VatLine> & { taxId?: string | null; allocation?: string }): VatLine => ({
   entryNo: over.entryNo ?? 2,
   entryId: 'je_y',
   entryDate: '2026-02-11',
@@ -231,6 +231,7 @@ const exp = (over: Partial<VatLine> & { taxId?: string | null }): VatLine => ({
     supplierName: 'בזק',
     supplierTaxId: over.taxId === undefined ? '512200502' : over.taxId,
     supplierDocNumber: 'B-77',
+    allocationNumber: over.allocation ?? null,
     date: '2026-02-10',
     storno: false,
   },
@@ -255,6 +256,14 @@ describe('from ledger lines to entries', () => {
       exp({}),
       { type: 'T', counterpartyId: '512200502', refNumber: '000000077', vat: 36, exVat: 300 },
     ],
+    [
+      // Issue 29: T wrote 000000000 for every input; an invoice above the threshold claims its VAT only with its number.
+      "an expense with the supplier invoice's allocation number: T carries it",
+      exp({ allocation: '202600123' }),
+      { type: 'T', vat: 36, allocation: '202600123' },
+    ],
+    ['an expense without one: zeros in the field', exp({}), { type: 'T', allocation: '000000000' }],
+    ['petty cash (K, an aggregate) writes zeros there', exp({ taxId: null, allocation: '202600123' }), { type: 'K', allocation: '000000000' }],
     [
       'an expense without a supplier tax id: K, zeros, its reference the number of invoices (one)',
       exp({ taxId: null }),

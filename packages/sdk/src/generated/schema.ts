@@ -255,7 +255,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Record a draft: it becomes immutable; deductible VAT is computed; event expense.recorded */
+        /**
+         * Record a draft: it becomes immutable; deductible VAT is computed; event expense.recorded
+         * @description A tax invoice above the allocation threshold of its date without `allocationNumber` deducts no input VAT and is recorded with the warning `input_vat_needs_allocation`; a business with `requireAllocation` is refused 422 `allocation_required` instead and the draft stays a draft.
+         */
         post: operations["recordExpense"];
         delete?: never;
         options?: never;
@@ -3306,6 +3309,7 @@ export interface operations {
                     "image/webp": string;
                     "application/pdf": string;
                     "application/zip": string;
+                    "text/plain": string;
                 };
             };
             /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
@@ -3652,6 +3656,11 @@ export interface operations {
                             vatAmount: number | null;
                             amountIncVat: number | null;
                             deductibleVat: number | null;
+                            /** @description What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away. Empty on drafts. */
+                            warnings: {
+                                code: string;
+                                message: string;
+                            }[];
                             note: string | null;
                             receiptFileId: string | null;
                             ocrExtraction: unknown | null;
@@ -3832,6 +3841,11 @@ export interface operations {
                             vatAmount: number | null;
                             amountIncVat: number | null;
                             deductibleVat: number | null;
+                            /** @description What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away. Empty on drafts. */
+                            warnings: {
+                                code: string;
+                                message: string;
+                            }[];
                             note: string | null;
                             receiptFileId: string | null;
                             ocrExtraction: unknown | null;
@@ -4004,6 +4018,11 @@ export interface operations {
                             vatAmount: number | null;
                             amountIncVat: number | null;
                             deductibleVat: number | null;
+                            /** @description What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away. Empty on drafts. */
+                            warnings: {
+                                code: string;
+                                message: string;
+                            }[];
                             note: string | null;
                             receiptFileId: string | null;
                             ocrExtraction: unknown | null;
@@ -4282,6 +4301,11 @@ export interface operations {
                             vatAmount: number | null;
                             amountIncVat: number | null;
                             deductibleVat: number | null;
+                            /** @description What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away. Empty on drafts. */
+                            warnings: {
+                                code: string;
+                                message: string;
+                            }[];
                             note: string | null;
                             receiptFileId: string | null;
                             ocrExtraction: unknown | null;
@@ -4453,6 +4477,11 @@ export interface operations {
                             vatAmount: number | null;
                             amountIncVat: number | null;
                             deductibleVat: number | null;
+                            /** @description What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away. Empty on drafts. */
+                            warnings: {
+                                code: string;
+                                message: string;
+                            }[];
                             note: string | null;
                             receiptFileId: string | null;
                             ocrExtraction: unknown | null;
@@ -4545,6 +4574,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A business rule refused the request (`payments_mismatch`, `allocation_required`, `unbalanced`, `period_closed`, ...). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
             429: {
                 headers: {
@@ -4620,6 +4660,11 @@ export interface operations {
                             vatAmount: number | null;
                             amountIncVat: number | null;
                             deductibleVat: number | null;
+                            /** @description What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away. Empty on drafts. */
+                            warnings: {
+                                code: string;
+                                message: string;
+                            }[];
                             note: string | null;
                             receiptFileId: string | null;
                             ocrExtraction: unknown | null;
@@ -4662,6 +4707,11 @@ export interface operations {
                             vatAmount: number | null;
                             amountIncVat: number | null;
                             deductibleVat: number | null;
+                            /** @description What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away. Empty on drafts. */
+                            warnings: {
+                                code: string;
+                                message: string;
+                            }[];
                             note: string | null;
                             receiptFileId: string | null;
                             ocrExtraction: unknown | null;
@@ -7080,6 +7130,7 @@ export interface operations {
                                 supplierName: string;
                                 supplierTaxId: string | null;
                                 supplierDocNumber: string | null;
+                                allocationNumber: string | null;
                                 /**
                                  * Format: date
                                  * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
@@ -11709,6 +11760,11 @@ export interface operations {
                             vatAmount: number | null;
                             amountIncVat: number | null;
                             deductibleVat: number | null;
+                            /** @description What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away. Empty on drafts. */
+                            warnings: {
+                                code: string;
+                                message: string;
+                            }[];
                             note: string | null;
                             receiptFileId: string | null;
                             ocrExtraction: unknown | null;
@@ -11899,6 +11955,11 @@ export interface operations {
                             vatAmount: number | null;
                             amountIncVat: number | null;
                             deductibleVat: number | null;
+                            /** @description What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away. Empty on drafts. */
+                            warnings: {
+                                code: string;
+                                message: string;
+                            }[];
                             note: string | null;
                             receiptFileId: string | null;
                             ocrExtraction: unknown | null;
