@@ -383,13 +383,13 @@ const nineDigits = (taxId: string | null | undefined) => (taxId && /^\d{9}$/.tes
 const ymd = (d: string) => d.replace(/-/g, '');
 
 /**
- * The PCN874 entry a fact must have (docs/vat.md "What goes in"), as `type counterparty date vat exVat allocation`
+ * The PCN874 entry a fact must have (docs/vat.md "What goes in"), as `type counterparty date group number vat exVat allocation`
  * (the documents here hold no allocation number: the allocation job does not run in the test):
  * S/L/Y for a 305/320/330 of a VAT dealer, T/K for an expense or storno with deductible VAT; null: none.
  */
 export function pcnOfDocument(
   dealer: Dealer,
-  doc: { docType: number; documentDate: string; totalExVat: number; vatAmount: number; party: { taxId: string | null } | null },
+  doc: { docType: number; docNumber: number; documentDate: string; totalExVat: number; vatAmount: number; party: { taxId: string | null } | null },
   treatment: Treatment,
 ): string | null {
   if (!vatDealer(dealer) || doc.docType === 400) return null;
@@ -398,7 +398,9 @@ export function pcnOfDocument(
   const type = treatment === 'zeroRatedExport' ? 'Y' : id ? 'S' : 'L';
   // Appendix C: L has zeros; Y the export entry number, or 999999999 without one (pinkas holds none).
   const counterparty = type === 'L' ? '000000000' : type === 'Y' ? '999999999' : (id ?? '000000000');
-  return `${type} ${counterparty} ${ymd(doc.documentDate)} ${Math.abs(toShekels(sign * doc.vatAmount))} ${toShekels(sign * doc.totalExVat)} 000000000`;
+  // Issue 29: the reference group is the series (the type code), so 305 #1 and 330 #1 are two references.
+  const reference = `${String(doc.docType).padStart(4, '0')} ${String(doc.docNumber).padStart(9, '0')}`;
+  return `${type} ${counterparty} ${ymd(doc.documentDate)} ${reference} ${Math.abs(toShekels(sign * doc.vatAmount))} ${toShekels(sign * doc.totalExVat)} 000000000`;
 }
 
 export function pcnOfExpense(x: ExpenseDraft, sign: 1 | -1, date: string): string | null {
@@ -406,5 +408,7 @@ export function pcnOfExpense(x: ExpenseDraft, sign: 1 | -1, date: string): strin
   const id = nineDigits((x.body.supplier as { taxId?: string }).taxId);
   // T carries the supplier invoice's allocation number (zeros without one: then it is at most the threshold).
   const allocation = id ? (x.allocationNumber ?? '000000000') : '000000000';
-  return `${id ? 'T' : 'K'} ${id ?? '000000000'} ${ymd(date)} ${Math.abs(toShekels(sign * x.deductible))} ${toShekels(sign * x.exVat)} ${allocation}`;
+  // An input's reference: group zeros, the supplier's number's digits (K: the count of invoices, one).
+  const number = id ? String(x.body.supplierDocNumber).replace(/\D/g, '').slice(-9).padStart(9, '0') : '000000001';
+  return `${id ? 'T' : 'K'} ${id ?? '000000000'} ${ymd(date)} 0000 ${number} ${Math.abs(toShekels(sign * x.deductible))} ${toShekels(sign * x.exVat)} ${allocation}`;
 }

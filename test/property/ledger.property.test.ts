@@ -483,7 +483,9 @@ describe('property: the books tie over a random quarter of documents, expenses, 
           .filter((f) => month(f) === m && f.pcn)
           .map((f) => f.pcn)
           .sort();
-        const pcnGot = read.entries.map((e) => `${e.type} ${e.counterpartyId} ${e.date} ${e.vat} ${e.exVat} ${e.allocation}`).sort();
+        const pcnGot = read.entries
+          .map((e) => `${e.type} ${e.counterpartyId} ${e.date} ${e.refGroup} ${e.refNumber} ${e.vat} ${e.exVat} ${e.allocation}`)
+          .sort();
         expect(pcnGot, `${who} PCN874 ${m} entries`).toEqual(pcnWant);
       }
 
