@@ -122,7 +122,7 @@ async function figuresAtIssue(s: Services, ex: Executor, business: BusinessRecor
 /** The warnings and the allocation state at issue (decisions.md); a strict business is refused a missing number. */
 function allocationAtIssue(business: BusinessRecord, d: DocumentRow, party: DocumentParty | null, ils: Totals, now: Date) {
   const warnings: DocumentWarning[] = [];
-  if (buyerTaxIdRequired(d.docType, ils.totalExVat) && !party?.taxId) {
+  if (buyerTaxIdRequired(d.docType, ils.totalExVat, d.vatExemptionReason) && !party?.taxId) {
     warnings.push({
       code: 'buyer_tax_id_missing',
       message: 'the amount before VAT is 5,000 NIS or more: when the buyer is a dealer, their tax id must appear on the document',

@@ -10,9 +10,10 @@
 import { allocationThreshold } from '../documents/index.ts';
 import { deductibleVat } from './categories.ts';
 import type { SupplierDocType } from './ocr/extraction.ts';
+import type { DealerType } from '../businesses/index.ts';
 
 export interface InputVatFacts {
-  dealerType: string;
+  dealerType: DealerType;
   categoryKey: string;
   supplierDocType: SupplierDocType | null;
   /** YYYY-MM-DD: the supplier document's date picks the threshold. */
