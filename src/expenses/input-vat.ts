@@ -9,6 +9,7 @@
  */
 import { allocationThreshold } from '../documents/index.ts';
 import { deductibleVat } from './categories.ts';
+import { isAllocationNumber } from '../platform/allocation-number.ts';
 import type { SupplierDocType } from './ocr/extraction.ts';
 import type { DealerType } from '../businesses/index.ts';
 
@@ -33,7 +34,8 @@ const ALLOCATED_DOC_TYPES: ReadonlySet<SupplierDocType | null> = new Set<Supplie
 
 /** The threshold (agorot) the expense is above while it holds no allocation number, else null. */
 function thresholdWithoutNumber(f: InputVatFacts): number | null {
-  if (f.allocationNumber || !ALLOCATED_DOC_TYPES.has(f.supplierDocType) || f.vatAmount <= 0) return null;
+  // A number of the one form (a draft stored before the form was checked may hold 000000000: that is none).
+  if ((f.allocationNumber && isAllocationNumber(f.allocationNumber)) || !ALLOCATED_DOC_TYPES.has(f.supplierDocType) || f.vatAmount <= 0) return null;
   const threshold = allocationThreshold(f.supplierDocDate);
   return threshold !== null && f.amountExVat > threshold ? threshold : null;
 }

@@ -19,6 +19,7 @@ describe('input VAT by the allocation rule (issue 29)', () => {
   it.each<[string, Partial<InputVatFacts>, number, boolean]>([
     ['12,000 ₪ on 2026-03-12 without a number: nothing deducted', {}, 0, true],
     ['with a number: the whole VAT', { allocationNumber: '202603777' }, 216_000, false],
+    ['000000000 (stored before the form was checked) is no number', { allocationNumber: '000000000' }, 0, true],
     ['10,000.00 exactly: not above', { amountExVat: 1_000_000, vatAmount: 180_000 }, 180_000, false],
     ['10,000.01: above', { amountExVat: 1_000_001, vatAmount: 180_000 }, 0, true],
     ['2025-12-31: 20,000 in force', { supplierDocDate: '2025-12-31' }, 216_000, false],
