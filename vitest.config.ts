@@ -9,5 +9,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // A line per finished file (count, elapsed time) beside the default summary.
+    reporters: ['default', './test/helpers/progress-reporter.ts'],
   },
 });

@@ -118,6 +118,7 @@ async function benchEngine(engine: Engine): Promise<void> {
     const after = await snapshot(stats);
     const drained = await drainPdfs(jobs);
     const floor = await load({ kind: 'floor', databaseUrl: sandboxUrl, businessIds, count: DOCS, concurrency: CONCURRENCY });
+    const sqlFloor = await load({ kind: 'sqlFloor', databaseUrl: sandboxUrl, businessIds, count: DOCS, concurrency: CONCURRENCY });
     console.log(
       `${engine.name}: ${BUSINESSES} businesses, ${CONCURRENCY} in flight, WEB_CONCURRENCY=${WEB_CONCURRENCY}, ${os.cpus().length} cores, ${new Date().toISOString().slice(0, 10)}`,
     );
@@ -126,6 +127,10 @@ async function benchEngine(engine: Engine): Promise<void> {
     line('  of which POST …/issue', r.issue, 'req');
     line('floor (counter lock + insert)', floor, 'tx');
     console.log(`  ratio documents/floor: ${(r.documents.perSecond / floor.perSecond).toFixed(2)}`);
+    line("pinkas's SQL alone (3 statements a doc)", sqlFloor, 'docs');
+    console.log(
+      `  ratio documents/pinkas's SQL alone: ${(r.documents.perSecond / sqlFloor.perSecond).toFixed(2)}; pinkas's SQL alone/floor: ${(sqlFloor.perSecond / floor.perSecond).toFixed(2)}`,
+    );
     for (const text of perDocument(before, after, after.issued - before.issued)) console.log(`  per document: ${text}`);
     const total = after.pdfReady - before.pdfReady + (after.pdfBacklog - drained.left);
     const seconds = (r.documents.ms + drained.ms) / 1000;

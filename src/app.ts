@@ -8,13 +8,17 @@ import { answerClientError, answerFrameworkError, ErrorSchema, installErrorHandl
 import { installRequestContext, requestIdOf } from './platform/http/request-id.ts';
 import { installMetrics } from './platform/http/metrics-route.ts';
 import { checkRequestText, parseJsonBody, unsafeNumber } from './platform/http/input.ts';
-import { installApiAuth } from './accounts/index.ts';
+import { createApiAuth } from './accounts/index.ts';
 import { installBusinessGuard } from './businesses/index.ts';
 import { domains } from './domains.ts';
 import { installIdempotency } from './platform/http/idempotency.ts';
 import { IDEMPOTENT_CREATES } from './idempotent-creates.ts';
 import { finishOpenapiDocument, openapiTransform } from './platform/http/openapi.ts';
 import { registerLlmsTxt } from './platform/http/llms.ts';
+import { collectOperations, registerMcpRoutes } from './mcp/index.ts';
+
+/** The version of the API (the OpenAPI document's, the MCP server's). */
+const API_VERSION = '1.0.0';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -99,6 +103,8 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   installErrorHandler(app);
   installMetrics(app, s);
   installRouteList(app);
+  // Before any route: the MCP tools are read off the routes as they are registered.
+  const mcpOperations = collectOperations(app);
   installCommonHooks(app);
 
   app.addSchema(ErrorSchema);
@@ -106,9 +112,11 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
 
+  // One authentication for the REST API and /mcp: one count of failed attempts per address.
+  const auth = createApiAuth(s);
   await app.register(
     async (api) => {
-      installApiAuth(api, s);
+      auth.install(api);
       installBusinessGuard(api, s);
       installIdempotency(api, s, IDEMPOTENT_CREATES);
       for (const d of domains) d.api?.(api, s);
@@ -116,6 +124,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     { prefix: '/v1' },
   );
   for (const d of domains) await d.root?.(app, s);
+  await registerMcpRoutes(app, { auth, operations: mcpOperations, version: API_VERSION });
 
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerLlmsTxt(app);
@@ -172,7 +181,7 @@ async function registerOpenapi(app: FastifyInstance): Promise<void> {
       openapi: '3.1.0',
       info: {
         title: 'pinkas',
-        version: '1.0.0',
+        version: API_VERSION,
         description:
           'Israeli tax documents and bookkeeping over JSON. Every request carries `X-Api-Key`; every failure is ' +
           '`{error, reason, requestId}` (`requestId` is also the `X-Request-Id` header of every response). JSON bodies are ' +

@@ -4,7 +4,7 @@ import { JOB_KINDS } from './platform/catalog/jobs.ts';
 import { registerAccountRoutes } from './accounts/index.ts';
 import { registerBusinessRoutes } from './businesses/index.ts';
 import { registerPartyRoutes } from './parties/index.ts';
-import { registerFileRoutes } from './files/index.ts';
+import { fileSweepWorker, registerFileRoutes } from './files/index.ts';
 import { registerExpenseRoutes } from './expenses/index.ts';
 import { allocationDomain } from './allocation/index.ts';
 import { registerConsole, consoleWorker } from './console/index.ts';
@@ -25,7 +25,7 @@ export const domains: Domain[] = [
   { name: 'accounts', api: registerAccountRoutes },
   { name: 'businesses', api: registerBusinessRoutes },
   { name: 'parties', api: registerPartyRoutes },
-  { name: 'files', api: registerFileRoutes },
+  { name: 'files', api: registerFileRoutes, worker: (s) => fileSweepWorker(s) },
   { name: 'expenses', api: registerExpenseRoutes },
   allocationDomain,
   { name: 'console', root: registerConsole, worker: consoleWorker },

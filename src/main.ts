@@ -1,4 +1,6 @@
 import cluster from 'node:cluster';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import os from 'node:os';
 import { loadConfig, ConfigError, type Config } from './platform/config.ts';
 import { createLogger, errorSummary, type Logger } from './platform/logger.ts';
@@ -7,6 +9,7 @@ import { DataDirLockedError } from './platform/db/datadir-lock.ts';
 import { EmbeddedClusterError } from './platform/db/embedded-cluster.ts';
 import { attachDatabases, openDatabases, type OpenDatabases } from './platform/db/open.ts';
 import { createServices } from './services.ts';
+import type { Services } from './platform/http/services.ts';
 import { bootstrapLocalAccount } from './bootstrap.ts';
 import { domains } from './domains.ts';
 import { releaseJobLeases } from './platform/jobs.ts';
@@ -63,6 +66,41 @@ async function openOrExit(config: Config): Promise<OpenDatabases> {
   }
 }
 
+/**
+ * The file store must answer before the server takes a request: a misconfigured bucket or an unwritable
+ * folder stops the start (exit 3). On server PostgreSQL, files on this machine's disk are one machine's.
+ */
+async function checkFileStores(s: Services, logger: Logger): Promise<void> {
+  for (const mode of ['live', 'sandbox'] as const) {
+    try {
+      await s.fileStores[mode].current.check();
+    } catch (err) {
+      process.stderr.write(`pinkas: ${errorSummary(err).message}\n`);
+      process.exit(3);
+    }
+  }
+  if (s.databases.live.kind === 'server' && !s.config.files.s3) {
+    logger.warn(
+      { filesDir: s.config.files.dir },
+      "FILES_S3_BUCKET is not set: stored files (signed PDFs, receipts, exports, backups) are kept on this machine's disk. " +
+        'A deployment of several server processes or machines on one PostgreSQL needs S3-compatible object storage (FILES_S3_BUCKET): ' +
+        'a process elsewhere cannot read these files (docs/files.md)',
+    );
+  }
+}
+
+/** Prints the first-start key once, and keeps it in the data folder (outside production only, readable by its owner alone) for a guide's `KEY=$(cat data/first-start-key)`. */
+function announceFirstKey(config: Config, first: { accountId: string; key: string }): void {
+  const keyFile = path.join(config.dataDir, 'first-start-key');
+  mkdirSync(config.dataDir, { recursive: true });
+  writeFileSync(keyFile, `${first.key}\n`, { mode: 0o600 });
+  process.stdout.write(
+    `\nFirst start: created a local account (${first.accountId}) and a sandbox API key.\n` +
+      `It is shown this once (and kept in ${keyFile}):\n\n  ${first.key}\n\n` +
+      `Try: curl -H 'X-Api-Key: ${first.key}' http://localhost:${config.port}/v1/keys\n\n`,
+  );
+}
+
 async function main(): Promise<void> {
   let config;
   try {
@@ -81,6 +119,7 @@ async function main(): Promise<void> {
   const startedAt = performance.now();
   const opened = await openOrExit(config);
   const s = createServices(config, systemClock, logger, opened.databases);
+  await checkFileStores(s, logger);
   if (opened.databases.live.kind === 'embedded') {
     // One server per embedded cluster (the data-folder lock): any lease left is a killed predecessor's.
     for (const database of Object.values(opened.databases)) {
@@ -90,13 +129,7 @@ async function main(): Promise<void> {
     }
   }
   const first = await bootstrapLocalAccount(s);
-  if (first) {
-    process.stdout.write(
-      `\nFirst start: created a local account (${first.accountId}) and a sandbox API key.\n` +
-        `It is shown this once; keep it:\n\n  ${first.key}\n\n` +
-        `Try: curl -H 'X-Api-Key: ${first.key}' http://localhost:${config.port}/v1/keys\n\n`,
-    );
-  }
+  if (first) announceFirstKey(config, first);
 
   const workers = config.processes.webWorkers;
   if (workers === 0) {

@@ -13,6 +13,8 @@ import { createExchangeRateProvider } from './exchange-rates/index.ts';
 import { createWebhookSender } from './webhooks/index.ts';
 import { ConsoleSecretStore } from './console/index.ts';
 import { createPdfRenderer } from './prints/index.ts';
+import { createFileStores } from './platform/file-store/stores.ts';
+import { bindFileStore } from './platform/files.ts';
 
 /**
  * The composition root: every process-wide dependency is made here, once, and passed down in
@@ -26,6 +28,8 @@ export function createServices(config: Config, clock: Clock, logger: Logger, dat
     : new PostgresRateLimiter(databases.live, config.rateLimitPerMinute);
   // Made here, listening only once a serving process starts them (runtime/roles.ts startWeb).
   const invalidation = invalidationChannels(databases, logger);
+  const fileStores = createFileStores(config.files);
+  for (const mode of ['live', 'sandbox'] as const) bindFileStore(databases[mode].db, fileStores[mode].current);
   return {
     config,
     clock,
@@ -41,5 +45,6 @@ export function createServices(config: Config, clock: Clock, logger: Logger, dat
     webhookSender: createWebhookSender(config.webhooks),
     consoleSecrets: new ConsoleSecretStore(databases.live),
     pdfRenderer: createPdfRenderer(config.prints.workers),
+    fileStores,
   };
 }

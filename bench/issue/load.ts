@@ -6,14 +6,16 @@
  *  { kind: 'setup', base, key, businesses }                       → { businessIds }
  *  { kind: 'issue', base, key, businessIds, docs, concurrency, first } → figures of draft + issue per document (documents first…first+docs-1)
  *  { kind: 'floor', databaseUrl, businessIds, count, concurrency } → figures of the bare transaction
+ *  { kind: 'sqlFloor', databaseUrl, businessIds, count, concurrency } → figures of pinkas's own statements alone (sql-floor.ts)
  */
 import http from 'node:http';
 import pg from 'pg';
+import { floorDocument, readSample } from './sql-floor.ts';
 
 type Job =
   | { kind: 'setup'; base: string; key: string; businesses: number }
   | { kind: 'issue'; base: string; key: string; businessIds: string[]; docs: number; concurrency: number; first: number }
-  | { kind: 'floor'; databaseUrl: string; businessIds: string[]; count: number; concurrency: number };
+  | { kind: 'floor' | 'sqlFloor'; databaseUrl: string; businessIds: string[]; count: number; concurrency: number };
 
 const job = JSON.parse(process.argv[2]) as Job;
 
@@ -116,6 +118,20 @@ async function main(): Promise<unknown> {
   }
   const { databaseUrl, businessIds, count, concurrency } = job;
   const db = new pg.Pool({ connectionString: databaseUrl, max: concurrency });
+  if (job.kind === 'sqlFloor') {
+    try {
+      const sample = await readSample(db, businessIds);
+      const lat: number[] = [];
+      const ms = await pool(count, concurrency, async (i) => {
+        const t0 = performance.now();
+        await floorDocument(db, sample, businessIds[i % businessIds.length]);
+        lat.push(performance.now() - t0);
+      });
+      return figures(count, ms, lat);
+    } finally {
+      await db.end();
+    }
+  }
   try {
     await db.query('CREATE TABLE IF NOT EXISTS bench_floor (id text PRIMARY KEY, n bigint NOT NULL, body jsonb NOT NULL)');
     await db.query('CREATE TABLE IF NOT EXISTS bench_floor_counters (series text PRIMARY KEY, last_number bigint NOT NULL)');

@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { israelDate } from '../platform/clock.ts';
 import { AUTH_THROTTLE_DEFAULTS } from '../platform/config.ts';
 import { AppError, forbidden, unauthorized } from '../platform/errors.ts';
@@ -24,15 +24,35 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 type FoundKey = KeyRecord & { accountLimits: AccountLimits };
 
+/** Where a request carries its API key, and what a request without one is told. */
+export interface KeySource {
+  read(req: FastifyRequest): string;
+  missing: string;
+}
+
+/** The REST API's one place for the key (the contract: `X-Api-Key`). */
+export const API_KEY_HEADER: KeySource = {
+  read: (req) => {
+    const header = req.headers['x-api-key'];
+    return typeof header === 'string' ? header.trim() : '';
+  },
+  missing: 'missing X-Api-Key header',
+};
+
+/** Installs the authentication on a Fastify scope; every scope installed by one ApiAuth shares its failure counts. */
+export interface ApiAuth {
+  install(scope: FastifyInstance, source?: KeySource): void;
+}
+
 /**
- * Authenticates every request of the API scope: key → account, mode (database), rate limit, scope.
+ * Authenticates every request of the scopes it is installed on (`/v1`, `/mcp`): key → account, mode (database), rate limit, scope.
  * The key comes from the key cache (every usable key of the control database, src/accounts/key-cache.ts),
  * else from the database. Failed attempts are counted per address; past AUTH_FAILURES_PER_MINUTE the
  * address's bad keys answer 429 — a key the cache knows is no usable key is refused without a lookup —
  * while a valid key still passes, so a burst of guesses from behind a NAT locks no integrator out.
  * A known key is counted by the limiter before its scope is checked, so probing scopes is rate limited too.
  */
-export function installApiAuth(api: FastifyInstance, s: Services): void {
+export function createApiAuth(s: Services): ApiAuth {
   const lastUsedWritten = new Map<string, number>();
   const control = s.databases.live;
   // Failed authentications per client address: the same store as the per-key limiter (in memory in a
@@ -71,15 +91,14 @@ export function installApiAuth(api: FastifyInstance, s: Services): void {
     return findKeyByDigest(control.db, digest);
   };
 
-  api.addHook('onRequest', async (req, reply) => {
-    const header = req.headers['x-api-key'];
-    const secret = typeof header === 'string' ? header.trim() : '';
+  const authenticate = async (source: KeySource, req: FastifyRequest, reply: FastifyReply) => {
+    const secret = source.read(req);
     const ip = req.ip;
     const nowMs = s.clock.now().getTime();
     const digest = KEY_PATTERN.test(secret) ? hashKey(secret) : '';
     const key = await findKey(ip, digest, nowMs);
     const now = s.clock.now();
-    if (!usable(key, now.getTime())) return refuse(ip, nowMs, unauthorized(secret ? undefined : 'missing X-Api-Key header'));
+    if (!usable(key, now.getTime())) return refuse(ip, nowMs, unauthorized(secret ? undefined : source.missing));
     const mode = modeOfKey(key.mode);
     reply.header('X-Service-Mode', mode);
 
@@ -104,7 +123,8 @@ export function installApiAuth(api: FastifyInstance, s: Services): void {
       lastUsedWritten.set(key.id, now.getTime());
       await recordLastUsed(control, key.id, now, req.log);
     }
-  });
+  };
+  return { install: (scope, source = API_KEY_HEADER) => scope.addHook('onRequest', (req, reply) => authenticate(source, req, reply)) };
 }
 
 /** The per-key rate limit: counts the request, sets the X-RateLimit headers, 429 past the limit. */

@@ -2,15 +2,21 @@
  * A backup: a zip of every record of the business as JSON lines (one file per table, each row as
  * PostgreSQL's to_jsonb gives it, so every column and type round-trips) plus the content of its
  * files, with manifest.json listing the sha256 of every entry. Rows are read in pages, each page
- * its own short statement (no long transaction on the embedded engine).
+ * its own short statement (no long transaction on the embedded engine). The files stream from the
+ * file store into the zip, each checked against its sha256 as it passes (a mismatch fails the
+ * backup), and the zip streams to a spool and from there into the store: no file, and not the
+ * zip, is held whole in memory.
  */
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import yazl from 'yazl';
 import { sql } from 'drizzle-orm';
 import type { Database, Executor } from '../platform/db/engine.ts';
 import { iso, query } from '../platform/db/sql.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
-import { fileContent, storeFile, type FileMeta } from '../platform/files.ts';
+import { putSpool, recordFile, storedFile, type FileMeta } from '../platform/files.ts';
+import { checkedBytes, fileReading, type FileReading } from '../platform/file-read.ts';
+import { spoolStream } from '../platform/file-store/spool.ts';
 import { newId } from '../platform/ids.ts';
 import type { Services } from '../platform/http/services.ts';
 import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
@@ -63,7 +69,8 @@ async function tableRows(ex: Executor, table: string, businessId: string): Promi
 }
 
 /** Adds every table's rows (and the bytes of each backed-up file) to the zip, in load order; returns the manifest. */
-async function addBusinessData(db: Executor, zip: yazl.ZipFile, business: BusinessRecord, at: Date): Promise<Manifest> {
+async function addBusinessData(r: FileReading, zip: yazl.ZipFile, business: BusinessRecord, at: Date): Promise<Manifest> {
+  const db = r.db;
   const { order, dropped } = loadOrder(await businessTables(db), await foreignKeys(db));
   const manifest: Manifest = { format: BACKUP_FORMAT, businessId: business.id, createdAt: at.toISOString(), tables: [], files: [], notBackedUp: dropped };
   // Earlier backup zips are not business records (see NOT_BACKED_UP): their file rows and bytes stay out.
@@ -78,27 +85,28 @@ async function addBusinessData(db: Executor, zip: yazl.ZipFile, business: Busine
     const path = `tables/${table}.jsonl`;
     zip.addBuffer(bytes, path, { mtime: at });
     manifest.tables.push({ name: table, rows: lines.length, path, sha256: sha256(bytes) });
-    if (table === 'files') await addFileContents(db, zip, manifest, lines, at);
+    if (table === 'files') await addFileContents(r, zip, manifest, lines, at);
   }
   return manifest;
 }
 
-async function addFileContents(db: Executor, zip: yazl.ZipFile, manifest: Manifest, fileLines: string[], at: Date): Promise<void> {
+/**
+ * Each file's bytes as an entry, streamed from wherever they are when the zip is written. The manifest
+ * states the sha256 of the row; the bytes are hashed as they pass and a mismatch (or a missing object)
+ * ends the zip's stream with the error, so an altered file never makes a backup.
+ */
+async function addFileContents(r: FileReading, zip: yazl.ZipFile, manifest: Manifest, fileLines: string[], at: Date): Promise<void> {
   for (const l of fileLines) {
     const id = String(JSON.parse(l).id);
-    const f = await fileContent(db, id);
+    const f = await storedFile(r.db, id);
     if (!f) continue;
     const p = `files/${f.sha256}`;
-    zip.addBuffer(f.content, p, { mtime: at });
-    manifest.files.push({ id, sha256: sha256(f.content), size: f.content.length, path: p });
+    const bytes = Readable.from(checkedBytes(r, f));
+    // yazl does not pass an entry's error on: the zip's own stream is ended with it.
+    bytes.on('error', (err) => (zip.outputStream as unknown as Readable).destroy(err));
+    zip.addReadStream(bytes, p, { mtime: at, size: f.size });
+    manifest.files.push({ id, sha256: f.sha256, size: f.size, path: p });
   }
-}
-
-async function zipBytes(zip: yazl.ZipFile): Promise<Buffer> {
-  zip.end();
-  const chunks: Buffer[] = [];
-  for await (const c of zip.outputStream) chunks.push(c as Buffer);
-  return Buffer.concat(chunks);
 }
 
 export async function createBackup(s: Services, database: Database, business: BusinessRecord, actor: Actor): Promise<{ backup: BackupView; file: FileMeta }> {
@@ -106,13 +114,21 @@ export async function createBackup(s: Services, database: Database, business: Bu
   // Before any work: production without BACKUP_SEAL_KEY refuses (503 unconfigured).
   const sealKey = sealKeyForWriting(s.config);
   const at = s.clock.now();
+  const store = s.fileStores[database.mode].current;
   const zip = new yazl.ZipFile();
-  const manifest = await addBusinessData(db, zip, business, at);
+  const out = zip.outputStream as unknown as Readable;
+  // Entries start streaming as they are added: a file that fails its check ends `out` with the error, maybe
+  // before the spool below reads it. The spool's reader still gets the error (the stream keeps it); this
+  // listener only keeps that error from also being raised as an uncaught one.
+  out.on('error', () => {});
+  const manifest = await addBusinessData(fileReading(s, database), zip, business, at);
   const manifestBytes = Buffer.from(JSON.stringify(manifest, null, 2), 'utf8');
   zip.addBuffer(manifestBytes, 'manifest.json', { mtime: at });
   const theSeal = seal(manifestBytes, sealKey);
   zip.addBuffer(Buffer.from(JSON.stringify(theSeal, null, 2), 'utf8'), SEAL_ENTRY, { mtime: at });
-  const bytes = await zipBytes(zip);
+  zip.end();
+  // Into the store before the transaction that names it.
+  const object = await putSpool(store, await spoolStream(out, { dir: store.spoolDir }));
   const summary = {
     format: BACKUP_FORMAT,
     tables: Object.fromEntries(manifest.tables.map((t) => [t.name, t.rows])),
@@ -122,9 +138,9 @@ export async function createBackup(s: Services, database: Database, business: Bu
   };
   const id = newId('bak', at.getTime());
   return db.transaction(async (tx) => {
-    const { existed: _e, ...file } = await storeFile(tx, at, {
+    const { existed: _e, ...file } = await recordFile(tx, at, {
       businessId: business.id,
-      bytes,
+      object,
       mime: 'application/zip',
       name: `backup-${business.id}-${at.toISOString().slice(0, 10)}.zip`,
     });

@@ -5,6 +5,9 @@
  * triggers and FK checks paused (`session_replication_role = replica`, as pg_dump --disable-triggers
  * does: the frozen-document triggers would otherwise refuse nothing here, but a document and its
  * credit note reference each other), and serial sequences are moved past the restored values.
+ * The files' bytes go into this install's file store first (before the transaction that writes their
+ * rows), and their rows name that store: a backup made with bytes in the database (file_chunks, before
+ * migration 0030) or in another store is restored the same way.
  * Needs a superuser role on server PostgreSQL (the embedded engine always is one).
  */
 import { createHash } from 'node:crypto';
@@ -13,6 +16,8 @@ import { sql } from 'drizzle-orm';
 import type { Database, Executor } from '../platform/db/engine.ts';
 import { query, queryOne } from '../platform/db/sql.ts';
 import { AppError, conflict, validation } from '../platform/errors.ts';
+import { putBytes } from '../platform/files.ts';
+import type { Backend, FileStore } from '../platform/file-store/store.ts';
 import { BACKUP_FORMAT, UNSEALED_FORMAT, type Manifest } from './create.ts';
 import { checkSeal, SEAL_ENTRY } from './seal.ts';
 import { businessTables, foreignKeys, loadOrder } from './catalog.ts';
@@ -96,6 +101,8 @@ function rowsOf(bytes: Uint8Array): Record<string, unknown>[] {
 export interface RestoreOptions extends ReadOptions {
   /** The live database, where accounts are. */
   accounts: Database;
+  /** The file store of the target database's mode, which receives the files. */
+  store: FileStore;
   /** Give the business to this account of the target (a new install has not got the backup's account). */
   accountId?: string;
 }
@@ -129,9 +136,8 @@ export async function restoreBackup(database: Database, zipBytes: Uint8Array, op
     manifest.tables.map((t) => t.name),
     await foreignKeys(db),
   );
-  const fileBytes = new Map(manifest.files.map((f) => [f.id, entries[f.path]]));
+  await putFiles(opts.store, manifest, entries);
   const counts: Record<string, number> = {};
-  const chunkSizes = new Map<string, number>();
   await db.transaction(async (tx) => {
     await tx.execute(sql`SET LOCAL session_replication_role = replica`);
     for (const table of order) {
@@ -140,16 +146,14 @@ export async function restoreBackup(database: Database, zipBytes: Uint8Array, op
       if (owner !== ownerInBackup && !ACCOUNT_HISTORY.has(table)) {
         rows = rows.map((r) => (r.account_id === ownerInBackup ? { ...r, account_id: owner } : r));
       }
-      rows = withFileBytes(table, rows, fileBytes, chunkSizes);
-      // Chunk rows are up to a MiB each (twice that as hex): a few per statement.
-      const batch = table === 'file_chunks' ? 4 : BATCH;
+      rows = asStored(table, rows, opts.store.backend, manifest);
       const columns = sql.join(
         (await storedColumns(tx, table)).map((c) => sql.identifier(c)),
         sql`, `,
       );
-      for (let i = 0; i < rows.length; i += batch) {
+      for (let i = 0; i < rows.length; i += BATCH) {
         await tx.execute(
-          sql`INSERT INTO ${sql.identifier(table)} (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::${sql.identifier(table)}, ${JSON.stringify(rows.slice(i, i + batch))}::jsonb)`,
+          sql`INSERT INTO ${sql.identifier(table)} (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::${sql.identifier(table)}, ${JSON.stringify(rows.slice(i, i + BATCH))}::jsonb)`,
         );
       }
       counts[table] = rows.length;
@@ -161,30 +165,27 @@ export async function restoreBackup(database: Database, zipBytes: Uint8Array, op
 
 type Row = Record<string, unknown>;
 
-/** File rows get their bytes back from the zip: whole in `files.content`, or sliced into `file_chunks`. */
-function withFileBytes(table: string, rows: Row[], fileBytes: Map<string, Uint8Array>, chunkSizes: Map<string, number>): Row[] {
-  if (table === 'files') {
-    return rows.map((r) => {
-      const bytes = fileBytes.get(String(r.id));
-      if (!bytes) throw validation('file', `the content of file ${String(r.id)} is missing`);
-      // A chunked file (migration 0012) keeps content NULL: its bytes go back into file_chunks.
-      if (r.chunk_size != null) {
-        chunkSizes.set(String(r.id), Number(r.chunk_size));
-        return r;
-      }
-      return { ...r, content: '\\x' + Buffer.from(bytes).toString('hex') };
-    });
+/** Every file's bytes into the store (their sha256 was checked against the manifest by readBackup). */
+async function putFiles(store: FileStore, manifest: Manifest, entries: Record<string, Uint8Array>): Promise<void> {
+  for (const f of manifest.files) {
+    const object = await putBytes(store, entries[f.path]);
+    if (object.sha256 !== f.sha256) throw validation('file', `${f.path} does not match its sha256 in the manifest`);
   }
-  if (table === 'file_chunks') {
-    return rows.map((r) => {
-      const bytes = fileBytes.get(String(r.file_id));
-      const size = chunkSizes.get(String(r.file_id));
-      if (!bytes || size === undefined) throw validation('file', `the content of file ${String(r.file_id)} is missing`);
-      const n = Number(r.n);
-      return { ...r, bytes: '\\x' + Buffer.from(bytes.subarray(n * size, (n + 1) * size)).toString('hex') };
-    });
-  }
-  return rows;
+}
+
+/**
+ * File rows name the store their bytes went to, content and chunks cleared; chunk rows of a backup made
+ * before migration 0030 are not loaded (their bytes were put whole). A row whose content the backup lacks
+ * is refused: the backup is not whole.
+ */
+function asStored(table: string, rows: Row[], backend: Backend, manifest: Manifest): Row[] {
+  if (table === 'file_chunks') return [];
+  if (table !== 'files') return rows;
+  const held = new Map(manifest.files.map((f) => [f.id, f.sha256]));
+  return rows.map((r) => {
+    if (held.get(String(r.id)) !== r.sha256) throw validation('file', `the content of file ${String(r.id)} is missing`);
+    return { ...r, content: null, chunk_size: null, store: backend };
+  });
 }
 
 /**

@@ -32,6 +32,10 @@ function registerBusinessListRoutes(api: FastifyInstance, s: Services): void {
         operationId: 'createBusiness',
         headers: IdempotencyKeyHeaders,
         summary: 'Create a business (one Israeli dealer)',
+        description:
+          'A business is the dealer whose books these are: every party, document, expense, export and report belongs to one. ' +
+          'Its tax id is checksum-validated; its name, tax id and dealer type are printed on its documents, and tax id and dealer ' +
+          'type lock once it has issued a document. Answers the business with its `id` (`biz_…`), the `bid` of every other call.',
         body: BusinessCreate,
         response: { 201: BusinessOk, ...errors(...AUTH_ERRORS) },
       },
@@ -51,8 +55,10 @@ function registerBusinessListRoutes(api: FastifyInstance, s: Services): void {
         tags,
         operationId: 'listBusinesses',
         summary: "List the account's businesses",
+        description:
+          "Every business of the key's account in the books of the key's mode (sandbox for `bk_test_`, live otherwise), with its numbering, branding and whether it can write.",
         querystring: Type.Object({ metadata: MetadataQuery }, { additionalProperties: false }),
-        response: { 200: Ok({ businesses: Type.Array(Business) }), ...errors(...AUTH_ERRORS) },
+        response: { 200: Ok({ businesses: Type.Array(Business) }, 'BusinessList'), ...errors(...AUTH_ERRORS) },
       },
     },
     async (req) => {
@@ -69,7 +75,15 @@ function registerOneBusinessRoutes(api: FastifyInstance, s: Services): void {
     '/businesses/:bid',
     {
       config,
-      schema: { tags, operationId: 'getBusiness', summary: 'Read a business', params: BidParams, response: { 200: BusinessOk, ...errors(...AUTH_ERRORS) } },
+      schema: {
+        tags,
+        operationId: 'getBusiness',
+        summary: 'Read a business',
+        description:
+          'Its identity (name, tax id, dealer type), contact details, VAT rate, numbering, branding, approval and whether writes are open (`writesOpen`).',
+        params: BidParams,
+        response: { 200: BusinessOk, ...errors(...AUTH_ERRORS) },
+      },
     },
     async (req) => {
       const ctx = ctxOf(req);
@@ -85,6 +99,9 @@ function registerOneBusinessRoutes(api: FastifyInstance, s: Services): void {
         tags,
         operationId: 'updateBusiness',
         summary: 'Update a business',
+        description:
+          'Changes only the fields given; null clears an optional one. Tax id and dealer type answer 409 once the business has ' +
+          "issued a document, and a series' first number once that series has one. Documents already issued keep what they printed.",
         params: BidParams,
         body: BusinessPatch,
         response: { 200: BusinessOk, ...errors(...AUTH_ERRORS, 409) },

@@ -145,29 +145,32 @@ export const BusinessPatch = Type.Object(
 );
 export type BusinessPatchBody = Static<typeof BusinessPatch>;
 
-export const Business = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  taxId: Type.String(),
-  dealerType: Type.Enum([...DEALER_TYPES], { type: 'string' }),
-  address: Nullable(Type.String()),
-  phone: Nullable(Type.String()),
-  email: Nullable(Type.String()),
-  defaultVatRateBp: Nullable(Type.Integer()),
-  requireAllocation: Type.Boolean(),
-  bookkeeping: Type.Union([Type.Literal('single'), Type.Literal('double')]),
-  vatReportingPeriod: Type.Union([Type.Literal('monthly'), Type.Literal('bimonthly')]),
-  branding: Branding,
-  approvalStatus: Type.Enum([...APPROVAL_STATUSES], {
-    type: 'string',
-    description: "The account's approval: live documents are issued once it is `approved`.",
-  }),
-  planKey: Nullable(Type.String()),
-  maxDocsPerMonth: Nullable(Type.Integer()),
-  maxExpensesPerMonth: Nullable(Type.Integer()),
-  numbering: Type.Record(Type.String(), Type.Integer(), { description: 'Configured first numbers per doc type.' }),
-  metadata: MetadataSchema,
-  deactivatedAt: Nullable(IsoDateTime),
-  createdAt: IsoDateTime,
-});
+export const Business = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    taxId: Type.String(),
+    dealerType: Type.Enum([...DEALER_TYPES], { type: 'string' }),
+    address: Nullable(Type.String()),
+    phone: Nullable(Type.String()),
+    email: Nullable(Type.String()),
+    defaultVatRateBp: Nullable(Type.Integer()),
+    requireAllocation: Type.Boolean(),
+    bookkeeping: Type.Union([Type.Literal('single'), Type.Literal('double')]),
+    vatReportingPeriod: Type.Union([Type.Literal('monthly'), Type.Literal('bimonthly')]),
+    branding: Branding,
+    approvalStatus: Type.Enum([...APPROVAL_STATUSES], {
+      type: 'string',
+      description: "The account's approval: live documents are issued once it is `approved`.",
+    }),
+    planKey: Nullable(Type.String()),
+    maxDocsPerMonth: Nullable(Type.Integer()),
+    maxExpensesPerMonth: Nullable(Type.Integer()),
+    numbering: Type.Record(Type.String(), Type.Integer(), { description: 'Configured first numbers per doc type.' }),
+    metadata: MetadataSchema,
+    deactivatedAt: Nullable(IsoDateTime),
+    createdAt: IsoDateTime,
+  },
+  { title: 'Business' },
+);
 export type BusinessView = Static<typeof Business>;

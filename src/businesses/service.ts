@@ -6,7 +6,7 @@ import { businesses } from './tables.ts';
 import { conflict, notFound, validation } from '../platform/errors.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { recordEvent } from '../platform/outbox.ts';
-import { storeFile } from '../platform/files.ts';
+import { putBytes, recordFile, type StoredObject } from '../platform/files.ts';
 import { newId } from '../platform/ids.ts';
 import { israelDate } from '../platform/clock.ts';
 import { subject, takeDailyAllowance } from '../platform/usage.ts';
@@ -52,19 +52,32 @@ function checkedTaxId(raw: string): string {
   return r.value;
 }
 
+/** A logo given in a body, decoded and put into the file store before the transaction that records it. */
+interface PutLogo {
+  object: StoredObject;
+  mime: string;
+  name: string;
+}
+
+async function putLogo(s: Services, mode: Mode, input: BusinessCreateBody['branding']): Promise<PutLogo | null> {
+  if (!input?.logo) return null;
+  const logo = decodeLogo(input.logo);
+  return { object: await putBytes(s.fileStores[mode].current, logo.bytes), mime: logo.mime, name: logo.name };
+}
+
 async function mergeBranding(
   tx: Executor,
   at: Date,
   businessId: string,
   current: StoredBranding,
   input: BusinessCreateBody['branding'],
+  logo: PutLogo | null,
 ): Promise<StoredBranding> {
   if (!input) return current;
   const next: StoredBranding = { ...current };
   if (input.logo === null) next.logoRef = null;
-  else if (input.logo !== undefined) {
-    const logo = decodeLogo(input.logo);
-    const file = await storeFile(tx, at, { businessId, bytes: logo.bytes, mime: logo.mime, name: logo.name });
+  else if (logo) {
+    const file = await recordFile(tx, at, { businessId, ...logo });
     next.logoRef = { fileId: file.id, sha256: file.sha256, mime: file.mime };
   }
   for (const k of ['accentColor', 'tagline', 'website', 'footerText'] as const) {
@@ -80,6 +93,7 @@ export async function createBusiness(s: Services, mode: Mode, actor: Actor & { k
   checkCarried(body);
   const taxId = checkedTaxId(body.taxId);
   const id = newId('biz', now.getTime());
+  const logo = await putLogo(s, mode, body.branding);
   return s.databases[mode].db.transaction(async (tx) => {
     await takeDailyAllowance(tx, {
       day: israelDate(now),
@@ -110,7 +124,7 @@ export async function createBusiness(s: Services, mode: Mode, actor: Actor & { k
         updatedAt: now,
       }),
     );
-    const branding = await mergeBranding(tx, now, id, EMPTY_BRANDING, body.branding);
+    const branding = await mergeBranding(tx, now, id, EMPTY_BRANDING, body.branding, logo);
     await tx.execute(sql`UPDATE businesses SET branding = ${JSON.stringify(branding)}::jsonb WHERE id = ${id}`);
     await setNumbering(tx, id, body.numbering);
     const created = await getOwnedBusiness(tx, actor.accountId, id);
@@ -122,6 +136,7 @@ export async function createBusiness(s: Services, mode: Mode, actor: Actor & { k
 
 export async function patchBusiness(s: Services, mode: Mode, actor: Actor & { accountId: string }, id: string, body: BusinessPatchBody) {
   const now = s.clock.now();
+  const logo = await putLogo(s, mode, body.branding);
   return seenByCache(
     s,
     mode,
@@ -134,7 +149,7 @@ export async function patchBusiness(s: Services, mode: Mode, actor: Actor & { ac
       if ((taxId !== current.taxId || dealerType !== current.dealerType) && (await hasIssuedDocuments(tx, id))) {
         throw conflict(`${taxId !== current.taxId ? 'taxId' : 'dealerType'}: the business has issued documents, so its tax id and dealer type cannot change`);
       }
-      const branding = await mergeBranding(tx, now, id, current.branding, body.branding);
+      const branding = await mergeBranding(tx, now, id, current.branding, body.branding, logo);
       const pick = <K extends keyof BusinessPatchBody>(k: K, cur: unknown) => (body[k] === undefined ? cur : body[k]);
       await tx.execute(
         sql`UPDATE businesses SET

@@ -1,4 +1,9 @@
-/** `accounts create --name N --json` → positionals ['accounts','create'], flags {name:'N', json:true}. */
+/**
+ * What a command reads: `accounts create --name N --json` → positionals ['accounts','create'], flags
+ * {name:'N', json:true}. The `pinkas` command line is parsed by commander (program.ts), which refuses
+ * unknown commands and flags; `parseArgs` below reads any `--flag value` without a declaration, for
+ * scripts that declare none (bench/seed) and for tests that call a command directly.
+ */
 export interface ParsedArgs {
   positionals: string[];
   flags: Record<string, string | true>;

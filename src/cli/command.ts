@@ -7,9 +7,19 @@ export interface CommandResult {
   json: Record<string, unknown>;
   /** What a person reads without --json. */
   text: string;
+  /** The process's exit code when the command ran but found something wrong (a file that failed its check); 0 when absent. */
+  exitCode?: number;
 }
 
 export interface Command {
-  usage: string;
+  /** One line for `pinkas help`. */
+  description: string;
+  /** Its positional argument after the command's words, e.g. `ACCOUNT_ID`. */
+  argument?: string;
+  /**
+   * Its flags as commander declares them (`--account <ID>` takes a value, `--allow-unsealed` none),
+   * each with its help line; `--json` is every command's. Which are required the command checks itself.
+   */
+  options?: Record<string, string>;
   run(s: Services, args: ParsedArgs): Promise<CommandResult>;
 }

@@ -13,8 +13,9 @@ import {
 import { setApprovalStatus, setBusinessPlan } from '../businesses/index.ts';
 import { verifyBooks } from '../documents/index.ts';
 import { migrate } from '../platform/db/migrate.ts';
-import { flag, modeFlag, optionalLimit, UsageError, type ParsedArgs } from './args.ts';
+import { flag, modeFlag, optionalLimit, UsageError } from './args.ts';
 import { restoreCommand } from './restore.ts';
+import { migrateCommand, sweepCommand, verifyCommand } from './files.ts';
 
 export type { Command } from './command.ts';
 import type { Command } from './command.ts';
@@ -24,14 +25,16 @@ const APPROVAL = ['approved', 'pending', 'suspended'] as const;
 /** Every operator command, keyed by "group verb". Domains add their own (e.g. backups restore). */
 export const commands: Record<string, Command> = {
   'accounts create': {
-    usage: 'accounts create --name N [--json]',
+    description: 'Create an account, approved',
+    options: { '--name <N>': 'the account name (required)' },
     async run(s, args) {
       const a = await createAccount(s.databases.live.db, s.clock.now(), { name: flag(args, 'name', true), approvalStatus: 'approved' });
       return { json: { id: a.id, name: a.name, approvalStatus: a.approvalStatus }, text: `account ${a.id} (${a.name}) created, approved` };
     },
   },
   'accounts approve': {
-    usage: 'accounts approve ACCOUNT_ID',
+    description: 'Approve an account (its keys may then work)',
+    argument: 'ACCOUNT_ID',
     async run(s, args) {
       const id = args.positionals[2];
       if (!id) throw new UsageError('accounts approve needs ACCOUNT_ID');
@@ -40,7 +43,8 @@ export const commands: Record<string, Command> = {
     },
   },
   'accounts suspend': {
-    usage: 'accounts suspend ACCOUNT_ID',
+    description: 'Suspend an account (its keys are refused)',
+    argument: 'ACCOUNT_ID',
     async run(s, args) {
       const id = args.positionals[2];
       if (!id) throw new UsageError('accounts suspend needs ACCOUNT_ID');
@@ -49,14 +53,21 @@ export const commands: Record<string, Command> = {
     },
   },
   'accounts list': {
-    usage: 'accounts list [--json]',
+    description: 'List the accounts',
     async run(s) {
       const accounts = await listAccounts(s.databases.live.db);
       return { json: { accounts }, text: accounts.map((a) => `${a.id}  ${a.approvalStatus.padEnd(9)}  ${a.name}`).join('\n') || '(none)' };
     },
   },
   'accounts set-limits': {
-    usage: 'accounts set-limits ACCOUNT_ID [--max-keys N] [--ocr on|off] [--max-docs N|none] [--max-expenses N|none]',
+    description: "Set an account's own limits (over its plan's)",
+    argument: 'ACCOUNT_ID',
+    options: {
+      '--max-keys <N>': 'most active keys',
+      '--ocr <on|off>': 'receipt scanning granted',
+      '--max-docs <N|none>': 'documents a month; none: the plan decides',
+      '--max-expenses <N|none>': 'expenses a month; none: the plan decides',
+    },
     async run(s, args) {
       const id = args.positionals[2];
       if (!id) throw new UsageError('accounts set-limits needs ACCOUNT_ID');
@@ -77,7 +88,14 @@ export const commands: Record<string, Command> = {
     },
   },
   'keys create': {
-    usage: 'keys create --account ID --mode test|live [--label L] [--scopes a,b] [--expires ISO-DATE-TIME] [--json]',
+    description: 'Mint an API key (the secret is shown once)',
+    options: {
+      '--account <ID>': 'the account (required)',
+      '--mode <test|live>': 'sandbox or live books (required)',
+      '--label <L>': 'a name to tell keys apart',
+      '--scopes <a,b>': 'comma-separated scopes (default: all but ocr)',
+      '--expires <ISO-DATE-TIME>': 'when the key stops working',
+    },
     async run(s, args) {
       const mode = flag(args, 'mode', true);
       if (mode !== 'test' && mode !== 'live') throw new UsageError('--mode must be test or live');
@@ -100,7 +118,8 @@ export const commands: Record<string, Command> = {
     },
   },
   'keys revoke': {
-    usage: 'keys revoke KEY_ID',
+    description: 'Revoke a key',
+    argument: 'KEY_ID',
     async run(s, args) {
       const id = args.positionals[2];
       if (!id) throw new UsageError('keys revoke needs KEY_ID');
@@ -109,7 +128,8 @@ export const commands: Record<string, Command> = {
     },
   },
   'keys list': {
-    usage: 'keys list --account ID [--json]',
+    description: "List an account's keys",
+    options: { '--account <ID>': 'the account (required)' },
     async run(s, args) {
       const keys = await listKeys(s.databases.live.db, flag(args, 'account', true));
       return {
@@ -119,7 +139,9 @@ export const commands: Record<string, Command> = {
     },
   },
   'businesses set-status': {
-    usage: 'businesses set-status BUSINESS_ID --status approved|pending|suspended --mode live|test',
+    description: "Set a business's approval status",
+    argument: 'BUSINESS_ID',
+    options: { '--status <approved|pending|suspended>': 'the new status (required)', '--mode <live|test>': 'the books it is in (required)' },
     async run(s, args) {
       const id = args.positionals[2];
       if (!id) throw new UsageError('businesses set-status needs BUSINESS_ID');
@@ -130,7 +152,13 @@ export const commands: Record<string, Command> = {
     },
   },
   'plans create': {
-    usage: 'plans create --key K --name N [--max-docs N|none] [--max-expenses N|none]',
+    description: 'Create or change a plan',
+    options: {
+      '--key <K>': "the plan's key (required)",
+      '--name <N>': "the plan's name (required)",
+      '--max-docs <N|none>': 'documents a month; none: unlimited',
+      '--max-expenses <N|none>': 'expenses a month; none: unlimited',
+    },
     async run(s, args) {
       const plan = await upsertPlan(s.databases.live.db, s.clock.now(), {
         key: flag(args, 'key', true),
@@ -145,7 +173,7 @@ export const commands: Record<string, Command> = {
     },
   },
   'plans list': {
-    usage: 'plans list [--json]',
+    description: 'List the plans',
     async run(s) {
       const plans = await listPlans(s.databases.live.db);
       return {
@@ -155,7 +183,9 @@ export const commands: Record<string, Command> = {
     },
   },
   'plans assign': {
-    usage: 'plans assign BUSINESS_ID --plan K|none --mode live|test',
+    description: 'Put a business on a plan',
+    argument: 'BUSINESS_ID',
+    options: { '--plan <K|none>': 'the plan key; none: the free defaults (required)', '--mode <live|test>': 'the books it is in (required)' },
     async run(s, args) {
       const id = args.positionals[2];
       if (!id) throw new UsageError('plans assign needs BUSINESS_ID');
@@ -166,7 +196,7 @@ export const commands: Record<string, Command> = {
     },
   },
   migrate: {
-    usage: 'migrate',
+    description: 'Apply the pending migrations to both databases',
     async run(s) {
       const live = await migrate(s.databases.live);
       const sandbox = await migrate(s.databases.sandbox);
@@ -174,7 +204,8 @@ export const commands: Record<string, Command> = {
     },
   },
   'audit verify': {
-    usage: 'audit verify --mode live|test',
+    description: 'Verify the audit chains, the protecting triggers and the issued documents',
+    options: { '--mode <live|test>': 'the books to verify (required)' },
     async run(s, args) {
       const r = await verifyBooks(s.databases[modeFlag(args)].db);
       // Chains, protecting triggers, issued documents against their issue audit rows (src/platform/audit.ts).
@@ -189,9 +220,7 @@ export const commands: Record<string, Command> = {
     },
   },
   'backups restore': restoreCommand,
+  'files verify': verifyCommand,
+  'files migrate': migrateCommand,
+  'files sweep': sweepCommand,
 };
-
-export function findCommand(args: ParsedArgs): Command | undefined {
-  const [group, verb] = args.positionals;
-  return commands[`${group} ${verb}`] ?? commands[group ?? ''];
-}

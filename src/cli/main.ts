@@ -4,43 +4,56 @@ import { systemClock } from '../platform/clock.ts';
 import { openDatabases } from '../platform/db/open.ts';
 import { AppError } from '../platform/errors.ts';
 import { createServices } from '../services.ts';
-import { commands, findCommand } from './commands.ts';
-import { parseArgs, UsageError } from './args.ts';
+import { commands } from './commands.ts';
+import { UsageError, type ParsedArgs } from './args.ts';
+import type { Command } from './command.ts';
+import { serveMcp } from './mcp.ts';
+import { buildProgram, commanderOutcome } from './program.ts';
 
 /** The operator CLI: `npm run --silent cli -- <command>`; with --json, exactly one JSON object on stdout. */
-async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
+
+const print = (json: boolean, obj: Record<string, unknown>, text: string) => process.stdout.write(json ? `${JSON.stringify(obj)}\n` : `${text}\n`);
+/** A failure: the JSON object on stdout with --json (its one line), else the text on stderr. */
+const fail = (json: boolean, obj: { error: string; reason: string }, text: string) =>
+  json ? process.stdout.write(`${JSON.stringify(obj)}\n`) : process.stderr.write(`${text}\n`);
+
+async function runCommand(command: Command, args: ParsedArgs, help: string): Promise<number> {
   const json = args.flags.json === true;
-  const out = (obj: Record<string, unknown>, text: string) => process.stdout.write(json ? `${JSON.stringify(obj)}\n` : `${text}\n`);
-  const command = findCommand(args);
-  if (!command) {
-    const usage = Object.values(commands)
-      .map((c) => `  pinkas ${c.usage}`)
-      .join('\n');
-    out({ error: `unknown command "${args.positionals.join(' ')}"`, reason: 'validation' }, `usage:\n${usage}`);
-    return 2;
-  }
   let opened;
   try {
     const config = loadConfig();
     opened = await openDatabases(config, 'cli');
     const s = createServices(config, systemClock, createLogger(json ? 'silent' : 'warn'), opened.databases);
     const result = await command.run(s, args);
-    out(result.json, result.text);
-    return 0;
+    print(json, result.json, result.text);
+    return result.exitCode ?? 0;
   } catch (err) {
     if (err instanceof UsageError) {
-      out({ error: err.message, reason: 'validation' }, `${err.message}\nusage: pinkas ${command.usage}`);
+      fail(json, { error: err.message, reason: 'validation' }, `error: ${err.message}\n\n${help}`);
       return 2;
     }
-    if (err instanceof AppError) {
-      out({ error: err.message, reason: err.reason }, `error: ${err.message}`);
-      return 1;
-    }
-    out({ error: (err as Error).message, reason: 'internal' }, `error: ${(err as Error).message}`);
+    const reason = err instanceof AppError ? err.reason : 'internal';
+    fail(json, { error: (err as Error).message, reason }, `error: ${(err as Error).message}`);
     return 1;
   } finally {
     await opened?.close();
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  let code = 0;
+  const program = buildProgram(commands, {
+    run: async (command, args, help) => void (code = await runCommand(command, args, help)),
+    mcp: async (options) => void (code = await serveMcp(options)),
+  });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return code;
+  } catch (err) {
+    const outcome = commanderOutcome(err);
+    if (!outcome) throw err;
+    if (outcome.message) fail(argv.includes('--json'), { error: outcome.message, reason: 'validation' }, `error: ${outcome.message}`);
+    return outcome.code;
   }
 }
 

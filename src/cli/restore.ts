@@ -9,7 +9,15 @@ import { restoreBackup, sealKeyForReading } from '../backups/index.ts';
  * The seal key: --seal-key / --seal-key-file, else BACKUP_SEAL_KEY, else DATA_DIR/backups/seal.key.
  */
 export const restoreCommand: Command = {
-  usage: 'backups restore --file BACKUP.zip --mode live|test [--seal-key KEY | --seal-key-file PATH] [--account ACCOUNT_ID] [--allow-unsealed] [--json]',
+  description: 'Restore a business from a backup zip into books that lack it',
+  options: {
+    '--file <BACKUP.zip>': 'the backup (required)',
+    '--mode <live|test>': 'the books to load it into (required)',
+    '--seal-key <KEY>': 'the seal key (else --seal-key-file, BACKUP_SEAL_KEY, DATA_DIR/backups/seal.key)',
+    '--seal-key-file <PATH>': 'a file holding the seal key',
+    '--account <ACCOUNT_ID>': 'the account the business moves to (backups carry no accounts)',
+    '--allow-unsealed': 'load a backup that carries no seal',
+  },
   async run(s, args) {
     const path = flag(args, 'file', true);
     const mode = modeFlag(args);
@@ -35,6 +43,7 @@ export const restoreCommand: Command = {
       sealKey: sealKeyForReading(s.config, given),
       allowUnsealed,
       accounts: s.databases.live,
+      store: s.fileStores[mode].current,
       accountId: flag(args, 'account'),
     });
     const rows = Object.values(result.tables).reduce((a, b) => a + b, 0);

@@ -97,7 +97,10 @@ function registerDraftListRoutes(api: FastifyInstance, s: Services): void {
         summary: 'List documents, newest first; page with `cursor` (the `nextCursor` of the previous page)',
         params: BidParams,
         querystring: ListQuery,
-        response: { 200: Ok({ documents: Type.Array(DocumentRef), nextCursor: NextCursor, counts: Type.Optional(Counts) }), ...errors(...AUTH_ERRORS) },
+        response: {
+          200: Ok({ documents: Type.Array(DocumentRef), nextCursor: NextCursor, counts: Type.Optional(Counts) }, 'DocumentPage'),
+          ...errors(...AUTH_ERRORS),
+        },
       },
     },
     async (req) => {

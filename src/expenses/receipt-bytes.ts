@@ -37,14 +37,26 @@ function ascii(b: Uint8Array, from: number, to: number): string {
 }
 
 /**
- * A PDF must also end like one: `%%EOF` in its last 1 KB, and hold at least one object.
+ * What the checks read of a receipt: its size, its first 64 KiB and its last 1 KiB. A receipt streamed to a
+ * spool is checked from these (platform/file-store/spool.ts keeps them), without reading it again.
+ */
+export interface ReceiptSample {
+  size: number;
+  head: Uint8Array;
+  tail: Uint8Array;
+}
+
+const sampleOf = (b: Uint8Array | ReceiptSample): ReceiptSample =>
+  b instanceof Uint8Array ? { size: b.length, head: b.subarray(0, 64 * 1024), tail: b.subarray(Math.max(0, b.length - 1024)) } : b;
+
+/**
+ * A PDF must also end like one: `%%EOF` in its last 1 KB, and hold at least one object (in its first 64 KB).
  * (Structure beyond that is not parsed: the file is stored and shown, never rendered here.)
  */
-export function looksLikeCompletePdf(b: Uint8Array): boolean {
-  const tail = ascii(b, Math.max(0, b.length - 1024), b.length);
-  if (!tail.includes('%%EOF')) return false;
-  const text = ascii(b, 0, Math.min(b.length, 64 * 1024));
-  return /\d+\s+\d+\s+obj\b/.test(text);
+export function looksLikeCompletePdf(content: Uint8Array | ReceiptSample): boolean {
+  const { head, tail } = sampleOf(content);
+  if (!ascii(tail, 0, tail.length).includes('%%EOF')) return false;
+  return /\d+\s+\d+\s+obj\b/.test(ascii(head, 0, head.length));
 }
 
 /** A `data:<mime>;base64,<payload>` URI → bytes and declared mime. */
@@ -65,10 +77,11 @@ export const tooLarge = (maxBytes: number) => new AppError(413, 'too_large', `fi
  * formats by its magic numbers, and agreeing with the declared type when one was declared.
  * Images are decoded separately (decodeCheck in receipt-image.ts).
  */
-export function checkReceiptBytes(bytes: Uint8Array, declaredMime: string | null, maxBytes: number, field = 'file'): ReceiptMime {
-  if (bytes.length === 0) throw validation(field, 'the file is empty');
-  if (bytes.length > maxBytes) throw tooLarge(maxBytes);
-  const real = sniffMime(bytes);
+export function checkReceiptBytes(content: Uint8Array | ReceiptSample, declaredMime: string | null, maxBytes: number, field = 'file'): ReceiptMime {
+  const sample = sampleOf(content);
+  if (sample.size === 0) throw validation(field, 'the file is empty');
+  if (sample.size > maxBytes) throw tooLarge(maxBytes);
+  const real = sniffMime(sample.head);
   if (declaredMime !== null && !(RECEIPT_MIMES as readonly string[]).includes(declaredMime)) {
     throw validation(field, `type ${declaredMime} is not accepted (JPEG, PNG, WebP or PDF)`);
   }
@@ -76,6 +89,6 @@ export function checkReceiptBytes(bytes: Uint8Array, declaredMime: string | null
   if (declaredMime !== null && declaredMime !== real) {
     throw validation(field, `declared as ${declaredMime} but the content is ${real}`);
   }
-  if (real === 'application/pdf' && !looksLikeCompletePdf(bytes)) throw validation(field, 'the PDF is truncated or malformed');
+  if (real === 'application/pdf' && !looksLikeCompletePdf(sample)) throw validation(field, 'the PDF is truncated or malformed');
   return real;
 }

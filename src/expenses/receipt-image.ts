@@ -6,9 +6,10 @@ export const MAX_INPUT_PIXELS = 100_000_000;
 
 /**
  * Decodes an image fully (at a reduced size, which still reads every scanline) so truncated or
- * corrupt files and pixel bombs are refused before anything is stored.
+ * corrupt files and pixel bombs are refused before anything is stored. `bytes`: the image, or the
+ * path of a file holding it (an upload's spool).
  */
-export async function decodeCheck(bytes: Uint8Array, field = 'file'): Promise<{ width: number; height: number }> {
+export async function decodeCheck(bytes: Uint8Array | string, field = 'file'): Promise<{ width: number; height: number }> {
   let meta: Metadata;
   try {
     meta = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'warning' }).metadata();

@@ -10,6 +10,7 @@ import { Category, CorrectionBody, Expense, ExpenseCreate, ExpensePatch, ListQue
 import { getExpense, listExpenses } from './rows.ts';
 import { correctExpense, createDraft, deleteDraft, patchDraft, recordDraft } from './service.ts';
 import { readReceipt, receiptFingerprint, scanReceipt, uploadReceipt } from './intake.ts';
+import { discardSpool } from '../platform/file-store/spool.ts';
 import { claimIdempotencyKey } from '../platform/http/idempotency.ts';
 import { DOCUMENTED_BODY, IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { NextCursor } from '../platform/http/cursor.ts';
@@ -57,7 +58,10 @@ function registerExpenseReadRoutes(api: FastifyInstance): void {
           'List expenses, newest first (filters, `q` on supplier name or document number, `counts=1`); page with `cursor` (the `nextCursor` of the previous page)',
         params: BidParams,
         querystring: ListQuery,
-        response: { 200: Ok({ expenses: Type.Array(Expense), nextCursor: NextCursor, counts: Type.Optional(Counts) }), ...errors(...AUTH_ERRORS) },
+        response: {
+          200: Ok({ expenses: Type.Array(Expense), nextCursor: NextCursor, counts: Type.Optional(Counts) }, 'ExpensePage'),
+          ...errors(...AUTH_ERRORS),
+        },
       },
     },
     async (req) => ({ ok: true as const, ...(await listExpenses(ctxOf(req).database.db, businessOf(req).id, req.query as ListQueryValue)) }),
@@ -242,9 +246,14 @@ function registerReceiptIntakeRoutes(api: FastifyInstance, s: Services): void {
       { config, bodyLimit, schema: intakeSchema('uploadExpenseReceipt', 'Upload a receipt: opens a draft holding the file') },
       async (req, reply) => {
         const ctx = ctxOf(req);
-        const receipt = await readReceipt(req, maxBytes);
-        if (await claimIdempotencyKey(s, req, reply, receiptFingerprint(receipt))) return reply;
-        return reply.status(201).send({ ok: true, ...(await uploadReceipt(s, ctx.database, ctx.actor, businessOf(req), receipt)) });
+        const receipt = await readReceipt(req, maxBytes, s.fileStores[ctx.mode].current.spoolDir);
+        try {
+          if (await claimIdempotencyKey(s, req, reply, receiptFingerprint(receipt))) return reply;
+          return reply.status(201).send({ ok: true, ...(await uploadReceipt(s, ctx.database, ctx.actor, businessOf(req), receipt)) });
+        } finally {
+          // Gone already once it went into the store; removed here when it did not.
+          await discardSpool(receipt.spool);
+        }
       },
     );
     scope.post(
@@ -259,10 +268,14 @@ function registerReceiptIntakeRoutes(api: FastifyInstance, s: Services): void {
       },
       async (req, reply) => {
         const ctx = ctxOf(req);
-        const receipt = await readReceipt(req, maxBytes);
-        if (await claimIdempotencyKey(s, req, reply, receiptFingerprint(receipt))) return reply;
-        const actor = { accountId: ctx.key.accountId, keyId: ctx.key.id };
-        return reply.status(201).send({ ok: true, ...(await scanReceipt(s, ctx.database, actor, businessOf(req), receipt)) });
+        const receipt = await readReceipt(req, maxBytes, s.fileStores[ctx.mode].current.spoolDir);
+        try {
+          if (await claimIdempotencyKey(s, req, reply, receiptFingerprint(receipt))) return reply;
+          const actor = { accountId: ctx.key.accountId, keyId: ctx.key.id };
+          return reply.status(201).send({ ok: true, ...(await scanReceipt(s, ctx.database, actor, businessOf(req), receipt)) });
+        } finally {
+          await discardSpool(receipt.spool);
+        }
       },
     );
   });

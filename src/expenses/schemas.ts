@@ -69,7 +69,7 @@ export const Expense = Type.Object(
     createdAt: IsoDateTime,
     updatedAt: IsoDateTime,
   },
-  { description: 'One row of the purchase ledger (see docs/expenses.md).' },
+  { description: 'One row of the purchase ledger (see docs/expenses.md).', title: 'Expense' },
 );
 export type ExpenseView = Static<typeof Expense>;
 

@@ -115,6 +115,8 @@ function registerGetRoute(api: FastifyInstance): void {
         tags,
         operationId: 'getExport',
         summary: 'Read one export run with its file metadata',
+        description:
+          'The run (its period, state, record counts) and the zip it produced (`file`, null until it exists), by the id createOpenfrmtExport or createPcn874Export answered.',
         params: BidIdParams,
         response: { 200: Ok({ exportRun: ExportRunSchema, file: Nullable(FileMetaSchema) }), ...errors(...AUTH_ERRORS) },
       },

@@ -1,9 +1,9 @@
 /**
  * One OPENFRMT run. The set is fixed at the start (issued up to the start instant, document date in
  * range); BKMVDATA.TXT is written into a temporary zip as the documents are read (bkmv-writer.ts),
- * INI.TXT added under the mandated tree, the zip verified by reading it back from disk, and stored (a
- * chunk at a time, platform/files.ts) with the run in one final transaction. Neither BKMVDATA.TXT nor
- * the zip is ever held whole in memory.
+ * INI.TXT added under the mandated tree, the zip verified by reading it back from disk, put into the file
+ * store (streamed from disk, platform/files.ts), and recorded with the run in one final transaction.
+ * Neither BKMVDATA.TXT nor the zip is ever held whole in memory.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { once } from 'node:events';
@@ -12,7 +12,8 @@ import path from 'node:path';
 import type { Database } from '../platform/db/engine.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { recordEvent } from '../platform/outbox.ts';
-import { storeFileFromPath, type FileMeta } from '../platform/files.ts';
+import { putPath, recordFile, type FileMeta } from '../platform/files.ts';
+import type { FileStore } from '../platform/file-store/store.ts';
 import { checkDateRange } from '../platform/http/formats.ts';
 import { AppError, conflict, unconfigured } from '../platform/errors.ts';
 import { textProblemOf, BkmvAssembler, iniFile, newPrimaryId, productionDirectory } from '../openfrmt/index.ts';
@@ -53,8 +54,6 @@ export interface ExportResult {
 
 export interface ExportOptions {
   chunkSize?: number;
-  /** Chunk size of the stored zip (default CHUNK_SIZE; tests). */
-  fileChunkSize?: number;
   afterChunk?: (chunkNo: number) => Promise<void>;
   /** Told as each step begins (benchmarks). */
   onPhase?: (phase: 'read' | 'zip' | 'verify' | 'store') => void;
@@ -64,6 +63,8 @@ export interface ExportOptions {
 interface RunContext {
   s: Services;
   db: Database['db'];
+  /** Where the zip goes. */
+  store: FileStore;
   business: BusinessRecord;
   range: { from: string; to: string };
   actor: Actor;
@@ -150,7 +151,6 @@ async function storeRun(
   zipPath: string,
   verification: Verification,
   counts: { asm: BkmvAssembler; totalRecords: number },
-  fileChunkSize?: number,
 ): Promise<ExportResult> {
   const { s, business, range, vatId, production, run } = c;
   const recordCounts = { A100: 1, ...Object.fromEntries(Object.entries(counts.asm.counts).filter(([, n]) => n > 0)), Z900: 1, total: counts.totalRecords };
@@ -169,9 +169,10 @@ async function storeRun(
   const status = verification.ok ? 'completed' : 'failed';
   const at = s.clock.now();
   const name = `OPENFRMT-${vatId.slice(0, 8)}-${production.dir.slice(-8)}.zip`;
+  // Streamed from disk into the file store, before the transaction that names it.
+  const object = await putPath(c.store, zipPath);
   return c.db.transaction(async (tx) => {
-    // Read from disk a chunk at a time into file_chunks (inline when it fits one chunk).
-    const file = await storeFileFromPath(tx, at, { businessId: business.id, path: zipPath, mime: 'application/zip', name, chunkSize: fileChunkSize });
+    const file = await recordFile(tx, at, { businessId: business.id, object, mime: 'application/zip', name });
     const exportRun = await finishRun(tx, at, run.id, {
       status,
       recordCounts,
@@ -255,7 +256,7 @@ async function produce(c: RunContext, work: string, opts: ExportOptions, running
   opts.onPhase?.('verify');
   const verification = await verifyRun(c, verifier, out.file.bytesWritten, source);
   opts.onPhase?.('store');
-  return storeRun(c, zipPath, verification, { asm, totalRecords }, opts.fileChunkSize);
+  return storeRun(c, zipPath, verification, { asm, totalRecords });
 }
 
 export async function runOpenfrmtExport(
@@ -284,6 +285,7 @@ export async function runOpenfrmtExport(
   const c: RunContext = {
     s,
     db,
+    store: s.fileStores[database.mode].current,
     business,
     range,
     actor,

@@ -7,14 +7,13 @@ import { MAX_THUMB_IDS, thumbnails } from './thumbs.ts';
 import type { Services } from '../platform/http/services.ts';
 import { binaryResponse } from '../platform/http/openapi.ts';
 import { RECEIPT_MIMES } from '../expenses/index.ts';
-import { Readable } from 'node:stream';
-import { fileContent, fileStream } from '../platform/files.ts';
+import { fileReading, openFile } from '../platform/file-read.ts';
 import { accountFile } from './access.ts';
 
 /** What is stored: receipts (RECEIPT_MIMES: images and PDF), logos (PNG, JPEG), document PDFs, export and backup zips, PCN874 files (ASCII text). */
 const STORED_FILE_MIMES = [...new Set([...RECEIPT_MIMES, 'application/zip', 'text/plain'])];
 
-export function registerFileRoutes(api: FastifyInstance, _s: Services): void {
+export function registerFileRoutes(api: FastifyInstance, s: Services): void {
   api.get(
     '/files/:id',
     {
@@ -38,15 +37,14 @@ export function registerFileRoutes(api: FastifyInstance, _s: Services): void {
       const { id } = req.params as { id: string };
       const file = await accountFile(ctx.database.db, id, ctx.key.accountId);
       const safeName = file.name.replace(/[^\w.-]+/g, '_');
-      return (
-        reply
-          .header('Content-Type', file.mime)
-          .header('Content-Length', String(file.size))
-          .header('Content-Disposition', `inline; filename="${safeName}"`)
-          .header('X-Content-Sha256', file.sha256)
-          // A chunked (large) file is streamed a chunk at a time, never loaded whole.
-          .send(file.chunkSize === null ? (await fileContent(ctx.database.db, id))!.content : Readable.from(fileStream(ctx.database.db, id)))
-      );
+      // Checked against the file's sha256 before the first byte goes out; a large file streams from a checked spool.
+      const body = await openFile(fileReading(s, ctx.database), file);
+      return reply
+        .header('Content-Type', file.mime)
+        .header('Content-Length', String(file.size))
+        .header('Content-Disposition', `inline; filename="${safeName}"`)
+        .header('X-Content-Sha256', file.sha256)
+        .send(body);
     },
   );
   api.post(
@@ -68,7 +66,7 @@ export function registerFileRoutes(api: FastifyInstance, _s: Services): void {
     },
     async (req) => {
       const { ids } = req.body as { ids: string[] };
-      return { ok: true as const, thumbs: await thumbnails(ctxOf(req).database.db, businessOf(req).id, ids) };
+      return { ok: true as const, thumbs: await thumbnails(fileReading(s, ctxOf(req).database), businessOf(req).id, ids) };
     },
   );
 }

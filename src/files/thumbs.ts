@@ -1,8 +1,7 @@
 import sharp from 'sharp';
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../platform/db/engine.ts';
 import { query } from '../platform/db/sql.ts';
-import { fileContent } from '../platform/files.ts';
+import { readFile, type FileReading } from '../platform/file-read.ts';
 
 /** Longest side of a thumbnail, pixels. */
 export const THUMB_SIZE = 160;
@@ -29,16 +28,16 @@ export async function thumbnailDataUri(bytes: Uint8Array): Promise<string | null
  * Thumbnails of the business's image files among `ids`. Unknown ids, other businesses' files,
  * non-images and undecodable images are simply absent from the answer.
  */
-export async function thumbnails(ex: Executor, businessId: string, ids: string[]): Promise<Record<string, string>> {
+export async function thumbnails(r: FileReading, businessId: string, ids: string[]): Promise<Record<string, string>> {
   const unique = [...new Set(ids)];
   const out: Record<string, string> = {};
   if (unique.length === 0) return out;
-  const images = await query<{ id: string }>(ex, sql`SELECT id FROM files WHERE business_id = ${businessId} AND id IN ${unique} AND mime IN ${IMAGE_MIMES}`);
+  const images = await query<{ id: string }>(r.db, sql`SELECT id FROM files WHERE business_id = ${businessId} AND id IN ${unique} AND mime IN ${IMAGE_MIMES}`);
   // One file in memory at a time (60 receipts of 10 MB must not all be loaded at once), and one
   // decode at a time: each is CPU-bound and must not starve other requests.
   for (const { id } of images) {
-    // Inline or chunked (a receipt over one chunk), assembled.
-    const file = await fileContent(ex, id);
+    // Whole, and checked against its sha256.
+    const file = await readFile(r, id);
     const uri = file ? await thumbnailDataUri(file.content) : null;
     if (uri) out[id] = uri;
   }

@@ -50,7 +50,7 @@ function registerPartyReadRoutes(api: FastifyInstance): void {
           },
           { additionalProperties: false },
         ),
-        response: { 200: Ok({ parties: Type.Array(Party), nextCursor: NextCursor }), ...errors(...AUTH_ERRORS) },
+        response: { 200: Ok({ parties: Type.Array(Party), nextCursor: NextCursor }, 'PartyPage'), ...errors(...AUTH_ERRORS) },
       },
     },
     async (req) => {
@@ -67,6 +67,7 @@ function registerPartyReadRoutes(api: FastifyInstance): void {
         tags,
         operationId: 'getParty',
         summary: 'Read a party',
+        description: 'A saved customer or supplier of the business: name, tax id, phone, email, address, its key in the export.',
         params: BidIdParams,
         response: { 200: Ok({ party: Party }), ...errors(...AUTH_ERRORS) },
       },
@@ -89,6 +90,9 @@ function registerPartyCreateRoutes(api: FastifyInstance, s: Services): void {
         operationId: 'createParty',
         headers: IdempotencyKeyHeaders,
         summary: 'Create a party',
+        description:
+          'Saves a customer or supplier (`kind`) of the business. A document draft names it with `party: {partyId}`; issuing copies ' +
+          'its details into the document. To avoid duplicates when the customer may already exist, use findOrCreateParty.',
         params: BidParams,
         body: PartyCreate,
         response: { 201: Ok({ party: Party }), ...errors(...AUTH_ERRORS) },
@@ -133,6 +137,7 @@ function registerPartyUpdateRoute(api: FastifyInstance, s: Services): void {
         tags,
         operationId: 'updateParty',
         summary: 'Update a party',
+        description: 'Changes only the fields given. Documents already issued keep the details they were issued with.',
         params: BidIdParams,
         body: PartyPatch,
         response: { 200: Ok({ party: Party }), ...errors(...AUTH_ERRORS) },

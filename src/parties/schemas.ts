@@ -91,17 +91,20 @@ export const PartyPatch = Type.Object(
 );
 export type PartyPatchBody = Static<typeof PartyPatch>;
 
-export const Party = Type.Object({
-  id: Type.String(),
-  key: Type.String({ description: 'C00001… for customers (and both), S00001… for suppliers.' }),
-  kind: Type.String(),
-  name: Type.String(),
-  taxId: Nullable(Type.String()),
-  phone: Nullable(Type.String()),
-  email: Nullable(Type.String()),
-  address: Nullable(Type.String()),
-  digitalDocConsentAt: Nullable(IsoDateTime),
-  metadata: MetadataSchema,
-  createdAt: IsoDateTime,
-});
+export const Party = Type.Object(
+  {
+    id: Type.String(),
+    key: Type.String({ description: 'C00001… for customers (and both), S00001… for suppliers.' }),
+    kind: Type.String(),
+    name: Type.String(),
+    taxId: Nullable(Type.String()),
+    phone: Nullable(Type.String()),
+    email: Nullable(Type.String()),
+    address: Nullable(Type.String()),
+    digitalDocConsentAt: Nullable(IsoDateTime),
+    metadata: MetadataSchema,
+    createdAt: IsoDateTime,
+  },
+  { title: 'Party' },
+);
 export type PartyView = Static<typeof Party>;

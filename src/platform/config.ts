@@ -20,6 +20,7 @@ import {
   type ProcessesConfig,
   type WebhooksConfig,
 } from './config-areas.ts';
+import { filesConfig, type FilesConfig } from './config-files.ts';
 
 export { ConfigError } from './config-values.ts';
 export { AUTH_THROTTLE_DEFAULTS, BOI_SDMX_URL, TEST_MAKER_TAX_ID } from './config-areas.ts';
@@ -34,6 +35,7 @@ export type {
   ProcessesConfig,
   WebhooksConfig,
 } from './config-areas.ts';
+export type { FilesConfig, S3Config } from './config-files.ts';
 
 export type Environment = 'development' | 'test' | 'production';
 
@@ -77,6 +79,8 @@ export interface Config {
   metricsToken: string | null;
   /** Exchange rates (src/exchange-rates): the Bank of Israel representative-rate service. */
   exchangeRates: ExchangeRatesConfig;
+  /** Stored files (platform/file-store): on disk under DATA_DIR/files, or in an S3-compatible bucket. */
+  files: FilesConfig;
 }
 
 /** Reads and validates the configuration once; a bad value throws a ConfigError naming it. */
@@ -110,11 +114,12 @@ export function loadConfig(env: Env = process.env): Config {
   } catch {
     throw new ConfigError('PUBLIC_BASE_URL', `is not a URL, got "${publicBaseUrl}"`);
   }
+  const dataDir = path.resolve(env.DATA_DIR ?? './data');
   return {
     env: rawEnv as Environment,
     port,
     host,
-    dataDir: path.resolve(env.DATA_DIR ?? './data'),
+    dataDir,
     databaseUrl,
     sandboxDatabaseUrl,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
@@ -132,6 +137,7 @@ export function loadConfig(env: Env = process.env): Config {
     prints: printsConfig(env),
     metricsToken: metricsToken(env),
     exchangeRates: exchangeRatesConfig(env, rawEnv),
+    files: filesConfig(env, dataDir),
   };
 }
 

@@ -5,7 +5,8 @@ import type { Database } from '../platform/db/engine.ts';
 import { queryOne } from '../platform/db/sql.ts';
 import { PermanentJobError, RetryLaterError, type Job, type JobHandler } from '../platform/jobs.ts';
 import { backoffMs, JOBS, type JobKind } from '../platform/catalog/jobs.ts';
-import { fileContent, sha256Hex } from '../platform/files.ts';
+import { putBytes, type StoredObject } from '../platform/files.ts';
+import { fileReading, readFile } from '../platform/file-read.ts';
 import { newId, randomToken } from '../platform/ids.ts';
 import { auditRowCall } from '../platform/audit.ts';
 import type { EventData } from '../platform/catalog/events.ts';
@@ -30,26 +31,26 @@ export function allocationWait(doc: DocumentRow, now: Date, boundMs: number): nu
   return left > 0 ? Math.min(left, 3_000) : null;
 }
 
-async function logoBytes(database: Database, doc: DocumentRow): Promise<Uint8Array | null> {
+async function logoBytes(s: Services, database: Database, doc: DocumentRow): Promise<Uint8Array | null> {
   const ref = doc.snapshot?.branding.logoRef;
   if (!ref) return null;
-  const f = await fileContent(database.db, ref.fileId);
+  const f = await readFile(fileReading(s, database), ref.fileId);
   return f ? f.content : null;
 }
 
 type Variant = 'origin' | 'copy';
 
-/** The argument of publish_pdfs (migration 0029): both files, their links, the audit row and document.pdf_ready. */
+/** The argument of publish_pdfs (migrations 0029, 0030): both files (already in the store), their links, the audit row and document.pdf_ready. */
 function publishCall(
   doc: DocumentRow & { accountId: string },
-  pdfs: Record<Variant, Buffer>,
+  pdfs: Record<Variant, StoredObject>,
   ids: Record<Variant, string>,
   c: { at: Date; allocationNumber: string | null },
 ) {
-  const sha = { origin: sha256Hex(pdfs.origin), copy: sha256Hex(pdfs.copy) };
+  const sha = { origin: pdfs.origin.sha256, copy: pdfs.copy.sha256 };
   // The same content twice would be one file (files are kept once per content).
   if (sha.copy === sha.origin) ids = { ...ids, copy: ids.origin };
-  const file = (v: Variant) => ({ id: ids[v], sha256: sha[v], size: pdfs[v].length, name: `${doc.docType}-${doc.docNumber}-${v}.pdf` });
+  const file = (v: Variant) => ({ id: ids[v], sha256: sha[v], size: pdfs[v].size, name: `${doc.docType}-${doc.docNumber}-${v}.pdf` });
   const pdfFiles: PdfFiles = {
     origin: { fileId: ids.origin, slug: randomToken(SLUG_BYTES) },
     copy: { fileId: ids.copy, slug: randomToken(SLUG_BYTES) },
@@ -63,6 +64,7 @@ function publishCall(
     businessId: doc.businessId,
     at: c.at.toISOString(),
     mime: 'application/pdf',
+    store: pdfs.origin.backend,
     files: { origin: file('origin'), copy: file('copy') },
     pdfFiles,
     audit: auditRowCall(
@@ -92,7 +94,7 @@ type Published =
 async function publishPdfs(
   database: Database,
   doc: DocumentRow & { accountId: string },
-  pdfs: Record<Variant, Buffer>,
+  pdfs: Record<Variant, StoredObject>,
   c: { at: Date; allocationNumber: string | null },
 ): Promise<PdfFiles | null> {
   let ids = { origin: newId('file', c.at.getTime()), copy: newId('file', c.at.getTime()) };
@@ -100,7 +102,7 @@ async function publishPdfs(
   for (let attempt = 0; attempt < 2; attempt++) {
     const r = await queryOne<{ published: Published }>(
       database.db,
-      sql`SELECT publish_pdfs(${JSON.stringify(publishCall(doc, pdfs, ids, c))}::jsonb, ${pdfs.origin}, ${pdfs.copy}) AS published`,
+      sql`SELECT publish_pdfs(${JSON.stringify(publishCall(doc, pdfs, ids, c))}::jsonb) AS published`,
     );
     const published = r!.published;
     if (published.outcome === 'not_found') return null;
@@ -120,7 +122,7 @@ export async function renderAndPublish(s: Services, database: Database, document
   if (wait !== null) throw new RetryLaterError(wait, 'waiting for the allocation number');
 
   // Rendering and signing are CPU work: in the render pool's threads (render-pool.ts), never inside a transaction.
-  const model = issuedRenderModel(doc, await logoBytes(database, doc));
+  const model = issuedRenderModel(doc, await logoBytes(s, database, doc));
   let signing: SigningSource;
   try {
     signing = signingSourceFor(s.config, database.mode, s.logger, s.clock.now());
@@ -131,8 +133,12 @@ export async function renderAndPublish(s: Services, database: Database, document
     throw new RetryLaterError(60_000, err.message);
   }
   const { origin, copy } = await s.pdfRenderer.pair({ kind: 'pair', model, at: s.clock.now(), sandbox: database.mode === 'sandbox', signing });
+  // Into the file store before the call that names them: a row never points at a missing object (a run that
+  // finds the document published already leaves two orphans for the sweep).
+  const store = s.fileStores[database.mode].current;
+  const stored = { origin: await putBytes(store, origin), copy: await putBytes(store, copy) };
 
-  return publishPdfs(database, doc, { origin, copy }, { at: s.clock.now(), allocationNumber: model.allocationNumber ?? null });
+  return publishPdfs(database, doc, stored, { at: s.clock.now(), allocationNumber: model.allocationNumber ?? null });
 }
 
 export function renderJobHandler(s: Services): JobHandler<typeof RENDER_JOB> {

@@ -5,7 +5,9 @@ import { AUTH_ERRORS, BidIdParams, errors, Ok } from '../platform/http/schemas.t
 import type { Services } from '../platform/http/services.ts';
 import { binaryResponse } from '../platform/http/openapi.ts';
 import { AppError, notFound } from '../platform/errors.ts';
-import { fileContent } from '../platform/files.ts';
+import { storedFile } from '../platform/files.ts';
+import { fileReading, openFile, readFile } from '../platform/file-read.ts';
+import type { Readable } from 'node:stream';
 import { businessOf } from '../businesses/index.ts';
 import { findDocumentRow } from '../documents/index.ts';
 import { draftRenderModel } from './render-model.ts';
@@ -67,7 +69,7 @@ function registerPrintRoute(api: FastifyInstance, s: Services): void {
       if (!doc) throw notFound('document');
       if (doc.status === 'draft') {
         // A preview: rendered on demand, unsigned, never logged, never counted.
-        const logo = business.branding.logoRef ? ((await fileContent(ctx.database.db, business.branding.logoRef.fileId))?.content ?? null) : null;
+        const logo = business.branding.logoRef ? ((await readFile(fileReading(s, ctx.database), business.branding.logoRef.fileId))?.content ?? null) : null;
         // Rendered in the render pool: the event loop keeps answering other requests meanwhile.
         const preview = await s.pdfRenderer.draft({
           kind: 'draft',
@@ -75,12 +77,13 @@ function registerPrintRoute(api: FastifyInstance, s: Services): void {
           at: s.clock.now(),
           sandbox: ctx.mode === 'sandbox',
         });
-        return sendPdf(reply, preview, 'draft', `draft-${doc.id}.pdf`);
+        return sendPdf(reply, { body: preview, size: preview.length, variant: 'draft', name: `draft-${doc.id}.pdf` });
       }
       const handout = await handOut(s, ctx, business, id, kind, 'print');
-      const file = await fileContent(ctx.database.db, handout.fileId);
+      const file = await storedFile(ctx.database.db, handout.fileId);
       if (!file) throw new Error(`stored PDF ${handout.fileId} is missing`);
-      return sendPdf(reply, file.content, handout.variant, file.name);
+      const body = await openFile(fileReading(s, ctx.database), file);
+      return sendPdf(reply, { body, size: file.size, variant: handout.variant, name: file.name });
     },
   );
 }
@@ -172,14 +175,14 @@ function registerEmailRoute(api: FastifyInstance, s: Services): void {
   );
 }
 
-function sendPdf(reply: import('fastify').FastifyReply, pdf: Buffer, variant: string, name: string) {
+function sendPdf(reply: import('fastify').FastifyReply, pdf: { body: Buffer | Readable; size: number; variant: string; name: string }) {
   return reply
     .header('Content-Type', 'application/pdf')
-    .header('Content-Length', String(pdf.length))
-    .header('Content-Disposition', `inline; filename="${name.replace(/[^\w.-]+/g, '_')}"`)
-    .header('X-Print-Variant', variant)
+    .header('Content-Length', String(pdf.size))
+    .header('Content-Disposition', `inline; filename="${pdf.name.replace(/[^\w.-]+/g, '_')}"`)
+    .header('X-Print-Variant', pdf.variant)
     .header('Cache-Control', 'no-store')
-    .send(pdf);
+    .send(pdf.body);
 }
 
 /** The public capability link: no key; the slug is looked up in both mode databases. */
@@ -199,10 +202,10 @@ export function registerPublicPdfRoutes(app: FastifyInstance, s: Services): void
     async (req, reply) => {
       const { slug } = req.params as { slug: string };
       if (!/^[A-Za-z0-9_-]{22,64}$/.test(slug)) throw notFound('document');
-      const pdf = await sharedPdf(s.databases, slug);
+      const pdf = await sharedPdf(s, slug);
       if (!pdf) throw new AppError(404, 'not_found', 'document not found');
       reply.header('X-Service-Mode', pdf.mode).header('X-Robots-Tag', 'noindex, nofollow').header('Referrer-Policy', 'no-referrer');
-      return sendPdf(reply, pdf.content, pdf.variant, pdf.name);
+      return sendPdf(reply, pdf);
     },
   );
 }

@@ -7,7 +7,7 @@
 import type { Database, Tx } from '../platform/db/engine.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { recordEvent } from '../platform/outbox.ts';
-import { storeFile, type FileMeta } from '../platform/files.ts';
+import { putBytes, recordFile, type FileMeta, type StoredObject } from '../platform/files.ts';
 import { newId } from '../platform/ids.ts';
 import { conflict } from '../platform/errors.ts';
 import { israelDate } from '../platform/clock.ts';
@@ -56,13 +56,13 @@ async function storeRun(
   business: BusinessRecord,
   actor: Actor,
   run: { id: string; name: string; period: string; audit: RunAudit },
-  bytes: Buffer,
+  object: StoredObject,
   verification: Pcn874Verification,
 ): Promise<Pcn874Result> {
   const { id, audit } = run;
   const status = verification.ok ? 'completed' : 'failed';
   const recordCounts = { ...verification.recordCounts };
-  const file = await storeFile(tx, at, { businessId: business.id, bytes, mime: 'text/plain; charset=us-ascii', name: run.name });
+  const file = await recordFile(tx, at, { businessId: business.id, object, mime: 'text/plain; charset=us-ascii', name: run.name });
   // export_runs.verification is jsonb: a PCN874 run keeps its own check there (kind tells which).
   const exportRun = await finishRun(tx, at, id, {
     status,
@@ -129,8 +129,10 @@ export async function runPcn874Export(
   await startPcn874Run(db, { id, businessId: business.id, from: period.from, to: period.to, name, at: now, keyId: actor.keyId });
   try {
     const { bytes, verification } = await producePcn874(database, business, period, vatId, today);
+    // In the file store before the transaction that names it.
+    const object = await putBytes(s.fileStores[database.mode].current, bytes);
     const at = s.clock.now();
-    return await db.transaction((tx) => storeRun(tx, at, business, actor, run, bytes, verification));
+    return await db.transaction((tx) => storeRun(tx, at, business, actor, run, object, verification));
   } catch (err) {
     await recordFailedRun(s, database, actor, run, err);
     throw err;

@@ -70,7 +70,7 @@ function registerEndpointListRoutes(api: FastifyInstance, s: Services): void {
         operationId: 'listWebhooks',
         summary: 'List webhook endpoints, newest first; page with `cursor` (the `nextCursor` of the previous page)',
         querystring: WebhooksQuery,
-        response: { 200: Ok({ webhooks: Type.Array(Webhook), nextCursor: NextCursor }), ...errors(...AUTH_ERRORS) },
+        response: { 200: Ok({ webhooks: Type.Array(Webhook), nextCursor: NextCursor }, 'WebhookEndpointPage'), ...errors(...AUTH_ERRORS) },
       },
     },
     async (req) => {
@@ -192,13 +192,16 @@ function registerDeliveryListRoute(api: FastifyInstance): void {
         params: IdParams,
         querystring: DeliveriesQuery,
         response: {
-          200: Ok({
-            deliveries: Type.Array(Delivery),
-            next: Type.Union([Type.String(), Type.Null()], {
-              description: 'The last delivery id of the page, for `before` (kept for compatibility); null on the last page.',
-            }),
-            nextCursor: NextCursor,
-          }),
+          200: Ok(
+            {
+              deliveries: Type.Array(Delivery),
+              next: Type.Union([Type.String(), Type.Null()], {
+                description: 'The last delivery id of the page, for `before` (kept for compatibility); null on the last page.',
+              }),
+              nextCursor: NextCursor,
+            },
+            'DeliveryPage',
+          ),
           ...errors(...AUTH_ERRORS),
         },
       },

@@ -27,23 +27,29 @@ export const WebhookPatch = Type.Object(
 );
 export type WebhookPatchBody = Static<typeof WebhookPatch>;
 
-export const Webhook = Type.Object({
-  id: Type.String(),
-  url: Type.String(),
-  events: Type.Array(EventName, { description: 'Events received; empty means all.' }),
-  businessId: Nullable(Type.String()),
-  active: Type.Boolean(),
-  disabledAt: Nullable(IsoDateTime),
-  consecutiveFailures: Type.Integer({ description: 'Failed attempts since the last success; 20 disable the endpoint.' }),
-  createdAt: IsoDateTime,
-  updatedAt: IsoDateTime,
-});
+export const Webhook = Type.Object(
+  {
+    id: Type.String(),
+    url: Type.String(),
+    events: Type.Array(EventName, { description: 'Events received; empty means all.' }),
+    businessId: Nullable(Type.String()),
+    active: Type.Boolean(),
+    disabledAt: Nullable(IsoDateTime),
+    consecutiveFailures: Type.Integer({ description: 'Failed attempts since the last success; 20 disable the endpoint.' }),
+    createdAt: IsoDateTime,
+    updatedAt: IsoDateTime,
+  },
+  { title: 'WebhookEndpoint' },
+);
 export type WebhookView = Static<typeof Webhook>;
 
-export const WebhookWithSecret = Type.Object({
-  ...Webhook.properties,
-  secret: Type.String({ description: '`whsec_…`, shown only in the create response.' }),
-});
+export const WebhookWithSecret = Type.Object(
+  {
+    ...Webhook.properties,
+    secret: Type.String({ description: '`whsec_…`, shown only in the create response.' }),
+  },
+  { title: 'WebhookEndpointWithSecret' },
+);
 
 export const Attempt = Type.Object({
   n: Type.Integer(),
@@ -54,19 +60,22 @@ export const Attempt = Type.Object({
   responseBody: Nullable(Type.String({ description: 'The first 4 KB of the answer.' })),
 });
 
-export const Delivery = Type.Object({
-  id: Type.String({ description: '`del_…`; the same id on every retry (receivers dedupe on it).' }),
-  webhookId: Type.String(),
-  eventId: Nullable(Type.String()),
-  event: EventName,
-  businessId: Nullable(Type.String()),
-  status: Type.Enum(['pending', 'delivered', 'failed']),
-  attempts: Type.Array(Attempt),
-  nextAttemptAt: Nullable(IsoDateTime),
-  deliveredAt: Nullable(IsoDateTime),
-  failedAt: Nullable(IsoDateTime),
-  createdAt: IsoDateTime,
-});
+export const Delivery = Type.Object(
+  {
+    id: Type.String({ description: '`del_…`; the same id on every retry (receivers dedupe on it).' }),
+    webhookId: Type.String(),
+    eventId: Nullable(Type.String()),
+    event: EventName,
+    businessId: Nullable(Type.String()),
+    status: Type.Enum(['pending', 'delivered', 'failed']),
+    attempts: Type.Array(Attempt),
+    nextAttemptAt: Nullable(IsoDateTime),
+    deliveredAt: Nullable(IsoDateTime),
+    failedAt: Nullable(IsoDateTime),
+    createdAt: IsoDateTime,
+  },
+  { title: 'Delivery' },
+);
 export type DeliveryView = Static<typeof Delivery>;
 
 export const DeliveriesQuery = Type.Object(

@@ -85,7 +85,11 @@ function expectLifecycle(result: LifecycleResult): void {
 describe('clients generated from /v1/openapi.json', () => {
   it('openapi-typescript + openapi-fetch: strict types, then the whole lifecycle', async () => {
     const dir = project('openapi-fetch', 'openapi-fetch.ts');
-    await run(process.execPath, [bin('openapi-typescript'), path.join(work, 'openapi.json'), '-o', path.join(dir, 'schema.ts')], { cwd: dir });
+    await run(
+      process.execPath,
+      [bin('openapi-typescript'), path.join(work, 'openapi.json'), '-o', path.join(dir, 'schema.ts'), '--root-types', '--root-types-no-schema-prefix'],
+      { cwd: dir },
+    );
     expect(await typecheck(dir)).toBe('');
     expectLifecycle(await runLifecycle(dir, 'openapi-fetch'));
   }, 60_000);

@@ -70,6 +70,20 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/v1/businesses/{bid}/documents/{id}/print'].post.responses['409'].headers['Retry-After']).toBeDefined();
   });
 
+  it('names the resources, their pages and the error, and every operation refers to them', () => {
+    const names = ['Document', 'DocumentPage', 'Business', 'BusinessList', 'Party', 'PartyPage', 'Expense', 'ExpensePage'];
+    names.push('WebhookEndpoint', 'WebhookEndpointWithSecret', 'WebhookEndpointPage', 'Delivery', 'DeliveryPage', 'Error');
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(names));
+    const answer = (path: string, method: string, status: string) => doc.paths[path][method].responses[status].content['application/json'].schema;
+    expect(answer('/v1/businesses/{bid}', 'get', '200').properties.business).toEqual({ $ref: '#/components/schemas/Business' });
+    expect(answer('/v1/businesses/{bid}/parties', 'get', '200')).toEqual({ $ref: '#/components/schemas/PartyPage' });
+    expect(answer('/v1/businesses/{bid}/documents', 'get', '200')).toEqual({ $ref: '#/components/schemas/DocumentPage' });
+    expect(doc.components.schemas.ExpensePage.properties.expenses.items).toEqual({ $ref: '#/components/schemas/Expense' });
+    // No named type is written out inline anywhere else.
+    const text = JSON.stringify(doc.paths);
+    for (const name of names) expect(text, name).not.toContain(`"title":"${name}"`);
+  });
+
   it('binary answers are binary under their real content types', () => {
     const print = doc.paths['/v1/businesses/{bid}/documents/{id}/print'].post.responses['200'];
     expect(print.content['application/pdf'].schema).toEqual({ type: 'string', format: 'binary' });

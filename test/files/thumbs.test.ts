@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { createTestEnv, type TestAccount, type TestEnv } from '../helpers/env.ts';
@@ -50,10 +51,12 @@ describe('POST /businesses/{bid}/files/thumbs', () => {
 
   it('a corrupt stored image is simply absent', async () => {
     const good = await jpeg(50, 50);
+    // Stored as it came (its sha256 is its own): undecodable, not altered.
+    const truncated = good.subarray(0, 40);
     await env.sql(
       'sandbox',
       `INSERT INTO files(id, business_id, sha256, mime, size, name, content, created_at)
-       VALUES ('file_corrupt', '${bid}', 'corrupt', 'image/jpeg', 10, 'c.jpg', '\\x${good.subarray(0, 40).toString('hex')}'::bytea, now())`,
+       VALUES ('file_corrupt', '${bid}', '${createHash('sha256').update(truncated).digest('hex')}', 'image/jpeg', 40, 'c.jpg', '\\x${truncated.toString('hex')}'::bytea, now())`,
     );
     const res = await env.call('POST', `/v1/businesses/${bid}/files/thumbs`, { key: a.test, body: { ids: ['file_corrupt'] } });
     expect(res.status).toBe(200);

@@ -77,6 +77,21 @@ describe('operator CLI', () => {
     expect(unknown.code).toBe(2);
     expect(JSON.parse(unknown.stdout).reason).toBe('validation');
   }, 300_000);
+
+  it('refuses an unknown command or flag by name, before opening any database', () => {
+    const command = cli('acounts', 'list');
+    expect(command.code).toBe(2);
+    expect(command.stderr).toBe("error: unknown command 'acounts' (Did you mean accounts?)\n");
+    const flag = cli('accounts', 'create', '--nmae', 'Acme', '--json');
+    expect(flag.code).toBe(2);
+    expect(JSON.parse(flag.stdout)).toEqual({ error: "unknown option '--nmae' (Did you mean --name?)", reason: 'validation' });
+    const extra = cli('keys', 'revoke', 'key_1', 'key_2', '--json');
+    expect(extra.code).toBe(2);
+    expect(JSON.parse(extra.stdout).error).toContain('too many arguments');
+    // The databases are not opened: a parse error needs no configuration at all.
+    const noDatabase = run('src/cli/main.ts', ['keys', 'list', '--acount', 'x'], { DATABASE_URL: 'not a url' });
+    expect(noDatabase.stderr).toContain("unknown option '--acount'");
+  }, 300_000);
 });
 
 describe('processes', () => {

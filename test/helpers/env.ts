@@ -1,4 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { loadConfig } from '../../src/platform/config.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
@@ -76,7 +79,16 @@ export interface TestEnv {
 export async function createTestEnv(opts: { env?: Record<string, string>; clock?: ManualClock; cache?: boolean } = {}): Promise<TestEnv> {
   const live = await freshDatabase('live');
   const sandbox = await freshDatabase('sandbox');
-  const config = loadConfig({ PINKAS_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000', DATA_DIR: '/nonexistent', ...opts.env });
+  // Stored files go to a folder of this environment's own (FILES_DIR), or where the test says (its own FILES_DIR, a bucket).
+  const filesDir = mkdtempSync(path.join(tmpdir(), 'pinkas-test-files-'));
+  const config = loadConfig({
+    PINKAS_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    DATA_DIR: '/nonexistent',
+    FILES_DIR: filesDir,
+    ...opts.env,
+  });
   const clock = opts.clock ?? new ManualClock('2026-03-01T08:00:00.000Z');
   const s = createServices(config, clock, createLogger(config.logLevel), { live: live.database, sandbox: sandbox.database });
   const app = await buildApp(s);
@@ -152,6 +164,7 @@ export async function createTestEnv(opts: { env?: Record<string, string>; clock?
       await s.pdfRenderer.close();
       await live.drop();
       await sandbox.drop();
+      rmSync(filesDir, { recursive: true, force: true });
     },
   };
   return env;

@@ -17,6 +17,34 @@ declare module 'vitest' {
 }
 
 /**
+ * An interrupted run (Ctrl-C, a CI timeout) does not reach the teardown: on the way out the
+ * cluster is stopped at once (SIGQUIT: immediate shutdown, nothing here needs to survive) and its
+ * folder removed, synchronously, since an exiting process runs no more asynchronous work.
+ */
+function leaveNothingBehind(cluster: EmbeddedCluster, dir: string): void {
+  const cleanUp = () => {
+    const up = cluster.running();
+    if (up) {
+      try {
+        process.kill(up.pid, 'SIGQUIT');
+      } catch {
+        /* already gone */
+      }
+      const wait = new Int32Array(new SharedArrayBuffer(4));
+      for (let i = 0; i < 100 && cluster.running(); i++) Atomics.wait(wait, 0, 0, 50);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', cleanUp);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      cleanUp();
+      process.kill(process.pid, signal);
+    });
+  }
+}
+
+/**
  * One PostgreSQL for the whole run: TEST_DATABASE_URL when given (CI gives the machine's server),
  * otherwise an embedded cluster started here once, so `npm test` needs only Node. One migrated
  * template; each test file clones its databases from it (CREATE DATABASE … TEMPLATE).
@@ -30,6 +58,7 @@ export default async function setup(project: TestProject) {
     dir = mkdtempSync(path.join(tmpdir(), 'pinkas-test-pg-'));
     chmodSync(dir, 0o755);
     cluster = new EmbeddedCluster(dir);
+    leaveNothingBehind(cluster, dir);
     await cluster.initialise();
     const port = await cluster.start();
     adminUrl = cluster.url('postgres', port);

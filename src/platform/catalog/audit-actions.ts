@@ -61,6 +61,8 @@ export const AUDIT_ACTIONS = [
   'export.openfrmt',
   'export.pcn874',
   'backup.create',
+  // Stored files: bytes found altered or missing on a read (platform/file-read.ts)
+  'file.integrity_failed',
   // Webhooks
   'webhook.create',
   'webhook.update',

@@ -105,7 +105,10 @@ export const idempotencyKeys = pgTable(
   (t) => [primaryKey({ columns: [t.accountId, t.idemKey] })],
 );
 
-/** Content-addressed per business; content inline, or in file_chunks when chunk_size is set (0012). */
+/**
+ * Content-addressed per business. `store` names where the bytes are (0030): 'fs' or 's3' (platform/file-store),
+ * or NULL for a row written before: content inline, or in file_chunks when chunk_size is set (0012).
+ */
 export const files = pgTable(
   'files',
   {
@@ -118,6 +121,7 @@ export const files = pgTable(
     content: bytea('content'),
     createdAt: timestamptz3('created_at').notNull(),
     chunkSize: integer('chunk_size'),
+    store: text('store', { enum: ['fs', 's3'] }),
   },
   (t) => [unique('files_business_id_sha256_key').on(t.businessId, t.sha256)],
 );

@@ -1,3 +1,4 @@
+import { hoistNamedSchemas } from './named-schemas.ts';
 import { Type, type TSchema } from 'typebox';
 import { errors } from './schemas.ts';
 
@@ -94,6 +95,10 @@ interface RouteInfo {
 /** Marks an operation whose body may be left out (its route reads an empty body as `{}`). */
 const EMPTY_BODY = 'x-empty-body-accepted';
 
+/** A route that reads an empty body as `{}` (its preValidation emptyBodyIsEmptyObject: issue, credit note, print, share…). */
+export const acceptsEmptyBody = (route: { preValidation?: unknown }): boolean =>
+  [route.preValidation].flat().some((f) => typeof f === 'function' && f.name === 'emptyBodyIsEmptyObject');
+
 const hasIdempotencyKey = (schema: Json) => Boolean(schema.headers?.properties?.['idempotency-key']);
 
 /**
@@ -116,9 +121,8 @@ export function openapiTransform({ schema, url, route }: RouteInfo): { schema?: 
   if (methods.some((m) => m !== 'GET' && m !== 'HEAD')) statuses.push(413, 415);
   if (hasIdempotencyKey(out)) statuses.push(409);
   out.response = { ...errors(...statuses), ...(schema.response ?? {}) };
-  // A route that reads an empty body as `{}` (emptyBodyIsEmptyObject: issue, credit note, print, share…):
   // @fastify/swagger marks every body required, so generated clients would demand `body: {}`.
-  if ([route.preValidation].flat().some((f) => typeof f === 'function' && f.name === 'emptyBodyIsEmptyObject')) out[EMPTY_BODY] = true;
+  if (acceptsEmptyBody(route)) out[EMPTY_BODY] = true;
   return { schema: out, url };
 }
 
@@ -129,7 +133,7 @@ export function openapiTransform({ schema, url, route }: RouteInfo): { schema?: 
  */
 export function finishOpenapiDocument({ openapiObject }: { openapiObject: Json }): Json {
   // A copy: the generated document may share objects with the route schemas Fastify validates with.
-  const doc = renameFormatBounds(JSON.parse(JSON.stringify(openapiObject))) as Json;
+  const doc = hoistNamedSchemas(renameFormatBounds(JSON.parse(JSON.stringify(openapiObject))) as Json);
   doc.components = { ...doc.components, headers: { ...(doc.components?.headers ?? {}), ...HEADERS } };
   doc.tags = TAGS;
   for (const item of Object.values<Json>(doc.paths ?? {})) {

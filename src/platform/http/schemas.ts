@@ -2,8 +2,9 @@ import { Type, type TSchema, type TProperties } from 'typebox';
 import { DATE_MAX, DATE_MIN } from './formats.ts';
 
 /** A success body: `ok: true` next to the payload fields. */
-export function Ok<P extends TProperties>(props: P) {
-  return Type.Object({ ok: Type.Literal(true), ...props });
+/** A success answer: `{ok: true, ...props}`; `title` names it in the OpenAPI document (named-schemas.ts). */
+export function Ok<P extends TProperties>(props: P, title?: string) {
+  return Type.Object({ ok: Type.Literal(true), ...props }, title ? { title } : {});
 }
 
 /** What each error status means across the API (the `reason` names the case). */
@@ -50,9 +51,12 @@ export const IsoDate = Type.String({
 export const IsoDateTime = Type.String({ format: 'date-time', formatMinimum: '1900-01-01T00:00:00Z', formatMaximum: '9999-12-31T23:59:59Z' });
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
-export const BidParams = Type.Object({ bid: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
-export const BidIdParams = Type.Object(
-  { bid: Type.String({ minLength: 1, maxLength: 64 }), id: Type.String({ minLength: 1, maxLength: 64 }) },
-  { additionalProperties: false },
-);
-export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+const Bid = Type.String({ minLength: 1, maxLength: 64, description: "The business's id (`biz_…`), as createBusiness or listBusinesses answers it." });
+const Id = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…).',
+});
+export const BidParams = Type.Object({ bid: Bid }, { additionalProperties: false });
+export const BidIdParams = Type.Object({ bid: Bid, id: Id }, { additionalProperties: false });
+export const IdParams = Type.Object({ id: Id }, { additionalProperties: false });

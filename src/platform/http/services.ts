@@ -5,6 +5,7 @@ import type { Database, Mode } from '../db/engine.ts';
 import type { InvalidationChannel } from '../db/invalidation.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import type { RequestCounter } from '../usage.ts';
+import type { FileStores } from '../file-store/stores.ts';
 
 /**
  * The process-wide dependencies every domain receives: injected, so tests swap clocks and databases.
@@ -21,6 +22,8 @@ export interface Services {
   invalidation: Record<Mode, InvalidationChannel>;
   rateLimiter: RateLimiter;
   requestCounter: RequestCounter;
+  /** Per database mode, where stored files' bytes are (platform/file-store; docs/files.md). */
+  fileStores: Record<Mode, FileStores>;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { createClient, createConfig } from './client/client/index.ts';
 import * as api from './client/sdk.gen.ts';
+import type { Business, Document } from './client/types.gen.ts';
 import type { LifecycleOptions, LifecycleResult } from './lifecycle-types.ts';
 
 export async function lifecycle(o: LifecycleOptions): Promise<LifecycleResult> {
@@ -24,7 +25,9 @@ export async function lifecycle(o: LifecycleOptions): Promise<LifecycleResult> {
     }),
     'createBusiness',
   );
-  const bid = business.id;
+  // The document's named types, exported by name.
+  const named: Business = business;
+  const bid = named.id;
   const { party } = must(await api.createParty({ client, path: { bid }, body: { name: 'לקוח', taxId: '123456782' } }), 'createParty');
 
   const { document: draft } = must(
@@ -41,7 +44,7 @@ export async function lifecycle(o: LifecycleOptions): Promise<LifecycleResult> {
     }),
     'createDocument',
   );
-  const { document: issued } = must(await api.issueDocument({ client, path: { bid, id: draft.id }, body: {} }), 'issueDocument');
+  const { document: issued }: { document: Document } = must(await api.issueDocument({ client, path: { bid, id: draft.id }, body: {} }), 'issueDocument');
 
   // The PDF renders in a background job: 409 pdf_pending with Retry-After until it is ready.
   let pdf: ArrayBuffer | undefined;

@@ -5,7 +5,7 @@
  * exists there).
  */
 import createClient from 'openapi-fetch';
-import type { paths } from './schema.ts';
+import type { Business, paths } from './schema.ts';
 import type { LifecycleOptions, LifecycleResult } from './lifecycle-types.ts';
 
 export async function lifecycle(o: LifecycleOptions): Promise<LifecycleResult> {
@@ -15,7 +15,8 @@ export async function lifecycle(o: LifecycleOptions): Promise<LifecycleResult> {
     return r.data;
   };
 
-  const business = must(
+  // The document's named types are exported by name (openapi-typescript --root-types).
+  const business: Business = must(
     await api.POST('/v1/businesses', {
       params: { header: { 'idempotency-key': `${o.run}-business` } },
       body: { name: 'עסק לדוגמה בע"מ', taxId: '516179157', dealerType: 'company' },

@@ -42,10 +42,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the account's businesses */
+        /**
+         * List the account's businesses
+         * @description Every business of the key's account in the books of the key's mode (sandbox for `bk_test_`, live otherwise), with its numbering, branding and whether it can write.
+         */
         get: operations["listBusinesses"];
         put?: never;
-        /** Create a business (one Israeli dealer) */
+        /**
+         * Create a business (one Israeli dealer)
+         * @description A business is the dealer whose books these are: every party, document, expense, export and report belongs to one. Its tax id is checksum-validated; its name, tax id and dealer type are printed on its documents, and tax id and dealer type lock once it has issued a document. Answers the business with its `id` (`biz_…`), the `bid` of every other call.
+         */
         post: operations["createBusiness"];
         delete?: never;
         options?: never;
@@ -60,14 +66,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a business */
+        /**
+         * Read a business
+         * @description Its identity (name, tax id, dealer type), contact details, VAT rate, numbering, branding, approval and whether writes are open (`writesOpen`).
+         */
         get: operations["getBusiness"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Update a business */
+        /**
+         * Update a business
+         * @description Changes only the fields given; null clears an optional one. Tax id and dealer type answer 409 once the business has issued a document, and a series' first number once that series has one. Documents already issued keep what they printed.
+         */
         patch: operations["updateBusiness"];
         trace?: never;
     };
@@ -115,7 +127,10 @@ export interface paths {
         /** List saved customers and suppliers, newest first; page with `cursor` (the `nextCursor` of the previous page) */
         get: operations["listParties"];
         put?: never;
-        /** Create a party */
+        /**
+         * Create a party
+         * @description Saves a customer or supplier (`kind`) of the business. A document draft names it with `party: {partyId}`; issuing copies its details into the document. To avoid duplicates when the customer may already exist, use findOrCreateParty.
+         */
         post: operations["createParty"];
         delete?: never;
         options?: never;
@@ -130,14 +145,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a party */
+        /**
+         * Read a party
+         * @description A saved customer or supplier of the business: name, tax id, phone, email, address, its key in the export.
+         */
         get: operations["getParty"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Update a party */
+        /**
+         * Update a party
+         * @description Changes only the fields given. Documents already issued keep the details they were issued with.
+         */
         patch: operations["updateParty"];
         trace?: never;
     };
@@ -450,7 +471,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read one export run with its file metadata */
+        /**
+         * Read one export run with its file metadata
+         * @description The run (its period, state, record counts) and the zip it produced (`file`, null until it exists), by the id createOpenfrmtExport or createPcn874Export answered.
+         */
         get: operations["getExport"];
         put?: never;
         post?: never;
@@ -1141,6 +1165,258 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        /** Business */
+        Business: {
+            id: string;
+            name: string;
+            taxId: string;
+            /** @enum {string} */
+            dealerType: "patur" | "murshe" | "company" | "ngo";
+            address: string | null;
+            phone: string | null;
+            email: string | null;
+            defaultVatRateBp: number | null;
+            requireAllocation: boolean;
+            bookkeeping: "single" | "double";
+            vatReportingPeriod: "monthly" | "bimonthly";
+            branding: {
+                logoRef: {
+                    fileId: string;
+                    sha256: string;
+                    mime: string;
+                } | null;
+                accentColor: string | null;
+                tagline: string | null;
+                website: string | null;
+                footerText: string | null;
+                template: "classic" | "stripe";
+            };
+            /**
+             * @description The account's approval: live documents are issued once it is `approved`.
+             * @enum {string}
+             */
+            approvalStatus: "approved" | "pending" | "suspended";
+            planKey: string | null;
+            maxDocsPerMonth: number | null;
+            maxExpensesPerMonth: number | null;
+            /** @description Configured first numbers per doc type. */
+            numbering: {
+                [key: string]: number;
+            };
+            /**
+             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+             * @example {
+             *       "orderId": "1001",
+             *       "crm": "acct-17"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
+            deactivatedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** BusinessList */
+        BusinessList: {
+            /** @enum {boolean} */
+            ok: true;
+            businesses: components["schemas"]["Business"][];
+        };
+        /** Party */
+        Party: {
+            id: string;
+            /** @description C00001… for customers (and both), S00001… for suppliers. */
+            key: string;
+            kind: string;
+            name: string;
+            taxId: string | null;
+            phone: string | null;
+            email: string | null;
+            address: string | null;
+            digitalDocConsentAt: string | null;
+            /**
+             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+             * @example {
+             *       "orderId": "1001",
+             *       "crm": "acct-17"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** PartyPage */
+        PartyPage: {
+            /** @enum {boolean} */
+            ok: true;
+            parties: components["schemas"]["Party"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * Expense
+         * @description One row of the purchase ledger (see docs/expenses.md).
+         */
+        Expense: {
+            /** @description Prefix `exp_`. */
+            id: string;
+            businessId: string;
+            status: "draft" | "recorded";
+            /** @description `manual`, `upload`, `scan`, `reversal` (a storno row) or `redraft`. */
+            source: string;
+            categoryKey: string | null;
+            supplierName: string | null;
+            supplierTaxId: string | null;
+            partyId: string | null;
+            supplierDocType: ("tax_invoice" | "tax_invoice_receipt" | "credit_invoice" | "receipt" | "import_entry" | "other") | null;
+            supplierDocNumber: string | null;
+            supplierDocDate: string | null;
+            allocationNumber: string | null;
+            amountExVat: number | null;
+            vatAmount: number | null;
+            amountIncVat: number | null;
+            deductibleVat: number | null;
+            /** @description What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away. Empty on drafts. */
+            warnings: {
+                code: string;
+                message: string;
+            }[];
+            note: string | null;
+            receiptFileId: string | null;
+            ocrExtraction: unknown | null;
+            reversesExpenseId: string | null;
+            reversedByExpenseId: string | null;
+            externalRef: string | null;
+            /**
+             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
+             * @example {
+             *       "orderId": "1001",
+             *       "crm": "acct-17"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
+            recordedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** ExpensePage */
+        ExpensePage: {
+            /** @enum {boolean} */
+            ok: true;
+            expenses: components["schemas"]["Expense"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+            counts?: {
+                total: number;
+                byStatus: {
+                    draft: number;
+                    recorded: number;
+                };
+            };
+        };
+        /** WebhookEndpointWithSecret */
+        WebhookEndpointWithSecret: {
+            id: string;
+            url: string;
+            /** @description Events received; empty means all. */
+            events: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test")[];
+            businessId: string | null;
+            active: boolean;
+            disabledAt: string | null;
+            /** @description Failed attempts since the last success; 20 disable the endpoint. */
+            consecutiveFailures: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description `whsec_…`, shown only in the create response. */
+            secret: string;
+        };
+        /** WebhookEndpoint */
+        WebhookEndpoint: {
+            id: string;
+            url: string;
+            /** @description Events received; empty means all. */
+            events: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test")[];
+            businessId: string | null;
+            active: boolean;
+            disabledAt: string | null;
+            /** @description Failed attempts since the last success; 20 disable the endpoint. */
+            consecutiveFailures: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** WebhookEndpointPage */
+        WebhookEndpointPage: {
+            /** @enum {boolean} */
+            ok: true;
+            webhooks: components["schemas"]["WebhookEndpoint"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** Delivery */
+        Delivery: {
+            /** @description `del_…`; the same id on every retry (receivers dedupe on it). */
+            id: string;
+            webhookId: string;
+            eventId: string | null;
+            /**
+             * @description An event name (see Events).
+             * @enum {string}
+             */
+            event: "document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test";
+            businessId: string | null;
+            /** @enum {unknown} */
+            status: "pending" | "delivered" | "failed";
+            attempts: {
+                n: number;
+                /** Format: date-time */
+                at: string;
+                responseStatus: number | null;
+                durationMs: number;
+                error: string | null;
+                responseBody: string | null;
+            }[];
+            nextAttemptAt: string | null;
+            deliveredAt: string | null;
+            failedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** DeliveryPage */
+        DeliveryPage: {
+            /** @enum {boolean} */
+            ok: true;
+            deliveries: components["schemas"]["Delivery"][];
+            /** @description The last delivery id of the page, for `before` (kept for compatibility); null on the last page. */
+            next: string | null;
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** DocumentPage */
+        DocumentPage: {
+            /** @enum {boolean} */
+            ok: true;
+            documents: components["schemas"]["Document"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+            counts?: {
+                total: number;
+                byStatus: {
+                    draft: number;
+                    issued: number;
+                };
+            };
+        };
     };
     responses: never;
     parameters: never;
@@ -1393,61 +1669,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        ok: true;
-                        businesses: {
-                            id: string;
-                            name: string;
-                            taxId: string;
-                            /** @enum {string} */
-                            dealerType: "patur" | "murshe" | "company" | "ngo";
-                            address: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            defaultVatRateBp: number | null;
-                            requireAllocation: boolean;
-                            bookkeeping: "single" | "double";
-                            vatReportingPeriod: "monthly" | "bimonthly";
-                            branding: {
-                                logoRef: {
-                                    fileId: string;
-                                    sha256: string;
-                                    mime: string;
-                                } | null;
-                                accentColor: string | null;
-                                tagline: string | null;
-                                website: string | null;
-                                footerText: string | null;
-                                template: "classic" | "stripe";
-                            };
-                            /**
-                             * @description The account's approval: live documents are issued once it is `approved`.
-                             * @enum {string}
-                             */
-                            approvalStatus: "approved" | "pending" | "suspended";
-                            planKey: string | null;
-                            maxDocsPerMonth: number | null;
-                            maxExpensesPerMonth: number | null;
-                            /** @description Configured first numbers per doc type. */
-                            numbering: {
-                                [key: string]: number;
-                            };
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            deactivatedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["BusinessList"];
                 };
             };
             /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
@@ -1605,57 +1827,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        business: {
-                            id: string;
-                            name: string;
-                            taxId: string;
-                            /** @enum {string} */
-                            dealerType: "patur" | "murshe" | "company" | "ngo";
-                            address: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            defaultVatRateBp: number | null;
-                            requireAllocation: boolean;
-                            bookkeeping: "single" | "double";
-                            vatReportingPeriod: "monthly" | "bimonthly";
-                            branding: {
-                                logoRef: {
-                                    fileId: string;
-                                    sha256: string;
-                                    mime: string;
-                                } | null;
-                                accentColor: string | null;
-                                tagline: string | null;
-                                website: string | null;
-                                footerText: string | null;
-                                template: "classic" | "stripe";
-                            };
-                            /**
-                             * @description The account's approval: live documents are issued once it is `approved`.
-                             * @enum {string}
-                             */
-                            approvalStatus: "approved" | "pending" | "suspended";
-                            planKey: string | null;
-                            maxDocsPerMonth: number | null;
-                            maxExpensesPerMonth: number | null;
-                            /** @description Configured first numbers per doc type. */
-                            numbering: {
-                                [key: string]: number;
-                            };
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            deactivatedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
+                        business: components["schemas"]["Business"];
                     };
                 };
             };
@@ -1767,6 +1939,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -1784,57 +1957,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        business: {
-                            id: string;
-                            name: string;
-                            taxId: string;
-                            /** @enum {string} */
-                            dealerType: "patur" | "murshe" | "company" | "ngo";
-                            address: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            defaultVatRateBp: number | null;
-                            requireAllocation: boolean;
-                            bookkeeping: "single" | "double";
-                            vatReportingPeriod: "monthly" | "bimonthly";
-                            branding: {
-                                logoRef: {
-                                    fileId: string;
-                                    sha256: string;
-                                    mime: string;
-                                } | null;
-                                accentColor: string | null;
-                                tagline: string | null;
-                                website: string | null;
-                                footerText: string | null;
-                                template: "classic" | "stripe";
-                            };
-                            /**
-                             * @description The account's approval: live documents are issued once it is `approved`.
-                             * @enum {string}
-                             */
-                            approvalStatus: "approved" | "pending" | "suspended";
-                            planKey: string | null;
-                            maxDocsPerMonth: number | null;
-                            maxExpensesPerMonth: number | null;
-                            /** @description Configured first numbers per doc type. */
-                            numbering: {
-                                [key: string]: number;
-                            };
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            deactivatedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
+                        business: components["schemas"]["Business"];
                     };
                 };
             };
@@ -1912,6 +2035,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -1972,57 +2096,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        business: {
-                            id: string;
-                            name: string;
-                            taxId: string;
-                            /** @enum {string} */
-                            dealerType: "patur" | "murshe" | "company" | "ngo";
-                            address: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            defaultVatRateBp: number | null;
-                            requireAllocation: boolean;
-                            bookkeeping: "single" | "double";
-                            vatReportingPeriod: "monthly" | "bimonthly";
-                            branding: {
-                                logoRef: {
-                                    fileId: string;
-                                    sha256: string;
-                                    mime: string;
-                                } | null;
-                                accentColor: string | null;
-                                tagline: string | null;
-                                website: string | null;
-                                footerText: string | null;
-                                template: "classic" | "stripe";
-                            };
-                            /**
-                             * @description The account's approval: live documents are issued once it is `approved`.
-                             * @enum {string}
-                             */
-                            approvalStatus: "approved" | "pending" | "suspended";
-                            planKey: string | null;
-                            maxDocsPerMonth: number | null;
-                            maxExpensesPerMonth: number | null;
-                            /** @description Configured first numbers per doc type. */
-                            numbering: {
-                                [key: string]: number;
-                            };
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            deactivatedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
+                        business: components["schemas"]["Business"];
                     };
                 };
             };
@@ -2134,6 +2208,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -2151,57 +2226,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        business: {
-                            id: string;
-                            name: string;
-                            taxId: string;
-                            /** @enum {string} */
-                            dealerType: "patur" | "murshe" | "company" | "ngo";
-                            address: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            defaultVatRateBp: number | null;
-                            requireAllocation: boolean;
-                            bookkeeping: "single" | "double";
-                            vatReportingPeriod: "monthly" | "bimonthly";
-                            branding: {
-                                logoRef: {
-                                    fileId: string;
-                                    sha256: string;
-                                    mime: string;
-                                } | null;
-                                accentColor: string | null;
-                                tagline: string | null;
-                                website: string | null;
-                                footerText: string | null;
-                                template: "classic" | "stripe";
-                            };
-                            /**
-                             * @description The account's approval: live documents are issued once it is `approved`.
-                             * @enum {string}
-                             */
-                            approvalStatus: "approved" | "pending" | "suspended";
-                            planKey: string | null;
-                            maxDocsPerMonth: number | null;
-                            maxExpensesPerMonth: number | null;
-                            /** @description Configured first numbers per doc type. */
-                            numbering: {
-                                [key: string]: number;
-                            };
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            deactivatedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
+                        business: components["schemas"]["Business"];
                     };
                 };
             };
@@ -2301,6 +2326,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -2318,57 +2344,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        business: {
-                            id: string;
-                            name: string;
-                            taxId: string;
-                            /** @enum {string} */
-                            dealerType: "patur" | "murshe" | "company" | "ngo";
-                            address: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            defaultVatRateBp: number | null;
-                            requireAllocation: boolean;
-                            bookkeeping: "single" | "double";
-                            vatReportingPeriod: "monthly" | "bimonthly";
-                            branding: {
-                                logoRef: {
-                                    fileId: string;
-                                    sha256: string;
-                                    mime: string;
-                                } | null;
-                                accentColor: string | null;
-                                tagline: string | null;
-                                website: string | null;
-                                footerText: string | null;
-                                template: "classic" | "stripe";
-                            };
-                            /**
-                             * @description The account's approval: live documents are issued once it is `approved`.
-                             * @enum {string}
-                             */
-                            approvalStatus: "approved" | "pending" | "suspended";
-                            planKey: string | null;
-                            maxDocsPerMonth: number | null;
-                            maxExpensesPerMonth: number | null;
-                            /** @description Configured first numbers per doc type. */
-                            numbering: {
-                                [key: string]: number;
-                            };
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            deactivatedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
+                        business: components["schemas"]["Business"];
                     };
                 };
             };
@@ -2475,6 +2451,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -2489,36 +2466,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        ok: true;
-                        parties: {
-                            id: string;
-                            /** @description C00001… for customers (and both), S00001… for suppliers. */
-                            key: string;
-                            kind: string;
-                            name: string;
-                            taxId: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            address: string | null;
-                            digitalDocConsentAt: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description Pass as `cursor` for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["PartyPage"];
                 };
             };
             /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
@@ -2598,6 +2546,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -2650,30 +2599,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        party: {
-                            id: string;
-                            /** @description C00001… for customers (and both), S00001… for suppliers. */
-                            key: string;
-                            kind: string;
-                            name: string;
-                            taxId: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            address: string | null;
-                            digitalDocConsentAt: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
+                        party: components["schemas"]["Party"];
                     };
                 };
             };
@@ -2785,7 +2711,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -2803,30 +2731,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        party: {
-                            id: string;
-                            /** @description C00001… for customers (and both), S00001… for suppliers. */
-                            key: string;
-                            kind: string;
-                            name: string;
-                            taxId: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            address: string | null;
-                            digitalDocConsentAt: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
+                        party: components["schemas"]["Party"];
                     };
                 };
             };
@@ -2904,7 +2809,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -2938,30 +2845,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        party: {
-                            id: string;
-                            /** @description C00001… for customers (and both), S00001… for suppliers. */
-                            key: string;
-                            kind: string;
-                            name: string;
-                            taxId: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            address: string | null;
-                            digitalDocConsentAt: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
+                        party: components["schemas"]["Party"];
                     };
                 };
             };
@@ -3064,6 +2948,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -3110,30 +2995,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        party: {
-                            id: string;
-                            /** @description C00001… for customers (and both), S00001… for suppliers. */
-                            key: string;
-                            kind: string;
-                            name: string;
-                            taxId: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            address: string | null;
-                            digitalDocConsentAt: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
+                        party: components["schemas"]["Party"];
                         created: boolean;
                     };
                 };
@@ -3150,30 +3012,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        party: {
-                            id: string;
-                            /** @description C00001… for customers (and both), S00001… for suppliers. */
-                            key: string;
-                            kind: string;
-                            name: string;
-                            taxId: string | null;
-                            phone: string | null;
-                            email: string | null;
-                            address: string | null;
-                            digitalDocConsentAt: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
+                        party: components["schemas"]["Party"];
                         created: boolean;
                     };
                 };
@@ -3286,6 +3125,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -3386,6 +3226,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -3620,6 +3461,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -3634,65 +3476,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        ok: true;
-                        expenses: {
-                            /** @description Prefix `exp_`. */
-                            id: string;
-                            businessId: string;
-                            status: "draft" | "recorded";
-                            /** @description `manual`, `upload`, `scan`, `reversal` (a storno row) or `redraft`. */
-                            source: string;
-                            categoryKey: string | null;
-                            supplierName: string | null;
-                            supplierTaxId: string | null;
-                            partyId: string | null;
-                            supplierDocType: ("tax_invoice" | "tax_invoice_receipt" | "credit_invoice" | "receipt" | "import_entry" | "other") | null;
-                            supplierDocNumber: string | null;
-                            supplierDocDate: string | null;
-                            allocationNumber: string | null;
-                            amountExVat: number | null;
-                            vatAmount: number | null;
-                            amountIncVat: number | null;
-                            deductibleVat: number | null;
-                            /** @description What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away. Empty on drafts. */
-                            warnings: {
-                                code: string;
-                                message: string;
-                            }[];
-                            note: string | null;
-                            receiptFileId: string | null;
-                            ocrExtraction: unknown | null;
-                            reversesExpenseId: string | null;
-                            reversedByExpenseId: string | null;
-                            externalRef: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            recordedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        /** @description Pass as `cursor` for the next page; null on the last page. */
-                        nextCursor: string | null;
-                        counts?: {
-                            total: number;
-                            byStatus: {
-                                draft: number;
-                                recorded: number;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["ExpensePage"];
                 };
             };
             /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
@@ -3772,6 +3556,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -3821,53 +3606,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        /** @description One row of the purchase ledger (see docs/expenses.md). */
-                        expense: {
-                            /** @description Prefix `exp_`. */
-                            id: string;
-                            businessId: string;
-                            status: "draft" | "recorded";
-                            /** @description `manual`, `upload`, `scan`, `reversal` (a storno row) or `redraft`. */
-                            source: string;
-                            categoryKey: string | null;
-                            supplierName: string | null;
-                            supplierTaxId: string | null;
-                            partyId: string | null;
-                            supplierDocType: ("tax_invoice" | "tax_invoice_receipt" | "credit_invoice" | "receipt" | "import_entry" | "other") | null;
-                            supplierDocNumber: string | null;
-                            supplierDocDate: string | null;
-                            allocationNumber: string | null;
-                            amountExVat: number | null;
-                            vatAmount: number | null;
-                            amountIncVat: number | null;
-                            deductibleVat: number | null;
-                            /** @description What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away. Empty on drafts. */
-                            warnings: {
-                                code: string;
-                                message: string;
-                            }[];
-                            note: string | null;
-                            receiptFileId: string | null;
-                            ocrExtraction: unknown | null;
-                            reversesExpenseId: string | null;
-                            reversedByExpenseId: string | null;
-                            externalRef: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            recordedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
+                        expense: components["schemas"]["Expense"];
                         deduped: boolean;
                     };
                 };
@@ -3980,7 +3719,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -3998,53 +3739,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        /** @description One row of the purchase ledger (see docs/expenses.md). */
-                        expense: {
-                            /** @description Prefix `exp_`. */
-                            id: string;
-                            businessId: string;
-                            status: "draft" | "recorded";
-                            /** @description `manual`, `upload`, `scan`, `reversal` (a storno row) or `redraft`. */
-                            source: string;
-                            categoryKey: string | null;
-                            supplierName: string | null;
-                            supplierTaxId: string | null;
-                            partyId: string | null;
-                            supplierDocType: ("tax_invoice" | "tax_invoice_receipt" | "credit_invoice" | "receipt" | "import_entry" | "other") | null;
-                            supplierDocNumber: string | null;
-                            supplierDocDate: string | null;
-                            allocationNumber: string | null;
-                            amountExVat: number | null;
-                            vatAmount: number | null;
-                            amountIncVat: number | null;
-                            deductibleVat: number | null;
-                            /** @description What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away. Empty on drafts. */
-                            warnings: {
-                                code: string;
-                                message: string;
-                            }[];
-                            note: string | null;
-                            receiptFileId: string | null;
-                            ocrExtraction: unknown | null;
-                            reversesExpenseId: string | null;
-                            reversedByExpenseId: string | null;
-                            externalRef: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            recordedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
+                        expense: components["schemas"]["Expense"];
                     };
                 };
             };
@@ -4122,7 +3817,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -4239,7 +3936,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -4281,53 +3980,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        /** @description One row of the purchase ledger (see docs/expenses.md). */
-                        expense: {
-                            /** @description Prefix `exp_`. */
-                            id: string;
-                            businessId: string;
-                            status: "draft" | "recorded";
-                            /** @description `manual`, `upload`, `scan`, `reversal` (a storno row) or `redraft`. */
-                            source: string;
-                            categoryKey: string | null;
-                            supplierName: string | null;
-                            supplierTaxId: string | null;
-                            partyId: string | null;
-                            supplierDocType: ("tax_invoice" | "tax_invoice_receipt" | "credit_invoice" | "receipt" | "import_entry" | "other") | null;
-                            supplierDocNumber: string | null;
-                            supplierDocDate: string | null;
-                            allocationNumber: string | null;
-                            amountExVat: number | null;
-                            vatAmount: number | null;
-                            amountIncVat: number | null;
-                            deductibleVat: number | null;
-                            /** @description What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away. Empty on drafts. */
-                            warnings: {
-                                code: string;
-                                message: string;
-                            }[];
-                            note: string | null;
-                            receiptFileId: string | null;
-                            ocrExtraction: unknown | null;
-                            reversesExpenseId: string | null;
-                            reversedByExpenseId: string | null;
-                            externalRef: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            recordedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
+                        expense: components["schemas"]["Expense"];
                     };
                 };
             };
@@ -4439,7 +4092,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -4457,53 +4112,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        /** @description One row of the purchase ledger (see docs/expenses.md). */
-                        expense: {
-                            /** @description Prefix `exp_`. */
-                            id: string;
-                            businessId: string;
-                            status: "draft" | "recorded";
-                            /** @description `manual`, `upload`, `scan`, `reversal` (a storno row) or `redraft`. */
-                            source: string;
-                            categoryKey: string | null;
-                            supplierName: string | null;
-                            supplierTaxId: string | null;
-                            partyId: string | null;
-                            supplierDocType: ("tax_invoice" | "tax_invoice_receipt" | "credit_invoice" | "receipt" | "import_entry" | "other") | null;
-                            supplierDocNumber: string | null;
-                            supplierDocDate: string | null;
-                            allocationNumber: string | null;
-                            amountExVat: number | null;
-                            vatAmount: number | null;
-                            amountIncVat: number | null;
-                            deductibleVat: number | null;
-                            /** @description What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away. Empty on drafts. */
-                            warnings: {
-                                code: string;
-                                message: string;
-                            }[];
-                            note: string | null;
-                            receiptFileId: string | null;
-                            ocrExtraction: unknown | null;
-                            reversesExpenseId: string | null;
-                            reversedByExpenseId: string | null;
-                            externalRef: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            recordedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
+                        expense: components["schemas"]["Expense"];
                         deduped: boolean;
                     };
                 };
@@ -4615,7 +4224,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -4640,100 +4251,8 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        /** @description One row of the purchase ledger (see docs/expenses.md). */
-                        expense: {
-                            /** @description Prefix `exp_`. */
-                            id: string;
-                            businessId: string;
-                            status: "draft" | "recorded";
-                            /** @description `manual`, `upload`, `scan`, `reversal` (a storno row) or `redraft`. */
-                            source: string;
-                            categoryKey: string | null;
-                            supplierName: string | null;
-                            supplierTaxId: string | null;
-                            partyId: string | null;
-                            supplierDocType: ("tax_invoice" | "tax_invoice_receipt" | "credit_invoice" | "receipt" | "import_entry" | "other") | null;
-                            supplierDocNumber: string | null;
-                            supplierDocDate: string | null;
-                            allocationNumber: string | null;
-                            amountExVat: number | null;
-                            vatAmount: number | null;
-                            amountIncVat: number | null;
-                            deductibleVat: number | null;
-                            /** @description What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away. Empty on drafts. */
-                            warnings: {
-                                code: string;
-                                message: string;
-                            }[];
-                            note: string | null;
-                            receiptFileId: string | null;
-                            ocrExtraction: unknown | null;
-                            reversesExpenseId: string | null;
-                            reversedByExpenseId: string | null;
-                            externalRef: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            recordedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
-                        /** @description One row of the purchase ledger (see docs/expenses.md). */
-                        draft?: {
-                            /** @description Prefix `exp_`. */
-                            id: string;
-                            businessId: string;
-                            status: "draft" | "recorded";
-                            /** @description `manual`, `upload`, `scan`, `reversal` (a storno row) or `redraft`. */
-                            source: string;
-                            categoryKey: string | null;
-                            supplierName: string | null;
-                            supplierTaxId: string | null;
-                            partyId: string | null;
-                            supplierDocType: ("tax_invoice" | "tax_invoice_receipt" | "credit_invoice" | "receipt" | "import_entry" | "other") | null;
-                            supplierDocNumber: string | null;
-                            supplierDocDate: string | null;
-                            allocationNumber: string | null;
-                            amountExVat: number | null;
-                            vatAmount: number | null;
-                            amountIncVat: number | null;
-                            deductibleVat: number | null;
-                            /** @description What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away. Empty on drafts. */
-                            warnings: {
-                                code: string;
-                                message: string;
-                            }[];
-                            note: string | null;
-                            receiptFileId: string | null;
-                            ocrExtraction: unknown | null;
-                            reversesExpenseId: string | null;
-                            reversedByExpenseId: string | null;
-                            externalRef: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            recordedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
+                        expense: components["schemas"]["Expense"];
+                        draft?: components["schemas"]["Expense"];
                         draftError?: {
                             error: string;
                             reason: string;
@@ -4849,6 +4368,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -4990,6 +4510,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -5097,6 +4618,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -5214,7 +4736,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -5397,27 +4921,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        ok: true;
-                        webhooks: {
-                            id: string;
-                            url: string;
-                            /** @description Events received; empty means all. */
-                            events: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test")[];
-                            businessId: string | null;
-                            active: boolean;
-                            disabledAt: string | null;
-                            /** @description Failed attempts since the last success; 20 disable the endpoint. */
-                            consecutiveFailures: number;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        /** @description Pass as `cursor` for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["WebhookEndpointPage"];
                 };
             };
             /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
@@ -5523,23 +5027,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        webhook: {
-                            id: string;
-                            url: string;
-                            /** @description Events received; empty means all. */
-                            events: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test")[];
-                            businessId: string | null;
-                            active: boolean;
-                            disabledAt: string | null;
-                            /** @description Failed attempts since the last success; 20 disable the endpoint. */
-                            consecutiveFailures: number;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            /** @description `whsec_…`, shown only in the create response. */
-                            secret: string;
-                        };
+                        webhook: components["schemas"]["WebhookEndpointWithSecret"];
                     };
                 };
             };
@@ -5651,6 +5139,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -5668,21 +5157,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        webhook: {
-                            id: string;
-                            url: string;
-                            /** @description Events received; empty means all. */
-                            events: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test")[];
-                            businessId: string | null;
-                            active: boolean;
-                            disabledAt: string | null;
-                            /** @description Failed attempts since the last success; 20 disable the endpoint. */
-                            consecutiveFailures: number;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
+                        webhook: components["schemas"]["WebhookEndpoint"];
                     };
                 };
             };
@@ -5760,6 +5235,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -5876,6 +5352,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -5904,21 +5381,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        webhook: {
-                            id: string;
-                            url: string;
-                            /** @description Events received; empty means all. */
-                            events: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test")[];
-                            businessId: string | null;
-                            active: boolean;
-                            disabledAt: string | null;
-                            /** @description Failed attempts since the last success; 20 disable the endpoint. */
-                            consecutiveFailures: number;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
+                        webhook: components["schemas"]["WebhookEndpoint"];
                     };
                 };
             };
@@ -6018,6 +5481,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -6036,34 +5500,7 @@ export interface operations {
                         /** @enum {boolean} */
                         ok: true;
                         delivered: boolean;
-                        delivery: {
-                            /** @description `del_…`; the same id on every retry (receivers dedupe on it). */
-                            id: string;
-                            webhookId: string;
-                            eventId: string | null;
-                            /**
-                             * @description An event name (see Events).
-                             * @enum {string}
-                             */
-                            event: "document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test";
-                            businessId: string | null;
-                            /** @enum {unknown} */
-                            status: "pending" | "delivered" | "failed";
-                            attempts: {
-                                n: number;
-                                /** Format: date-time */
-                                at: string;
-                                responseStatus: number | null;
-                                durationMs: number;
-                                error: string | null;
-                                responseBody: string | null;
-                            }[];
-                            nextAttemptAt: string | null;
-                            deliveredAt: string | null;
-                            failedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        };
+                        delivery: components["schemas"]["Delivery"];
                     };
                 };
             };
@@ -6169,6 +5606,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -6183,42 +5621,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        ok: true;
-                        deliveries: {
-                            /** @description `del_…`; the same id on every retry (receivers dedupe on it). */
-                            id: string;
-                            webhookId: string;
-                            eventId: string | null;
-                            /**
-                             * @description An event name (see Events).
-                             * @enum {string}
-                             */
-                            event: "document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test";
-                            businessId: string | null;
-                            /** @enum {unknown} */
-                            status: "pending" | "delivered" | "failed";
-                            attempts: {
-                                n: number;
-                                /** Format: date-time */
-                                at: string;
-                                responseStatus: number | null;
-                                durationMs: number;
-                                error: string | null;
-                                responseBody: string | null;
-                            }[];
-                            nextAttemptAt: string | null;
-                            deliveredAt: string | null;
-                            failedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description The last delivery id of the page, for `before` (kept for compatibility); null on the last page. */
-                        next: string | null;
-                        /** @description Pass as `cursor` for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
+                    "application/json": components["schemas"]["DeliveryPage"];
                 };
             };
             /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
@@ -6298,6 +5701,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -6500,6 +5904,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -6637,7 +6042,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -6777,6 +6184,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -6920,6 +6328,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -7079,6 +6488,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -7222,6 +6632,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -7350,6 +6761,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -7539,6 +6951,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -7553,20 +6966,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        ok: true;
-                        documents: components["schemas"]["Document"][];
-                        /** @description Pass as `cursor` for the next page; null on the last page. */
-                        nextCursor: string | null;
-                        counts?: {
-                            total: number;
-                            byStatus: {
-                                draft: number;
-                                issued: number;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["DocumentPage"];
                 };
             };
             /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
@@ -7646,6 +7046,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -7886,7 +7287,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -7982,7 +7385,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -8111,7 +7516,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -8321,7 +7728,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -8481,7 +7890,9 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -8623,6 +8034,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -8746,6 +8158,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -8850,6 +8263,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -9284,6 +8698,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -9401,6 +8816,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -9870,6 +9286,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -10107,6 +9524,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -10230,6 +9648,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -10355,6 +9774,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -10472,6 +9892,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -10652,7 +10073,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -10790,7 +10213,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -10896,7 +10321,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -11042,7 +10469,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
                 id: string;
             };
             cookie?: never;
@@ -11478,6 +10907,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -11707,6 +11137,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -11740,53 +11171,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        /** @description One row of the purchase ledger (see docs/expenses.md). */
-                        expense: {
-                            /** @description Prefix `exp_`. */
-                            id: string;
-                            businessId: string;
-                            status: "draft" | "recorded";
-                            /** @description `manual`, `upload`, `scan`, `reversal` (a storno row) or `redraft`. */
-                            source: string;
-                            categoryKey: string | null;
-                            supplierName: string | null;
-                            supplierTaxId: string | null;
-                            partyId: string | null;
-                            supplierDocType: ("tax_invoice" | "tax_invoice_receipt" | "credit_invoice" | "receipt" | "import_entry" | "other") | null;
-                            supplierDocNumber: string | null;
-                            supplierDocDate: string | null;
-                            allocationNumber: string | null;
-                            amountExVat: number | null;
-                            vatAmount: number | null;
-                            amountIncVat: number | null;
-                            deductibleVat: number | null;
-                            /** @description What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away. Empty on drafts. */
-                            warnings: {
-                                code: string;
-                                message: string;
-                            }[];
-                            note: string | null;
-                            receiptFileId: string | null;
-                            ocrExtraction: unknown | null;
-                            reversesExpenseId: string | null;
-                            reversedByExpenseId: string | null;
-                            externalRef: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            recordedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
+                        expense: components["schemas"]["Expense"];
                         deduped: boolean;
                     };
                 };
@@ -11902,6 +11287,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
                 bid: string;
             };
             cookie?: never;
@@ -11935,53 +11321,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        /** @description One row of the purchase ledger (see docs/expenses.md). */
-                        expense: {
-                            /** @description Prefix `exp_`. */
-                            id: string;
-                            businessId: string;
-                            status: "draft" | "recorded";
-                            /** @description `manual`, `upload`, `scan`, `reversal` (a storno row) or `redraft`. */
-                            source: string;
-                            categoryKey: string | null;
-                            supplierName: string | null;
-                            supplierTaxId: string | null;
-                            partyId: string | null;
-                            supplierDocType: ("tax_invoice" | "tax_invoice_receipt" | "credit_invoice" | "receipt" | "import_entry" | "other") | null;
-                            supplierDocNumber: string | null;
-                            supplierDocDate: string | null;
-                            allocationNumber: string | null;
-                            amountExVat: number | null;
-                            vatAmount: number | null;
-                            amountIncVat: number | null;
-                            deductibleVat: number | null;
-                            /** @description What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away. Empty on drafts. */
-                            warnings: {
-                                code: string;
-                                message: string;
-                            }[];
-                            note: string | null;
-                            receiptFileId: string | null;
-                            ocrExtraction: unknown | null;
-                            reversesExpenseId: string | null;
-                            reversedByExpenseId: string | null;
-                            externalRef: string | null;
-                            /**
-                             * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
-                             * @example {
-                             *       "orderId": "1001",
-                             *       "crm": "acct-17"
-                             *     }
-                             */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            recordedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
+                        expense: components["schemas"]["Expense"];
                         deduped: boolean;
                     };
                 };

@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { chmod, mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { ObjectMissing, SHA256_HEX, type FileStore, type ObjectInfo } from './store.ts';
+import type { Spool } from './spool.ts';
+
+const isMissing = (err: unknown) => (err as { code?: string }).code === 'ENOENT';
+
+/** fsync of a folder: makes a rename into it durable (the new name survives a power cut). */
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The disk store: one folder per database mode, objects at `<root>/<first two hex digits>/<sha256>`.
+ * A write goes to `<root>/.spool/`, is fsynced, then renamed into place (atomic on one file system) and
+ * the folder fsynced, so a reader sees a whole object or none and a committed row's object survives a crash.
+ * Objects are read-only (0444) files: nothing here ever writes one in place.
+ */
+export class DiskFileStore implements FileStore {
+  readonly backend = 'fs' as const;
+  readonly spoolDir: string;
+  private readonly trashDir: string;
+
+  constructor(readonly location: string) {
+    this.spoolDir = path.join(location, '.spool');
+    this.trashDir = path.join(location, '.trash');
+  }
+
+  private pathOf(sha256: string): string {
+    if (!SHA256_HEX.test(sha256)) throw new Error(`not a sha256: ${sha256}`);
+    return path.join(this.location, sha256.slice(0, 2), sha256);
+  }
+
+  async putSpool(spool: Spool): Promise<void> {
+    const target = this.pathOf(spool.sha256);
+    await mkdir(path.dirname(target), { recursive: true });
+    await chmod(spool.path, 0o444);
+    await rename(spool.path, target);
+    await syncDir(path.dirname(target));
+  }
+
+  async putBytes(sha256: string, bytes: Buffer): Promise<void> {
+    await mkdir(this.spoolDir, { recursive: true });
+    const temp = path.join(this.spoolDir, `${randomBytes(12).toString('hex')}.spool`);
+    const handle = await open(temp, 'wx', 0o600);
+    try {
+      for (let at = 0; at < bytes.length;) at += (await handle.write(bytes, at, bytes.length - at)).bytesWritten;
+      await handle.sync();
+    } catch (err) {
+      await handle.close();
+      await rm(temp, { force: true });
+      throw err;
+    }
+    await handle.close();
+    await this.putSpool({ path: temp, sha256, size: bytes.length, head: Buffer.alloc(0), tail: Buffer.alloc(0) });
+  }
+
+  async read(sha256: string, range?: { start: number; end: number }): Promise<Readable> {
+    let handle: FileHandle;
+    try {
+      // Opened first, so that a missing object is an error here rather than in the middle of a stream.
+      handle = await open(this.pathOf(sha256), 'r');
+    } catch (err) {
+      if (isMissing(err)) throw new ObjectMissing(sha256, this.location);
+      throw err;
+    }
+    return createReadStream('', { fd: handle, start: range?.start, end: range?.end, highWaterMark: 256 * 1024 });
+  }
+
+  async stat(sha256: string): Promise<ObjectInfo | null> {
+    try {
+      const s = await stat(this.pathOf(sha256));
+      return { sha256, size: s.size, modifiedAt: s.mtime };
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  }
+
+  async *list(): AsyncGenerator<ObjectInfo> {
+    let shards: string[];
+    try {
+      shards = (await readdir(this.location)).filter((d) => /^[0-9a-f]{2}$/.test(d)).sort();
+    } catch (err) {
+      if (isMissing(err)) return;
+      throw err;
+    }
+    for (const shard of shards) {
+      for (const name of (await readdir(path.join(this.location, shard))).sort()) {
+        if (!SHA256_HEX.test(name) || name.slice(0, 2) !== shard) continue;
+        const info = await this.stat(name);
+        if (info) yield info;
+      }
+    }
+  }
+
+  /**
+   * Moves the object aside (an atomic rename), then looks at what was moved: written before `olderThan`, it is
+   * deleted; written since (a writer put the same content again just now), it goes back. A writer that puts
+   * after the move writes a new file at the object's name, which stays.
+   */
+  async removeIfOlder(sha256: string, olderThan: Date): Promise<boolean> {
+    const target = this.pathOf(sha256);
+    await mkdir(this.trashDir, { recursive: true });
+    const aside = path.join(this.trashDir, `${sha256}.${randomBytes(6).toString('hex')}`);
+    try {
+      await rename(target, aside);
+    } catch (err) {
+      if (isMissing(err)) return false;
+      throw err;
+    }
+    if ((await stat(aside)).mtime >= olderThan) {
+      // Back, unless a writer has put the same content there meanwhile.
+      if (await this.stat(sha256)) await rm(aside, { force: true });
+      else await rename(aside, target);
+      return false;
+    }
+    await rm(aside, { force: true });
+    return true;
+  }
+
+  async sweepSpools(olderThan: Date): Promise<number> {
+    let removed = 0;
+    for (const dir of [this.spoolDir, this.trashDir]) {
+      let names: string[];
+      try {
+        names = await readdir(dir);
+      } catch (err) {
+        if (isMissing(err)) continue;
+        throw err;
+      }
+      for (const name of names) {
+        const file = path.join(dir, name);
+        const s = await stat(file).catch(() => null);
+        if (s && s.mtime < olderThan) {
+          await rm(file, { force: true });
+          removed++;
+        }
+      }
+    }
+    return removed;
+  }
+
+  async check(): Promise<void> {
+    try {
+      await mkdir(this.spoolDir, { recursive: true });
+      const probe = path.join(this.spoolDir, `check-${randomBytes(6).toString('hex')}`);
+      const handle = await open(probe, 'wx', 0o600);
+      await handle.close();
+      await rm(probe);
+    } catch (err) {
+      throw new Error(`the file store ${this.location} cannot be written: ${(err as Error).message}`);
+    }
+  }
+}
