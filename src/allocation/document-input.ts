@@ -7,7 +7,7 @@ import { roundHalfAwayFromZero } from '../platform/money.ts';
 import type { DealerType } from '../businesses/index.ts';
 import { type DocumentRow, totalsOfDraft, allocationEligibility, type Eligibility } from '../documents/index.ts';
 import { DOC_TYPES, docTypesWhere, listOfCodes } from '../documents/doc-types.ts';
-import { ilsTotals } from '../documents/currency.ts';
+import { shekelFigures } from '../documents/currency.ts';
 import type { ApprovalInput } from './provider.ts';
 
 export interface IssuerOfDraft {
@@ -59,7 +59,7 @@ export function approvalInputOfDraft(d: DocumentRow, issuer: IssuerOfDraft, toda
   const own = totalsOfDraft(d, issuer);
   const { vatRateBp } = own;
   // In shekels: a foreign-currency draft at its own rate (without one, draftRequestProblem refuses it).
-  const t = d.currency === 'ILS' || d.exchangeRate === null ? own : ilsTotals(own, d.currency, d.exchangeRate);
+  const t = d.currency === 'ILS' || d.exchangeRate === null ? own : shekelFigures({ ...d, totals: own }, d.currency, d.exchangeRate).ils;
   const discount = discountExVat(t.discountAmount, d.priceMode, vatRateBp);
   const input: ApprovalInput = {
     businessId: d.businessId,

@@ -2,6 +2,7 @@
  * The wire format of the ITA Invoices Approval API v2 (israel-tax.md §4.4–4.6), as pure functions:
  * the request body, the token response, and the classification of an approval answer.
  */
+import { isAllocationNumber } from '../platform/allocation-number.ts';
 import { AllocationTransportError, type ApprovalInput, type ApprovalResult, type TokenSet } from './provider.ts';
 
 /** Agorot → a JSON number with two decimals (N12.2). */
@@ -33,9 +34,8 @@ export function approvalRequestBody(input: ApprovalInput, softwareNumber: number
 
 /** The allocation number printed on the invoice: the 9 right-most digits of the confirmation number. */
 export function allocationNumberOf(confirmation: string): string | null {
-  const digits = confirmation.replace(/\D/g, '');
-  if (digits.length < 9 || /^0+$/.test(digits)) return null;
-  return digits.slice(-9);
+  const number = confirmation.replace(/\D/g, '').slice(-9);
+  return isAllocationNumber(number) ? number : null;
 }
 
 /** A token endpoint answer (authorization_code or refresh_token grant) → absolute expiries. */

@@ -44,7 +44,13 @@ export function reversalOf(original: DocumentRow, reason: string | null): Omit<D
   const credit = creditRuleOf(original);
   if (credit.as === 'negative') {
     // A negative receipt: the money goes back by the same methods.
-    const payments = snap.payments.map((p) => ({ ...p, amount: -p.amount, ...(p.originalAmount !== undefined ? { originalAmount: -p.originalAmount } : {}) }));
+    const payments = snap.payments.map((p) => ({
+      ...p,
+      amount: -p.amount,
+      ...(p.originalAmount !== undefined ? { originalAmount: -p.originalAmount } : {}),
+      // The shekel amount frozen at issue, negated: a credit never converts again.
+      ...(p.amountIls !== undefined ? { amountIls: -p.amountIls } : {}),
+    }));
     return {
       ...snap,
       ...money,

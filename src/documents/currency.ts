@@ -3,17 +3,27 @@
  * units; `exchangeRate` is a decimal string, shekels for one unit. The shekel figures are computed
  * once, at issue, and frozen in the snapshot (docs/currency.md):
  *
- * - each of totalExVat, vatAmount, discountAmount and withholdingAmount is converted on its own:
- *   amount × rate, to the agora, half away from zero;
- * - totalIncVat in shekels is totalExVat + vatAmount in shekels, so the books balance to the agora;
- * - line and payment amounts are converted and then adjusted by the largest-remainder method so
- *   that they add up exactly to the shekel total they make up (never more than one agora per line).
+ * - each line's unit price and line discount is converted on its own (amount × rate, to the agora,
+ *   half away from zero), and the line's shekel amount is quantity × that price − that discount, by
+ *   the one line rule (totals.ts lineAmount): what OPENFRMT D110 says, 1267 = 1264 × 1265 − 1266;
+ * - the lines in shekels make the shekel total before VAT (or, in `gross` mode, including VAT) less
+ *   the discount converted on its own; VAT and withholding are converted on their own, and
+ *   totalIncVat = totalExVat + vatAmount, so the books balance to the agora. A receipt (no lines)
+ *   converts its totals on their own;
+ * - payment amounts are converted and then adjusted by the largest-remainder method so that they add
+ *   up exactly to the shekel figure they settle (never more than one agora each from their own value).
+ *
+ * Each line's and payment's shekel amount is stored in the snapshot (`amountIls`); readers take it
+ * from there. Snapshots issued before issue 29 hold no such amounts: for them the readers below
+ * compute them as issue did then (lines allocated by largest remainder to the frozen totals).
  *
  * All arithmetic is in BigInt over the decimal digits of the rate: no binary fractions.
  */
 import { minorUnitsOf, SHEKEL } from '../platform/currencies.ts';
+import { divideHalfAwayFromZero } from '../platform/money.ts';
 import type { DocType, Totals } from './figures.ts';
 import { DOC_TYPES } from './doc-types.ts';
+import { lineAmount } from './totals.ts';
 
 /** Rate text: a positive decimal, up to 6 integer digits and 10 decimals (BoI quotes 4–6 decimals). */
 export const EXCHANGE_RATE_PATTERN = '^(?!0+(\\.0+)?$)\\d{1,6}(\\.\\d{1,10})?$';
@@ -35,14 +45,6 @@ function rateFraction(rate: string): Fraction {
   return { numerator: BigInt(whole + frac), denominator: 10n ** BigInt(frac.length) };
 }
 
-/** n / d rounded half away from zero (d > 0). */
-function divideRounded(n: bigint, d: bigint): bigint {
-  const negative = n < 0n;
-  const a = negative ? -n : n;
-  const q = (2n * a + d) / (2n * d);
-  return negative ? -q : q;
-}
-
 /** The exact shekel value of `minor` units of `currency` at `rate`, as agorot × denominator (unrounded). */
 function agorotFraction(minor: number, currency: string, rate: string): Fraction {
   const r = rateFraction(rate);
@@ -54,7 +56,7 @@ function agorotFraction(minor: number, currency: string, rate: string): Fraction
 export function toAgorot(minor: number, currency: string, rate: string): number {
   if (currency === SHEKEL) return minor;
   const f = agorotFraction(minor, currency, rate);
-  return Number(divideRounded(f.numerator, f.denominator));
+  return Number(divideHalfAwayFromZero(f.numerator, f.denominator));
 }
 
 /**
@@ -87,26 +89,64 @@ export function allocateAgorot(amounts: number[], currency: string, rate: string
   return out.map(Number);
 }
 
-/** The five totals in agorot (see the header for the rule). */
-export function ilsTotals(t: Totals, currency: string, rate: string | null): Totals {
+/** The figures of a document in its own currency that its shekel figures are made from. */
+export interface CurrencyFigures {
+  docType: DocType;
+  priceMode: 'net' | 'gross';
+  lines: readonly { quantity: number; unitPriceExVat: number; lineDiscount?: number | null }[];
+  payments: readonly { amount: number }[];
+  totals: Totals;
+}
+
+/** A document's shekel figures: its five totals, each line's amount and each payment's, in agorot. */
+export interface ShekelFigures {
+  ils: Totals;
+  lineAmounts: number[];
+  paymentAmounts: number[];
+}
+
+/** Each line in shekels: its unit price and discount converted, then the one line rule. */
+function ilsLines(d: CurrencyFigures, currency: string, rate: string): number[] {
+  return d.lines.map((l) =>
+    lineAmount({
+      quantity: l.quantity,
+      unitPriceExVat: toAgorot(l.unitPriceExVat, currency, rate),
+      lineDiscount: toAgorot(l.lineDiscount ?? 0, currency, rate),
+    }),
+  );
+}
+
+/** The shekel figures of a document (see the header for the rule); a shekel document's own. */
+export function shekelFigures(d: CurrencyFigures, currency: string, rate: string | null): ShekelFigures {
+  const t = d.totals;
   if (currency === SHEKEL || rate === null) {
-    return {
+    const ils = {
       totalExVat: t.totalExVat,
       vatAmount: t.vatAmount,
       totalIncVat: t.totalIncVat,
       discountAmount: t.discountAmount,
       withholdingAmount: t.withholdingAmount,
     };
+    return { ils, lineAmounts: d.lines.map(lineAmount), paymentAmounts: d.payments.map((p) => p.amount) };
   }
-  const totalExVat = toAgorot(t.totalExVat, currency, rate);
+  const lineAmounts = ilsLines(d, currency, rate);
   const vatAmount = toAgorot(t.vatAmount, currency, rate);
-  return {
-    totalExVat,
-    vatAmount,
-    totalIncVat: totalExVat + vatAmount,
-    discountAmount: toAgorot(t.discountAmount, currency, rate),
-    withholdingAmount: toAgorot(t.withholdingAmount, currency, rate),
-  };
+  const discountAmount = toAgorot(t.discountAmount, currency, rate);
+  const withholdingAmount = toAgorot(t.withholdingAmount, currency, rate);
+  let totalExVat = toAgorot(t.totalExVat, currency, rate);
+  if (DOC_TYPES[d.docType].totalsFrom === 'lines') {
+    const lines = lineAmounts.reduce((a, x) => a + x, 0) - discountAmount;
+    totalExVat = d.priceMode === 'gross' ? lines - vatAmount : lines;
+  }
+  const ils = { totalExVat, vatAmount, totalIncVat: totalExVat + vatAmount, discountAmount, withholdingAmount };
+  const paymentAmounts = ilsPayments(
+    d.payments.map((p) => p.amount),
+    currency,
+    rate,
+    ils,
+    d.docType,
+  );
+  return { ils, lineAmounts, paymentAmounts };
 }
 
 /**
@@ -127,11 +167,11 @@ export function ilsPayments(amounts: number[], currency: string, rate: string | 
 export function paymentInOwnCurrency(amount: number, docCurrency: string, docRate: string | null, payCurrency: string, payRate: string | null): number {
   if (payCurrency === docCurrency) return amount;
   const agorotExact = docCurrency === SHEKEL ? { numerator: BigInt(amount), denominator: 1n } : agorotFraction(amount, docCurrency, docRate!);
-  if (payCurrency === SHEKEL) return Number(divideRounded(agorotExact.numerator, agorotExact.denominator));
+  if (payCurrency === SHEKEL) return Number(divideHalfAwayFromZero(agorotExact.numerator, agorotExact.denominator));
   const r = rateFraction(payRate!);
   const payScale = 10n ** BigInt(minorUnitsOf(payCurrency));
   // agorot / 100 / rate × 10^minor = agorot × r.den × payScale / (100 × r.num)
-  return Number(divideRounded(agorotExact.numerator * r.denominator * payScale, agorotExact.denominator * 100n * r.numerator));
+  return Number(divideHalfAwayFromZero(agorotExact.numerator * r.denominator * payScale, agorotExact.denominator * 100n * r.numerator));
 }
 
 /** `minor` units as a decimal string of the currency (12345 USD → "123.45", 5 JPY → "5", 1234 KWD → "1.234"). */
@@ -151,18 +191,51 @@ export function toHundredths(minor: number, currency: string): number {
   const digits = minorUnitsOf(currency);
   if (digits === 2) return minor;
   if (digits < 2) return minor * 10 ** (2 - digits);
-  return Number(divideRounded(BigInt(minor), 10n ** BigInt(digits - 2)));
+  return Number(divideHalfAwayFromZero(BigInt(minor), 10n ** BigInt(digits - 2)));
 }
 
-/** The shekel amount of each payment of a frozen snapshot (they add up to what they settle). */
-export function ilsPaymentAmounts(snap: {
+/** What the readers of a frozen snapshot need of it. */
+interface FrozenFigures {
   docType: DocType;
-  payments: { amount: number }[];
+  priceMode?: 'net' | 'gross';
+  lines?: readonly { amount: number; amountIls?: number }[];
+  payments: readonly { amount: number; amountIls?: number }[];
   currency?: string;
   exchangeRate?: string | null;
+  totals?: Totals;
   ils?: Totals;
-}): number[] {
-  const amounts = snap.payments.map((p) => p.amount);
-  if (!snap.currency || snap.currency === SHEKEL || !snap.ils) return amounts;
-  return ilsPayments(amounts, snap.currency, snap.exchangeRate ?? null, snap.ils, snap.docType);
+}
+
+const foreign = (snap: FrozenFigures): snap is FrozenFigures & { currency: string; exchangeRate: string; ils: Totals } =>
+  !!snap.currency && snap.currency !== SHEKEL && !!snap.exchangeRate && !!snap.ils;
+
+/** The shekel amount of each payment of a frozen snapshot, as issue stored it (they add up to what they settle). */
+export function ilsPaymentAmounts(snap: FrozenFigures): number[] {
+  if (!foreign(snap)) return snap.payments.map((p) => p.amount);
+  if (snap.payments.every((p) => p.amountIls !== undefined)) return snap.payments.map((p) => p.amountIls!);
+  // A snapshot from before issue 29 stored none: computed as issue did then.
+  return ilsPayments(
+    snap.payments.map((p) => p.amount),
+    snap.currency,
+    snap.exchangeRate,
+    snap.ils,
+    snap.docType,
+  );
+}
+
+/** The shekel amount of each line of a frozen snapshot, as issue stored it (they add up to the lines' shekel total). */
+export function ilsLineAmounts(snap: FrozenFigures): number[] {
+  const lines = snap.lines ?? [];
+  if (!foreign(snap)) return lines.map((l) => l.amount);
+  if (lines.every((l) => l.amountIls !== undefined)) return lines.map((l) => l.amountIls!);
+  // A snapshot from before issue 29 stored none: its lines were then allocated by largest remainder to
+  // the frozen shekel total of the lines (before the discount; including VAT in `gross` mode).
+  const t = snap.ils;
+  const target = snap.priceMode === 'gross' ? t.totalIncVat + t.discountAmount : t.totalExVat + t.discountAmount;
+  return allocateAgorot(
+    lines.map((l) => l.amount),
+    snap.currency,
+    snap.exchangeRate,
+    target,
+  );
 }

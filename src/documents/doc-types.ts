@@ -196,6 +196,14 @@ export function listOfCodes(codes: readonly number[], last: 'or' | 'and'): strin
   return codes.length <= 1 ? codes.join('') : `${codes.slice(0, -1).join(', ')} ${last} ${codes[codes.length - 1]}`;
 }
 
+/**
+ * Whether a dealer of this kind charges VAT: an עוסק מורשה or a company does; an exempt dealer (patur) and a
+ * non-profit (ngo) do not and cannot deduct input VAT (decisions.md "Money and tax"; israel-tax.md §3.2).
+ */
+export function chargesVat(dealerType: DealerType): boolean {
+  return VAT_DEALERS.includes(dealerType);
+}
+
 /** Whether a dealer of this kind may issue the type. */
 export function docTypeAllowed(dealerType: DealerType, docType: DocType): boolean {
   return DOC_TYPES[docType].issuedBy.includes(dealerType);

@@ -1,5 +1,5 @@
 /** The documents domain's public surface: what other folders may import (ARCHITECTURE.md, "Boundaries"). */
-export { allocationEligibility, type Eligibility } from './allocation-eligibility.ts';
+export { allocationEligibility, allocationThreshold, type Eligibility } from './allocation-eligibility.ts';
 export { writeDraftAllocation, writeIssuedAllocation } from './allocation-writes.ts';
 export { verifyBooks } from './audit-check.ts';
 export { docTypeIn } from './doc-type-sql.ts';

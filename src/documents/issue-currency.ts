@@ -7,9 +7,9 @@ import type { Executor } from '../platform/db/engine.ts';
 import { SHEKEL } from '../platform/currencies.ts';
 import type { Services } from '../platform/http/services.ts';
 import { exchangeRateDeps, rateForDocument } from '../exchange-rates/index.ts';
-import { carrier, maxAgorot } from '../openfrmt/index.ts';
-import { ilsTotals, paymentInOwnCurrency, toHundredths } from './currency.ts';
-import type { DocumentCurrency, DocumentPayment, DocumentRow, Totals } from './snapshot.ts';
+import { carrier, maxAgorot, type CarriedField } from '../openfrmt/index.ts';
+import { paymentInOwnCurrency, shekelFigures, toAgorot, toHundredths } from './currency.ts';
+import type { DocType, DocumentCurrency, DocumentLine, DocumentPayment, DocumentRow, PriceMode, Totals } from './snapshot.ts';
 
 /** The rate of a draft at issue; null for a shekel document. May ask the Bank of Israel (cached daily). */
 export async function rateAtIssue(
@@ -28,20 +28,31 @@ export async function rateAtIssue(
 
 export interface FrozenCurrency extends DocumentCurrency {
   ils: Totals;
-  /** The payments, each in a foreign payment currency with its amount in that currency. */
+  /** The lines; a foreign-currency document's each with its shekel amount. */
+  lines: DocumentLine[];
+  /** The payments, each in a foreign payment currency with its amount in that currency; a foreign-currency document's each with its shekel amount. */
   payments: DocumentPayment[];
 }
 
-/** The snapshot's currency fields (pure). */
-export function frozenCurrency(rate: DocumentCurrency, totals: Totals, payments: DocumentPayment[]): FrozenCurrency {
-  const ils = ilsTotals(totals, rate.currency, rate.exchangeRate);
-  const withOwn = payments.map((p) => {
+/**
+ * The snapshot's currency fields (pure): the shekel figures computed once (currency.ts) and stored,
+ * the totals and each line's and payment's amount, so no reader computes them again.
+ */
+export function frozenCurrency(
+  rate: DocumentCurrency,
+  d: { docType: DocType; priceMode: PriceMode; lines: DocumentLine[]; payments: DocumentPayment[]; totals: Totals },
+): FrozenCurrency {
+  const { ils, lineAmounts, paymentAmounts } = shekelFigures(d, rate.currency, rate.exchangeRate);
+  const inShekels = rate.currency === SHEKEL;
+  const lines = inShekels ? d.lines : d.lines.map((l, i) => ({ ...l, amountIls: lineAmounts[i] }));
+  const payments = d.payments.map((p, i) => {
     const own = p.currency ?? rate.currency;
-    if (own === rate.currency) return p;
+    const withIls = inShekels ? p : { ...p, amountIls: paymentAmounts[i] };
+    if (own === rate.currency) return withIls;
     const payRate = own === SHEKEL ? null : (p.exchangeRate ?? null);
-    return { ...p, originalAmount: paymentInOwnCurrency(p.amount, rate.currency, rate.exchangeRate, own, payRate) };
+    return { ...withIls, originalAmount: paymentInOwnCurrency(p.amount, rate.currency, rate.exchangeRate, own, payRate) };
   });
-  return { ...rate, ils, payments: withOwn };
+  return { ...rate, ils, lines, payments };
 }
 
 /**
@@ -51,7 +62,14 @@ export function frozenCurrency(rate: DocumentCurrency, totals: Totals, payments:
  */
 export function shekelFiguresProblem(money: FrozenCurrency, totals: Totals): { field: string; problem: string } | null {
   if (money.currency === SHEKEL) return null;
-  const checks: [string, number, 'totalExVat' | 'vatAmount' | 'totalIncVat' | 'withholding'][] = [
+  const rate = money.exchangeRate!;
+  const lineChecks = money.lines.flatMap((l, i): [string, number, CarriedField][] => [
+    [`lines[${i}].unitPriceExVat`, toAgorot(l.unitPriceExVat, money.currency, rate), 'unitPrice'],
+    [`the amount of lines[${i}]`, l.amountIls ?? 0, 'lineTotal'],
+  ]);
+  const checks: [string, number, CarriedField][] = [
+    ...lineChecks,
+    ['the sum of the lines', money.lines.reduce((a, l) => a + (l.amountIls ?? 0), 0), 'amountBeforeDiscount'],
     ['totalExVat', money.ils.totalExVat, 'totalExVat'],
     ['vatAmount', money.ils.vatAmount, 'vatAmount'],
     ['totalIncVat', money.ils.totalIncVat, 'totalIncVat'],

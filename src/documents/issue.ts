@@ -112,14 +112,15 @@ function checkIssuable(business: BusinessRecord, d: DocumentRow): void {
   }
 }
 
-/** The totals at issue, their payments checked, and the frozen currency with the shekel figures. */
+/** The totals at issue, their payments checked, and the frozen currency with the shekel figures (lines and payments with their amounts). */
 async function figuresAtIssue(s: Services, ex: Executor, business: BusinessRecord, d: DocumentRow) {
   const totals = totalsOfDraft(d, business);
   const payProblem = paymentsProblem(d.docType, totals, d.payments.length);
   if (payProblem) throw new AppError(422, 'payments_mismatch', `payments: ${payProblem}`);
+  const lines = d.lines.map((l, i) => ({ ...l, amount: totals.lineAmounts[i] }));
   // A foreign-currency document takes its rate now (the draft's, the business's or the Bank of
-  // Israel's for its date); thresholds and the books go by the shekel figures.
-  const money = frozenCurrency(await rateAtIssue(s, ex, business.id, d), totals, d.payments);
+  // Israel's for its date); thresholds and the books go by the shekel figures, computed here once.
+  const money = frozenCurrency(await rateAtIssue(s, ex, business.id, d), { docType: d.docType, priceMode: d.priceMode, lines, payments: d.payments, totals });
   const shekelProblem = shekelFiguresProblem(money, totals);
   if (shekelProblem) throw validation(shekelProblem.field, shekelProblem.problem);
   return { totals, money };
@@ -128,7 +129,7 @@ async function figuresAtIssue(s: Services, ex: Executor, business: BusinessRecor
 /** The warnings and the allocation state at issue (decisions.md); a strict business is refused a missing number. */
 function allocationAtIssue(business: BusinessRecord, d: DocumentRow, party: DocumentParty | null, ils: Totals, now: Date) {
   const warnings: DocumentWarning[] = [];
-  if (buyerTaxIdRequired(d.docType, ils.totalExVat) && !party?.taxId) {
+  if (buyerTaxIdRequired(d.docType, ils.totalExVat, d.vatExemptionReason) && !party?.taxId) {
     warnings.push({
       code: 'buyer_tax_id_missing',
       message: 'the amount before VAT is 5,000 NIS or more: when the buyer is a dealer, their tax id must appear on the document',
@@ -279,8 +280,7 @@ async function issueCall(
   if (maxPerMonth !== null && maxPerMonth <= 0) throw ceilingReached(maxPerMonth);
   // A logo given at issue is stored first: files are kept by content, so a refused issue leaves only an unused file.
   const branding = await brandingFor(db, s.fileStores[ctx.database.mode].current, now, business, body?.branding);
-  const lines = d.lines.map((l, i) => ({ ...l, amount: totals.lineAmounts[i] }));
-  const parts = { party, totals, money, branding, lines };
+  const parts = { party, totals, money, branding, lines: money.lines };
   const row = issuedRowOf(d, { ...parts, allocation, warnings, snapshot: issuedSnapshot(business, d, parts, now) }, now);
   const holed = withNumber(row, NUMBER_HOLE);
   const writes = issuedWritesCall({

@@ -1,4 +1,5 @@
 import { Type, type Static, type TLiteral, type TUnion } from 'typebox';
+import { AllocationNumberInput } from '../platform/allocation-number.ts';
 import { IsoDate, IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { CursorQuery } from '../platform/http/cursor.ts';
 import { BrandingInput } from '../businesses/index.ts';
@@ -168,7 +169,7 @@ const draftFields = {
     ),
   ),
   vatExemptionReason: Type.Optional(Nullable(Type.Enum([...VAT_EXEMPTION_REASONS], { type: 'string' }))),
-  allocationNumber: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 40 }))),
+  allocationNumber: Type.Optional(Nullable(AllocationNumberInput)),
   currency: Type.Optional(
     CurrencyCode(
       "ISO 4217; default ILS. Every amount of the document (lines, payments, discount, withholding) is in this currency's minor units (cents; yen for JPY; fils for KWD).",
@@ -266,6 +267,12 @@ const LineOut = Type.Object({
   unit: Type.String(),
   lineDiscount: Type.Integer(),
   amount: Type.Integer({ description: 'round(quantity × unitPriceExVat) − lineDiscount.' }),
+  amountIls: Type.Optional(
+    Type.Integer({
+      description:
+        'A foreign-currency document (issued from issue 29 on): the line in agorot, frozen at issue — quantity × the unit price in shekels − the line discount in shekels, each converted on its own (docs/currency.md).',
+    }),
+  ),
 });
 const PaymentOut = Type.Object({
   method: Type.Enum([...PAYMENT_CODES], {
@@ -285,6 +292,12 @@ const PaymentOut = Type.Object({
   exchangeRate: Type.Optional(Nullable(Type.String())),
   originalAmount: Type.Optional(
     Type.Integer({ description: "The amount in the payment's own currency (its minor units), set at issue when that currency is not the document's." }),
+  ),
+  amountIls: Type.Optional(
+    Type.Integer({
+      description:
+        "A foreign-currency document (issued from issue 29 on): the payment in agorot, frozen at issue; the payments' shekel amounts add up to what they settle (docs/currency.md).",
+    }),
   ),
 });
 const ALLOCATION_STATUSES = ['not_required', 'pending', 'granted', 'refused', 'failed'] as const;

@@ -11,7 +11,7 @@ import { documents } from './tables.ts';
 import { notFound } from '../platform/errors.ts';
 import type { BusinessRecord, StoredBranding } from '../businesses/index.ts';
 import type { Metadata } from '../platform/metadata.ts';
-import { ilsTotals } from './currency.ts';
+import { shekelFigures } from './currency.ts';
 import type { DocType, Totals } from './figures.ts';
 
 export type { DocType, Totals } from './figures.ts';
@@ -43,6 +43,8 @@ export interface DocumentLine {
   lineDiscount: number;
   /** round(quantity × unitPriceExVat) − lineDiscount, agorot (gross in `gross` mode). */
   amount: number;
+  /** A foreign-currency document's line in agorot, frozen at issue (absent: a shekel document, or issued before issue 29). */
+  amountIls?: number;
 }
 
 export interface DocumentPayment {
@@ -61,6 +63,8 @@ export interface DocumentPayment {
   exchangeRate?: string | null;
   /** The payment's amount in its own currency's minor units, when `currency` differs. */
   originalAmount?: number;
+  /** A foreign-currency document's payment in agorot, frozen at issue (absent: a shekel document, or issued before issue 29). */
+  amountIls?: number;
 }
 
 /** A document's printed language (issue 21): Hebrew, English, or both side by side. */
@@ -248,7 +252,7 @@ const totalsOfRow = (d: DocumentRow): Totals => ({
 export function ilsOf(d: DocumentRow): Totals | null {
   if (d.snapshot) return d.snapshot.ils ?? d.snapshot.totals;
   if (d.currency === 'ILS') return totalsOfRow(d);
-  return d.exchangeRate === null ? null : ilsTotals(totalsOfRow(d), d.currency, d.exchangeRate);
+  return d.exchangeRate === null ? null : shekelFigures({ ...d, totals: totalsOfRow(d) }, d.currency, d.exchangeRate).ils;
 }
 
 /**

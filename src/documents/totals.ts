@@ -2,12 +2,12 @@
  * Money and tax of a document, exactly per decisions.md "Money and tax". Pure: no I/O, no clock.
  * All amounts are integer agorot; rounding is half away from zero, to the agora.
  */
-import { roundHalfAwayFromZero } from '../platform/money.ts';
+import { quantityTimesPrice, roundHalfAwayFromZero } from '../platform/money.ts';
 import { validation } from '../platform/errors.ts';
 import { carrier, maxAgorot, maxScaled, type CarriedField } from '../openfrmt/index.ts';
 import type { DealerType } from '../businesses/index.ts';
 import type { DocType, PriceMode, VatExemptionReason } from './snapshot.ts';
-import { DOC_TYPES } from './doc-types.ts';
+import { chargesVat, DOC_TYPES } from './doc-types.ts';
 
 export { docTypeAllowed } from './doc-types.ts';
 
@@ -40,22 +40,12 @@ export interface ComputedTotals {
 }
 
 /**
- * round(quantity × unitPriceExVat) − lineDiscount, exactly: a quantity of at most 4 decimals (what
- * OPENFRMT D110/1264 carries; the draft check refuses more) is taken as ten-thousandths and the
- * product is made in integers, so the line total is quantity × price as printed, rounded once
- * (half away from zero), never off by binary noise. A stored quantity with more decimals (drafts
- * from before the rule) falls back to the floating product.
+ * round(quantity × unitPriceExVat) − lineDiscount: the one product of platform/money.ts, exact and
+ * half away from zero (the draft check keeps quantities to the 4 decimals OPENFRMT D110/1264
+ * carries, so the line total is quantity × price as printed and as the export writes it).
  */
 export function lineAmount(l: LineAmountInput): number {
-  const discount = l.lineDiscount ?? 0;
-  const scaledQty = Math.round(l.quantity * 10000);
-  const exact =
-    Number.isSafeInteger(scaledQty) && Number.isSafeInteger(l.unitPriceExVat) && Math.abs(scaledQty / 10000 - l.quantity) <= Math.abs(l.quantity) * 1e-15;
-  if (!exact) return roundHalfAwayFromZero(l.quantity * l.unitPriceExVat) - discount;
-  const product = BigInt(scaledQty) * BigInt(l.unitPriceExVat);
-  const negative = product < 0n;
-  const rounded = ((negative ? -product : product) + 5000n) / 10000n;
-  return Number(negative ? -rounded : rounded) - discount;
+  return quantityTimesPrice(l.quantity, l.unitPriceExVat) - (l.lineDiscount ?? 0);
 }
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
@@ -104,7 +94,7 @@ export interface VatRateInput {
  * (A credit note does not come here: it keeps the rate of the document it corrects.)
  */
 export function resolveVatRateBp(v: VatRateInput): number {
-  if (v.dealerType === 'patur' || v.dealerType === 'ngo') return 0;
+  if (!chargesVat(v.dealerType)) return 0;
   if (!DOC_TYPES[v.docType].carriesVat) return 0;
   if (v.draftRateBp !== null) return v.draftRateBp;
   if (v.businessDefaultBp !== null) return v.businessDefaultBp;
@@ -128,8 +118,17 @@ export interface DraftFigures {
  * business default when set, else the statutory rate —, the statutory rate of its date, or 0 (with
  * an exemption reason, checked by vatRateProblem). Null when `draftRateBp` is one of them.
  */
-export function vatRateChoiceProblem(draftRateBp: number | null, documentDate: string, businessDefaultBp: number | null): string | null {
+export function vatRateChoiceProblem(
+  draftRateBp: number | null,
+  documentDate: string,
+  business: { dealerType: DealerType; defaultVatRateBp: number | null },
+): string | null {
   if (draftRateBp === null || draftRateBp === 0) return null;
+  // An exempt dealer's documents carry no VAT: a rate is refused, never zeroed behind the caller's back (issue 29).
+  if (!chargesVat(business.dealerType)) {
+    return `a ${business.dealerType} dealer charges no VAT (decisions.md "Money and tax"; an exempt dealer may not charge it): leave vatRateBp out or null, got ${draftRateBp}`;
+  }
+  const businessDefaultBp = business.defaultVatRateBp;
   const allowed = [...new Set([statutoryVatRateBp(documentDate), ...(businessDefaultBp !== null ? [businessDefaultBp] : [])])];
   if (allowed.includes(draftRateBp)) return null;
   const named = allowed.map((r) => `${r}`).join(' or ');
@@ -151,10 +150,10 @@ interface FigureCheck {
  */
 export function figuresProblem(
   d: DraftFigures,
-  business: { defaultVatRateBp: number | null },
+  business: { dealerType: DealerType; defaultVatRateBp: number | null },
   t: ComputedTotals & { vatRateBp: number },
 ): { field: string; problem: string } | null {
-  const rateProblem = vatRateChoiceProblem(d.vatRateBp, d.documentDate, business.defaultVatRateBp);
+  const rateProblem = vatRateChoiceProblem(d.vatRateBp, d.documentDate, business);
   if (rateProblem) return { field: 'body.vatRateBp', problem: rateProblem };
   const maxRate = maxScaled('vatRate');
   if (t.vatRateBp > maxRate) {
@@ -243,6 +242,11 @@ export function paymentsProblem(docType: DocType, t: ComputedTotals, paymentCoun
 /** A buyer's tax id is required on 305/320 when the amount before VAT is 5,000 NIS or more. */
 export const BUYER_TAX_ID_THRESHOLD = 500_000;
 
-export function buyerTaxIdRequired(docType: DocType, totalExVat: number): boolean {
-  return DOC_TYPES[docType].buyerTaxIdCheck && totalExVat >= BUYER_TAX_ID_THRESHOLD;
+/**
+ * Whether the buyer's tax id is asked for: 305/320 of 5,000 NIS or more before VAT (VAT Law §47(ב)(1): the
+ * registration number of a buyer who is an Israeli dealer; israel-tax.md §5.1), except an export invoice
+ * (vatExemptionReason `export`, zero-rated): its buyer is abroad and holds no Israeli registration number (issue 29).
+ */
+export function buyerTaxIdRequired(docType: DocType, totalExVat: number, vatExemptionReason: VatExemptionReason | null = null): boolean {
+  return DOC_TYPES[docType].buyerTaxIdCheck && vatExemptionReason !== 'export' && totalExVat >= BUYER_TAX_ID_THRESHOLD;
 }

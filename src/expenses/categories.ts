@@ -1,4 +1,6 @@
 import { roundHalfAwayFromZero } from '../platform/money.ts';
+import { chargesVat } from '../documents/doc-types.ts';
+import type { DealerType } from '../businesses/index.ts';
 
 /**
  * The published expense categories and how much of the input VAT on each may be deducted.
@@ -128,8 +130,8 @@ export const VAT_DEDUCTIBLE_DOC_TYPES = new Set(['tax_invoice', 'tax_invoice_rec
  * half away from zero. Zero for exempt dealers (patur, ngo: they cannot recover input VAT) and for
  * supplier documents that are not tax invoices (or an import entry). No doc type given counts as a tax invoice.
  */
-export function deductibleVat(opts: { vatAmount: number; categoryKey: string; dealerType: string; supplierDocType: string | null }): number {
-  if (opts.dealerType === 'patur' || opts.dealerType === 'ngo') return 0;
+export function deductibleVat(opts: { vatAmount: number; categoryKey: string; dealerType: DealerType; supplierDocType: string | null }): number {
+  if (!chargesVat(opts.dealerType)) return 0;
   if (opts.supplierDocType !== null && !VAT_DEDUCTIBLE_DOC_TYPES.has(opts.supplierDocType)) return 0;
   const c = categoryOf(opts.categoryKey);
   if (!c) throw new Error(`unknown category ${opts.categoryKey}`);

@@ -170,8 +170,11 @@ function registerExpenseRecordRoutes(api: FastifyInstance, s: Services): void {
         tags,
         operationId: 'recordExpense',
         summary: 'Record a draft: it becomes immutable; deductible VAT is computed; event expense.recorded',
+        description:
+          'A tax invoice above the allocation threshold of its date without `allocationNumber` deducts no input VAT and is recorded with the warning ' +
+          '`input_vat_needs_allocation`; a business with `requireAllocation` is refused 422 `allocation_required` instead and the draft stays a draft.',
         params: BidIdParams,
-        response: { 201: Ok({ expense: Expense, deduped: Type.Boolean() }), ...errors(...AUTH_ERRORS) },
+        response: { 201: Ok({ expense: Expense, deduped: Type.Boolean() }), ...errors(...AUTH_ERRORS, 422) },
       },
     },
     async (req, reply) => {

@@ -33,6 +33,7 @@ export function toExpense(r: Record<string, unknown>): ExpenseView {
     vatAmount: num(r.vat_amount),
     amountIncVat: num(r.amount_inc_vat),
     deductibleVat: num(r.deductible_vat),
+    warnings: ((r.warnings as ExpenseView['warnings'] | null) ?? []).map((w) => ({ code: String(w.code), message: String(w.message) })),
     note: strOrNull(r.note),
     receiptFileId: strOrNull(r.receipt_file_id),
     ocrExtraction: r.ocr_extraction ?? null,

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { IsoDate, IsoDateTime, Nullable } from '../platform/http/schemas.ts';
+import { AllocationNumberInput } from '../platform/allocation-number.ts';
 import { CursorQuery } from '../platform/http/cursor.ts';
 import { MetadataCreate, MetadataPatch, MetadataQuery, MetadataSchema } from '../platform/metadata.ts';
 import { SUPPLIER_DOC_TYPES } from './ocr/extraction.ts';
@@ -48,7 +49,15 @@ export const Expense = Type.Object(
     amountExVat: Nullable(Type.Integer({ description: 'Agorot.' })),
     vatAmount: Nullable(Type.Integer({ description: 'Agorot.' })),
     amountIncVat: Nullable(Type.Integer({ description: 'Agorot.' })),
-    deductibleVat: Nullable(Type.Integer({ description: 'Agorot of input VAT the dealer may deduct; computed at recording.' })),
+    deductibleVat: Nullable(
+      Type.Integer({
+        description:
+          'Agorot of input VAT the dealer may deduct; computed at recording: the category share of the VAT, 0 for a tax invoice above the allocation threshold of its date without `allocationNumber` (docs/expenses.md).',
+      }),
+    ),
+    warnings: Type.Array(Type.Object({ code: Type.String(), message: Type.String() }), {
+      description: 'What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away. Empty on drafts.',
+    }),
     note: Nullable(Type.String()),
     receiptFileId: Nullable(Type.String({ description: 'Download with GET /files/{id}.' })),
     ocrExtraction: Nullable(Type.Unknown({ description: 'The raw structured answer of the OCR model (rows from a scan).' })),
@@ -81,7 +90,7 @@ const draftFields = {
   supplierDocType: Type.Optional(Nullable(SupplierDocType)),
   supplierDocNumber: Type.Optional(Nullable(Text(EXPENSE_LIMITS.docNumberChars, `${carrier('expenseDocNumber')}.`))),
   supplierDocDate: Type.Optional(Nullable(IsoDate)),
-  allocationNumber: Type.Optional(Nullable(Type.String({ pattern: '^\\d{9}$' }))),
+  allocationNumber: Type.Optional(Nullable(AllocationNumberInput)),
   amountExVat: Type.Optional(Nullable(Agorot('Agorot before VAT.'))),
   vatAmount: Type.Optional(Nullable(Agorot('VAT in agorot.'))),
   amountIncVat: Type.Optional(Nullable(Agorot('Agorot including VAT.'))),

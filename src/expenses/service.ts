@@ -12,7 +12,7 @@ import { canonicalJson } from '../platform/canonical-json.ts';
 import { newId } from '../platform/ids.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { BusinessRecord } from '../businesses/index.ts';
-import { deductibleVat } from './categories.ts';
+import { inputVatOf } from './input-vat.ts';
 import { requireCompleteAmounts } from './amounts.ts';
 import { applyDraftInput, EMPTY_DRAFT, requireRecordable, type DraftFields } from './draft-input.ts';
 import { expenseCeiling, openExpenseRows, requireApproved } from './limits.ts';
@@ -214,7 +214,8 @@ async function announceRecorded(tx: Tx, at: Date, b: BusinessRecord, e: ExpenseV
 
 /**
  * Records a draft: completes the amounts, computes the deductible input VAT from the category,
- * the dealer type and the supplier document type, freezes the row, emits `expense.recorded`.
+ * the dealer type, the supplier document type and the allocation rule (input-vat.ts; a strict
+ * business is refused 422 `allocation_required` instead), freezes the row, emits `expense.recorded`.
  * Recording a recorded expense answers it again with `deduped: true`.
  */
 export async function recordDraft(
@@ -232,17 +233,22 @@ export async function recordDraft(
     const f = fieldsOf(before);
     requireRecordable(f);
     const amounts = requireCompleteAmounts(f);
-    const deductible = deductibleVat({
-      vatAmount: amounts.vatAmount,
-      categoryKey: f.categoryKey!,
+    const input = inputVatOf({
       dealerType: b.dealerType,
+      categoryKey: f.categoryKey!,
       supplierDocType: f.supplierDocType,
+      supplierDocDate: f.supplierDocDate!,
+      amountExVat: amounts.amountExVat,
+      vatAmount: amounts.vatAmount,
+      allocationNumber: f.allocationNumber,
     });
+    // A strict business records no tax invoice whose VAT waits for a number (nothing is written).
+    if (input.refusal && b.requireAllocation) throw new AppError(422, 'allocation_required', input.refusal);
     const row = await queryOne<Record<string, unknown>>(
       tx,
       sql`UPDATE expenses SET status = 'recorded', amount_ex_vat = ${amounts.amountExVat}, vat_amount = ${amounts.vatAmount},
-            amount_inc_vat = ${amounts.amountIncVat}, deductible_vat = ${deductible}, recorded_at = ${now.toISOString()},
-            updated_at = ${now.toISOString()}
+            amount_inc_vat = ${amounts.amountIncVat}, deductible_vat = ${input.deductibleVat}, warnings = ${JSON.stringify(input.warnings)}::jsonb,
+            recorded_at = ${now.toISOString()}, updated_at = ${now.toISOString()}
           WHERE id = ${id} RETURNING ${EXPENSE_COLUMNS}`,
     );
     const after = toExpense(row!);

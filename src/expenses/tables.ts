@@ -1,7 +1,8 @@
-/** Typed definition of `expenses` (migrations 0004, 0019), written by the expenses domain. */
+/** Typed definition of `expenses` (migrations 0004, 0019, 0031), written by the expenses domain. */
 import { sql } from 'drizzle-orm';
 import { jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { day, int8, metadataColumn, timestamptz3 } from '../platform/db/tables.ts';
+import type { ExpenseWarning } from './input-vat.ts';
 
 export const expenses = pgTable(
   'expenses',
@@ -24,6 +25,8 @@ export const expenses = pgTable(
     vatAmount: int8('vat_amount'),
     amountIncVat: int8('amount_inc_vat'),
     deductibleVat: int8('deductible_vat'),
+    /** What recording found (migration 0031): e.g. input VAT waiting for an allocation number. */
+    warnings: jsonb('warnings').$type<ExpenseWarning[]>().notNull().default([]),
     note: text('note'),
     receiptFileId: text('receipt_file_id'),
     ocrExtraction: jsonb('ocr_extraction'),

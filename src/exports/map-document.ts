@@ -26,7 +26,7 @@ import { roundHalfAwayFromZero } from '../platform/money.ts';
 import type { DocumentSnapshot, DocumentPayment } from '../documents/index.ts';
 import type { ExportDocument } from '../openfrmt/index.ts';
 import { SHEKEL } from '../platform/currencies.ts';
-import { allocateAgorot, ilsPaymentAmounts, toAgorot, toHundredths } from '../documents/currency.ts';
+import { ilsLineAmounts, ilsPaymentAmounts, toAgorot, toHundredths } from '../documents/currency.ts';
 import { DOC_TYPES } from '../documents/doc-types.ts';
 
 const WALK_IN_NAME = 'לקוח מזדמן';
@@ -115,28 +115,23 @@ function exVat(gross: number, rateBp: number): number {
 /**
  * A foreign-currency document is written in shekels (A000/1032 leading currency ILS): C100 amounts
  * are its frozen shekel totals, with its total in the currency in 1217 and the code in 1218; D110
- * line totals and D120 payments are its own amounts in shekels, allocated so that they add up to the
- * shekel totals exactly (docs/currency.md); unit prices and line discounts are converted one by one.
+ * line totals and D120 payments are the shekel amounts frozen at issue (docs/currency.md), which add
+ * up to the shekel totals exactly; unit prices and line discounts are converted one by one, as issue
+ * converted them to make each line's amount (so 1267 = 1264 × 1265 − 1266).
  */
 function shekelFigures(snap: DocumentSnapshot) {
   const currency = snap.currency ?? SHEKEL;
   const rate = snap.exchangeRate ?? null;
   const t = snap.ils ?? snap.totals;
-  if (currency === SHEKEL || rate === null) {
-    return { t, foreign: null, lineAmounts: snap.lines.map((l) => l.amount), unit: (x: number) => x, payments: snap.payments.map((p) => p.amount) };
-  }
-  const linesTarget = snap.priceMode === 'gross' ? t.totalIncVat + t.discountAmount : t.totalExVat + t.discountAmount;
+  const lineAmounts = ilsLineAmounts(snap);
+  const payments = ilsPaymentAmounts(snap);
+  if (currency === SHEKEL || rate === null) return { t, foreign: null, lineAmounts, unit: (x: number) => x, payments };
   return {
     t,
     foreign: { total: toHundredths(snap.totals.totalIncVat, currency), currency },
-    lineAmounts: allocateAgorot(
-      snap.lines.map((l) => l.amount),
-      currency,
-      rate,
-      linesTarget,
-    ),
+    lineAmounts,
     unit: (x: number) => toAgorot(x, currency, rate),
-    payments: ilsPaymentAmounts(snap),
+    payments,
   };
 }
 

@@ -19,6 +19,7 @@ import {
   c100Amounts,
   lineDiscountAmount,
   paymentMethodCode,
+  quantityTenThousandths,
   type ExportDocument,
 } from '../openfrmt/index.ts';
 
@@ -56,8 +57,7 @@ export class SourceDigest {
   add(doc: ExportDocument): void {
     const h = doc.header;
     this.d.header(doc.docType, doc.docNumber, doc.docDate.replace(/-/g, ''), [...c100Amounts(h), alpha(h.partyKey, 15).trimEnd()]);
-    for (const l of doc.lines)
-      this.d.line([Math.round(Math.abs(l.quantity) * 10000) * Math.sign(l.quantity || 1), l.unitPriceExVat, lineDiscountAmount(l), l.lineTotal]);
+    for (const l of doc.lines) this.d.line([quantityTenThousandths(l.quantity), l.unitPriceExVat, lineDiscountAmount(l), l.lineTotal]);
     for (const p of doc.payments) this.d.payment([paymentMethodCode(p.method), p.amount]);
   }
   get count(): number {

@@ -10,8 +10,8 @@ import { RECEIPT_MIMES } from '../expenses/index.ts';
 import { fileReading, openFile } from '../platform/file-read.ts';
 import { accountFile } from './access.ts';
 
-/** What is stored: receipts (RECEIPT_MIMES: images and PDF), logos (PNG, JPEG), document PDFs, export and backup zips. */
-const STORED_FILE_MIMES = [...new Set([...RECEIPT_MIMES, 'application/zip'])];
+/** What is stored: receipts (RECEIPT_MIMES: images and PDF), logos (PNG, JPEG), document PDFs, export and backup zips, PCN874 files (ASCII text). */
+const STORED_FILE_MIMES = [...new Set([...RECEIPT_MIMES, 'application/zip', 'text/plain'])];
 
 export function registerFileRoutes(api: FastifyInstance, s: Services): void {
   api.get(

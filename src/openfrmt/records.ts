@@ -3,6 +3,7 @@
  * returns the exact fixed-width record WITHOUT its CRLF. Amounts are integers of the smallest unit
  * (agorot); cancelled fields (X(0)) take no bytes and are simply absent here.
  */
+import { scaledQuantity } from '../platform/money.ts';
 import { alpha, amount12, date8, FieldError, num, record, time4, unsignedScaled } from './fields.ts';
 import { recordText, type RecordOut } from './out.ts';
 
@@ -272,7 +273,8 @@ export interface M100Input extends RecordHead {
   costInBonded?: number | null;
 }
 
-const qty2 = (q: number) => Math.round(Math.abs(q) * 100) * (q < 0 ? -1 : 1);
+/** M100 quantities carry two decimals (`X9(9)v99`). */
+const qty2 = (q: number) => scaledQuantity(q, 2);
 
 export function m100(i: M100Input): string {
   return record('M100', RECORD_LENGTHS.M100, [

@@ -96,7 +96,7 @@ function lineRow(l: VatLine): CsvCell[] {
     d?.date ?? e?.date ?? null,
     d?.partyName ?? e?.supplierName ?? null,
     d?.partyTaxId ?? e?.supplierTaxId ?? null,
-    d?.allocationNumber ?? null,
+    d?.allocationNumber ?? e?.allocationNumber ?? null,
     isExpense ? null : money(l.exVat),
     isExpense ? money(l.exVat) : null,
     money(l.outputVat),

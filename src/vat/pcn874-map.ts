@@ -24,6 +24,14 @@ function counterpartyOfSale(type: EntryType, partyTaxId: string | null): string 
   return lastDigits(partyTaxId, 9);
 }
 
+/**
+ * The reference group of a sale: its document's series (the type code, `0305`, `0320`, `0330`), so that 305 #1,
+ * 320 #1 and 330 #1 are three references, not one. The circular's Appendix A: "Reference group A(4) — Series etc.";
+ * its remarks: the field "enables attribution of reference to branch etc., zero values or internal characters of
+ * the submitter (series/branch etc.)". An input's reference is the supplier's number: its group stays zeros.
+ */
+const seriesGroup = (docType: number) => String(docType).padStart(4, '0');
+
 /** The entry of one line, or null for a line that has none (a manual entry; an expense that posted no input VAT). */
 export function entryOfLine(l: VatLine): Pcn874Entry | null {
   if (l.document) {
@@ -32,7 +40,7 @@ export function entryOfLine(l: VatLine): Pcn874Entry | null {
       type,
       counterpartyId: counterpartyOfSale(type, l.document.partyTaxId),
       date: ymd(l.document.date),
-      refGroup: '0000',
+      refGroup: seriesGroup(l.document.docType),
       refNumber: lastDigits(l.document.docNumber, 9),
       vat: Math.abs(shekels(l.outputVat)),
       exVat: shekels(l.exVat),
@@ -52,7 +60,10 @@ export function entryOfLine(l: VatLine): Pcn874Entry | null {
       refNumber: type === 'K' ? PETTY_CASH_ONE_INVOICE : lastDigits(l.expense.supplierDocNumber, 9),
       vat: Math.abs(shekels(vat)),
       exVat: shekels(l.exVat),
-      allocation: '000000000',
+      // T: the supplier invoice's allocation number (the field the 2009 circular kept for "a reference number to be
+      // allocated by Sha'am"); an input above the threshold without one deducts nothing and has no entry. K stands
+      // for petty cash, an aggregate of invoices (its reference is their count): zeros, as Appendix C has it.
+      allocation: type === 'K' ? '000000000' : lastDigits(l.expense.allocationNumber, 9),
     };
   }
   return null;

@@ -67,7 +67,15 @@ export interface VatLine {
     partyTaxId: string | null;
     allocationNumber: string | null;
   } | null;
-  expense: { id: string; supplierName: string; supplierTaxId: string | null; supplierDocNumber: string | null; date: string; storno: boolean } | null;
+  expense: {
+    id: string;
+    supplierName: string;
+    supplierTaxId: string | null;
+    supplierDocNumber: string | null;
+    allocationNumber: string | null;
+    date: string;
+    storno: boolean;
+  } | null;
 }
 
 /** Per entry in the period: the net of each VAT and revenue account (credit − debit; inputs debit − credit). */
@@ -159,7 +167,7 @@ export async function vatLines(ex: Executor, businessId: string, asked: VatPerio
     ex,
     sql`SELECT x.*, d.doc_type, d.doc_number, d.document_date::text AS document_date, d.snapshot->'party'->>'name' AS party_name, d.snapshot->'party'->>'taxId' AS party_tax_id,
           coalesce(d.allocation_number, d.snapshot->>'allocationNumber') AS allocation_number,
-          ex.supplier_name, ex.supplier_tax_id, ex.supplier_doc_number, ex.supplier_doc_date::text AS supplier_doc_date,
+          ex.supplier_name, ex.supplier_tax_id, ex.supplier_doc_number, ex.allocation_number AS supplier_allocation_number, ex.supplier_doc_date::text AS supplier_doc_date,
           ex.amount_ex_vat, ex.reverses_expense_id
         FROM (${perEntry(businessId, p)}) x
         LEFT JOIN documents d ON d.id = x.document_id
@@ -197,6 +205,7 @@ export async function vatLines(ex: Executor, businessId: string, asked: VatPerio
             supplierName: String(r.supplier_name),
             supplierTaxId: (r.supplier_tax_id as string | null) ?? null,
             supplierDocNumber: (r.supplier_doc_number as string | null) ?? null,
+            allocationNumber: (r.supplier_allocation_number as string | null) ?? null,
             date: String(r.supplier_doc_date).slice(0, 10),
             storno: r.reverses_expense_id != null,
           }

@@ -78,6 +78,7 @@ export const VatLineSchema = Type.Object({
       supplierName: Type.String(),
       supplierTaxId: Nullable(Type.String()),
       supplierDocNumber: Nullable(Type.String()),
+      allocationNumber: Nullable(Type.String({ description: "The supplier invoice's allocation number (Israel Invoices), when the expense holds one." })),
       date: IsoDate,
       storno: Type.Boolean(),
     }),

@@ -89,7 +89,8 @@ describe('the OpenAPI document', () => {
     expect(print.content['application/pdf'].schema).toEqual({ type: 'string', format: 'binary' });
     expect(print.headers['X-Print-Variant'].schema.anyOf.map((b: { const: string }) => b.const)).toEqual(['origin', 'copy', 'draft']);
     const file = doc.paths['/v1/files/{id}'].get.responses['200'];
-    expect(Object.keys(file.content).sort()).toEqual(['application/pdf', 'application/zip', 'image/jpeg', 'image/png', 'image/webp']);
+    // text/plain: the PCN874 file (ASCII), downloaded like the others.
+    expect(Object.keys(file.content).sort()).toEqual(['application/pdf', 'application/zip', 'image/jpeg', 'image/png', 'image/webp', 'text/plain']);
     expect(doc.paths['/api/docs/{slug}/d.pdf'].get.responses['200'].content['application/pdf'].schema.format).toBe('binary');
     expect(doc.paths['/ita/callback'].get.responses['302'].headers.Location).toBeDefined();
     const upload = doc.paths['/v1/businesses/{bid}/expenses/upload'].post.requestBody.content;

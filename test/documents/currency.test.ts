@@ -292,6 +292,68 @@ describe('the books in shekels', () => {
     expect(b100.length).toBeGreaterThan(0);
     expect(b100.some((b) => signedValue(b[1368]) === 365_800 && signedValue(b[1369]) === 118_000)).toBe(true);
   });
+});
+
+describe('frozen means frozen (issue 29): each line and payment in shekels, computed once at issue', () => {
+  const fx = { currency: 'USD', exchangeRate: '3.6545', documentDate: '2026-03-19', party };
+
+  it('a USD line of 2 × $37.50 at 3.6545 is 2 × 137.04 = 274.08 ₪, stored on the line; the export writes it (1264 × 1265 = 1267)', async () => {
+    const inv = await issue({ docType: 305, ...fx, lines: [{ description: 'Widget', quantity: 2, unitPriceExVat: 3_750 }] });
+    // $75.00 + VAT $13.50; in shekels the line 274.08, VAT 49.34 (49.33575), total 323.42.
+    expect(inv.lines[0]).toMatchObject({ amount: 7_500, amountIls: 27_408 });
+    expect(inv.ils).toEqual({ totalExVat: 27_408, vatAmount: 4_934, totalIncVat: 32_342, discountAmount: 0, withholdingAmount: 0 });
+    const paid = await issue({
+      docType: 320,
+      ...fx,
+      lines: [{ description: 'Service', quantity: 1, unitPriceExVat: 10_000 }],
+      payments: [
+        { method: 'transfer', amount: 5_900 },
+        { method: 'card', amount: 5_900 },
+      ],
+    });
+    // $118.00 = 365.45 + 65.78 (65.781) = 431.23 ₪, paid 215.615 + 215.615 → 215.62 and 215.61.
+    expect(paid.payments.map((p: any) => p.amountIls)).toEqual([21_562, 21_561]);
+    const received = await issue({ docType: 400, ...fx, payments: [{ method: 'cash', amount: 1_001 }] });
+    expect(received.payments[0].amountIls).toBe(3_658); // 10.01 × 3.6545 = 36.581545
+    docs.frozen = { inv, paid, received };
+
+    const cn = await credit(inv.id);
+    expect(cn.lines[0]).toMatchObject({ amount: 7_500, amountIls: 27_408 });
+    const back = await credit(received.id);
+    expect(back.payments[0]).toMatchObject({ amount: -1_001, amountIls: -3_658 });
+
+    env.clock.advance(60_000); // one OPENFRMT production per minute (spec §2.2)
+    const r = await call('POST', '/exports/openfrmt', { from: '2026-03-19', to: '2026-03-20' });
+    expect(r.body.exportRun?.verification, JSON.stringify(r.body)).toMatchObject({ ok: true, documentsMatchSource: true });
+    const f = await env.call('GET', `/v1/files/${r.body.file.id}`, { key: a.test });
+    const files = unzipSync(new Uint8Array(f.raw));
+    const recs = iconv
+      .decode(Buffer.from(files[Object.keys(files).find((n) => n.endsWith('BKMVDATA.TXT'))!]), 'iso-8859-8')
+      .split('\r\n')
+      .slice(0, -1);
+    const d110 = recs.filter((x) => x.startsWith('D110')).map((x) => parseRecord('D110', x).fields);
+    for (const [type, num] of [
+      ['305', inv.docNumber],
+      ['330', cn.docNumber],
+    ]) {
+      const line = d110.find((l) => l[1253] === type && l[1254].trim() === String(num))!;
+      expect([signedValue(line[1264]), signedValue(line[1265]), signedValue(line[1267])], `${type} #${num}`).toEqual([20_000, 13_704, 27_408]);
+    }
+    const d120 = recs.filter((x) => x.startsWith('D120')).map((x) => parseRecord('D120', x).fields);
+    expect(d120.filter((p) => p[1303] === '320' && p[1304].trim() === String(paid.docNumber)).map((p) => signedValue(p[1312]))).toEqual([21_562, 21_561]);
+  });
+
+  it('the journal posts the stored payment amounts', async () => {
+    const rows = await env.sql<{ account_code: string; amount: number }>(
+      'sandbox',
+      `SELECT l.account_code, l.amount::int AS amount FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id
+        WHERE e.document_id = '${docs.frozen.paid.id}' AND l.side = 1 AND l.account_code IN ('1220', '1230') ORDER BY l.account_code`,
+    );
+    expect(rows.map((r) => [r.account_code, r.amount])).toEqual([
+      ['1220', 21_561],
+      ['1230', 21_562],
+    ]);
+  });
 
   it('every answer of this file matches the OpenAPI document', () => {
     expect(problems).toEqual([]);

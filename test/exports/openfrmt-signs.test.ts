@@ -117,6 +117,37 @@ describe('A000/1009 configuration', () => {
   });
 });
 
+describe('A000/1006: the software registration number is configuration (issue 29)', () => {
+  it('unset: zeros (not registered), in the file and in the printed report', async () => {
+    env.clock.set('2026-03-06T08:00:00.000Z');
+    const b = await env.business(a.test);
+    await issueDoc(env, a.test, b.id, { docType: 400, payments: [{ method: 'cash', amount: 1_000 }] });
+    const { run, ini } = await exportFiles(b.id, '2026-03-01', '2026-03-31');
+    expect(col(ini[0], 57, 64)).toBe('00000000');
+    expect(run.report.software.registrationNumber).toBe('00000000');
+  });
+
+  it('OPENFRMT_SOFTWARE_REG_NO set: written in A000/1006 and the printed report, and the file verifies', async () => {
+    const registered = await createTestEnv({ env: { OPENFRMT_SOFTWARE_REG_NO: '12345678' } });
+    try {
+      registered.clock.set('2026-03-06T08:00:00.000Z');
+      const acct = await registered.account();
+      const b = await registered.business(acct.test);
+      await issueDoc(registered, acct.test, b.id, { docType: 400, payments: [{ method: 'cash', amount: 1_000 }] });
+      const r = await registered.call('POST', `/v1/businesses/${b.id}/exports/openfrmt`, { key: acct.test, body: { from: '2026-03-01', to: '2026-03-31' } });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      expect(r.body.exportRun.verification).toMatchObject({ ok: true, issueCount: 0 });
+      expect(r.body.exportRun.report.software.registrationNumber).toBe('12345678');
+      const f = await registered.call('GET', `/v1/files/${r.body.file.id}`, { key: acct.test });
+      const zip = unzipSync(new Uint8Array(f.raw));
+      const ini = iconv.decode(Buffer.from(zip[`${r.body.exportRun.directory}/INI.TXT`]), 'iso-8859-8');
+      expect(col(ini, 57, 64)).toBe('12345678');
+    } finally {
+      await registered.close();
+    }
+  });
+});
+
 describe('production date and time: Israel wall clock of the run, never in the future', () => {
   it('autumn change (2026-10-25, 02:00 IDT → 01:00 IST): the repeated 01:30 is refused until a free minute, never claimed ahead', async () => {
     const b = await env.business(a.test);

@@ -175,8 +175,27 @@ export interface ExpenseDraft {
   category: string;
   exVat: number;
   vat: number;
-  /** The deductible share of the VAT, by the rules above (0 for patur/ngo and for a supplier receipt). */
+  /**
+   * The deductible share of the VAT, by the rules above (0 for patur/ngo and for a supplier receipt), and 0 for
+   * a tax invoice above the allocation threshold of its date without the supplier's allocation number.
+   */
   deductible: number;
+  /** The supplier invoice's allocation number, when the draft holds one. */
+  allocationNumber: string | null;
+  /** The allocation rule took the deduction away (the expense carries the warning `input_vat_needs_allocation`). */
+  needsAllocation: boolean;
+}
+
+/**
+ * Israel Invoices thresholds before VAT (israel-tax.md §4.2), written here apart from src: an invoice above
+ * the one in force on its date deducts its VAT only with the supplier's allocation number.
+ */
+export function allocationThresholdOn(date: string): number | null {
+  if (date >= '2026-06-01') return 500_000;
+  if (date >= '2026-01-01') return 1_000_000;
+  if (date >= '2025-01-01') return 2_000_000;
+  if (date >= '2024-05-05') return 2_500_000;
+  return null;
 }
 
 export function genExpense(g: Gen, dealer: Dealer, date: string): ExpenseDraft {
@@ -190,7 +209,12 @@ export function genExpense(g: Gen, dealer: Dealer, date: string): ExpenseDraft {
     ? { name: g.pick(['בזק', 'ספק ציוד', 'משכיר']), ...(g.chance(0.7) ? { taxId: g.pick([TAX_IDS.company2, TAX_IDS.person]) } : {}) }
     : { name: 'ספק מזדמן' };
   const [num, den] = CATEGORIES[category].share;
-  const deductible = !vatDealer(dealer) || docType === 'receipt' ? 0 : Number(divRound(BigInt(vat) * BigInt(num), BigInt(den)));
+  const share = !vatDealer(dealer) || docType === 'receipt' ? 0 : Number(divRound(BigInt(vat) * BigInt(num), BigInt(den)));
+  // Issue 29: about half the invoices carry the supplier's allocation number.
+  const allocationNumber = g.chance(0.5) ? String(g.int(100_000_000, 999_999_999)) : null;
+  const threshold = allocationThresholdOn(date);
+  const taxInvoice = docType === 'tax_invoice' || docType === 'tax_invoice_receipt';
+  const needsAllocation = share > 0 && taxInvoice && !allocationNumber && threshold !== null && exVat > threshold;
   return {
     body: {
       categoryKey: category,
@@ -200,11 +224,14 @@ export function genExpense(g: Gen, dealer: Dealer, date: string): ExpenseDraft {
       supplierDocDate: date,
       amountExVat: exVat,
       vatAmount: vat,
+      ...(allocationNumber ? { allocationNumber } : {}),
     },
     category,
     exVat,
     vat,
-    deductible,
+    deductible: needsAllocation ? 0 : share,
+    allocationNumber,
+    needsAllocation,
   };
 }
 
@@ -356,12 +383,13 @@ const nineDigits = (taxId: string | null | undefined) => (taxId && /^\d{9}$/.tes
 const ymd = (d: string) => d.replace(/-/g, '');
 
 /**
- * The PCN874 entry a fact must have (docs/vat.md "What goes in"), as `type counterparty date vat exVat`:
+ * The PCN874 entry a fact must have (docs/vat.md "What goes in"), as `type counterparty date group number vat exVat allocation`
+ * (the documents here hold no allocation number: the allocation job does not run in the test):
  * S/L/Y for a 305/320/330 of a VAT dealer, T/K for an expense or storno with deductible VAT; null: none.
  */
 export function pcnOfDocument(
   dealer: Dealer,
-  doc: { docType: number; documentDate: string; totalExVat: number; vatAmount: number; party: { taxId: string | null } | null },
+  doc: { docType: number; docNumber: number; documentDate: string; totalExVat: number; vatAmount: number; party: { taxId: string | null } | null },
   treatment: Treatment,
 ): string | null {
   if (!vatDealer(dealer) || doc.docType === 400) return null;
@@ -370,11 +398,17 @@ export function pcnOfDocument(
   const type = treatment === 'zeroRatedExport' ? 'Y' : id ? 'S' : 'L';
   // Appendix C: L has zeros; Y the export entry number, or 999999999 without one (pinkas holds none).
   const counterparty = type === 'L' ? '000000000' : type === 'Y' ? '999999999' : (id ?? '000000000');
-  return `${type} ${counterparty} ${ymd(doc.documentDate)} ${Math.abs(toShekels(sign * doc.vatAmount))} ${toShekels(sign * doc.totalExVat)}`;
+  // Issue 29: the reference group is the series (the type code), so 305 #1 and 330 #1 are two references.
+  const reference = `${String(doc.docType).padStart(4, '0')} ${String(doc.docNumber).padStart(9, '0')}`;
+  return `${type} ${counterparty} ${ymd(doc.documentDate)} ${reference} ${Math.abs(toShekels(sign * doc.vatAmount))} ${toShekels(sign * doc.totalExVat)} 000000000`;
 }
 
 export function pcnOfExpense(x: ExpenseDraft, sign: 1 | -1, date: string): string | null {
   if (x.deductible === 0) return null;
   const id = nineDigits((x.body.supplier as { taxId?: string }).taxId);
-  return `${id ? 'T' : 'K'} ${id ?? '000000000'} ${ymd(date)} ${Math.abs(toShekels(sign * x.deductible))} ${toShekels(sign * x.exVat)}`;
+  // T carries the supplier invoice's allocation number (zeros without one: then it is at most the threshold).
+  const allocation = id ? (x.allocationNumber ?? '000000000') : '000000000';
+  // An input's reference: group zeros, the supplier's number's digits (K: the count of invoices, one).
+  const number = id ? String(x.body.supplierDocNumber).replace(/\D/g, '').slice(-9).padStart(9, '0') : '000000001';
+  return `${id ? 'T' : 'K'} ${id ?? '000000000'} ${ymd(date)} 0000 ${number} ${Math.abs(toShekels(sign * x.deductible))} ${toShekels(sign * x.exVat)} ${allocation}`;
 }

@@ -5,7 +5,8 @@
  * businesses (company and ngo: double-entry by default; murshe single and murshe double; patur single),
  * issues documents of every type the dealer may issue (305, 320, 400, and credits: 330 of a 305/320, the
  * negative 400 of a 400), records expenses of categories with every VAT rule (full, 2/3, none, fixed assets;
- * supplier credit invoices too) and stornos some, posts manual entries (opening balances, an expense, revenue
+ * supplier credit invoices too; tax invoices above the allocation threshold with and without the supplier's
+ * allocation number, issue 29: without it nothing is deducted and the expense warns) and stornos some, posts manual entries (opening balances, an expense, revenue
  * and output-VAT adjustments) and reverses some. January closes on 10 February, February on 10 March for
  * every other business: a later fact dated inside a closed month has its entry on the first open day after
  * it (1 February or 1 March); a manual entry or reversal dated there is refused with 422 period_closed.
@@ -187,6 +188,11 @@ async function step(g: Gen, b: Biz, today: string, counts: Record<string, number
     const draft = await ok('POST', `${base}/expenses`, x.body);
     const rec = (await ok('POST', `${base}/expenses/${draft.expense.id}/record`)).expense;
     expect(rec.deductibleVat, `seed ${SEED} ${b.key} deductible VAT of ${JSON.stringify(x.body)}`).toBe(x.deductible);
+    expect(
+      rec.warnings.map((w: { code: string }) => w.code),
+      `seed ${SEED} ${b.key} warnings of ${JSON.stringify(x.body)}`,
+    ).toEqual(x.needsAllocation ? ['input_vat_needs_allocation'] : []);
+    if (x.needsAllocation) counts.expenseWithoutAllocation = (counts.expenseWithoutAllocation ?? 0) + 1;
     b.recorded.push({ id: rec.id, draft: x });
     b.facts.push({
       kind: 'expense',
@@ -477,7 +483,9 @@ describe('property: the books tie over a random quarter of documents, expenses, 
           .filter((f) => month(f) === m && f.pcn)
           .map((f) => f.pcn)
           .sort();
-        const pcnGot = read.entries.map((e) => `${e.type} ${e.counterpartyId} ${e.date} ${e.vat} ${e.exVat}`).sort();
+        const pcnGot = read.entries
+          .map((e) => `${e.type} ${e.counterpartyId} ${e.date} ${e.refGroup} ${e.refNumber} ${e.vat} ${e.exVat} ${e.allocation}`)
+          .sort();
         expect(pcnGot, `${who} PCN874 ${m} entries`).toEqual(pcnWant);
       }
 

@@ -2,14 +2,17 @@ import { describe, expect, it } from 'vitest';
 import {
   allocateAgorot,
   formatMinor,
+  ilsLineAmounts,
+  ilsPaymentAmounts,
   ilsPayments,
-  ilsTotals,
   isExchangeRate,
   paymentInOwnCurrency,
+  shekelFigures,
   toAgorot,
   toHundredths,
 } from '../../src/documents/currency.ts';
 import { currencyOf, isCurrencyCode, minorUnitsOf } from '../../src/platform/currencies.ts';
+import type { DocType, Totals } from '../../src/documents/figures.ts';
 
 describe('ISO 4217 list', () => {
   it('knows the minor units of 0-, 2- and 3-decimal currencies', () => {
@@ -95,29 +98,97 @@ describe('allocation by largest remainder', () => {
   });
 });
 
-describe('shekel totals of a document', () => {
-  it('a USD tax invoice: each total on its own, totalIncVat the sum', () => {
+const totals = (over: Partial<Totals>): Totals => ({ totalExVat: 0, vatAmount: 0, totalIncVat: 0, discountAmount: 0, withholdingAmount: 0, ...over });
+const ilsTotals = (t: Totals, currency: string, rate: string | null, docType: DocType = 400) =>
+  shekelFigures({ docType, priceMode: 'net', lines: [], payments: [], totals: t }, currency, rate).ils;
+
+describe('shekel figures of a document', () => {
+  it('a receipt (no lines): each total on its own, totalIncVat the sum', () => {
     // $1,234.56 ex VAT, VAT 18% = $222.22, total $1,456.78 at 3.6543
-    const t = { totalExVat: 123456, vatAmount: 22222, totalIncVat: 145678, discountAmount: 0, withholdingAmount: 0 };
+    const t = totals({ totalExVat: 123456, vatAmount: 22222, totalIncVat: 145678 });
     const ils = ilsTotals(t, 'USD', '3.6543');
     // 1234.56 × 3.6543 = 4511.4526... → 4,511.45; 222.22 × 3.6543 = 812.0585... → 812.06
     expect(ils).toEqual({ totalExVat: 451145, vatAmount: 81206, totalIncVat: 532351, discountAmount: 0, withholdingAmount: 0 });
   });
-  it('is the same object for ILS', () => {
-    const t = { totalExVat: 100, vatAmount: 18, totalIncVat: 118, discountAmount: 5, withholdingAmount: 0 };
+  it('is the same figures for ILS', () => {
+    const t = totals({ totalExVat: 100, vatAmount: 18, totalIncVat: 118, discountAmount: 5 });
     expect(ilsTotals(t, 'ILS', null)).toEqual(t);
+    const f = shekelFigures({ docType: 305, priceMode: 'net', lines: [{ quantity: 2, unitPriceExVat: 50 }], payments: [], totals: t }, 'ILS', null);
+    expect(f.lineAmounts).toEqual([100]);
+  });
+
+  // Issue 29: a USD line of 2 × $37.50 at 3.6545 is 2 × 137.04 = 274.08 ₪ (1264 × 1265), not 75.00 × 3.6545 = 274.09.
+  it('a line is quantity × its unit price in shekels − its discount in shekels; the lines make the total', () => {
+    const t = totals({ totalExVat: 7500 + 1000 - 200, vatAmount: 1494, totalIncVat: 8300 + 1494, discountAmount: 200 });
+    const f = shekelFigures(
+      {
+        docType: 305,
+        priceMode: 'net',
+        lines: [
+          { quantity: 2, unitPriceExVat: 3750 },
+          { quantity: 1, unitPriceExVat: 1050, lineDiscount: 50 },
+        ],
+        payments: [],
+        totals: t,
+      },
+      'USD',
+      '3.6545',
+    );
+    // 37.50 × 3.6545 = 137.04375 → 137.04, × 2 = 274.08; 10.50 → 38.37 (38.37225), 0.50 → 1.83 (1.82725): 36.54.
+    expect(f.lineAmounts).toEqual([27408, 3654]);
+    // $2.00 discount → 7.31 (7.309); VAT $14.94 → 54.60 (54.59823).
+    expect(f.ils).toEqual({
+      totalExVat: 27408 + 3654 - 731,
+      vatAmount: 5460,
+      totalIncVat: 27408 + 3654 - 731 + 5460,
+      discountAmount: 731,
+      withholdingAmount: 0,
+    });
+  });
+  it('gross: the lines make the total including VAT; VAT converted on its own', () => {
+    const t = totals({ totalExVat: 10000, vatAmount: 1800, totalIncVat: 11800 });
+    const f = shekelFigures({ docType: 305, priceMode: 'gross', lines: [{ quantity: 4, unitPriceExVat: 2950 }], payments: [], totals: t }, 'EUR', '3.9871');
+    // 29.50 × 3.9871 = 117.61945 → 117.62 × 4 = 470.48; VAT 18.00 → 71.77 (71.7678); ex 398.71.
+    expect(f.lineAmounts).toEqual([47048]);
+    expect(f.ils).toMatchObject({ totalIncVat: 47048, vatAmount: 7177, totalExVat: 39871 });
   });
   it('payments of a 320 add up to the total less withholding, in shekels', () => {
-    const t = { totalExVat: 10000, vatAmount: 1800, totalIncVat: 11800, discountAmount: 0, withholdingAmount: 1000 };
-    const ils = ilsTotals(t, 'EUR', '3.9871');
-    const pays = ilsPayments([5400, 5400], 'EUR', '3.9871', ils, 320);
-    expect(pays.reduce((a, b) => a + b, 0)).toBe(ils.totalIncVat - ils.withholdingAmount);
+    const t = totals({ totalExVat: 10000, vatAmount: 1800, totalIncVat: 11800, withholdingAmount: 1000 });
+    const f = shekelFigures(
+      { docType: 320, priceMode: 'net', lines: [{ quantity: 1, unitPriceExVat: 10000 }], payments: [{ amount: 5400 }, { amount: 5400 }], totals: t },
+      'EUR',
+      '3.9871',
+    );
+    expect(f.paymentAmounts.reduce((a, b) => a + b, 0)).toBe(f.ils.totalIncVat - f.ils.withholdingAmount);
   });
   it('payments of a 400 add up to its amount received', () => {
-    const t = { totalExVat: 3, vatAmount: 0, totalIncVat: 3, discountAmount: 0, withholdingAmount: 0 };
-    const ils = ilsTotals(t, 'USD', '3.655');
+    const ils = ilsTotals(totals({ totalExVat: 3, totalIncVat: 3 }), 'USD', '3.655');
     expect(ils.totalIncVat).toBe(11);
     expect(ilsPayments([1, 1, 1], 'USD', '3.655', ils, 400)).toEqual([4, 4, 3]);
+  });
+});
+
+describe('the shekel amounts of a frozen snapshot', () => {
+  const usd = { currency: 'USD', exchangeRate: '3.655', ils: totals({ totalExVat: 11, totalIncVat: 11 }) };
+  it('are read as issue stored them', () => {
+    const snap = { ...usd, docType: 320 as const, lines: [{ amount: 3, amountIls: 12 }], payments: [{ amount: 3, amountIls: 11 }] };
+    expect(ilsLineAmounts(snap)).toEqual([12]);
+    expect(ilsPaymentAmounts(snap)).toEqual([11]);
+  });
+  it('of a snapshot issued before they were stored: computed as issue did then (largest remainder to the frozen totals)', () => {
+    const snap = {
+      ...usd,
+      docType: 320 as const,
+      lines: [{ amount: 1 }, { amount: 1 }, { amount: 1 }],
+      payments: [{ amount: 1 }, { amount: 1 }, { amount: 1 }],
+    };
+    expect(ilsLineAmounts(snap)).toEqual([4, 4, 3]);
+    expect(ilsPaymentAmounts(snap)).toEqual([4, 4, 3]);
+  });
+  it('of a shekel document: its own amounts', () => {
+    const snap = { docType: 320 as const, lines: [{ amount: 5 }], payments: [{ amount: 6 }] };
+    expect(ilsLineAmounts(snap)).toEqual([5]);
+    expect(ilsPaymentAmounts(snap)).toEqual([6]);
   });
 });
 

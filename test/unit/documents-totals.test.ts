@@ -160,10 +160,16 @@ describe('rules', () => {
     expect(docTypeAllowed('company', 320)).toBe(true);
   });
   it('buyer tax id from 5,000 NIS before VAT on 305/320', () => {
-    expect(buyerTaxIdRequired(305, 499_999)).toBe(false);
-    expect(buyerTaxIdRequired(305, 500_000)).toBe(true);
-    expect(buyerTaxIdRequired(320, 600_000)).toBe(true);
-    expect(buyerTaxIdRequired(400, 600_000)).toBe(false);
+    expect(buyerTaxIdRequired(305, 499_999, null)).toBe(false);
+    expect(buyerTaxIdRequired(305, 500_000, null)).toBe(true);
+    expect(buyerTaxIdRequired(320, 600_000, null)).toBe(true);
+    expect(buyerTaxIdRequired(400, 600_000, null)).toBe(false);
+    // An export invoice's buyer is abroad: no Israeli registration number to ask for (issue 29).
+    expect(buyerTaxIdRequired(305, 600_000, 'export')).toBe(false);
+    expect(buyerTaxIdRequired(320, 600_000, 'export')).toBe(false);
+    expect(buyerTaxIdRequired(305, 600_000, 'eilat')).toBe(true);
+    expect(buyerTaxIdRequired(305, 600_000, 'exempt')).toBe(true);
+    expect(buyerTaxIdRequired(305, 600_000, null)).toBe(true);
   });
   it('payment aliases map to codes', () => {
     expect(

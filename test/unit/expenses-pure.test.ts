@@ -5,6 +5,7 @@ import { checkReceiptBytes, looksLikeCompletePdf, normalizeMime, parseDataUri, s
 import { prefillFrom, toAgorot } from '../../src/expenses/ocr/extraction.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { AppError } from '../../src/platform/errors.ts';
+import type { DealerType } from '../../src/businesses/index.ts';
 
 const n = null;
 const errorOf = (f: () => unknown): AppError => {
@@ -71,8 +72,8 @@ describe('completeAmounts', () => {
 });
 
 describe('deductibleVat', () => {
-  const base = { categoryKey: 'office', dealerType: 'murshe', supplierDocType: 'tax_invoice' as string | null };
-  it.each([
+  const base = { categoryKey: 'office', dealerType: 'murshe' as DealerType, supplierDocType: 'tax_invoice' as string | null };
+  it.each<[{ vatAmount: number; categoryKey?: string; dealerType?: DealerType; supplierDocType?: string | null }, number]>([
     [{ vatAmount: 1800 }, 1800],
     [{ vatAmount: 1800, categoryKey: 'vehicle_private' }, 1200],
     [{ vatAmount: 1000, categoryKey: 'vehicle_private' }, 667],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../../src/platform/config.ts';
 import { MemoryRateLimiter } from '../../src/platform/rate-limit.ts';
-import { roundHalfAwayFromZero } from '../../src/platform/money.ts';
+import { divideHalfAwayFromZero, quantityTimesPrice, roundHalfAwayFromZero, scaledQuantity } from '../../src/platform/money.ts';
 import { canonicalJson } from '../../src/platform/canonical-json.ts';
 import { newId } from '../../src/platform/ids.ts';
 import { israelDate } from '../../src/platform/clock.ts';
@@ -76,6 +76,54 @@ describe('money', () => {
     [0, 0],
     [123456789.5, 123456790],
   ])('round(%s) = %s', (x, r) => expect(roundHalfAwayFromZero(x)).toBe(r));
+
+  it.each([
+    [7n, 2n, 4n],
+    [-7n, 2n, -4n],
+    [5n, 2n, 3n],
+    [-5n, 2n, -3n],
+    [4n, 3n, 1n],
+    [-4n, 3n, -1n],
+    [0n, 7n, 0n],
+  ])('%s / %s = %s, half away from zero', (n, d, q) => expect(divideHalfAwayFromZero(n, d)).toBe(q));
+
+  // One rule for negatives: a quantity and a product round as their positive counterpart does, mirrored.
+  it.each([
+    [2.5, 4, 25_000],
+    [-2.5, 4, -25_000],
+    [0.00005, 4, 1],
+    [-0.00005, 4, -1],
+    [0.00004, 4, 0],
+    [-0.00004, 4, 0],
+    [1.005, 2, 101],
+    [-1.005, 2, -101],
+    [1e-7, 4, 0],
+    [99_999_999_999.9999, 4, 999_999_999_999_999],
+    [3, 2, 300],
+  ])('scaledQuantity(%s, %s) = %s', (q, d, want) => {
+    expect(scaledQuantity(q, d)).toBe(want);
+    expect(Object.is(scaledQuantity(q, d), -0)).toBe(false);
+  });
+
+  it.each([
+    [1, 10_000, 10_000],
+    [2.5, 333, 833], // 832.5
+    [-2.5, 333, -833],
+    [2.5, -333, -833],
+    [1.005, 100, 101], // 100.5, not 100.49999…
+    [-1.005, 100, -101],
+    [0.3335, 1000, 334],
+    [0.1, 4, 0],
+    [-0.1, 5, -1], // −0.5 → −1 (Math.round would give −0)
+    [1.23456, 100, 123], // more decimals than OPENFRMT carries: still exact (123.456)
+    [2, 13_704, 27_408], // 2 × 137.04 ₪ (the USD line of issue 29)
+    [0, 5, 0],
+  ])('quantityTimesPrice(%s, %s) = %s', (q, p, want) => {
+    expect(quantityTimesPrice(q, p)).toBe(want);
+    expect(Object.is(quantityTimesPrice(q, p), -0)).toBe(false);
+  });
+
+  it('refuses a price that is not whole minor units', () => expect(() => quantityTimesPrice(1, 1.5)).toThrow(/whole number/));
 });
 
 describe('small platform pieces', () => {

@@ -194,7 +194,7 @@ describe('the reader finds what is wrong', () => {
   it('an empty file', () => expect(readPcn874(Buffer.alloc(0)).problems.join(' ')).toContain('a header and a closing record'));
 });
 
-const doc = (over: Partial<VatLine> & { taxId?: string | null; no?: number }): VatLine => ({
+const doc = (over: Partial<VatLine> & { taxId?: string | null; no?: number; docType?: number }): VatLine => ({
   entryNo: over.entryNo ?? 1,
   entryId: 'je_x',
   entryDate: '2026-02-10',
@@ -206,7 +206,7 @@ const doc = (over: Partial<VatLine> & { taxId?: string | null; no?: number }): V
   inputVatFixedAssets: 0,
   document: {
     id: 'doc_x',
-    docType: 305,
+    docType: over.docType ?? 305,
     docNumber: over.no ?? 12,
     date: '2026-02-09',
     partyName: 'לקוח',
@@ -215,7 +215,7 @@ const doc = (over: Partial<VatLine> & { taxId?: string | null; no?: number }): V
   },
   expense: null,
 });
-const exp = (over: Partial<VatLine> & { taxId?: string | null }): VatLine => ({
+const exp = (over: Partial<VatLine> & { taxId?: string | null; allocation?: string }): VatLine => ({
   entryNo: over.entryNo ?? 2,
   entryId: 'je_y',
   entryDate: '2026-02-11',
@@ -231,6 +231,7 @@ const exp = (over: Partial<VatLine> & { taxId?: string | null }): VatLine => ({
     supplierName: 'בזק',
     supplierTaxId: over.taxId === undefined ? '512200502' : over.taxId,
     supplierDocNumber: 'B-77',
+    allocationNumber: over.allocation ?? null,
     date: '2026-02-10',
     storno: false,
   },
@@ -241,7 +242,7 @@ describe('from ledger lines to entries', () => {
     [
       'an identified customer: S, rounded shekels, the document date',
       doc({}),
-      { type: 'S', counterpartyId: '512200502', date: '20260209', refNumber: '000000012', vat: 180, exVat: 1_000 },
+      { type: 'S', counterpartyId: '512200502', date: '20260209', refGroup: '0305', refNumber: '000000012', vat: 180, exVat: 1_000 },
     ],
     ['no customer tax id: L with zeros', doc({ taxId: null }), { type: 'L', counterpartyId: '000000000' }],
     [
@@ -250,11 +251,21 @@ describe('from ledger lines to entries', () => {
       { type: 'Y', counterpartyId: '999999999', vat: 0, refNumber: '000000012' },
     ],
     ['a credit note: VAT positive, amount negative', doc({ exVat: -100_000, outputVat: -18_000 }), { vat: 180, exVat: -1_000 }],
+    ['a 330: its own series in the reference group', doc({ docType: 330, exVat: -100_000, outputVat: -18_000 }), { refGroup: '0330', refNumber: '000000012' }],
+    ["an input: the supplier's number, group zeros", exp({}), { refGroup: '0000' }],
     [
       'an expense from a known supplier: T with the deductible VAT',
       exp({}),
       { type: 'T', counterpartyId: '512200502', refNumber: '000000077', vat: 36, exVat: 300 },
     ],
+    [
+      // Issue 29: T wrote 000000000 for every input; an invoice above the threshold claims its VAT only with its number.
+      "an expense with the supplier invoice's allocation number: T carries it",
+      exp({ allocation: '202600123' }),
+      { type: 'T', vat: 36, allocation: '202600123' },
+    ],
+    ['an expense without one: zeros in the field', exp({}), { type: 'T', allocation: '000000000' }],
+    ['petty cash (K, an aggregate) writes zeros there', exp({ taxId: null, allocation: '202600123' }), { type: 'K', allocation: '000000000' }],
     [
       'an expense without a supplier tax id: K, zeros, its reference the number of invoices (one)',
       exp({ taxId: null }),

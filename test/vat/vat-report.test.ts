@@ -263,6 +263,14 @@ describe('POST exports/pcn874', () => {
       `T ${TAX_IDS.person} 20260212 18 -100`,
       `T ${TAX_IDS.person2} 20260125 180 1000`,
     ]);
+    // Issue 29: the reference group is the series, so 320 #1 and 330 #1 (and 305 #1 in January) are not one reference.
+    expect(read.entries.slice(0, 4).map((e) => `${e.refGroup} ${e.refNumber}`)).toEqual([
+      '0305 000000002',
+      '0320 000000001',
+      '0305 000000003',
+      '0330 000000001',
+    ]);
+    expect(read.entries[4].refGroup).toBe('0000');
     expect(read.entries[4].refNumber).toBe('000000077');
     expect(read.entries[5].refNumber).toBe('000000001'); // K: the number of invoices in the entry
 

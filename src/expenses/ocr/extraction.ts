@@ -2,6 +2,7 @@
  * What the OCR model is asked for (a JSON schema for `response_format`) and how its answer is
  * turned into draft fields. Pure: no I/O.
  */
+import { isAllocationNumber } from '../../platform/allocation-number.ts';
 import { isAcceptedDate } from '../../platform/http/formats.ts';
 import { maxAgorot, textProblemOf, type CarriedField } from '../../openfrmt/index.ts';
 
@@ -116,6 +117,12 @@ function digits(v: unknown, min: number, max: number): string | null {
   return d.length >= min && d.length <= max ? d : null;
 }
 
+/** An allocation number the model read (spaces and dashes dropped), when it has the one form (platform/allocation-number.ts). */
+function allocationNumberOf(v: unknown): string | null {
+  const d = digits(v, 9, 9);
+  return d !== null && isAllocationNumber(d) ? d : null;
+}
+
 /**
  * Turns the model's JSON into draft fields. Anything malformed becomes null (the caller sees the
  * raw extraction too). Amounts are kept only when they agree (ex + VAT = total, within one agora
@@ -147,7 +154,7 @@ export function prefillFrom(raw: Record<string, unknown>): PrefilledFields {
     supplierDocType: docType,
     supplierDocNumber: carriedText(raw.documentNumber, 'expenseDocNumber'),
     supplierDocDate: isoDate(raw.documentDate),
-    allocationNumber: digits(raw.allocationNumber, 9, 9),
+    allocationNumber: allocationNumberOf(raw.allocationNumber),
     amountExVat: ex,
     vatAmount: vat,
     amountIncVat: total,

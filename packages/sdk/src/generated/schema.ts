@@ -276,7 +276,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Record a draft: it becomes immutable; deductible VAT is computed; event expense.recorded */
+        /**
+         * Record a draft: it becomes immutable; deductible VAT is computed; event expense.recorded
+         * @description A tax invoice above the allocation threshold of its date without `allocationNumber` deducts no input VAT and is recorded with the warning `input_vat_needs_allocation`; a business with `requireAllocation` is refused 422 `allocation_required` instead and the draft stays a draft.
+         */
         post: operations["recordExpense"];
         delete?: never;
         options?: never;
@@ -1075,6 +1078,8 @@ export interface components {
                 lineDiscount: number;
                 /** @description round(quantity × unitPriceExVat) − lineDiscount. */
                 amount: number;
+                /** @description A foreign-currency document (issued from issue 29 on): the line in agorot, frozen at issue — quantity × the unit price in shekels − the line discount in shekels, each converted on its own (docs/currency.md). */
+                amountIls?: number;
             }[];
             payments: {
                 /**
@@ -1096,6 +1101,8 @@ export interface components {
                 exchangeRate?: string | null;
                 /** @description The amount in the payment's own currency (its minor units), set at issue when that currency is not the document's. */
                 originalAmount?: number;
+                /** @description A foreign-currency document (issued from issue 29 on): the payment in agorot, frozen at issue; the payments' shekel amounts add up to what they settle (docs/currency.md). */
+                amountIls?: number;
             }[];
             note: string | null;
             documentDate: string;
@@ -1272,6 +1279,11 @@ export interface components {
             vatAmount: number | null;
             amountIncVat: number | null;
             deductibleVat: number | null;
+            /** @description What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away. Empty on drafts. */
+            warnings: {
+                code: string;
+                message: string;
+            }[];
             note: string | null;
             receiptFileId: string | null;
             ocrExtraction: unknown | null;
@@ -3137,6 +3149,7 @@ export interface operations {
                     "image/webp": string;
                     "application/pdf": string;
                     "application/zip": string;
+                    "text/plain": string;
                 };
             };
             /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
@@ -4161,6 +4174,17 @@ export interface operations {
             };
             /** @description The body is of a type this endpoint does not take (`validation`). */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A business rule refused the request (`payments_mismatch`, `allocation_required`, `unbalanced`, `period_closed`, ...). */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "X-Service-Mode": components["headers"]["ServiceMode"];
@@ -6516,6 +6540,7 @@ export interface operations {
                                 supplierName: string;
                                 supplierTaxId: string | null;
                                 supplierDocNumber: string | null;
+                                allocationNumber: string | null;
                                 /**
                                  * Format: date
                                  * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
