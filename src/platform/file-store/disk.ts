@@ -4,7 +4,7 @@ import { chmod, mkdir, open, readdir, rename, rm, stat, type FileHandle } from '
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { ObjectMissing, SHA256_HEX, type FileStore, type ObjectInfo } from './store.ts';
-import type { Spool } from './spool.ts';
+import { removeStaleFiles, type Spool } from './spool.ts';
 
 const isMissing = (err: unknown) => (err as { code?: string }).code === 'ENOENT';
 
@@ -128,25 +128,7 @@ export class DiskFileStore implements FileStore {
   }
 
   async sweepSpools(olderThan: Date): Promise<number> {
-    let removed = 0;
-    for (const dir of [this.spoolDir, this.trashDir]) {
-      let names: string[];
-      try {
-        names = await readdir(dir);
-      } catch (err) {
-        if (isMissing(err)) continue;
-        throw err;
-      }
-      for (const name of names) {
-        const file = path.join(dir, name);
-        const s = await stat(file).catch(() => null);
-        if (s && s.mtime < olderThan) {
-          await rm(file, { force: true });
-          removed++;
-        }
-      }
-    }
-    return removed;
+    return (await removeStaleFiles(this.spoolDir, olderThan)) + (await removeStaleFiles(this.trashDir, olderThan));
   }
 
   async check(): Promise<void> {

@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
-import path from 'node:path';
+import { mkdir } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
@@ -14,7 +13,7 @@ import {
 } from '@aws-sdk/client-s3';
 import type { S3Config } from '../config-files.ts';
 import type { Mode } from '../db/engine.ts';
-import { discardSpool, type Spool } from './spool.ts';
+import { discardSpool, removeStaleFiles, type Spool } from './spool.ts';
 import { ObjectMissing, SHA256_HEX, type FileStore, type ObjectInfo } from './store.ts';
 
 const status = (err: unknown) => (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
@@ -147,23 +146,8 @@ export class S3FileStore implements FileStore {
     return true;
   }
 
-  async sweepSpools(olderThan: Date): Promise<number> {
-    let names: string[];
-    try {
-      names = await readdir(this.spoolDir);
-    } catch {
-      return 0;
-    }
-    let removed = 0;
-    for (const name of names) {
-      const file = path.join(this.spoolDir, name);
-      const s = await stat(file).catch(() => null);
-      if (s && s.mtime < olderThan) {
-        await rm(file, { force: true });
-        removed++;
-      }
-    }
-    return removed;
+  sweepSpools(olderThan: Date): Promise<number> {
+    return removeStaleFiles(this.spoolDir, olderThan);
   }
 
   async check(): Promise<void> {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /** How much of a spooled file's start and end is kept in memory, for checks of its type without reading it again. */
@@ -71,4 +71,25 @@ export async function spoolStream(source: AsyncIterable<Uint8Array> | Iterable<U
 /** Removes a spool that will not be committed (a refused upload, a failed write); one already committed is gone and ignored. */
 export async function discardSpool(spool: Spool): Promise<void> {
   await rm(spool.path, { force: true });
+}
+
+/** Removes the files of `dir` last written before `olderThan` (spools and set-aside objects a crash left); a missing folder has none. */
+export async function removeStaleFiles(dir: string, olderThan: Date): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw err;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const file = path.join(dir, name);
+    const s = await stat(file).catch(() => null);
+    if (s && s.mtime < olderThan) {
+      await rm(file, { force: true });
+      removed++;
+    }
+  }
+  return removed;
 }
