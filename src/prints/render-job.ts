@@ -112,7 +112,7 @@ async function publishPdfs(
   throw new Error(`document ${doc.id}: its PDFs' files changed while they were published`);
 }
 
-/** Renders, then publishes in one short transaction; idempotent (a second run finds pdf_files set). */
+/** Renders, puts both PDFs into the file store, then publishes them in one statement; idempotent (a second run finds pdf_files set). */
 export async function renderAndPublish(s: Services, database: Database, documentId: string): Promise<PdfFiles | null> {
   const doc = await getDocumentWithAccount(database.db, documentId);
   if (!doc) throw new PermanentJobError(`document ${documentId} does not exist`);
@@ -136,7 +136,9 @@ export async function renderAndPublish(s: Services, database: Database, document
   // Into the file store before the call that names them: a row never points at a missing object (a run that
   // finds the document published already leaves two orphans for the sweep).
   const store = s.fileStores[database.mode].current;
-  const stored = { origin: await putBytes(store, origin), copy: await putBytes(store, copy) };
+  // Side by side: each put waits on its fsyncs (disk) or its request (S3), not on the CPU.
+  const [storedOrigin, storedCopy] = await Promise.all([putBytes(store, origin), putBytes(store, copy)]);
+  const stored = { origin: storedOrigin, copy: storedCopy };
 
   return publishPdfs(database, doc, stored, { at: s.clock.now(), allocationNumber: model.allocationNumber ?? null });
 }
