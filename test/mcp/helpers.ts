@@ -1,7 +1,8 @@
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { AddressInfo } from 'node:net';
 import type { Client } from '@modelcontextprotocol/sdk/client';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { TAX_IDS } from '../helpers/env.ts';
+import { createTestEnv, TAX_IDS, type TestAccount, type TestEnv } from '../helpers/env.ts';
 
 /** What the MCP tests share: calls through the SDK's client, and the lifecycle an agent runs. */
 
@@ -44,4 +45,19 @@ export async function issueThroughTools(client: Client, run: string) {
   await ok(client, 'issueDocument', { bid: business.id, id: draft.document.id });
   const read = await ok(client, 'getDocument', { bid: business.id, id: draft.document.id });
   return { business, document: read.document };
+}
+
+/** A test environment listening on a free port, for a test file's tests: its origin and an account with a sandbox key. */
+export function listeningServer(): { readonly env: TestEnv; readonly origin: string; readonly account: TestAccount } {
+  const server = {} as { env: TestEnv; origin: string; account: TestAccount };
+  beforeAll(async () => {
+    server.env = await createTestEnv();
+    await server.env.app.listen({ port: 0, host: '127.0.0.1' });
+    server.origin = `http://127.0.0.1:${(server.env.app.server.address() as AddressInfo).port}`;
+    server.account = await server.env.account();
+  }, 120_000);
+  afterAll(async () => {
+    await server.env?.close();
+  });
+  return server;
 }

@@ -1,28 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { createTestEnv, type TestAccount, type TestEnv } from '../helpers/env.ts';
-import { issueThroughTools } from './helpers.ts';
+import { issueThroughTools, listeningServer } from './helpers.ts';
 
 // `pinkas mcp` as an MCP client starts it: a child process on stdio, relaying to this test's listening server.
-let env: TestEnv;
-let origin: string;
-let account: TestAccount;
-
-beforeAll(async () => {
-  env = await createTestEnv();
-  await env.app.listen({ port: 0, host: '127.0.0.1' });
-  origin = `http://127.0.0.1:${(env.app.server.address() as AddressInfo).port}`;
-  account = await env.account();
-}, 120_000);
-afterAll(async () => {
-  await env?.close();
-});
+const server = listeningServer();
 
 describe('MCP over stdio (pinkas mcp)', () => {
-  const cliEnv = () => ({ PATH: process.env.PATH ?? '', PINKAS_URL: origin, PINKAS_API_KEY: account.test });
+  const cliEnv = () => ({ PATH: process.env.PATH ?? '', PINKAS_URL: server.origin, PINKAS_API_KEY: server.account.test });
 
   it('serves the same tools to a client that starts it, and issues a document', async () => {
     const client = new Client({ name: 'pinkas-test', version: '1.0.0' });
@@ -54,7 +40,7 @@ describe('MCP over stdio (pinkas mcp)', () => {
     expect(noKey.stderr).toContain('PINKAS_API_KEY');
     const badKey = await run({ ...cliEnv(), PINKAS_API_KEY: 'bk_test_00000000000000000000000000000000' });
     expect(badKey.code).toBe(1);
-    expect(badKey.stderr).toContain(`could not open ${origin}/mcp`);
+    expect(badKey.stderr).toContain(`could not open ${server.origin}/mcp`);
     expect(badKey.stdout).toBe('');
   }, 120_000);
 });
