@@ -1,0 +1,73 @@
+/**
+ * Where pinkas's SQL per document goes (issue 28), statement by statement: a server on a PostgreSQL
+ * with pg_stat_statements loaded (PROFILE_DATABASE_URL, track = all), a warm-up through the API, then
+ * pinkas's own statements one at a time (sql-floor.ts), and every statement's time per document,
+ * nested ones (triggers, functions) included.
+ */
+import pg from 'pg';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { startServer, killServer, tempDataDir, ROOT } from '../../test/helpers/server-process.ts';
+
+const SERVER = process.env.PROFILE_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5433/postgres';
+const DOCS = Number(process.env.PROFILE_DOCS ?? 1000);
+const url = (db: string) => Object.assign(new URL(SERVER), { pathname: `/${db}` }).toString();
+
+function load(job: Record<string, unknown>): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/issue/load.ts'), JSON.stringify(job)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`load exited ${code}`))));
+  });
+}
+
+const admin = new pg.Client({ connectionString: SERVER });
+admin.on('error', () => {});
+await admin.connect();
+const names = { live: `prof_live_${process.pid}`, sandbox: `prof_sandbox_${process.pid}` };
+for (const n of Object.values(names)) await admin.query(`CREATE DATABASE ${n}`);
+const dataDir = tempDataDir('pinkas-prof-');
+const server = await startServer(dataDir, {
+  env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '10000000', DATABASE_URL: url(names.live), SANDBOX_DATABASE_URL: url(names.sandbox) },
+});
+try {
+  const key = server.firstKey()!;
+  const { businessIds } = await load({ kind: 'setup', base: server.base, key, businesses: 8 });
+  await load({ kind: 'issue', base: server.base, key, businessIds, docs: 400, concurrency: 4, first: DOCS });
+  const db = new pg.Client({ connectionString: url(names.sandbox) });
+  await db.connect();
+  while (Number((await db.query(`SELECT count(*) AS n FROM jobs WHERE done_at IS NULL AND failed_at IS NULL AND run_at < now()`)).rows[0].n) > 0)
+    await new Promise((r2) => setTimeout(r2, 200));
+  await db.query('SELECT pg_stat_statements_reset(), pg_stat_reset()');
+  const r = await load({
+    kind: 'sqlFloor',
+    databaseUrl: url(names.sandbox),
+    businessIds,
+    count: DOCS,
+    concurrency: Number(process.env.PROFILE_CONCURRENCY ?? 1),
+  });
+  console.log(`SQL alone: ${r.perSecond} docs/s, p50 ${r.p50} ms`);
+  const s = await db.query(
+    `SELECT calls, total_exec_time AS exec, total_plan_time AS plan, wal_bytes, shared_blks_hit + shared_blks_read AS blks, left(regexp_replace(query, '\\s+', ' ', 'g'), 150) AS q
+       FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY total_exec_time DESC LIMIT 40`,
+  );
+  for (const x of s.rows)
+    console.log(
+      `${(x.exec / DOCS).toFixed(3).padStart(7)} ms ${(x.plan / DOCS).toFixed(3).padStart(6)} plan ${(x.calls / DOCS).toFixed(2).padStart(5)}× ${String(Math.round(Number(x.wal_bytes) / DOCS)).padStart(6)} B ${(x.blks / DOCS).toFixed(0).padStart(4)} blk  ${x.q}`,
+    );
+  const f = await db.query(`SELECT funcname, calls, total_time, self_time FROM pg_stat_user_functions ORDER BY self_time DESC`);
+  for (const x of f.rows)
+    console.log(
+      `fn ${x.funcname.padEnd(34)} ${(x.calls / DOCS).toFixed(2)}× self ${(x.self_time / DOCS).toFixed(3)} ms total ${(x.total_time / DOCS).toFixed(3)} ms`,
+    );
+  await db.end();
+} catch (err) {
+  console.error('profile failed:', err);
+} finally {
+  await killServer(server);
+  for (const n of Object.values(names)) await admin.query(`DROP DATABASE IF EXISTS ${n} WITH (FORCE)`);
+  await admin.end();
+}
