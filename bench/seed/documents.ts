@@ -426,6 +426,7 @@ export function issuedRows(
     note: fields.note,
     documentDate: fields.documentDate,
     valueDate: fields.valueDate,
+    datedAtIssue: false,
     vatRateBp: fields.vatRateBp,
     vatExemptionReason: fields.vatExemptionReason,
     discountAmount: fields.discountAmount,

@@ -28,7 +28,11 @@ export async function setNumbering(tx: Executor, businessId: string, numbering: 
   }
 }
 
-/** The statement that takes the next number of a series (migration 0026 next_number, which issue_document calls too), `AS last_number`. */
-export function nextNumberInSeries(businessId: string, series: number): SQL {
-  return sql`SELECT next_number(${businessId}, ${series}) AS last_number`;
+/**
+ * The statement that takes the next number of a series dated `documentDate` (migration 0033
+ * next_number, which issue_document calls too: refused with PK003 when the series' latest document is
+ * dated after it), `AS last_number`.
+ */
+export function nextNumberInSeries(businessId: string, series: number, documentDate: string): SQL {
+  return sql`SELECT next_number(${businessId}, ${series}, ${documentDate}::date) AS last_number`;
 }

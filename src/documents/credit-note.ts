@@ -19,6 +19,7 @@ import type { Tx } from '../platform/db/engine.ts';
 import { dealerOf, getDocumentRow, toDocumentRow, type AllocationState, type DocumentRow, type DocumentSnapshot, type DocumentView } from './snapshot.ts';
 import { DOC_TYPES, type CreditRule } from './doc-types.ts';
 import { takeNextNumber } from './numbering.ts';
+import { datingRefusal } from './issue-dates.ts';
 import { afterIssue, approvalRequired, monthCountBump } from './issue.ts';
 
 /** How the original is undone (doc-types.ts `creditedBy`); a 409 for a type that cannot be credited or a reversal. */
@@ -89,9 +90,9 @@ export function reversalOf(original: DocumentRow, reason: string | null): Omit<D
   };
 }
 
-/** The reversing document's snapshot: the original's content, today's dealer and branding, its own number. */
+/** The reversing document's snapshot: the original's content, today's dealer and branding, its own number, dated the day it is issued. */
 function creditSnapshot(business: BusinessRecord, original: DocumentRow, reason: string | null, docNumber: number, now: Date): DocumentSnapshot {
-  const day = original.documentDate > israelToday(now) ? original.documentDate : israelToday(now);
+  const day = israelToday(now);
   // A new document: the dealer's details and branding as they are today.
   return {
     ...reversalOf(original, reason),
@@ -170,7 +171,7 @@ export async function issueCreditNote(s: Services, ctx: RequestContext, business
       const original = await getDocumentRow(tx, business.id, id, true);
       if (original.cancelledByDocumentId) throw conflict(`document ${id} was already credited by ${original.cancelledByDocumentId}`);
       const credit = creditRuleOf(original);
-      const docNumber = await takeNextNumber(tx, business.id, credit.docType);
+      const docNumber = await takeNextNumber(tx, business.id, credit.docType, israelToday(now));
       const row = await insertCredit(tx, ctx, business, original, creditSnapshot(business, original, reason, docNumber, now), now);
       return afterIssue(tx, ctx, business, row, now, 'document.credit_note', [monthCountBump(business.id, now)]);
     });
@@ -179,6 +180,6 @@ export async function issueCreditNote(s: Services, ctx: RequestContext, business
   } catch (err) {
     // Two racing credit notes: the unique index on linked_document_id lets one win.
     if (pgErrorCode(err) === '23505') throw conflict(`document ${id} was already credited`);
-    throw err;
+    throw datingRefusal(err, israelToday(now)) ?? err;
   }
 }

@@ -58,6 +58,7 @@ async function insertDraft(
     externalRef: string | null;
     hash: string;
     metadata: Metadata | undefined;
+    datedAtIssue: boolean;
   },
 ): Promise<DocumentView | undefined> {
   const { fields: d, totals } = draft;
@@ -74,6 +75,7 @@ async function insertDraft(
     note: d.note,
     documentDate: d.documentDate,
     valueDate: d.valueDate,
+    datedAtIssue: draft.datedAtIssue,
     vatRateBp: d.vatRateBp,
     vatExemptionReason: d.vatExemptionReason,
     discountAmount: d.discountAmount,
@@ -162,7 +164,14 @@ export async function createDraft(
   const now = s.clock.now();
   const fields = await draftFieldsOf(db, business, body, israelDate(now));
   const totals = totalsOfDraft(fields, business);
-  const document = await insertDraft(db, ctx, now, business.id, { fields, totals, externalRef, hash, metadata: body.metadata });
+  const document = await insertDraft(db, ctx, now, business.id, {
+    fields,
+    totals,
+    externalRef,
+    hash,
+    metadata: body.metadata,
+    datedAtIssue: body.documentDate === undefined,
+  });
   if (document) return { document, deduped: false };
   const first = await queryOne<Record<string, unknown>>(db, sql`SELECT * FROM documents WHERE business_id = ${business.id} AND external_ref = ${externalRef}`);
   return replay(toDocumentRow(first!), hash);
@@ -208,7 +217,8 @@ export async function patchDraft(s: Services, ctx: RequestContext, business: Bus
     await tx.execute(
       sql`UPDATE documents SET doc_type = ${fields.docType}, party_id = ${fields.party?.partyId ?? null}, party = ${JSON.stringify(fields.party)}::jsonb,
             price_mode = ${fields.priceMode}, lines = ${JSON.stringify(fields.lines)}::jsonb, payments = ${JSON.stringify(fields.payments)}::jsonb,
-            note = ${fields.note}, document_date = ${fields.documentDate}, value_date = ${fields.valueDate}, vat_rate_bp = ${fields.vatRateBp},
+            note = ${fields.note}, document_date = ${fields.documentDate}, value_date = ${fields.valueDate},
+            dated_at_issue = ${cur.datedAtIssue && body.documentDate === undefined}, vat_rate_bp = ${fields.vatRateBp},
             vat_exemption_reason = ${fields.vatExemptionReason}, discount_amount = ${fields.discountAmount},
             withholding_amount = ${fields.withholdingAmount}, total_ex_vat = ${t.totalExVat}, vat_amount = ${t.vatAmount},
             total_inc_vat = ${t.totalIncVat}, allocation_number = ${fields.allocationNumber},

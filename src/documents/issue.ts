@@ -40,6 +40,7 @@ import { buyerTaxIdRequired, paymentsProblem, totalsOfDraft } from './totals.ts'
 import { DOC_TYPES, docTypeAllowed, docTypeRefusal } from './doc-types.ts';
 import { frozenCurrency, rateAtIssue, shekelFiguresProblem, type FrozenCurrency } from './issue-currency.ts';
 import { issuedWritesCall, writeIssued } from './issue-writes.ts';
+import { datingRefusal, futureDateRefusal, withIssueDates } from './issue-dates.ts';
 
 /** "Documents opened per business per day" (service-api.md Limits). */
 export const DOCUMENTS_PER_BUSINESS_PER_DAY = 300;
@@ -317,7 +318,11 @@ async function issueCall(
 type IssueOutcome = 'issued' | 'not_found' | 'issued_before' | 'draft_changed' | 'business_changed';
 
 /** Runs issue_document; its refusals (the call rolled back whole) become the API's. */
-async function runIssue(ex: Executor, argument: unknown, maxPerMonth: number | null): Promise<{ outcome: IssueOutcome; doc_number: number | null }> {
+async function runIssue(
+  ex: Executor,
+  argument: { snapshot: DocumentSnapshot | null },
+  maxPerMonth: number | null,
+): Promise<{ outcome: IssueOutcome; doc_number: number | null }> {
   try {
     const r = await queryOne<{ outcome: IssueOutcome; doc_number: number | null }>(
       ex,
@@ -330,7 +335,7 @@ async function runIssue(ex: Executor, argument: unknown, maxPerMonth: number | n
       throw limitReached(`documents issued per business: the daily limit of ${DOCUMENTS_PER_BUSINESS_PER_DAY} is reached; it resets at midnight Israel time`);
     }
     if (code === 'PK002') throw ceilingReached(maxPerMonth ?? 0);
-    throw err;
+    throw datingRefusal(err, argument.snapshot!.documentDate) ?? err;
   }
 }
 
@@ -345,11 +350,16 @@ export async function issueDocument(
   const { maxDocsPerMonth: maxPerMonth } = await businessCeilings(s, business, ctx.accountLimits);
   let b = business;
   for (let attempt = 1; attempt <= ISSUE_ATTEMPTS; attempt++) {
-    const draft = await draftForIssue(db, b.id, id);
-    if (!draft) throw notFound('document');
-    if (draft.row.status === 'issued') return { document: documentView(draft.row), deduped: true };
+    const read = await draftForIssue(db, b.id, id);
+    if (!read) throw notFound('document');
+    if (read.row.status === 'issued') return { document: documentView(read.row), deduped: true };
     if (b.approvalStatus !== 'approved') throw approvalRequired(b);
-    const call = await issueCall(s, ctx, b, draft, body, { maxPerMonth, now: s.clock.now() });
+    const now = s.clock.now();
+    const today = israelDate(now);
+    const draft = { ...read, row: withIssueDates(read.row, today) };
+    const future = futureDateRefusal(draft.row.documentDate, today);
+    if (future) throw future;
+    const call = await issueCall(s, ctx, b, draft, body, { maxPerMonth, now });
     const answer = await runIssue(db, call.argument, maxPerMonth);
     switch (answer.outcome) {
       case 'issued': {

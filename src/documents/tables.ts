@@ -4,7 +4,7 @@
  * PDFs, prints), through the documents domain's functions.
  */
 import { sql } from 'drizzle-orm';
-import { integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { day, int8, metadataColumn, timestamptz3 } from '../platform/db/tables.ts';
 import type { DocType } from './doc-types.ts';
 import type { AllocationState, DocumentLine, DocumentParty, DocumentPayment, DocumentSnapshot, DocumentWarning, PdfFiles } from './snapshot.ts';
@@ -30,6 +30,8 @@ export const documents = pgTable(
     note: text('note'),
     documentDate: day('document_date').notNull(),
     valueDate: day('value_date').notNull(),
+    /** A draft created without a date: issue dates it that day (migration 0033); until then it shows its creation day. */
+    datedAtIssue: boolean('dated_at_issue').notNull().default(false),
     vatRateBp: integer('vat_rate_bp'),
     vatExemptionReason: text('vat_exemption_reason', { enum: ['eilat', 'export', 'exempt'] }),
     discountAmount: int8('discount_amount').notNull().default(0),

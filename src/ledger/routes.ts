@@ -10,18 +10,9 @@ import { csvFile, csvFileName, jsonOrCsvResponse, money, sendCsv, type CsvCell }
 import { listEntries } from './store.ts';
 import { accountWithLedger, chartOfAccounts } from './account-reads.ts';
 import { registerLedgerReportRoutes } from './report-routes.ts';
+import { closePeriod, listClosedPeriods, reopenPeriod } from './periods.ts';
 import { asCsv, Int, read, tags } from './route-parts.ts';
-import {
-  closePeriod,
-  createAccount,
-  createManualEntry,
-  getEntry,
-  listClosedPeriods,
-  reverseEntry,
-  updateAccount,
-  type ManualEntryInput,
-  type NewAccountInput,
-} from './service.ts';
+import { createAccount, createManualEntry, getEntry, reverseEntry, updateAccount, type ManualEntryInput, type NewAccountInput } from './service.ts';
 
 const write = { scope: 'businesses' as const };
 const Code = Type.String({ pattern: '^[0-9A-Za-z-]{1,15}$', description: 'Account code (B110 1402): up to 15 letters, digits or hyphens' });
@@ -60,6 +51,11 @@ const IdParams = Type.Object(
 const ENTRY_ERRORS = errors(...AUTH_ERRORS, 409, 422);
 
 const Period = Type.Object({ period: Type.String(), closedAt: Type.String() });
+const ReopenedPeriod = Type.Object({ period: Type.String(), closedAt: Type.String(), reopenedAt: Type.String(), reason: Type.String() });
+const PeriodParams = Type.Object(
+  { bid: Type.String({ minLength: 1, maxLength: 64 }), period: Type.String({ pattern: '^20[0-9]{2}-(0[1-9]|1[0-2])$', description: 'YYYY-MM' }) },
+  { additionalProperties: false },
+);
 
 export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
   registerChartRoutes(api, s);
@@ -319,7 +315,7 @@ function registerEntryRoutes(api: FastifyInstance, s: Services): void {
   );
 }
 
-/** Closed months: list and close. */
+/** Closed months: list, close, reopen the last. */
 function registerPeriodRoutes(api: FastifyInstance, s: Services): void {
   api.get(
     '/businesses/:bid/ledger/periods',
@@ -343,11 +339,8 @@ function registerPeriodRoutes(api: FastifyInstance, s: Services): void {
       schema: {
         tags,
         operationId: 'closeLedgerPeriod',
-        summary: 'Close a month that has ended: no manual entry dated inside it any more (final)',
-        params: Type.Object(
-          { bid: Type.String({ minLength: 1, maxLength: 64 }), period: Type.String({ pattern: '^20[0-9]{2}-(0[1-9]|1[0-2])$', description: 'YYYY-MM' }) },
-          { additionalProperties: false },
-        ),
+        summary: 'Close a month that has ended, the month after the last one closed: no document or manual entry dated inside it any more',
+        params: PeriodParams,
         response: { 201: Ok({ period: Period }), ...errors(...AUTH_ERRORS, 409) },
       },
     },
@@ -356,6 +349,27 @@ function registerPeriodRoutes(api: FastifyInstance, s: Services): void {
       const now = s.clock.now();
       const period = await closePeriod(ctx.database, now, ctx.actor, businessOf(req), (req.params as { period: string }).period, israelDate(now));
       return reply.status(201).send({ ok: true, period });
+    },
+  );
+
+  api.post(
+    '/businesses/:bid/ledger/periods/:period/reopen',
+    {
+      config: write,
+      schema: {
+        tags,
+        operationId: 'reopenLedgerPeriod',
+        summary: 'Reopen the last closed month, with a reason (audited; event ledger.period_reopened)',
+        params: PeriodParams,
+        body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false }),
+        response: { 200: Ok({ period: ReopenedPeriod }), ...errors(...AUTH_ERRORS, 404, 409) },
+      },
+    },
+    async (req) => {
+      const ctx = ctxOf(req);
+      const { period } = req.params as { period: string };
+      const reopened = await reopenPeriod(ctx.database, s.clock.now(), ctx.actor, businessOf(req), period, (req.body as { reason: string }).reason);
+      return { ok: true as const, period: reopened };
     },
   );
 }

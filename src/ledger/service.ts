@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { Database } from '../platform/db/engine.ts';
-import { iso, pgErrorCode, query, queryOne } from '../platform/db/sql.ts';
+import { pgErrorCode, queryOne } from '../platform/db/sql.ts';
 import { insertInto } from '../platform/db/insert-values.ts';
 import { ledgerAccounts } from './tables.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
@@ -189,43 +189,4 @@ export async function reverseEntry(database: Database, at: Date, actor: Actor, b
     if (pgErrorCode(err) === '23505') throw conflict(`entry ${original.entryNo} is reversed already`);
     throw accountProblem(err, lines) ?? err;
   }
-}
-
-export interface PeriodView {
-  period: string;
-  closedAt: string;
-}
-
-export async function listClosedPeriods(database: Database, businessId: string): Promise<PeriodView[]> {
-  const rows = await query<{ period: string; closed_at: unknown }>(
-    database.db,
-    sql`SELECT to_char(period, 'YYYY-MM') AS period, closed_at FROM ledger_periods WHERE business_id = ${businessId} ORDER BY period`,
-  );
-  return rows.map((r) => ({ period: r.period, closedAt: iso(r.closed_at) }));
-}
-
-/**
- * Closes a month (`YYYY-MM`) once it has ended (Israel date `today`): no manual entry may then be dated
- * inside it, and entries of later documents and expenses dated inside it move to the first open day.
- * Final: a closed month is never reopened. Audited.
- */
-export async function closePeriod(database: Database, at: Date, actor: Actor, b: BusinessRecord, period: string, today: string): Promise<PeriodView> {
-  const first = `${period}-01`;
-  if (today.slice(0, 7) <= period) throw validation('params.period', `${period} has not ended yet (today is ${today})`);
-  return database.db.transaction(async (tx) => {
-    const row = await queryOne<{ closed_at: unknown }>(
-      tx,
-      sql`INSERT INTO ledger_periods(business_id, period, closed_at, closed_by_key_id) VALUES (${b.id}, ${first}::date, ${at.toISOString()}, ${actor.keyId})
-          ON CONFLICT (business_id, period) DO NOTHING RETURNING closed_at`,
-    );
-    if (!row) throw conflict(`${period} is closed already`);
-    await appendAudit(tx, at, actor, {
-      businessId: b.id,
-      action: 'ledger.period.close',
-      entityType: 'ledger_period',
-      entityId: `${b.id}:${period}`,
-      after: { period },
-    });
-    return { period, closedAt: at.toISOString() };
-  });
 }

@@ -93,8 +93,17 @@ export const ledgerPeriods = pgTable(
     period: day('period').notNull(),
     closedAt: timestamptz3('closed_at').notNull(),
     closedByKeyId: text('closed_by_key_id'),
+    /** Set once, when the month is reopened (only the last closed one may be); the month is closed while a row of it is not reopened. */
+    reopenedAt: timestamptz3('reopened_at'),
+    reopenedByKeyId: text('reopened_by_key_id'),
+    reopenReason: text('reopen_reason'),
   },
-  (t) => [primaryKey({ columns: [t.businessId, t.period] })],
+  (t) => [
+    primaryKey({ columns: [t.businessId, t.period, t.closedAt] }),
+    uniqueIndex('ledger_periods_closed')
+      .on(t.businessId, t.period)
+      .where(sql`reopened_at IS NULL`),
+  ],
 );
 export type LedgerPeriodRow = typeof ledgerPeriods.$inferSelect;
 export type NewLedgerPeriodRow = typeof ledgerPeriods.$inferInsert;

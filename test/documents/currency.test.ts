@@ -295,7 +295,7 @@ describe('the books in shekels', () => {
 });
 
 describe('frozen means frozen (issue 29): each line and payment in shekels, computed once at issue', () => {
-  const fx = { currency: 'USD', exchangeRate: '3.6545', documentDate: '2026-03-19', party };
+  const fx = { currency: 'USD', exchangeRate: '3.6545', documentDate: '2026-03-20', party };
 
   it('a USD line of 2 × $37.50 at 3.6545 is 2 × 137.04 = 274.08 ₪, stored on the line; the export writes it (1264 × 1265 = 1267)', async () => {
     const inv = await issue({ docType: 305, ...fx, lines: [{ description: 'Widget', quantity: 2, unitPriceExVat: 3_750 }] });

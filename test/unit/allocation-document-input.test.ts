@@ -18,6 +18,7 @@ const draft = (over: Partial<DocumentRow> = {}): DocumentRow => ({
   note: null,
   documentDate: '2026-07-01',
   valueDate: '2026-07-01',
+  datedAtIssue: false,
   vatRateBp: null,
   vatExemptionReason: null,
   discountAmount: 0,

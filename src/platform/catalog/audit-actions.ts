@@ -53,6 +53,7 @@ export const AUDIT_ACTIONS = [
   'ledger.entry.create',
   'ledger.entry.reverse',
   'ledger.period.close',
+  'ledger.period.reopen',
   // Exchange rates of a business
   'exchange_rate.set',
   'exchange_rate.replace',

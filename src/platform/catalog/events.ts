@@ -47,6 +47,10 @@ export const EVENTS = {
     description: 'An expense was recorded (frozen) in the books.',
     data: Type.Object({ expenseId: Type.String(), amountIncVat: Nullable(Type.Integer()), supplierName: Nullable(Type.String()) }),
   },
+  'ledger.period_reopened': {
+    description: 'A closed month of the books was reopened (the last one closed), with the reason given.',
+    data: Type.Object({ businessId: Type.String(), period: Type.String({ description: 'YYYY-MM' }), reason: Type.String() }),
+  },
   'export.completed': {
     description: 'An OPENFRMT or PCN874 export run passed its verification; its file is ready.',
     data: Type.Object({ exportRunId: Type.String(), fileId: Type.String(), recordCount: Type.Integer() }),

@@ -116,6 +116,17 @@ export function pgErrorMessage(err: unknown): string {
   return String(e);
 }
 
+/** The DETAIL of a failed query's error (a function's RAISE … USING DETAIL), if any. */
+export function pgErrorDetail(err: unknown): string | undefined {
+  let e: unknown = err;
+  for (let depth = 0; depth < 4 && e && typeof e === 'object'; depth++) {
+    const detail = (e as { detail?: unknown }).detail;
+    if (typeof detail === 'string') return detail;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
 /**
  * A statement with independent writes (INSERT/UPDATE/DELETE, none touching a row another one touches)
  * sent beside it, so they cost no round trip of their own: `WITH w0 AS (…), w1 AS (…) <main>`.

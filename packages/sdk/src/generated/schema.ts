@@ -758,8 +758,25 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Close a month that has ended: no manual entry dated inside it any more (final) */
+        /** Close a month that has ended, the month after the last one closed: no document or manual entry dated inside it any more */
         post: operations["closeLedgerPeriod"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/businesses/{bid}/ledger/periods/{period}/reopen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reopen the last closed month, with a reason (audited; event ledger.period_reopened) */
+        post: operations["reopenLedgerPeriod"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1326,7 +1343,7 @@ export interface components {
             id: string;
             url: string;
             /** @description Events received; empty means all. */
-            events: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test")[];
+            events: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test")[];
             businessId: string | null;
             active: boolean;
             disabledAt: string | null;
@@ -1344,7 +1361,7 @@ export interface components {
             id: string;
             url: string;
             /** @description Events received; empty means all. */
-            events: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test")[];
+            events: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test")[];
             businessId: string | null;
             active: boolean;
             disabledAt: string | null;
@@ -1373,7 +1390,7 @@ export interface components {
              * @description An event name (see Events).
              * @enum {string}
              */
-            event: "document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test";
+            event: "document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test";
             businessId: string | null;
             /** @enum {unknown} */
             status: "pending" | "delivered" | "failed";
@@ -5009,7 +5026,7 @@ export interface operations {
                     /** @description HTTPS only; must reach a public host. */
                     url: string;
                     /** @description Events to receive; empty means all. */
-                    events?: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test")[];
+                    events?: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test")[];
                     businessId?: string | null;
                 };
             };
@@ -5363,7 +5380,7 @@ export interface operations {
                     /** @description HTTPS only; must reach a public host. */
                     url?: string;
                     /** @description Events to receive; empty means all. */
-                    events?: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test")[];
+                    events?: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test")[];
                     /** @description `true` re-arms an endpoint that was disabled after repeated failures. */
                     active?: boolean;
                 };
@@ -9407,6 +9424,148 @@ export interface operations {
                         period: {
                             period: string;
                             closedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is of a type this endpoint does not take (`validation`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reopenLedgerPeriod: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bid: string;
+                /** @description YYYY-MM */
+                period: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        period: {
+                            period: string;
+                            closedAt: string;
+                            reopenedAt: string;
+                            reason: string;
                         };
                     };
                 };
