@@ -41,6 +41,8 @@ function thresholdWithoutNumber(f: InputVatFacts): number | null {
 }
 
 export const INPUT_VAT_NEEDS_ALLOCATION = 'input_vat_needs_allocation';
+/** The invoice's month was closed at recording: the expense posted on the first open day. */
+export const POSTED_IN_OPEN_PERIOD = 'posted_in_open_period';
 
 const nis = (agorot: number) => (agorot / 100).toFixed(2);
 

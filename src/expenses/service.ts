@@ -12,7 +12,7 @@ import { canonicalJson } from '../platform/canonical-json.ts';
 import { newId } from '../platform/ids.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { BusinessRecord } from '../businesses/index.ts';
-import { inputVatOf } from './input-vat.ts';
+import { inputVatOf, POSTED_IN_OPEN_PERIOD, type ExpenseWarning } from './input-vat.ts';
 import { requireCompleteAmounts } from './amounts.ts';
 import { applyDraftInput, EMPTY_DRAFT, requireRecordable, type DraftFields } from './draft-input.ts';
 import { expenseCeiling, openExpenseRows, requireApproved } from './limits.ts';
@@ -213,6 +213,21 @@ async function announceRecorded(tx: Tx, at: Date, b: BusinessRecord, e: ExpenseV
 }
 
 /**
+ * `posted_in_open_period` when the invoice's month is closed: the entry goes to the first open day
+ * (journal_entries_stamp), and the expense says where.
+ */
+async function closedPeriodWarning(tx: Tx, businessId: string, invoiceDate: string): Promise<ExpenseWarning[]> {
+  const r = await queryOne<{ day: string }>(tx, sql`SELECT ledger_open_day(${businessId}, ${invoiceDate}::date)::text AS day`);
+  if (r!.day === invoiceDate) return [];
+  return [
+    {
+      code: POSTED_IN_OPEN_PERIOD,
+      message: `the invoice date ${invoiceDate} is in ${invoiceDate.slice(0, 7)}, a closed period of the books: the expense is posted on ${r!.day}, the first open day, and its input VAT is claimed in that period`,
+    },
+  ];
+}
+
+/**
  * Records a draft: completes the amounts, computes the deductible input VAT from the category,
  * the dealer type, the supplier document type and the allocation rule (input-vat.ts; a strict
  * business is refused 422 `allocation_required` instead), freezes the row, emits `expense.recorded`.
@@ -244,10 +259,11 @@ export async function recordDraft(
     });
     // A strict business records no tax invoice whose VAT waits for a number (nothing is written).
     if (input.refusal && b.requireAllocation) throw new AppError(422, 'allocation_required', input.refusal);
+    const warnings = [...input.warnings, ...(await closedPeriodWarning(tx, b.id, f.supplierDocDate!))];
     const row = await queryOne<Record<string, unknown>>(
       tx,
       sql`UPDATE expenses SET status = 'recorded', amount_ex_vat = ${amounts.amountExVat}, vat_amount = ${amounts.vatAmount},
-            amount_inc_vat = ${amounts.amountIncVat}, deductible_vat = ${input.deductibleVat}, warnings = ${JSON.stringify(input.warnings)}::jsonb,
+            amount_inc_vat = ${amounts.amountIncVat}, deductible_vat = ${input.deductibleVat}, warnings = ${JSON.stringify(warnings)}::jsonb,
             recorded_at = ${now.toISOString()}, updated_at = ${now.toISOString()}
           WHERE id = ${id} RETURNING ${EXPENSE_COLUMNS}`,
     );

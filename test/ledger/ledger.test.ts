@@ -437,7 +437,15 @@ describe('closed periods', () => {
         vatAmount: 180,
       },
     });
-    expect((await env.call('POST', `${base}/expenses/${draft.body.expense.id}/record`, { key: a.test })).status).toBe(201);
+    const recorded = await env.call('POST', `${base}/expenses/${draft.body.expense.id}/record`, { key: a.test });
+    expect(recorded.status).toBe(201);
+    expect(recorded.body.expense.warnings).toEqual([
+      {
+        code: 'posted_in_open_period',
+        message:
+          'the invoice date 2026-02-20 is in 2026-02, a closed period of the books: the expense is posted on 2026-03-01, the first open day, and its input VAT is claimed in that period',
+      },
+    ]);
     const late = (await get(bid, 'entries')).entries.find((e: any) => e.expenseId === draft.body.expense.id);
     expect(late).toMatchObject({ date: '2026-03-01', reference: 'L-1' });
 

@@ -15,7 +15,8 @@
  * no code with the writer) against the documents as the API lists them — zero defects required. The
  * generator also PATCHes a share of the drafts before issuing them (from a decoy draft, possibly of another
  * type), writes texts at exactly their OPENFRMT limits (Hebrew and Latin mixed, ₪ and gershayim that fold),
- * uses edge dates (first/last day of month and year, 29 Feb 2024 and 2028), caller-held allocation numbers,
+ * uses edge dates (first/last day of month and year, 29 Feb 2024 and 2028, as the clock walks from 2024 to
+ * 2028 and each series' dates follow its numbers), caller-held allocation numbers,
  * per-document branding at issue, and businesses with numbering start numbers, a name and an address at
  * exactly the A000/1018–1019 width (beyond it: an open defect, known-defects.test.ts), and branding.
  *
@@ -27,6 +28,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, TAX_IDS, type TestAccount, type TestEnv } from '../helpers/env.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
 import { verifyExportThroughApi } from '../verifier/api.ts';
 import { formatDefect } from '../verifier/openfrmt-verifier.ts';
 
@@ -117,15 +119,22 @@ const statutory = (date: string) => (date >= '2025-01-01' ? 1800 : 1700);
 const pad = (n: number) => String(n).padStart(2, '0');
 const monthEnd = (y: number, m: number) => new Date(Date.UTC(y, m, 0)).getUTCDate();
 
-function genDate(g: Gen): string {
+/**
+ * A date in [from, to] (the series' latest date .. the clock's day: issue 29, dates in order), edge dates
+ * preferred: leap days and year ends when the window holds them, month ends and starts, else any day.
+ */
+function genDate(g: Gen, from: string, to: string): string {
+  const within = (d: string) => d >= from && d <= to;
   const r = g.float();
-  if (r < 0.05) return g.pick(['2024-02-29', '2028-02-29']);
-  if (r < 0.12) return g.pick(['2024-01-01', '2024-12-31', '2025-01-01', '2025-12-31', '2026-01-01', '2026-12-31', '2027-01-01', '2027-12-31', '2028-12-31']);
-  const y = g.pick([2025, 2026, 2026, 2027]);
-  const m = g.int(1, 12);
-  if (r < 0.35) return `${y}-${pad(m)}-${pad(monthEnd(y, m))}`; // month ends (28/29/30/31)
-  if (r < 0.45) return `${y}-${pad(m)}-01`; // month starts
-  return `${y}-${pad(m)}-${pad(g.int(1, monthEnd(y, m)))}`;
+  const edges = ['2024-02-29', '2028-02-29', '2024-12-31', '2025-01-01', '2025-12-31', '2026-01-01', '2026-12-31', '2027-01-01', '2027-12-31', '2028-01-01'];
+  const near = edges.filter(within);
+  if (r < 0.12 && near.length) return g.pick(near);
+  const monthStart = `${to.slice(0, 8)}01`;
+  const lastMonthEnd = addDays(monthStart, -1);
+  if (r < 0.35 && within(lastMonthEnd)) return lastMonthEnd; // month ends (28/29/30/31)
+  if (r < 0.45 && within(monthStart)) return monthStart; // month starts
+  const span = Math.round((Date.parse(to) - Date.parse(from)) / 86_400_000);
+  return addDays(from, g.int(0, span));
 }
 
 function addDays(date: string, days: number): string {
@@ -271,9 +280,13 @@ interface GenDoc {
 
 type Dealer = 'company' | 'murshe' | 'patur' | 'ngo';
 
-function genDoc(g: Gen, dealer: Dealer, savedParties: string[] = [], defaultVatRateBp: number | null = null): GenDoc {
+/** Where a generated document may be dated: from its series' latest date to the clock's day. */
+type DateWindow = (docType: number) => { from: string; to: string };
+
+function genDoc(g: Gen, dealer: Dealer, window: DateWindow, savedParties: string[] = [], defaultVatRateBp: number | null = null): GenDoc {
   const docType: 305 | 320 | 400 = dealer === 'patur' || dealer === 'ngo' ? 400 : g.pick([305, 305, 320, 320, 400] as const);
-  const documentDate = genDate(g);
+  const { from, to } = window(docType);
+  const documentDate = genDate(g, from, to);
   const body: Record<string, unknown> = { docType, documentDate };
   if (savedParties.length && g.chance(0.25)) {
     body.party = { partyId: g.pick(savedParties) };
@@ -364,8 +377,12 @@ function patchBody(real: Record<string, unknown>, decoy: Record<string, unknown>
 
 let env: TestEnv;
 let a: TestAccount;
+// The clock walks from 2024 to the end of 2028 as documents are issued (a document is never dated after
+// its issue day, nor before its series' latest: issue 29).
+const FIRST_DAY = '2024-01-01';
+const LAST_DAY = '2028-12-31';
 beforeAll(async () => {
-  env = await createTestEnv();
+  env = await createTestEnv({ clock: new ManualClock(`${FIRST_DAY}T08:00:00.000Z`) });
   a = await env.account();
 });
 afterAll(async () => env?.close());
@@ -418,7 +435,7 @@ describe('property: random valid documents issue, total and export verified', ()
     const g = new Gen(SEED);
     const started = Date.now();
     type Sums = { count: number; exVat: number; vat: number; incVat: number; withholding: number };
-    const bs: (BizSpec & { id: string; parties: string[]; sums: Map<number, Sums> })[] = [];
+    const bs: (BizSpec & { id: string; parties: string[]; sums: Map<number, Sums>; latest: Map<number, string> })[] = [];
     for (const b of BUSINESSES) {
       const business = await env.business(a.test, {
         name: `עסק ${b.key}`,
@@ -440,7 +457,7 @@ describe('property: random valid documents issue, total and export verified', ()
         expect(p.status, JSON.stringify(p.body)).toBe(201);
         parties.push(p.body.party.id);
       }
-      bs.push({ ...b, id: business.id as string, parties, sums: new Map() });
+      bs.push({ ...b, id: business.id as string, parties, sums: new Map(), latest: new Map() });
     }
     /** What the export should count per doc type, from the documents as the API answered them. */
     const bump = (b: (typeof bs)[number], doc: any) => {
@@ -459,20 +476,25 @@ describe('property: random valid documents issue, total and export verified', ()
     let credits = 0;
     let patched = 0;
     const failures: string[] = [];
+    // About two days a draft on average: the walk covers 2024–2028 over DOCS documents.
+    const maxStep = Math.max(1, Math.round((4 * 1826) / DOCS));
+    const today = () => env.clock.now().toISOString().slice(0, 10);
     while (issuedTotal < DOCS) {
       // the daily backstop is 300 issues per business per Israel day: move on a day well before any business could reach it
-      if (issuesToday >= 250) {
-        env.clock.advance(86_400_000);
+      const step = issuesToday >= 250 ? 1 : g.int(0, maxStep);
+      if (step && addDays(today(), step) <= LAST_DAY) {
+        env.clock.advance(step * 86_400_000);
         issuesToday = 0;
       }
       const b = g.pick(bs);
-      const d = genDoc(g, b.dealerType, b.parties, b.defaultVatRateBp ?? null);
+      const window: DateWindow = (docType) => ({ from: b.latest.get(docType) ?? FIRST_DAY, to: today() });
+      const d = genDoc(g, b.dealerType, window, b.parties, b.defaultVatRateBp ?? null);
       drafts++;
       const tag = `seed ${SEED} draft #${drafts} (${b.key}) ${JSON.stringify(d.body)}`;
       let draft: any;
       if (g.chance(0.2)) {
         // a decoy draft (any type the dealer may issue), then PATCHed into the generated one
-        const decoy = genDoc(g, b.dealerType, b.parties, b.defaultVatRateBp ?? null);
+        const decoy = genDoc(g, b.dealerType, window, b.parties, b.defaultVatRateBp ?? null);
         const created = await env.call('POST', `/v1/businesses/${b.id}/documents`, { key: a.test, body: decoy.body });
         if (created.status !== 201) {
           failures.push(`decoy draft refused ${created.status}: ${JSON.stringify(created.body)} — ${JSON.stringify(decoy.body)}`);
@@ -515,6 +537,7 @@ describe('property: random valid documents issue, total and export verified', ()
           tag,
         ).toBe(d.paymentsTotal);
       bump(b, doc);
+      b.latest.set(doc.docType, doc.documentDate);
       issuedTotal++;
       issuesToday++;
 
@@ -528,6 +551,8 @@ describe('property: random valid documents issue, total and export verified', ()
           continue;
         }
         const c = cn.body.document;
+        expect(c.documentDate, `a credit note is dated the day it is issued ${tag}`).toBe(today());
+        b.latest.set(c.docType, c.documentDate);
         credits++;
         issuedTotal++;
         if (d.docType === 400) {
@@ -548,8 +573,8 @@ describe('property: random valid documents issue, total and export verified', ()
     expect(failures, failures.slice(0, 5).join('\n')).toEqual([]);
     const issuing = Date.now() - started;
 
-    const FROM = '2024-01-01';
-    const TO = '2028-12-31';
+    const FROM = FIRST_DAY;
+    const TO = LAST_DAY;
     const defects: string[] = [];
     let verifying = 0;
     for (const b of bs) {

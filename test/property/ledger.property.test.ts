@@ -8,8 +8,10 @@
  * supplier credit invoices too; tax invoices above the allocation threshold with and without the supplier's
  * allocation number, issue 29: without it nothing is deducted and the expense warns) and stornos some, posts manual entries (opening balances, an expense, revenue
  * and output-VAT adjustments) and reverses some. January closes on 10 February, February on 10 March for
- * every other business: a later fact dated inside a closed month has its entry on the first open day after
- * it (1 February or 1 March); a manual entry or reversal dated there is refused with 422 period_closed.
+ * every other business: a later expense dated inside a closed month has its entry on the first open day after
+ * it (1 February or 1 March) and says so (`posted_in_open_period`); a document, manual entry or reversal
+ * dated there is refused with 422 period_closed. A document dated before the latest of its series is
+ * refused 409 (issue 29: dates in order); a credit note is dated the day it is issued.
  * Facts are backdated (mostly a few days, sometimes weeks). Then, on 5 April, it checks:
  *  - every entry balanced with two lines or more, entry numbers 1..n, one entry per fact, dated where the
  *    closed periods put it;
@@ -92,6 +94,8 @@ interface Biz {
   parties: string[];
   chart: Set<string>;
   closed: Set<string>;
+  /** Per numbering series (the four types number apart), the date of its latest issued document. */
+  latestOfSeries: Map<number, string>;
   facts: Fact[];
   issued: { doc: any; treatment: Treatment }[];
   credited: Set<string>;
@@ -147,6 +151,20 @@ async function step(g: Gen, b: Biz, today: string, counts: Record<string, number
   if (r < 0.42) {
     const d = genDocument(g, b.dealer, backdated(), b.parties);
     const draft = await ok('POST', `${base}/documents`, d.body);
+    const date: string = draft.document.documentDate;
+    const series: number = draft.document.docType;
+    const latest = b.latestOfSeries.get(series);
+    if (b.closed.has(date.slice(0, 7)) || (latest && date < latest)) {
+      // A closed month refuses it, or its series went on past its date; nothing is written.
+      const refused = await call('POST', `${base}/documents/${draft.document.id}/issue`);
+      // The series' order is checked first (the number is taken before the entry is written).
+      const expected = latest && date < latest ? [409, 'conflict'] : [422, 'period_closed'];
+      expect([refused.status, refused.body.reason], `seed ${SEED} ${b.key} ${date} (latest ${latest})`).toEqual(expected);
+      counts[expected[1] === 'conflict' ? 'docBeforeSeries' : 'docInClosedMonth'] =
+        (counts[expected[1] === 'conflict' ? 'docBeforeSeries' : 'docInClosedMonth'] ?? 0) + 1;
+      return;
+    }
+    b.latestOfSeries.set(series, date);
     const doc = (await ok('POST', `${base}/documents/${draft.document.id}/issue`)).document;
     const tag = `seed ${SEED} ${b.key} ${JSON.stringify(d.body)}`;
     expect({ ex: doc.totalExVat, vat: doc.vatAmount, inc: doc.totalIncVat, wh: doc.withholdingAmount }, tag).toEqual({
@@ -173,6 +191,8 @@ async function step(g: Gen, b: Biz, today: string, counts: Record<string, number
     b.credited.add(orig.doc.id);
     const c = (await ok('POST', `${base}/documents/${orig.doc.id}/credit-note`, { reason: 'החזרה' })).document;
     expect(c.docType, `seed ${SEED}`).toBe(orig.doc.docType === 400 ? 400 : 330);
+    expect(c.documentDate, `seed ${SEED}: a credit note is dated the day it is issued`).toBe(today);
+    b.latestOfSeries.set(c.docType, today);
     b.facts.push({
       kind: 'document',
       ref: c.id,
@@ -191,7 +211,10 @@ async function step(g: Gen, b: Biz, today: string, counts: Record<string, number
     expect(
       rec.warnings.map((w: { code: string }) => w.code),
       `seed ${SEED} ${b.key} warnings of ${JSON.stringify(x.body)}`,
-    ).toEqual(x.needsAllocation ? ['input_vat_needs_allocation'] : []);
+    ).toEqual([
+      ...(x.needsAllocation ? ['input_vat_needs_allocation'] : []),
+      ...(b.closed.has(rec.supplierDocDate.slice(0, 7)) ? ['posted_in_open_period'] : []),
+    ]);
     if (x.needsAllocation) counts.expenseWithoutAllocation = (counts.expenseWithoutAllocation ?? 0) + 1;
     b.recorded.push({ id: rec.id, draft: x });
     b.facts.push({
@@ -328,6 +351,7 @@ describe('property: the books tie over a random quarter of documents, expenses, 
         parties,
         chart,
         closed: new Set(),
+        latestOfSeries: new Map(),
         facts: [],
         issued: [],
         credited: new Set(),
