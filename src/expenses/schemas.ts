@@ -56,7 +56,8 @@ export const Expense = Type.Object(
       }),
     ),
     warnings: Type.Array(Type.Object({ code: Type.String(), message: Type.String() }), {
-      description: 'What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away; `posted_in_open_period` when the month of the invoice was closed and the expense posted on the first open day. Empty on drafts.',
+      description:
+        'What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away; `posted_in_open_period` when the month of the invoice was closed and the expense posted on the first open day. Empty on drafts.',
     }),
     note: Nullable(Type.String()),
     receiptFileId: Nullable(Type.String({ description: 'Download with GET /files/{id}.' })),

@@ -116,8 +116,6 @@ function expectedTotals(d: { docType: number; priceMode: 'net' | 'gross'; rateBp
 // ---------------------------------------------------------------- generator
 
 const statutory = (date: string) => (date >= '2025-01-01' ? 1800 : 1700);
-const pad = (n: number) => String(n).padStart(2, '0');
-const monthEnd = (y: number, m: number) => new Date(Date.UTC(y, m, 0)).getUTCDate();
 
 /**
  * A date in [from, to] (the series' latest date .. the clock's day: issue 29, dates in order), edge dates
