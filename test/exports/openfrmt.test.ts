@@ -269,6 +269,31 @@ describe('cut and fixed set', () => {
 });
 
 describe('double-entry books', () => {
+  it("an entry dated outside its document's range (moved out of a closed month before issue 29) makes the export not ok", async () => {
+    const b = await env.business(a.test, { bookkeeping: 'double' });
+    const doc = await issueDoc(env, a.test, b.id, { docType: 400, documentDate: '2026-02-27', payments: [{ method: 'cash', amount: 5_000 }] });
+    env.clock.advance(60_000);
+    const fine = await exportRun(b.id, { from: '2026-02-01', to: '2026-02-28' });
+    expect(fine.body.exportRun.verification.ledger.documentsMatchEntries).toBe(true);
+    // What the rule before issue 29 did to a document dated in a closed month: its entry on the first open day.
+    await env.sql(
+      'sandbox',
+      `BEGIN; SET LOCAL session_replication_role = replica;
+       UPDATE journal_entries SET entry_date = '2026-03-01' WHERE document_id = '${doc.id}'; COMMIT`,
+    );
+    for (const range of [
+      { from: '2026-02-01', to: '2026-02-28' },
+      { from: '2026-03-01', to: '2026-03-31' },
+    ]) {
+      env.clock.advance(60_000);
+      const r = await exportRun(b.id, range);
+      const v = r.body.exportRun.verification;
+      expect(v.ok, JSON.stringify(range)).toBe(false);
+      expect(v.ledger.documentsMatchEntries).toBe(false);
+      expect(v.ledger.problems.join('\n')).toMatch(/are not the same documents/);
+    }
+  });
+
   it('carry B110 and B100 after the documents; 1013 = 2, 1014 = 1; verified against the trial balance', async () => {
     const b = await env.business(a.test, { bookkeeping: 'double' });
     await issueFixture(env, a, b.id);
