@@ -147,3 +147,15 @@ export function revenueAccount(vatDealer: boolean, exemption: VatExemptionReason
 export function partyAccountCode(control: typeof CUSTOMERS | typeof SUPPLIERS, partyKey: string): string {
   return `${control}-${partyKey}`;
 }
+
+/** The sub-account of a party named on a fact but not saved, by its tax id: `1100-T516179157` (15 characters, B110 1403). */
+export function taxIdAccountCode(control: typeof CUSTOMERS | typeof SUPPLIERS, taxId: string): string {
+  return `${control}-T${taxId}`;
+}
+
+const TAX_ID_ACCOUNT = new RegExp(`^(?:${CUSTOMERS}|${SUPPLIERS})-T([0-9]{9})$`);
+
+/** The tax id a sub-account by tax id is named after (B110 1419), or null for any other account. */
+export function taxIdOfAccountCode(code: string): string | null {
+  return TAX_ID_ACCOUNT.exec(code)?.[1] ?? null;
+}
