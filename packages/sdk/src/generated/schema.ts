@@ -619,7 +619,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Credit an issued document: a linked 330 (305/320) or a negative receipt (400) */
+        /** Credit an issued document, whole or in part: a linked 330 (305/320) or a negative receipt (400) */
         post: operations["createCreditNote"];
         delete?: never;
         options?: never;
@@ -7897,12 +7897,21 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Optional. */
+        /** @description Optional. With neither `lines` nor `amount`, the whole document (after partial credits: what they left). Credits of one document never pass its total: beyond the remainder answers 409 `conflict`. */
         requestBody?: {
             content: {
                 "application/json": {
                     /** @description Printed on the credit note as its note. */
                     reason?: string;
+                    /** @description A partial credit of chosen lines (305/320 in shekels). Leave out `lines` and `amount` to credit the whole document. */
+                    lines?: {
+                        /** @description The line's position among the original's lines, from 0. */
+                        index: number;
+                        /** @description How much of the line to credit, at most what earlier credits left of it; at most 4 decimals (OPENFRMT D110/1264). */
+                        quantity: number;
+                    }[];
+                    /** @description A partial credit of an amount in agorot before VAT (305/320 in shekels); its VAT at the original's rate. Not with `lines`. */
+                    amount?: number;
                 };
             };
         };
