@@ -130,6 +130,14 @@ export function paymentAccount(method: PaymentMethodCode): string {
   return PAYMENT_ACCOUNTS[method];
 }
 
+/**
+ * Where a payment to a supplier is paid from: cash from the till (`1200`); every other method from the
+ * bank (`1230`) — a transfer or a standing order at once, a cheque as it clears, a card at its charge, an app.
+ */
+export function paidFromAccount(method: PaymentMethodCode): string {
+  return method === 1 ? '1200' : '1230';
+}
+
 export function expenseAccount(categoryKey: string): string {
   return (EXPENSE_ACCOUNTS[categoryKey] ?? EXPENSE_ACCOUNTS.other)[0];
 }

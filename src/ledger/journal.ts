@@ -179,6 +179,14 @@ export function journalOfExpense(e: ExpenseFacts): JournalDraft {
   return { lines: used, partyAccounts: partyAccounts.filter((a) => used.some((l) => l.account === a.code)) };
 }
 
+/** A payment to a supplier (issue 29): Dr the supplier's account / Cr cash or the bank (chart.ts paidFromAccount). */
+export function journalOfSupplierPayment(p: { supplierAccount: string; paidFrom: string; amount: number }): JournalLine[] {
+  const lines: JournalLine[] = [];
+  post(lines, p.supplierAccount, DEBIT, p.amount);
+  post(lines, p.paidFrom, CREDIT, p.amount);
+  return lines;
+}
+
 /** The same entry the other way round (a reversing entry). */
 export function reversed(lines: JournalLine[]): JournalLine[] {
   return lines.map((l) => ({ ...l, side: l.side === DEBIT ? CREDIT : DEBIT }));
