@@ -15,6 +15,7 @@ export const IDEMPOTENT_CREATES: IdempotentRoute[] = [
   // Multipart bodies carry a random boundary: fingerprinted by the receipt read, not the raw bytes.
   { method: 'POST', url: '/v1/businesses/:bid/expenses/upload', fingerprint: 'in-handler' },
   { method: 'POST', url: '/v1/businesses/:bid/expenses/scan', fingerprint: 'in-handler' },
+  { method: 'POST', url: '/v1/businesses/:bid/supplier-payments' },
   { method: 'POST', url: '/v1/businesses/:bid/exports/openfrmt' },
   { method: 'POST', url: '/v1/businesses/:bid/exports/pcn874' },
   { method: 'POST', url: '/v1/businesses/:bid/backups' },

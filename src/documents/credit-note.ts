@@ -1,14 +1,15 @@
 /**
  * Credit notes: the only way to undo an issued document. A 305/320 gets a linked 330 in its own
  * series mirroring the original's amounts and VAT rate (positive amounts: the type carries the
- * meaning, OPENFRMT §2.4(יב)); a 400 gets a negative receipt in the 400 series (doc-types.ts
- * `creditedBy`). The original stays issued and shows cancelledByDocumentId.
+ * meaning, OPENFRMT §2.4(יב)), or crediting part of it — chosen lines and quantities, or an amount
+ * (partial-credit.ts); a 400 gets a negative receipt in the 400 series (doc-types.ts `creditedBy`).
+ * The original stays issued and shows cancelledByDocumentId once its credits reach its whole total.
  */
 import { sql } from 'drizzle-orm';
-import { pgErrorCode, queryOne } from '../platform/db/sql.ts';
+import { query, queryOne } from '../platform/db/sql.ts';
 import { insertInto } from '../platform/db/insert-values.ts';
 import { documents } from './tables.ts';
-import { AppError, conflict } from '../platform/errors.ts';
+import { AppError, conflict, validation } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { countDocumentIssued } from '../platform/metrics.ts';
 import { israelDate as israelToday } from '../platform/clock.ts';
@@ -21,6 +22,7 @@ import { DOC_TYPES, type CreditRule } from './doc-types.ts';
 import { takeNextNumber } from './numbering.ts';
 import { datingRefusal } from './issue-dates.ts';
 import { afterIssue, approvalRequired, monthCountBump } from './issue.ts';
+import { creditedSoFar, partialCreditOf, type CreditRequest, type PartialCredit } from './partial-credit.ts';
 
 /** How the original is undone (doc-types.ts `creditedBy`); a 409 for a type that cannot be credited or a reversal. */
 function creditRuleOf(original: DocumentRow): CreditRule {
@@ -90,13 +92,23 @@ export function reversalOf(original: DocumentRow, reason: string | null): Omit<D
   };
 }
 
-/** The reversing document's snapshot: the original's content, today's dealer and branding, its own number, dated the day it is issued. */
-function creditSnapshot(business: BusinessRecord, original: DocumentRow, reason: string | null, docNumber: number, now: Date): DocumentSnapshot {
+/** A partial credit's content in place of the mirror's lines and totals (shekel documents only: `ils` is `totals`). */
+function withPart(whole: ReturnType<typeof reversalOf>, part: PartialCredit | null): ReturnType<typeof reversalOf> {
+  if (!part) return { ...whole, credited: { kind: 'whole' } };
+  return { ...whole, lines: part.lines, totals: part.totals, ils: part.totals, credited: part.credited };
+}
+
+/** The reversing document's snapshot: the original's content (or the part credited), today's dealer and branding, its own number, dated the day it is issued. */
+function creditSnapshot(
+  business: BusinessRecord,
+  c: { original: DocumentRow; reason: string | null; part: PartialCredit | null; docNumber: number; now: Date },
+): DocumentSnapshot {
+  const { original, now } = c;
   const day = israelToday(now);
   // A new document: the dealer's details and branding as they are today.
   return {
-    ...reversalOf(original, reason),
-    docNumber,
+    ...withPart(reversalOf(original, c.reason), c.part),
+    docNumber: c.docNumber,
     issuedAt: now.toISOString(),
     documentDate: day,
     valueDate: day,
@@ -114,6 +126,7 @@ async function insertCredit(
   original: DocumentRow,
   snapshot: DocumentSnapshot,
   now: Date,
+  full: boolean,
 ): Promise<DocumentRow> {
   const allocation: AllocationState = { status: 'not_required', number: null, error: null, requestedAt: null, decidedAt: null };
   const id = newId('doc', now.getTime());
@@ -156,11 +169,50 @@ async function insertCredit(
       updatedAt: now,
     })} RETURNING *`,
   );
-  await tx.execute(sql`UPDATE documents SET cancelled_by_document_id = ${id}, updated_at = ${now.toISOString()} WHERE id = ${original.id}`);
+  // Only the credit that reaches the whole total cancels the original (a partial one leaves it open).
+  if (full) await tx.execute(sql`UPDATE documents SET cancelled_by_document_id = ${id}, updated_at = ${now.toISOString()} WHERE id = ${original.id}`);
   return toDocumentRow(r!);
 }
 
-export async function issueCreditNote(s: Services, ctx: RequestContext, business: BusinessRecord, id: string, reason: string | null): Promise<DocumentView> {
+/** The credit notes of a document written before, in number order (read under the original's row lock). */
+async function earlierCredits(tx: Tx, businessId: string, originalId: string): Promise<DocumentSnapshot[]> {
+  const rows = await query<{ snapshot: DocumentSnapshot }>(
+    tx,
+    sql`SELECT snapshot FROM documents WHERE business_id = ${businessId} AND linked_document_id = ${originalId} AND status = 'issued' ORDER BY doc_number`,
+  );
+  return rows.map((r) => r.snapshot);
+}
+
+/**
+ * What this credit takes of the original (documents/partial-credit.ts): null for the plain mirror. A
+ * negative receipt reverses a receipt whole, once.
+ */
+function partOf(original: DocumentRow, credit: CreditRule, earlier: DocumentSnapshot[], request: CreditRequest): PartialCredit | null {
+  if (credit.as === 'negative') {
+    if (request.lines || request.amount !== undefined) {
+      throw validation(
+        request.lines ? 'body.lines' : 'body.amount',
+        `a ${original.docType} is reversed whole by a negative receipt; partial credits are of invoices (305, 320)`,
+      );
+    }
+    if (earlier.length > 0) throw conflict(`document ${original.id} was already credited`);
+    return null;
+  }
+  return partialCreditOf({ original: original.snapshot!, soFar: creditedSoFar(original.snapshot!, earlier), request });
+}
+
+/**
+ * Credits an issued document, whole or in part (`request`). The original's row is locked first, so the
+ * credits of one document are written one at a time, each after reading those before it: together they
+ * never pass its total, however many race.
+ */
+export async function issueCreditNote(
+  s: Services,
+  ctx: RequestContext,
+  business: BusinessRecord,
+  id: string,
+  body: { reason: string | null } & CreditRequest,
+): Promise<DocumentView> {
   const db = ctx.database.db;
   const first = await getDocumentRow(db, business.id, id);
   if (first.status !== 'issued') throw new AppError(409, 'not_draft', 'a draft cannot be credited: delete or edit it instead');
@@ -169,17 +221,17 @@ export async function issueCreditNote(s: Services, ctx: RequestContext, business
   try {
     const creditNote = await db.transaction(async (tx) => {
       const original = await getDocumentRow(tx, business.id, id, true);
-      if (original.cancelledByDocumentId) throw conflict(`document ${id} was already credited by ${original.cancelledByDocumentId}`);
+      if (original.cancelledByDocumentId) throw conflict(`document ${id} was already credited in full, by ${original.cancelledByDocumentId}`);
       const credit = creditRuleOf(original);
+      const part = partOf(original, credit, await earlierCredits(tx, business.id, id), body);
       const docNumber = await takeNextNumber(tx, business.id, credit.docType, israelToday(now));
-      const row = await insertCredit(tx, ctx, business, original, creditSnapshot(business, original, reason, docNumber, now), now);
+      const snapshot = creditSnapshot(business, { original, reason: body.reason, part, docNumber, now });
+      const row = await insertCredit(tx, ctx, business, original, snapshot, now, part?.full ?? true);
       return afterIssue(tx, ctx, business, row, now, 'document.credit_note', [monthCountBump(business.id, now)]);
     });
     countDocumentIssued(ctx.database.mode, creditNote.docType);
     return creditNote;
   } catch (err) {
-    // Two racing credit notes: the unique index on linked_document_id lets one win.
-    if (pgErrorCode(err) === '23505') throw conflict(`document ${id} was already credited`);
     throw datingRefusal(err, israelToday(now)) ?? err;
   }
 }

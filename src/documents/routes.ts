@@ -9,6 +9,7 @@ import { businessOf } from '../businesses/index.ts';
 import { documentView, getDocumentRow } from './snapshot.ts';
 import {
   CreditNoteBody,
+  type CreditNoteInput,
   DocType,
   Document,
   DraftCreate,
@@ -202,7 +203,7 @@ function registerIssueRoutes(api: FastifyInstance, s: Services): void {
         tags,
         operationId: 'createCreditNote',
         headers: IdempotencyKeyHeaders,
-        summary: 'Credit an issued document: a linked 330 (305/320) or a negative receipt (400)',
+        summary: 'Credit an issued document, whole or in part: a linked 330 (305/320) or a negative receipt (400)',
         params: BidIdParams,
         body: CreditNoteBody,
         response: { 201: Ok({ document: DocumentRef }), ...errors(...AUTH_ERRORS, 409) },
@@ -210,8 +211,12 @@ function registerIssueRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const { id } = req.params as { id: string };
-      const reason = (req.body as { reason?: string } | undefined)?.reason ?? null;
-      const document = await issueCreditNote(s, ctxOf(req), businessOf(req), id, reason);
+      const body = (req.body as CreditNoteInput) ?? {};
+      const document = await issueCreditNote(s, ctxOf(req), businessOf(req), id, {
+        reason: body.reason ?? null,
+        ...(body.lines ? { lines: body.lines } : {}),
+        ...(body.amount !== undefined ? { amount: body.amount } : {}),
+      });
       return reply.status(201).send({ ok: true, document });
     },
   );

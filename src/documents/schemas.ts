@@ -215,9 +215,44 @@ export const IssueBody = Type.Object(
 export type IssueBodyInput = { branding?: Static<typeof BrandingInput> } | undefined;
 
 export const CreditNoteBody = Type.Object(
-  { reason: Type.Optional(Type.String({ maxLength: NOTE_MAX, description: 'Printed on the credit note as its note.' })) },
-  { additionalProperties: false, description: 'Optional.' },
+  {
+    reason: Type.Optional(Type.String({ maxLength: NOTE_MAX, description: 'Printed on the credit note as its note.' })),
+    lines: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            index: Type.Integer({ minimum: 0, maximum: 499, description: "The line's position among the original's lines, from 0." }),
+            quantity: Type.Number({
+              exclusiveMinimum: 0,
+              maximum: LIMITS.quantity,
+              description: `How much of the line to credit, at most what earlier credits left of it; at most 4 decimals (${carrier('quantity')}).`,
+            }),
+          },
+          { additionalProperties: false },
+        ),
+        {
+          minItems: 1,
+          maxItems: 500,
+          description: 'A partial credit of chosen lines (305/320 in shekels). Leave out `lines` and `amount` to credit the whole document.',
+        },
+      ),
+    ),
+    amount: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: maxAgorot('totalExVat'),
+        description: "A partial credit of an amount in agorot before VAT (305/320 in shekels); its VAT at the original's rate. Not with `lines`.",
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Optional. With neither `lines` nor `amount`, the whole document (after partial credits: what they left). Credits of one document never pass its total: beyond the remainder answers 409 `conflict`.',
+    examples: [{}, { reason: 'החזרה חלקית', lines: [{ index: 0, quantity: 1 }] }, { amount: 10000 }],
+  },
 );
+export type CreditNoteInput = Static<typeof CreditNoteBody> | undefined;
 
 export const ListQuery = Type.Object(
   {

@@ -112,6 +112,8 @@ export interface DocumentSnapshot {
   allocationNumber: string | null;
   /** For a credit note (330) or a negative receipt (400): the document it reverses. */
   linkedDocument: LinkedDocument | null;
+  /** A credit note's part of its original (issue 29; absent: the whole, as every credit before it). */
+  credited?: CreditedPart;
   /** The caller's metadata at issue (absent from snapshots taken before it existed). Never printed or exported. */
   metadata?: Metadata;
   /** Issue 21; absent from older snapshots, which are shekel documents in Hebrew. `totals` are in the currency's minor units. */
@@ -123,6 +125,13 @@ export interface DocumentSnapshot {
   ils?: Totals;
   language?: DocumentLanguage;
 }
+
+/**
+ * What a credit note credits of the document it corrects (documents/partial-credit.ts): the whole, chosen
+ * lines and quantities (`index` of the original's lines), an amount before VAT, or what earlier credits left.
+ */
+export type CreditedPart =
+  { kind: 'whole' } | { kind: 'lines'; lines: { index: number; quantity: number }[] } | { kind: 'amount'; amount: number } | { kind: 'remainder' };
 
 export type AllocationStatus = 'not_required' | 'pending' | 'granted' | 'refused' | 'failed';
 

@@ -76,9 +76,6 @@ export const documents = pgTable(
     uniqueIndex('documents_external_ref')
       .on(t.businessId, t.externalRef)
       .where(sql`external_ref IS NOT NULL`),
-    uniqueIndex('documents_one_credit')
-      .on(t.linkedDocumentId)
-      .where(sql`linked_document_id IS NOT NULL`),
   ],
 );
 export type DocumentRow = typeof documents.$inferSelect;

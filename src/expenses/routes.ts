@@ -14,6 +14,7 @@ import { discardSpool } from '../platform/file-store/spool.ts';
 import { claimIdempotencyKey } from '../platform/http/idempotency.ts';
 import { DOCUMENTED_BODY, IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { NextCursor } from '../platform/http/cursor.ts';
+import { registerSupplierPaymentRoutes } from './payment-routes.ts';
 
 const tags = ['expenses'];
 const config = { scope: 'expenses' as const };
@@ -29,6 +30,7 @@ export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
   registerExpenseDraftRoutes(api, s);
   registerExpenseRecordRoutes(api, s);
   registerReceiptIntakeRoutes(api, s);
+  registerSupplierPaymentRoutes(api, s);
 }
 
 /** Categories, the expense list, one expense. */

@@ -186,8 +186,15 @@ export async function deleteDraft(s: Services, database: Database, actor: Actor,
 /** What a recorded row (a recorded expense or its storno) writes beside it: its journal entry and its event. */
 async function announceRecorded(tx: Tx, at: Date, b: BusinessRecord, e: ExpenseView, keyId: string | null): Promise<void> {
   const party = e.partyId
-    ? await queryOne<{ key: string; name: string }>(tx, sql`SELECT key, name FROM parties WHERE id = ${e.partyId} AND business_id = ${b.id}`)
+    ? await queryOne<{ key: string; name: string; tax_id: string | null }>(
+        tx,
+        sql`SELECT key, name, tax_id FROM parties WHERE id = ${e.partyId} AND business_id = ${b.id}`,
+      )
     : undefined;
+  // A saved supplier with a tax id books to its own account; otherwise the expense's supplier tax id (ledger/journal.ts partyAccountOf).
+  const supplier = party?.tax_id
+    ? { partyId: e.partyId, key: party.key, name: party.name, taxId: party.tax_id }
+    : { partyId: null, key: null, name: e.supplierName ?? '', taxId: e.supplierTaxId };
   await postExpenseEntry(tx, at, {
     businessId: b.id,
     dealerType: b.dealerType,
@@ -202,7 +209,7 @@ async function announceRecorded(tx: Tx, at: Date, b: BusinessRecord, e: ExpenseV
     vatAmount: e.vatAmount!,
     amountIncVat: e.amountIncVat!,
     deductibleVat: e.deductibleVat!,
-    supplier: party ? { partyId: e.partyId!, key: party.key, name: party.name } : null,
+    supplier,
   });
   await recordEvent(tx, at, {
     event: 'expense.recorded',

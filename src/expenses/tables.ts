@@ -1,6 +1,6 @@
-/** Typed definition of `expenses` (migrations 0004, 0019, 0031), written by the expenses domain. */
+/** Typed definitions of `expenses` (migrations 0004, 0019, 0031) and `supplier_payments` (0039), written by the expenses domain. */
 import { sql } from 'drizzle-orm';
-import { jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { jsonb, pgTable, smallint, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { day, int8, metadataColumn, timestamptz3 } from '../platform/db/tables.ts';
 import type { ExpenseWarning } from './input-vat.ts';
 
@@ -48,3 +48,24 @@ export const expenses = pgTable(
 );
 export type ExpenseRow = typeof expenses.$inferSelect;
 export type NewExpenseRow = typeof expenses.$inferInsert;
+
+/** Payments to suppliers (migration 0039): each with its journal entry, never changed. */
+export const supplierPayments = pgTable('supplier_payments', {
+  id: text('id').primaryKey(),
+  businessId: text('business_id').notNull(),
+  paymentDate: day('payment_date').notNull(),
+  /** The payment method code (decisions.md "Money and tax"). */
+  method: smallint('method').notNull(),
+  amount: int8('amount').notNull(),
+  expenseId: text('expense_id'),
+  partyId: text('party_id'),
+  /** The accounts of its entry: the supplier's (debited) and cash or the bank (credited). */
+  supplierAccount: text('supplier_account').notNull(),
+  paidFromAccount: text('paid_from_account').notNull(),
+  reference: text('reference'),
+  note: text('note'),
+  journalEntryId: text('journal_entry_id').notNull().unique('supplier_payments_journal_entry_id_key'),
+  createdByKeyId: text('created_by_key_id'),
+  createdAt: timestamptz3('created_at').notNull(),
+});
+export type SupplierPaymentRow = typeof supplierPayments.$inferSelect;

@@ -15,6 +15,7 @@ import { israelDate } from '../platform/clock.ts';
 import { conflict } from '../platform/errors.ts';
 import type { B100Input, B110Input } from '../openfrmt/index.ts';
 import { toHundredths } from '../documents/currency.ts';
+import { taxIdOfAccountCode } from '../ledger/index.ts';
 
 type Head = 'recordNo' | 'vatId';
 
@@ -78,7 +79,8 @@ export async function exportAccounts(
     totalDebit: totals[i].debit,
     totalCredit: totals[i].credit,
     // 1419: the party's VAT number on a customer or supplier account (mandatory in double-entry books).
-    partyVatId: r.tax_id && /^\d{1,9}$/.test(r.tax_id) ? r.tax_id.padStart(9, '0') : null,
+    // A saved party's from its row; a sub-account by tax id carries it in its code (ledger taxIdOfAccountCode).
+    partyVatId: r.tax_id && /^\d{1,9}$/.test(r.tax_id) ? r.tax_id.padStart(9, '0') : taxIdOfAccountCode(r.code),
   }));
   return { records, totals };
 }

@@ -130,6 +130,14 @@ export function paymentAccount(method: PaymentMethodCode): string {
   return PAYMENT_ACCOUNTS[method];
 }
 
+/**
+ * Where a payment to a supplier is paid from: cash from the till (`1200`); every other method from the
+ * bank (`1230`) — a transfer or a standing order at once, a cheque as it clears, a card at its charge, an app.
+ */
+export function paidFromAccount(method: PaymentMethodCode): string {
+  return method === 1 ? '1200' : '1230';
+}
+
 export function expenseAccount(categoryKey: string): string {
   return (EXPENSE_ACCOUNTS[categoryKey] ?? EXPENSE_ACCOUNTS.other)[0];
 }
@@ -146,4 +154,16 @@ export function revenueAccount(vatDealer: boolean, exemption: VatExemptionReason
 /** A saved party's sub-account under its control account: `1100-C00001`, `2100-S00002`. */
 export function partyAccountCode(control: typeof CUSTOMERS | typeof SUPPLIERS, partyKey: string): string {
   return `${control}-${partyKey}`;
+}
+
+/** The sub-account of a party named on a fact but not saved, by its tax id: `1100-T516179157` (15 characters, B110 1403). */
+export function taxIdAccountCode(control: typeof CUSTOMERS | typeof SUPPLIERS, taxId: string): string {
+  return `${control}-T${taxId}`;
+}
+
+const TAX_ID_ACCOUNT = new RegExp(`^(?:${CUSTOMERS}|${SUPPLIERS})-T([0-9]{9})$`);
+
+/** The tax id a sub-account by tax id is named after (B110 1419), or null for any other account. */
+export function taxIdOfAccountCode(code: string): string | null {
+  return TAX_ID_ACCOUNT.exec(code)?.[1] ?? null;
 }

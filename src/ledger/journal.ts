@@ -31,6 +31,7 @@ import {
   partyAccountCode,
   paymentAccount,
   revenueAccount,
+  taxIdAccountCode,
 } from './chart.ts';
 
 export type Side = 1 | 2;
@@ -51,8 +52,32 @@ export interface JournalLine {
 export interface PartyAccount {
   code: string;
   control: typeof CUSTOMERS | typeof SUPPLIERS;
-  partyId: string;
+  /** The saved party; null for a sub-account by tax id. */
+  partyId: string | null;
   name: string;
+}
+
+/** Who a fact is with, as the books see them: a saved party (id and running key) or one named on the fact. */
+export interface BookParty {
+  partyId: string | null;
+  key: string | null;
+  name: string;
+  taxId: string | null;
+}
+
+/**
+ * The account of a customer or supplier (decisions.md "Parties in the ledger"; OPENFRMT B110 1419, the
+ * party's VAT number, is mandatory on their accounts in double-entry books): a saved party with a tax id
+ * has its own sub-account by its running key (`1100-C00001`); a party named on the fact with a tax id
+ * but not saved, one by its tax id (`1100-T516179157`); anyone without a tax id shares the occasional
+ * account (`1190`, `2190`).
+ */
+export function partyAccountOf(control: typeof CUSTOMERS | typeof SUPPLIERS, party: BookParty | null): { code: string; account: PartyAccount | null } {
+  const taxId = party?.taxId && /^[0-9]{9}$/.test(party.taxId) ? party.taxId : null;
+  if (!party || !taxId) return { code: control === CUSTOMERS ? OCCASIONAL_CUSTOMERS : OCCASIONAL_SUPPLIERS, account: null };
+  const saved = party.partyId && party.key ? { partyId: party.partyId, key: party.key } : null;
+  const code = saved ? partyAccountCode(control, saved.key) : taxIdAccountCode(control, taxId);
+  return { code, account: { code, control, partyId: saved?.partyId ?? null, name: party.name.slice(0, 50) } };
 }
 
 export interface JournalDraft {
@@ -102,12 +127,8 @@ export function balanced(lines: JournalLine[]): boolean {
 
 export function journalOfDocument(snap: DocumentSnapshot, dealerType: DealerType): JournalDraft {
   const vatDealer = dealerType === 'murshe' || dealerType === 'company';
-  const partyAccounts: PartyAccount[] = [];
-  let customer = OCCASIONAL_CUSTOMERS;
-  if (snap.party?.partyId && snap.party.key) {
-    customer = partyAccountCode(CUSTOMERS, snap.party.key);
-    partyAccounts.push({ code: customer, control: CUSTOMERS, partyId: snap.party.partyId, name: snap.party.name.slice(0, 50) });
-  }
+  const { code: customer, account } = partyAccountOf(CUSTOMERS, snap.party);
+  const partyAccounts = account ? [account] : [];
   // The books are in shekels: a foreign-currency document posts its frozen shekel figures, and
   // each line carries the amount in the document's currency beside it (docs/currency.md).
   const t = snap.ils ?? snap.totals;
@@ -144,22 +165,26 @@ export interface ExpenseFacts {
   vatAmount: number;
   amountIncVat: number;
   deductibleVat: number;
-  supplier: { partyId: string; key: string; name: string } | null;
+  supplier: BookParty | null;
 }
 
 export function journalOfExpense(e: ExpenseFacts): JournalDraft {
-  const partyAccounts: PartyAccount[] = [];
-  let supplier = OCCASIONAL_SUPPLIERS;
-  if (e.supplier) {
-    supplier = partyAccountCode(SUPPLIERS, e.supplier.key);
-    partyAccounts.push({ code: supplier, control: SUPPLIERS, partyId: e.supplier.partyId, name: e.supplier.name.slice(0, 50) });
-  }
+  const { code: supplier, account } = partyAccountOf(SUPPLIERS, e.supplier);
+  const partyAccounts = account ? [account] : [];
   const lines: JournalLine[] = [];
   post(lines, expenseAccount(e.categoryKey), DEBIT, e.amountExVat + (e.vatAmount - e.deductibleVat));
   post(lines, FIXED_ASSET_CATEGORIES.has(e.categoryKey) ? INPUT_VAT_FIXED_ASSETS : INPUT_VAT, DEBIT, e.deductibleVat);
   post(lines, supplier, CREDIT, e.amountIncVat);
   const used = merged(lines);
   return { lines: used, partyAccounts: partyAccounts.filter((a) => used.some((l) => l.account === a.code)) };
+}
+
+/** A payment to a supplier (issue 29): Dr the supplier's account / Cr cash or the bank (chart.ts paidFromAccount). */
+export function journalOfSupplierPayment(p: { supplierAccount: string; paidFrom: string; amount: number }): JournalLine[] {
+  const lines: JournalLine[] = [];
+  post(lines, p.supplierAccount, DEBIT, p.amount);
+  post(lines, p.paidFrom, CREDIT, p.amount);
+  return lines;
 }
 
 /** The same entry the other way round (a reversing entry). */

@@ -5,7 +5,11 @@
 import type { Executor } from '../platform/db/engine.ts';
 import type { DealerType } from '../businesses/index.ts';
 import type { DocumentSnapshot } from '../documents/index.ts';
-import { journalOfDocument, journalOfExpense, type ExpenseFacts } from './journal.ts';
+import { journalOfDocument, journalOfExpense, journalOfSupplierPayment, partyAccountOf, type BookParty, type ExpenseFacts } from './journal.ts';
+import { OCCASIONAL_SUPPLIERS, paidFromAccount, SUPPLIERS } from './chart.ts';
+import { query, queryOne } from '../platform/db/sql.ts';
+import { sql } from 'drizzle-orm';
+import type { PaymentMethodCode } from '../documents/index.ts';
 import { journalCall, postEntry, type JournalCall } from './store.ts';
 import { DOC_TYPES } from '../documents/doc-types.ts';
 
@@ -65,4 +69,60 @@ export async function postExpenseEntry(
     lines,
     partyAccounts,
   });
+}
+
+/** The supplier account a recorded expense credited (its own, by tax id, or the occasional suppliers'), or null. */
+export async function expenseSupplierAccount(tx: Executor, businessId: string, expenseId: string): Promise<string | null> {
+  const r = await queryOne<{ account_code: string }>(
+    tx,
+    sql`SELECT l.account_code FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id
+         WHERE e.business_id = ${businessId} AND e.expense_id = ${expenseId} AND l.side = 2
+           AND (l.account_code = ${OCCASIONAL_SUPPLIERS} OR l.account_code LIKE ${`${SUPPLIERS}-%`})`,
+  );
+  return r?.account_code ?? null;
+}
+
+/** Whether the month of `date` is a closed period of the business's books. */
+export async function inClosedPeriod(ex: Executor, businessId: string, date: string): Promise<boolean> {
+  const rows = await query<{ one: number }>(
+    ex,
+    sql`SELECT 1 AS one FROM ledger_periods WHERE business_id = ${businessId} AND period = date_trunc('month', ${date}::date)::date AND reopened_at IS NULL`,
+  );
+  return rows.length > 0;
+}
+
+/**
+ * The entry of a payment to a supplier, in the caller's transaction: Dr the supplier's account (`account`,
+ * or a saved supplier's by the party rule) / Cr cash or the bank by the method. Answers the entry and its accounts.
+ */
+export async function postSupplierPaymentEntry(
+  tx: Executor,
+  at: Date,
+  p: {
+    businessId: string;
+    dealerType: DealerType;
+    date: string;
+    method: PaymentMethodCode;
+    amount: number;
+    supplier: { account: string } | { party: BookParty };
+    description: string;
+    reference: string | null;
+    keyId: string | null;
+  },
+): Promise<{ id: string; entryNo: number; supplierAccount: string; paidFromAccount: string }> {
+  const resolved = 'account' in p.supplier ? { code: p.supplier.account, account: null } : partyAccountOf(SUPPLIERS, p.supplier.party);
+  const paidFrom = paidFromAccount(p.method);
+  const posted = await postEntry(tx, at, {
+    businessId: p.businessId,
+    dealerType: p.dealerType,
+    date: p.date,
+    source: 'payment',
+    reference: p.reference,
+    referenceDocType: null,
+    description: p.description.slice(0, 50),
+    keyId: p.keyId,
+    lines: journalOfSupplierPayment({ supplierAccount: resolved.code, paidFrom, amount: p.amount }),
+    partyAccounts: resolved.account ? [resolved.account] : [],
+  });
+  return { ...posted!, supplierAccount: resolved.code, paidFromAccount: paidFrom };
 }

@@ -33,7 +33,7 @@ const EntrySchema = Type.Object({
   id: Type.String(),
   entryNo: Int,
   date: IsoDate,
-  source: Type.Union(['document', 'expense', 'manual', 'reversal'].map((k) => Type.Literal(k))),
+  source: Type.Union(['document', 'expense', 'manual', 'reversal', 'payment'].map((k) => Type.Literal(k))),
   documentId: Nullable(Type.String()),
   expenseId: Nullable(Type.String()),
   reference: Nullable(Type.String()),

@@ -78,7 +78,7 @@ export interface NewEntry {
   businessId: string;
   dealerType: DealerType;
   date: string;
-  source: 'document' | 'expense' | 'manual' | 'reversal';
+  source: 'document' | 'expense' | 'manual' | 'reversal' | 'payment';
   documentId?: string;
   expenseId?: string;
   /** May hold NUMBER_HOLE (platform/audit.ts) where the document's number goes, as `description` may. */

@@ -37,7 +37,7 @@ export const journalEntries = pgTable(
     businessId: text('business_id').notNull(),
     entryNo: int8('entry_no').notNull(),
     entryDate: day('entry_date').notNull(),
-    source: text('source', { enum: ['document', 'expense', 'manual', 'reversal'] }).notNull(),
+    source: text('source', { enum: ['document', 'expense', 'manual', 'reversal', 'payment'] }).notNull(),
     documentId: text('document_id'),
     expenseId: text('expense_id'),
     /** B100 1357–1358: the document it comes from. */

@@ -144,8 +144,9 @@ export const PROTECTING_TRIGGERS: Record<string, string[]> = {
   ledger_accounts: ['ledger_accounts_guard', 'ledger_accounts_no_truncate'],
   ledger_counters: ['ledger_counters_guard', 'ledger_counters_no_truncate'],
   journal_entries: ['journal_entries_immutable', 'journal_entries_no_truncate', 'journal_entries_stamp', 'journal_entries_balanced'],
-  ledger_periods: ['ledger_periods_immutable', 'ledger_periods_no_truncate'],
+  ledger_periods: ['ledger_periods_immutable', 'ledger_periods_no_truncate', 'ledger_periods_in_order'],
   journal_lines: ['journal_lines_immutable', 'journal_lines_no_truncate', 'journal_lines_guard'],
+  supplier_payments: ['supplier_payments_immutable', 'supplier_payments_no_truncate', 'supplier_payments_guard'],
 };
 
 /**

@@ -10,6 +10,7 @@ export type IdPrefix =
   | 'pty'
   | 'doc'
   | 'exp'
+  | 'spay'
   | 'file'
   | 'we'
   | 'del'

@@ -50,7 +50,7 @@ export interface VatLine {
   entryNo: number;
   entryId: string;
   entryDate: string;
-  source: 'document' | 'expense' | 'manual' | 'reversal';
+  source: 'document' | 'expense' | 'manual' | 'reversal' | 'payment';
   /** The revenue account's treatment, for a sale (null otherwise). */
   treatment: Treatment | null;
   /** Signed agorot: a credit note or a storno is negative. */

@@ -174,14 +174,16 @@ describe('a patur dealer and expenses', () => {
     expect(rec.status, JSON.stringify(rec.body)).toBe(201);
     const { entries } = await get(bid, 'entries');
     const e = entries.find((x: any) => x.expenseId === draft.body.expense.id);
-    // 2/3 of 54.00 deductible = 36.00; the other 18.00 is cost.
-    expect(net(e.lines)).toEqual({ '6080': 31_800, '1400': 3_600, '2190': -35_400 });
+    // 2/3 of 54.00 deductible = 36.00; the other 18.00 is cost. The supplier is named with a tax id but
+    // not saved: its own account by the tax id, not the occasional suppliers' 2190.
+    const supplierAccount = `2100-T${TAX_IDS.company2}`;
+    expect(net(e.lines)).toEqual({ '6080': 31_800, '1400': 3_600, [supplierAccount]: -35_400 });
     expect(e).toMatchObject({ date: '2026-02-10', reference: 'B-77', source: 'expense' });
     const storno = await env.call('POST', `${base}/${draft.body.expense.id}/correction`, { key: a.test, body: {} });
     expect(storno.status, JSON.stringify(storno.body)).toBe(201);
     const after = (await get(bid, 'entries')).entries;
     const reversal = after.find((x: any) => x.expenseId === storno.body.expense.id);
-    expect(net(reversal.lines)).toEqual({ '6080': -31_800, '1400': -3_600, '2190': 35_400 });
+    expect(net(reversal.lines)).toEqual({ '6080': -31_800, '1400': -3_600, [supplierAccount]: 35_400 });
     const tb = await get(bid, 'trial-balance');
     expect(tb.accounts.every((x: any) => x.balance === 0)).toBe(true);
   });
@@ -452,5 +454,24 @@ describe('closed periods', () => {
     await expect(env.sql('sandbox', `DELETE FROM ledger_periods WHERE business_id = '${bid}'`)).rejects.toThrow();
     const audit = await env.sql('sandbox', `SELECT action FROM audit_log WHERE business_id = '${bid}' AND action = 'ledger.period.close'`);
     expect(audit).toHaveLength(1);
+  });
+});
+
+describe('parties in the ledger (issue 29)', () => {
+  it('an account per identified party: a tax id gives one (saved: by key, named on the document: by tax id); no tax id shares 1190', async () => {
+    const bid = (await env.business(a.test)).id;
+    const noTaxId = await env.call('POST', `/v1/businesses/${bid}/parties`, { key: a.test, body: { name: 'לקוח בלי מספר', kind: 'customer' } });
+    expect(noTaxId.status).toBe(201);
+    const line = [{ description: 'x', quantity: 1, unitPriceExVat: 10_000 }];
+    const saved = await issueDoc(env, a.test, bid, { docType: 305, party: { partyId: noTaxId.body.party.id }, lines: line });
+    expect((await entryOf(bid, saved.id)).lines).toEqual({ '1190': 11_800, '4000': -10_000, '2200': -1_800 });
+    const named = await issueDoc(env, a.test, bid, { docType: 305, party: { name: 'חברה מזדמנת בע"מ', taxId: TAX_IDS.company }, lines: line });
+    const code = `1100-T${TAX_IDS.company}`;
+    expect((await entryOf(bid, named.id)).lines).toEqual({ [code]: 11_800, '4000': -10_000, '2200': -1_800 });
+    const { account } = await get(bid, `accounts/${code}`);
+    expect(account).toMatchObject({ name: 'חברה מזדמנת בע"מ', partyId: null, kind: 'asset', trialBalanceCode: '100' });
+    // The same tax id on a later document books to the same account.
+    const again = await issueDoc(env, a.test, bid, { docType: 305, party: { name: 'אותה חברה', taxId: TAX_IDS.company }, lines: line });
+    expect((await entryOf(bid, again.id)).lines[code]).toBe(11_800);
   });
 });

@@ -25,7 +25,8 @@
  *    line numbers 1…n, as many D110 as lines and D120 as payments; every amount recomputed from the
  *    API document (signs §2.4(יב), clarifications 1, 4, 5; quantities 4 decimals; 1268 rate; payment method,
  *    acquirer and deal-type codes §5.2–§5.4; cheque fields), the totals the API answers recomputed
- *    from lines and payments (decisions.md "Money and tax"), and the sums of §7 (1219 − |1220| = 1221,
+ *    from lines and payments (decisions.md "Money and tax"; a credit note's VAT rounded with the credits of
+ *    its base document before it, issue 29), and the sums of §7 (1219 − |1220| = 1221,
  *    1221 + 1222 = 1223, Σ1267 = 1219, Σ1312 = 1223 [− 1224 on a 320]).
  */
 import { unzipSync } from 'fflate';
@@ -146,6 +147,19 @@ function divRound(n: bigint, d: bigint): bigint {
   const ad = d < 0n ? -d : d;
   const q = (2n * an + ad) / (2n * ad);
   return neg ? -q : q;
+}
+
+/** Σ totals of the credit notes of `doc`'s base document numbered before it (zero for any other document). */
+function creditedBefore(doc: ApiDocument, byId: Map<string, ApiDocument>): { ex: bigint; inc: bigint } {
+  const out = { ex: 0n, inc: 0n };
+  if (doc.docType !== 330 || !doc.linkedDocumentId) return out;
+  for (const d of byId.values()) {
+    if (d.docType !== 330 || d.linkedDocumentId !== doc.linkedDocumentId || d.docNumber === null || doc.docNumber === null || d.docNumber >= doc.docNumber)
+      continue;
+    out.ex += BigInt(d.totalExVat);
+    out.inc += BigInt(d.totalIncVat);
+  }
+  return out;
 }
 
 /** Quantity in ten-thousandths (D110/1264 carries 4 decimals). */
@@ -758,7 +772,10 @@ function verifyDocuments(
     const key = get(h, 1225).trimEnd();
     if (!doc.party?.key && !doc.party?.taxId) {
       const other = anonKeys.get(key);
-      const related = other && (other.linkedDocumentId === doc.id || doc.linkedDocumentId === other.id);
+      // A credit note takes its base document's key, and so do the several partial credits of one base (issue 29).
+      const related =
+        other &&
+        (other.linkedDocumentId === doc.id || doc.linkedDocumentId === other.id || (!!doc.linkedDocumentId && doc.linkedDocumentId === other.linkedDocumentId));
       if (other && !related)
         bad(
           h,
@@ -844,14 +861,17 @@ function verifyDocument(
     if (T.inc !== payments || T.ex !== payments || T.vat !== 0n)
       bad(h, null, `${tag}: the API's totals ${T.ex}/${T.vat}/${T.inc} ≠ Σ payments ${payments} with VAT 0 (decisions.md: a receipt's total is Σ payments)`);
   } else {
+    // A credit note's rounding is of its base document's credits so far (docs/documents.md "Partial credit
+    // notes"): round(credited so far) less what the earlier credits took; the first credit is rounded alone.
+    const before = creditedBefore(doc, byId);
     let ex: bigint, vat: bigint, inc: bigint;
     if (gross) {
       inc = linesSum - disc;
-      ex = divRound(inc * 10000n, 10000n + rate);
+      ex = divRound((before.inc + inc) * 10000n, 10000n + rate) - divRound(before.inc * 10000n, 10000n + rate);
       vat = inc - ex;
     } else {
       ex = linesSum - disc;
-      vat = divRound(ex * rate, 10000n);
+      vat = divRound((before.ex + ex) * rate, 10000n) - divRound(before.ex * rate, 10000n);
       inc = ex + vat;
     }
     if (T.ex !== ex || T.vat !== vat || T.inc !== inc)

@@ -47,6 +47,8 @@ export const AUDIT_ACTIONS = [
   'expense.delete',
   'expense.record',
   'expense.reverse',
+  // Payments to suppliers (issue 29)
+  'supplier_payment.create',
   // Ledger
   'ledger.account.create',
   'ledger.account.update',

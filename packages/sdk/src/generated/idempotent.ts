@@ -13,5 +13,6 @@ export const IDEMPOTENT_OPERATIONS: ReadonlySet<string> = new Set([
   'POST /v1/businesses/{bid}/exports/pcn874',
   'POST /v1/businesses/{bid}/parties',
   'POST /v1/businesses/{bid}/parties/find-or-create',
+  'POST /v1/businesses/{bid}/supplier-payments',
   'POST /v1/webhooks',
 ]);

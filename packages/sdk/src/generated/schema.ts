@@ -304,6 +304,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/businesses/{bid}/supplier-payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Payments to suppliers, newest first; of one expense or one party */
+        get: operations["listSupplierPayments"];
+        put?: never;
+        /**
+         * Record a payment to a supplier, against a recorded expense or a saved supplier: Dr the supplier / Cr cash or the bank
+         * @description Writes the payment and its journal entry (source `payment`) together, audited. Beyond what is left of the expense: 409 `conflict`; a date in a closed month: 422 `period_closed`. Never changed afterwards.
+         */
+        post: operations["paySupplier"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/businesses/{bid}/supplier-payments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One payment to a supplier */
+        get: operations["getSupplierPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/businesses/{bid}/allocation/connect": {
         parameters: {
             query?: never;
@@ -619,7 +657,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Credit an issued document: a linked 330 (305/320) or a negative receipt (400) */
+        /** Credit an issued document, whole or in part: a linked 330 (305/320) or a negative receipt (400) */
         post: operations["createCreditNote"];
         delete?: never;
         options?: never;
@@ -1182,6 +1220,28 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        SupplierPayment: {
+            id: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
+             */
+            date: string;
+            /** @description The payment method code (1 cash, 2 cheque, 3 card, 4 transfer, 8 standing order, 9 other, 91–93 apps). */
+            method: number;
+            amount: number;
+            expenseId: string | null;
+            partyId: string | null;
+            /** @description The ledger account debited: the supplier's own (2100-…) or the occasional suppliers' 2190. */
+            supplierAccount: string;
+            /** @description The ledger account credited: 1200 cash or 1230 the bank. */
+            paidFromAccount: string;
+            reference: string | null;
+            note: string | null;
+            journalEntryId: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
         /** Business */
         Business: {
             id: string;
@@ -1296,7 +1356,7 @@ export interface components {
             vatAmount: number | null;
             amountIncVat: number | null;
             deductibleVat: number | null;
-            /** @description What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away. Empty on drafts. */
+            /** @description What recording found, frozen with the row: `input_vat_needs_allocation` when the allocation rule took the input VAT away; `posted_in_open_period` when the month of the invoice was closed and the expense posted on the first open day. Empty on drafts. */
             warnings: {
                 code: string;
                 message: string;
@@ -4346,6 +4406,380 @@ export interface operations {
             };
             /** @description The body is of a type this endpoint does not take (`validation`). */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSupplierPayments: {
+        parameters: {
+            query: {
+                expenseId?: string;
+                partyId?: string;
+                take: number;
+            };
+            header?: never;
+            path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
+                bid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        payments: components["schemas"]["SupplierPayment"][];
+                    };
+                };
+            };
+            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    paySupplier: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the create safe to retry: 1 to 200 printable ASCII characters, no leading or trailing space. The same key with the same request within 24 hours answers the first answer again (header `Idempotent-Replayed: true`, `deduped: true`); with another request, 409 `conflict`. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
+                bid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "expenseId": "exp_01J…",
+                 *       "method": "transfer",
+                 *       "amount": 35400,
+                 *       "reference": "TR-7731"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description When it was paid (default today); not after today, not in a closed month of the books.
+                     */
+                    date?: string;
+                    /**
+                     * @description How it was paid: cash from the till (account 1200); any other method from the bank (1230).
+                     * @enum {string}
+                     */
+                    method: "cash" | "check" | "cheque" | "card" | "credit" | "transfer" | "bank_transfer" | "standing_order" | "other" | "bit" | "paybox" | "payment_app" | "app";
+                    /** @description Agorot. */
+                    amount: number;
+                    /** @description A recorded expense to pay (at most what is left of its total); its supplier account is the one it booked to. */
+                    expenseId?: string;
+                    /** @description A saved supplier (kind supplier or both) to pay on account. Give expenseId or partyId. */
+                    partyId?: string;
+                    reference?: string | null;
+                    note?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        payment: components["schemas"]["SupplierPayment"];
+                    };
+                };
+            };
+            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is of a type this endpoint does not take (`validation`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A business rule refused the request (`payments_mismatch`, `allocation_required`, `unbalanced`, `period_closed`, ...). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSupplierPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
+                bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        payment: components["schemas"]["SupplierPayment"];
+                    };
+                };
+            };
+            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "X-Service-Mode": components["headers"]["ServiceMode"];
@@ -7914,12 +8348,21 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Optional. */
+        /** @description Optional. With neither `lines` nor `amount`, the whole document (after partial credits: what they left). Credits of one document never pass its total: beyond the remainder answers 409 `conflict`. */
         requestBody?: {
             content: {
                 "application/json": {
                     /** @description Printed on the credit note as its note. */
                     reason?: string;
+                    /** @description A partial credit of chosen lines (305/320 in shekels). Leave out `lines` and `amount` to credit the whole document. */
+                    lines?: {
+                        /** @description The line's position among the original's lines, from 0. */
+                        index: number;
+                        /** @description How much of the line to credit, at most what earlier credits left of it; at most 4 decimals (OPENFRMT D110/1264). */
+                        quantity: number;
+                    }[];
+                    /** @description A partial credit of an amount in agorot before VAT (305/320 in shekels); its VAT at the original's rate. Not with `lines`. */
+                    amount?: number;
                 };
             };
         };
@@ -8741,7 +9184,7 @@ export interface operations {
                              * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                              */
                             date: string;
-                            source: "document" | "expense" | "manual" | "reversal";
+                            source: "document" | "expense" | "manual" | "reversal" | "payment";
                             documentId: string | null;
                             expenseId: string | null;
                             reference: string | null;
@@ -8878,7 +9321,7 @@ export interface operations {
                              * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                              */
                             date: string;
-                            source: "document" | "expense" | "manual" | "reversal";
+                            source: "document" | "expense" | "manual" | "reversal" | "payment";
                             documentId: string | null;
                             expenseId: string | null;
                             reference: string | null;
@@ -9040,7 +9483,7 @@ export interface operations {
                              * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                              */
                             date: string;
-                            source: "document" | "expense" | "manual" | "reversal";
+                            source: "document" | "expense" | "manual" | "reversal" | "payment";
                             documentId: string | null;
                             expenseId: string | null;
                             reference: string | null;
@@ -9167,7 +9610,7 @@ export interface operations {
                              * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                              */
                             date: string;
-                            source: "document" | "expense" | "manual" | "reversal";
+                            source: "document" | "expense" | "manual" | "reversal" | "payment";
                             documentId: string | null;
                             expenseId: string | null;
                             reference: string | null;
