@@ -430,6 +430,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key's events (its account, its mode), newest first; filter by type, business and time; page with `cursor`
+         * @description Every event recorded in the last 30 days (older ones are pruned), whether or not an endpoint received it. `data` is what a webhook delivery carries.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read one event */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/businesses/{bid}/exports/openfrmt": {
         parameters: {
             query?: never;
@@ -1399,6 +1436,36 @@ export interface components {
             deliveries: components["schemas"]["Delivery"][];
             /** @description The last delivery id of the page, for `before` (kept for compatibility); null on the last page. */
             next: string | null;
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** Event */
+        Event: {
+            /** @description `evt_…`; deliveries of the event name it as `eventId`. */
+            id: string;
+            /**
+             * @description An event name (docs/webhooks.md, Events).
+             * @enum {string}
+             */
+            type: "document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test";
+            /**
+             * @description The database the event was recorded in (the key’s mode).
+             * @enum {string}
+             */
+            mode: "live" | "sandbox";
+            businessId: string | null;
+            /** @description The event’s summary: the `data` of its webhook envelope. */
+            data: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** EventPage */
+        EventPage: {
+            /** @enum {boolean} */
+            ok: true;
+            events: components["schemas"]["Event"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
@@ -5622,6 +5689,203 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeliveryPage"];
+                };
+            };
+            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Only these event names: repeat the parameter (`type=a&type=b`) or separate them with commas. */
+                type?: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test")[];
+                /** @description Only the events of this business. */
+                businessId?: string;
+                /** @description Only events created strictly after this instant. */
+                createdAfter?: string;
+                /** @description Only events created strictly before this instant. */
+                createdBefore?: string;
+                take?: number;
+                /** @description Opaque position: the `nextCursor` of the previous page. Answers the rows strictly after it in the order (created time, id), newest first: no row is skipped or repeated, and rows created meanwhile (newer) do not appear on later pages. The way to page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        event: components["schemas"]["Event"];
+                    };
                 };
             };
             /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
