@@ -20,6 +20,7 @@ import { createWebhook, deleteWebhook, getWebhook, listWebhooks, patchWebhook } 
 import { listDeliveries } from './deliveries.ts';
 import { WebhookDispatcher } from './dispatcher.ts';
 import { closeWebhookSender, webhookSender } from './runtime.ts';
+import { registerResendRoutes } from './resend-routes.ts';
 
 const tags = ['webhooks'];
 
@@ -34,8 +35,11 @@ export function registerWebhookRoutes(api: FastifyInstance, s: Services): void {
   api.addHook('onClose', async () => closeWebhookSender(s));
   registerEndpointListRoutes(api, s);
   registerEndpointRoutes(api, s);
-  registerTestDeliveryRoute(api, s);
+  // One dispatcher object for the routes that send now (test, retry); the worker's loop is another.
+  const dispatcher = new WebhookDispatcher(s);
+  registerTestDeliveryRoute(api, dispatcher);
   registerDeliveryListRoute(api);
+  registerResendRoutes(api, s, dispatcher);
 }
 
 /** Endpoints: register and list. */
@@ -156,9 +160,7 @@ function registerEndpointDeleteRoute(api: FastifyInstance, s: Services): void {
   );
 }
 
-function registerTestDeliveryRoute(api: FastifyInstance, s: Services): void {
-  const dispatcher = new WebhookDispatcher(s);
-
+function registerTestDeliveryRoute(api: FastifyInstance, dispatcher: WebhookDispatcher): void {
   api.post(
     '/webhooks/:id/test',
     {
