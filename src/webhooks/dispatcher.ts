@@ -13,6 +13,7 @@ import { DISABLE_AFTER_FAILURES, isDelivered, nextAttemptAt } from './schedule.t
 import type { AttemptOutcome, WebhookSender } from './sender.ts';
 import { webhookSender } from './runtime.ts';
 import { getDelivery } from './deliveries.ts';
+import { loopbackHttpAllowed } from './ssrf.ts';
 import { envelope, insertDeliveries, type EventForEndpoint } from './delivery-rows.ts';
 import type { DeliveryView } from './schemas.ts';
 
@@ -168,6 +169,7 @@ export class WebhookDispatcher {
         'x-service-signature': signWebhook(d.secret, d.payload, t),
       },
       d.payload,
+      { loopbackHttp: loopbackHttpAllowed(this.s.config.env, mode) },
     );
   }
 
