@@ -10,6 +10,7 @@ import { installMetrics } from './platform/http/metrics-route.ts';
 import { checkRequestText, parseJsonBody, unsafeNumber } from './platform/http/input.ts';
 import { createApiAuth } from './accounts/index.ts';
 import { installBusinessGuard } from './businesses/index.ts';
+import { installRequestLog } from './request-log/index.ts';
 import { domains } from './domains.ts';
 import { installIdempotency } from './platform/http/idempotency.ts';
 import { IDEMPOTENT_CREATES } from './idempotent-creates.ts';
@@ -102,6 +103,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   installRequestContext(app);
   installErrorHandler(app);
   installMetrics(app, s);
+  installRequestLog(app, s);
   installRouteList(app);
   // Before any route: the MCP tools are read off the routes as they are registered.
   const mcpOperations = collectOperations(app);

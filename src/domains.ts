@@ -9,6 +9,8 @@ import { registerExpenseRoutes } from './expenses/index.ts';
 import { allocationDomain } from './allocation/index.ts';
 import { registerConsole, consoleWorker } from './console/index.ts';
 import { webhooksDomain } from './webhooks/index.ts';
+import { eventsDomain } from './events/index.ts';
+import { requestLogDomain } from './request-log/index.ts';
 import { registerExportRoutes } from './exports/index.ts';
 import { registerReportRoutes } from './reports/index.ts';
 import { registerBackupRoutes } from './backups/index.ts';
@@ -30,6 +32,8 @@ export const domains: Domain[] = [
   allocationDomain,
   { name: 'console', root: registerConsole, worker: consoleWorker },
   webhooksDomain,
+  eventsDomain,
+  requestLogDomain,
   { name: 'exports', api: registerExportRoutes },
   { name: 'reports', api: registerReportRoutes },
   { name: 'backups', api: registerBackupRoutes },

@@ -11,6 +11,7 @@ import { createBusinessCaches } from './businesses/index.ts';
 import { createAllocationProviders } from './allocation/index.ts';
 import { createExchangeRateProvider } from './exchange-rates/index.ts';
 import { createWebhookSender } from './webhooks/index.ts';
+import { RequestLogBuffer } from './request-log/index.ts';
 import { ConsoleSecretStore } from './console/index.ts';
 import { createPdfRenderer } from './prints/index.ts';
 import { createFileStores } from './platform/file-store/stores.ts';
@@ -38,6 +39,7 @@ export function createServices(config: Config, clock: Clock, logger: Logger, dat
     businessCaches: createBusinessCaches(invalidation),
     rateLimiter,
     requestCounter: new RequestCounter(databases),
+    requestLog: new RequestLogBuffer(databases, logger),
     allocationProviders: createAllocationProviders(config, clock, databases.live),
     exchangeRateProvider: createExchangeRateProvider(config),
     webhookSender: createWebhookSender(config.webhooks),

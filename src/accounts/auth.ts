@@ -101,6 +101,7 @@ export function createApiAuth(s: Services): ApiAuth {
     if (!usable(key, now.getTime())) return refuse(ip, nowMs, unauthorized(secret ? undefined : source.missing));
     const mode = modeOfKey(key.mode);
     reply.header('X-Service-Mode', mode);
+    req.caller = { accountId: key.accountId, mode, keyPrefix: key.prefix };
 
     await limitKeyRate(s, key.id, now, reply);
 

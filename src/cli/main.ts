@@ -8,6 +8,7 @@ import { commands } from './commands.ts';
 import { UsageError, type ParsedArgs } from './args.ts';
 import type { Command } from './command.ts';
 import { serveMcp } from './mcp.ts';
+import { runListen } from './listen.ts';
 import { buildProgram, commanderOutcome } from './program.ts';
 
 /** The operator CLI: `npm run --silent cli -- <command>`; with --json, exactly one JSON object on stdout. */
@@ -45,6 +46,7 @@ async function main(argv: string[]): Promise<number> {
   const program = buildProgram(commands, {
     run: async (command, args, help) => void (code = await runCommand(command, args, help)),
     mcp: async (options) => void (code = await serveMcp(options)),
+    listen: async (options) => void (code = await runListen(options)),
   });
   try {
     await program.parseAsync(argv, { from: 'user' });

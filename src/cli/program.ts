@@ -21,6 +21,8 @@ export interface CliHandlers {
   run(command: Command, args: ParsedArgs, help: string): Promise<void>;
   /** `pinkas mcp`: serves MCP over stdio until stdin closes. */
   mcp(options: { url?: string }): Promise<void>;
+  /** `pinkas listen`: forwards new sandbox events to a local URL until interrupted. */
+  listen(options: { forwardTo: string; events?: string; url?: string; pollMs?: string }): Promise<void>;
 }
 
 /** What commander read, in the shape the commands take: the words and argument, and each flag by its name. */
@@ -52,7 +54,7 @@ function addOperatorCommand(program: Program, { name, command, run }: { name: st
 export function buildProgram(commands: Record<string, Command>, handlers: CliHandlers): Program {
   // Subcommands inherit both: parse errors are printed by the caller, as text or JSON.
   const program = new Program('pinkas')
-    .description('Operator commands of pinkas, and its MCP server')
+    .description('Operator commands of pinkas, its MCP server and its webhook forwarder')
     .exitOverride()
     .configureOutput({ outputError: () => {} });
   for (const [name, command] of Object.entries(commands)) addOperatorCommand(program, { name, command, run: handlers.run });
@@ -61,6 +63,14 @@ export function buildProgram(commands: Record<string, Command>, handlers: CliHan
     .description('Serve the API to an MCP client over stdio (env PINKAS_API_KEY; the server at --url or PINKAS_URL)')
     .option('--url <URL>', 'the running pinkas server (default PINKAS_URL, else http://localhost:3000)')
     .action((options: { url?: string }) => handlers.mcp(options));
+  program
+    .command('listen')
+    .description('Forward each new event of a sandbox key (env PINKAS_API_KEY) to a local URL, signed like a delivery (env PINKAS_WEBHOOK_SECRET)')
+    .requiredOption('--forward-to <URL>', 'where to POST each event, e.g. http://localhost:8080/hooks')
+    .option('--events <a,b>', 'only these event names (default: all)')
+    .option('--url <URL>', 'the running pinkas server (default PINKAS_URL, else http://localhost:3000)')
+    .option('--poll-ms <N>', 'how often to ask for new events (default 1000)')
+    .action((options: { forwardTo: string; events?: string; url?: string; pollMs?: string }) => handlers.listen(options));
   return program;
 }
 

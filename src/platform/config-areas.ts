@@ -1,7 +1,7 @@
 // The configuration of each area (exchange rates, auth throttle, exports, expenses, webhooks, allocation, console,
 // prints, metrics): its shape and how it is read from the environment. config.ts assembles them.
 import { availableParallelism } from 'node:os';
-import { ConfigError, integer, readableFile, type Env } from './config-values.ts';
+import { boolean, ConfigError, integer, readableFile, type Env } from './config-values.ts';
 import { normalizeTaxId } from './tax-id.ts';
 export interface ExchangeRatesConfig {
   /**
@@ -177,10 +177,7 @@ export function allocationConfig(env: Env, publicBaseUrl: string): AllocationCon
 }
 
 export function consoleConfig(env: Env, environment: string): ConsoleConfig {
-  const secure = env.CONSOLE_SECURE_COOKIES;
-  if (secure !== undefined && secure !== '' && secure !== 'true' && secure !== 'false') {
-    throw new ConfigError('CONSOLE_SECURE_COOKIES', `must be true or false, got "${secure}"`);
-  }
+  const secureCookies = boolean(env, 'CONSOLE_SECURE_COOKIES', environment === 'production');
   const sid = env.TWILIO_ACCOUNT_SID ?? '';
   let sms: ConsoleConfig['sms'] = null;
   if (sid) {
@@ -195,7 +192,7 @@ export function consoleConfig(env: Env, environment: string): ConsoleConfig {
     }
     sms = { baseUrl, accountSid: sid, authToken: env.TWILIO_AUTH_TOKEN!, from: env.SMS_FROM! };
   }
-  return { secureCookies: secure ? secure === 'true' : environment === 'production', sms };
+  return { secureCookies, sms };
 }
 
 export function expensesConfig(env: Env): ExpensesConfig {
@@ -216,15 +213,12 @@ export function expensesConfig(env: Env): ExpensesConfig {
 }
 
 export function webhooksConfig(env: Env, environment: string): WebhooksConfig {
-  const allow = env.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? '';
-  if (allow !== '' && allow !== 'true' && allow !== 'false') {
-    throw new ConfigError('WEBHOOK_ALLOW_PRIVATE_TARGETS', `must be true or false, got "${allow}"`);
-  }
-  if (allow === 'true' && environment === 'production') {
+  const allow = boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false);
+  if (allow && environment === 'production') {
     throw new ConfigError('WEBHOOK_ALLOW_PRIVATE_TARGETS', 'is for local development and tests; it cannot be true in production');
   }
   return {
-    allowPrivateTargets: allow === 'true',
+    allowPrivateTargets: allow,
     caFile: env.WEBHOOK_CA_FILE ? readableFile('WEBHOOK_CA_FILE', env.WEBHOOK_CA_FILE) : null,
     timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 50, 60_000),
     pollMs: integer(env, 'WEBHOOK_POLL_MS', 1_000, 50, 60_000),
@@ -249,9 +243,7 @@ export interface PrintsConfig {
 export function printsConfig(env: Env): PrintsConfig {
   const p12Path = env.PDF_SIGNING_P12_PATH ?? '';
   const signingP12 = p12Path === '' ? null : { path: readableFile('PDF_SIGNING_P12_PATH', p12Path), password: env.PDF_SIGNING_P12_PASSWORD ?? '' };
-  const secureRaw = env.SMTP_SECURE ?? '';
-  if (secureRaw !== '' && secureRaw !== 'true' && secureRaw !== 'false') throw new ConfigError('SMTP_SECURE', `must be true or false, got "${secureRaw}"`);
-  const secure = secureRaw === 'true';
+  const secure = boolean(env, 'SMTP_SECURE', false);
   let smtp: PrintsConfig['smtp'] = null;
   if (env.SMTP_HOST) {
     const from = env.SMTP_FROM ?? '';

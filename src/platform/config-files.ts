@@ -1,6 +1,6 @@
 // Where stored files live (docs/files.md): a folder on this machine, or an S3-compatible bucket.
 import path from 'node:path';
-import { ConfigError, integer, type Env } from './config-values.ts';
+import { boolean, ConfigError, integer, type Env } from './config-values.ts';
 
 export interface S3Config {
   /** FILES_S3_BUCKET: the bucket; setting it moves new files to object storage. */
@@ -9,7 +9,7 @@ export interface S3Config {
   region: string;
   /** FILES_S3_ENDPOINT: an S3-compatible service's address (MinIO, R2, …); null: AWS itself. */
   endpoint: string | null;
-  /** FILES_S3_PATH_STYLE: `true` addresses `endpoint/bucket/key` (default when an endpoint is given), `false` `bucket.endpoint/key`. */
+  /** FILES_S3_PATH_STYLE: `true` (or `1`) addresses `endpoint/bucket/key` (default when an endpoint is given), `false` `bucket.endpoint/key`. */
   forcePathStyle: boolean;
   /** FILES_S3_ACCESS_KEY_ID and FILES_S3_SECRET_ACCESS_KEY, together; null: the SDK's own chain (AWS_* variables, profile, instance role). */
   credentials: { accessKeyId: string; secretAccessKey: string } | null;
@@ -47,9 +47,6 @@ function s3Config(env: Env): S3Config | null {
     }
     endpoint = rawEndpoint.replace(/\/+$/, '');
   }
-  const pathStyle = (env.FILES_S3_PATH_STYLE ?? '').trim();
-  if (pathStyle !== '' && pathStyle !== 'true' && pathStyle !== 'false')
-    throw new ConfigError('FILES_S3_PATH_STYLE', `must be true or false, got "${pathStyle}"`);
   const accessKeyId = env.FILES_S3_ACCESS_KEY_ID ?? '';
   const secretAccessKey = env.FILES_S3_SECRET_ACCESS_KEY ?? '';
   if ((accessKeyId === '') !== (secretAccessKey === '')) {
@@ -63,7 +60,8 @@ function s3Config(env: Env): S3Config | null {
     bucket,
     region,
     endpoint,
-    forcePathStyle: pathStyle === '' ? endpoint !== null : pathStyle === 'true',
+    // Custom endpoints (MinIO, local S3 servers) mostly want path-style addressing.
+    forcePathStyle: boolean(env, 'FILES_S3_PATH_STYLE', endpoint !== null),
     credentials: accessKeyId ? { accessKeyId, secretAccessKey } : null,
     prefix,
   };

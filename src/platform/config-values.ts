@@ -23,6 +23,21 @@ export function integer(env: Env, name: string, fallback: number, min: number, m
   return n;
 }
 
+const TRUE_WORDS = ['1', 'true'];
+const FALSE_WORDS = ['0', 'false'];
+
+/**
+ * A switch: `1`/`true` or `0`/`false` (any case, spaces trimmed); unset or empty is `fallback`. Every boolean
+ * setting reads through this one function, so each accepts the same four words.
+ */
+export function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '') return fallback;
+  if (TRUE_WORDS.includes(raw)) return true;
+  if (FALSE_WORDS.includes(raw)) return false;
+  throw new ConfigError(name, `must be 1, 0, true or false, got "${env[name]}"`);
+}
+
 export function postgresUrl(env: Env, name: string): string | null {
   const raw = env[name];
   if (raw === undefined || raw === '') return null;

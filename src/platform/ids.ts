@@ -25,7 +25,9 @@ export type IdPrefix =
   /** A journal entry (the ledger). */
   | 'je'
   /** An HTTP request (Fastify's req.id: error bodies, X-Request-Id, log lines). */
-  | 'req';
+  | 'req'
+  /** A row of the request log (its own id: a caller's X-Request-Id need not be unique). */
+  | 'rql';
 
 function encodeTime(ms: number): string {
   let out = '';
@@ -54,6 +56,11 @@ function encodeRandom(bytes: number): string {
 /** `<prefix>_<10 chars of ms time><16 random chars (80 bits)>`. */
 export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
   return `${prefix}_${encodeTime(nowMs)}${encodeRandom(16)}`;
+}
+
+/** The smallest id of `prefix` made at `ms` or later: ids before it were made earlier (a range bound on the primary key). */
+export function firstIdAt(prefix: IdPrefix, ms: number): string {
+  return `${prefix}_${encodeTime(ms)}`;
 }
 
 /** A URL-safe secret of `bytes` random bytes (base64url). */

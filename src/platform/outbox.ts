@@ -20,12 +20,22 @@ export function eventInsert(at: Date, e: OutboxEvent): SQL {
   });
 }
 
-/** Writes an event in the caller's transaction: it exists exactly when the change commits. */
 /** Marks events as handed to the webhook deliveries (the dispatcher's transaction). */
 export async function markDispatched(tx: Executor, ids: string[], at: string): Promise<void> {
   await tx.execute(sql`UPDATE outbox_events SET dispatched_at = ${at} WHERE id IN ${ids}`);
 }
 
+/** Writes an event in the caller's transaction: it exists exactly when the change commits. */
 export async function recordEvent(tx: Executor, at: Date, e: OutboxEvent): Promise<void> {
   await tx.execute(eventInsert(at, e));
+}
+
+/**
+ * Deletes the events recorded before `before` that were handed to the webhook deliveries (an event not yet
+ * fanned out stays until it is). Deliveries keep their own copy of the envelope, so their log is untouched.
+ * Answers how many went.
+ */
+export async function pruneOutboxEvents(ex: Executor, before: Date): Promise<number> {
+  const result = await ex.execute(sql`DELETE FROM outbox_events WHERE created_at < ${before.toISOString()} AND dispatched_at IS NOT NULL`);
+  return Number((result as { rowCount?: number | null }).rowCount ?? 0);
 }

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Database, Mode } from '../platform/db/engine.ts';
-import { iso, query, queryOne } from '../platform/db/sql.ts';
+import { query, queryOne } from '../platform/db/sql.ts';
 import type { Services } from '../platform/http/services.ts';
 import { appendAudit } from '../platform/audit.ts';
 import { newId } from '../platform/ids.ts';
@@ -13,6 +13,8 @@ import { DISABLE_AFTER_FAILURES, isDelivered, nextAttemptAt } from './schedule.t
 import type { AttemptOutcome, WebhookSender } from './sender.ts';
 import { webhookSender } from './runtime.ts';
 import { getDelivery } from './deliveries.ts';
+import { loopbackHttpAllowed } from './ssrf.ts';
+import { envelope, insertDeliveries, type EventForEndpoint } from './delivery-rows.ts';
 import type { DeliveryView } from './schemas.ts';
 
 type Row = Record<string, unknown>;
@@ -26,11 +28,6 @@ export interface ClaimedDelivery {
   attempt: number;
   url: string;
   secret: string;
-}
-
-/** The envelope: the exact bytes every attempt of a delivery sends. */
-export function envelope(e: { id: string; event: string; mode: Mode; businessId: string | null; createdAt: string; data: unknown }): string {
-  return JSON.stringify({ id: e.id, event: e.event, mode: e.mode, businessId: e.businessId, createdAt: e.createdAt, data: e.data });
 }
 
 /**
@@ -98,7 +95,7 @@ export class WebhookDispatcher {
       );
       if (locked.length === 0) return 0;
       const ids = locked.map((e) => String(e.id));
-      const pairs = await query<Row>(
+      const pairs = await query<EventForEndpoint>(
         tx,
         sql`SELECT o.id AS event_id, o.event, o.business_id, o.created_at, o.data, w.id AS endpoint_id
             FROM outbox_events o
@@ -108,20 +105,7 @@ export class WebhookDispatcher {
             WHERE o.id IN ${ids}
             ORDER BY o.created_at, o.id, w.id`,
       );
-      for (let i = 0; i < pairs.length; i += 500) {
-        const values = pairs.slice(i, i + 500).map((p) => {
-          const id = newId('del', now.getTime());
-          const businessId = (p.business_id as string | null) ?? null;
-          const event = String(p.event);
-          const payload = envelope({ id, event, mode: database.mode, businessId, createdAt: iso(p.created_at), data: p.data ?? {} });
-          return sql`(${id}, ${String(p.endpoint_id)}, ${String(p.event_id)}, ${event}, ${businessId}, ${payload}, 'pending', ${nowIso}::timestamptz, ${nowIso}::timestamptz)`;
-        });
-        await tx.execute(
-          sql`INSERT INTO webhook_deliveries(id, endpoint_id, event_id, event, business_id, payload, status, next_attempt_at, created_at)
-              VALUES ${sql.join(values, sql`, `)}
-              ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
-        );
-      }
+      await insertDeliveries(tx, pairs, database.mode, now);
       await markDispatched(tx, ids, nowIso);
       return locked.length;
     });
@@ -185,6 +169,7 @@ export class WebhookDispatcher {
         'x-service-signature': signWebhook(d.secret, d.payload, t),
       },
       d.payload,
+      { loopbackHttp: loopbackHttpAllowed(this.s.config.env, mode) },
     );
   }
 

@@ -1,3 +1,5 @@
 /** The webhooks domain's public surface: what other folders may import (ARCHITECTURE.md, "Boundaries"). */
 export { webhooksDomain } from './domain.ts';
 export { createWebhookSender } from './runtime.ts';
+export { envelope } from './delivery-rows.ts';
+export { signWebhook } from './verify.ts';

@@ -20,12 +20,17 @@ import { createWebhook, deleteWebhook, getWebhook, listWebhooks, patchWebhook } 
 import { listDeliveries } from './deliveries.ts';
 import { WebhookDispatcher } from './dispatcher.ts';
 import { closeWebhookSender, webhookSender } from './runtime.ts';
+import { registerResendRoutes } from './resend-routes.ts';
+import { loopbackHttpAllowed } from './ssrf.ts';
+import type { Mode } from '../platform/db/engine.ts';
 
 const tags = ['webhooks'];
 
-/** SSRF rules and DNS, checked outside any transaction (a lookup is slow I/O). */
-/** The sender's check of an endpoint URL (the service calls it before writing; a problem is a 400 on body.url). */
-const urlCheck = (s: Services) => (url: string) => webhookSender(s).checkUrl(url);
+/**
+ * The sender's check of an endpoint URL (SSRF rules and DNS, outside any transaction; the service calls it
+ * before writing, a problem is a 400 on body.url). The key's mode decides whether http://localhost may be one.
+ */
+const urlCheck = (s: Services, mode: Mode) => (url: string) => webhookSender(s).checkUrl(url, { loopbackHttp: loopbackHttpAllowed(s.config.env, mode) });
 
 const config = { scope: 'businesses' as const };
 
@@ -34,8 +39,11 @@ export function registerWebhookRoutes(api: FastifyInstance, s: Services): void {
   api.addHook('onClose', async () => closeWebhookSender(s));
   registerEndpointListRoutes(api, s);
   registerEndpointRoutes(api, s);
-  registerTestDeliveryRoute(api, s);
+  // One dispatcher object for the routes that send now (test, retry); the worker's loop is another.
+  const dispatcher = new WebhookDispatcher(s);
+  registerTestDeliveryRoute(api, dispatcher);
   registerDeliveryListRoute(api);
+  registerResendRoutes(api, s, dispatcher);
 }
 
 /** Endpoints: register and list. */
@@ -56,7 +64,7 @@ function registerEndpointListRoutes(api: FastifyInstance, s: Services): void {
     async (req, reply) => {
       const ctx = ctxOf(req);
       const body = req.body as WebhookCreateBody;
-      const webhook = await createWebhook(ctx.database, s.clock.now(), { ...ctx.actor, accountId: ctx.key.accountId }, body, urlCheck(s));
+      const webhook = await createWebhook(ctx.database, s.clock.now(), { ...ctx.actor, accountId: ctx.key.accountId }, body, urlCheck(s, ctx.mode));
       return reply.status(201).send({ ok: true, webhook });
     },
   );
@@ -127,7 +135,7 @@ function registerEndpointUpdateRoute(api: FastifyInstance, s: Services): void {
       const ctx = ctxOf(req);
       const body = req.body as WebhookPatchBody;
       const { id } = req.params as { id: string };
-      const webhook = await patchWebhook(ctx.database, s.clock.now(), { ...ctx.actor, accountId: ctx.key.accountId }, id, body, urlCheck(s));
+      const webhook = await patchWebhook(ctx.database, s.clock.now(), { ...ctx.actor, accountId: ctx.key.accountId }, id, body, urlCheck(s, ctx.mode));
       return { ok: true as const, webhook };
     },
   );
@@ -156,9 +164,7 @@ function registerEndpointDeleteRoute(api: FastifyInstance, s: Services): void {
   );
 }
 
-function registerTestDeliveryRoute(api: FastifyInstance, s: Services): void {
-  const dispatcher = new WebhookDispatcher(s);
-
+function registerTestDeliveryRoute(api: FastifyInstance, dispatcher: WebhookDispatcher): void {
   api.post(
     '/webhooks/:id/test',
     {

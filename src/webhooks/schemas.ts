@@ -97,3 +97,30 @@ export const WebhooksQuery = Type.Object(
   { take: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })), cursor: Type.Optional(CursorQuery) },
   { additionalProperties: false },
 );
+
+export const WebhookReplay = Type.Object(
+  {
+    failed: Type.Optional(Type.Literal(true, { description: 'Replay every delivery this endpoint failed (all its attempts used).' })),
+    since: Type.Optional({
+      ...IsoDateTime,
+      description: 'Replay every event recorded since this instant (events are kept 30 days), delivered or not, and those the endpoint never had.',
+    }),
+    events: Type.Optional(
+      Type.Array(EventName, {
+        minItems: 1,
+        maxItems: EVENT_NAMES.length * 2,
+        description: "Only these events; default: all (`failed`) or the endpoint's own filter (`since`).",
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'Either `failed: true` or `since`.' },
+);
+export type WebhookReplayBody = Static<typeof WebhookReplay>;
+
+export const DeliveryParams = Type.Object(
+  {
+    id: Type.String({ minLength: 1, maxLength: 64, description: 'The webhook endpoint (`we_…`).' }),
+    deliveryId: Type.String({ minLength: 1, maxLength: 64, description: 'One of its deliveries (`del_…`).' }),
+  },
+  { additionalProperties: false },
+);

@@ -1,10 +1,11 @@
 import { lookup } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
+import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, rootCertificates, type TLSSocket } from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import type { WebhooksConfig } from '../platform/config.ts';
-import { checkTargetUrl, classifyAddress, classifyName, readHost } from './ssrf.ts';
+import { checkTargetUrl, classifyAddress, classifyName, isLoopback, readHost } from './ssrf.ts';
 
 /** Resolves a host name to its addresses; injectable so tests can play DNS (and DNS rebinding). */
 export type Resolver = (hostname: string) => Promise<string[]>;
@@ -38,9 +39,16 @@ class RefusedTarget extends Error {
  * lookup, so DNS rebinding cannot swap it), then re-checks the socket's remote address.
  * Redirects are never followed (undici only follows with an interceptor), so a 3xx is a failure.
  */
+/** Whether this delivery (or registration) may use a plain-HTTP loopback target: `loopbackHttpAllowed` of ssrf.ts for its mode. */
+export interface TargetOptions {
+  loopbackHttp?: boolean;
+}
+
 export class WebhookSender {
   resolver: Resolver;
   private readonly agent: Agent;
+  /** Plain HTTP to this machine only (sandbox endpoints outside production); never resolves a name through DNS. */
+  private readonly loopbackAgent: Agent;
   private readonly ca: string[] | undefined;
 
   constructor(
@@ -58,6 +66,16 @@ export class WebhookSender {
       },
       keepAliveTimeout: 4_000,
       connections: 16,
+    });
+    this.loopbackAgent = new Agent({
+      connect: (opts, callback) => {
+        openLoopbackSocket(opts.hostname, Number(opts.port) || 80, config.timeoutMs).then(
+          (socket) => callback(null, socket),
+          (err: Error) => callback(err, null),
+        );
+      },
+      keepAliveTimeout: 4_000,
+      connections: 4,
     });
   }
 
@@ -117,9 +135,11 @@ export class WebhookSender {
    * The registration check of a URL: its shape, then (for names) what it resolves to now.
    * Answers the problem for `body.url: …`, or null.
    */
-  async checkUrl(raw: string): Promise<string | null> {
-    const shape = checkTargetUrl(raw, { allowPrivate: this.config.allowPrivateTargets });
+  async checkUrl(raw: string, opts: TargetOptions = {}): Promise<string | null> {
+    const shape = checkTargetUrl(raw, { allowPrivate: this.config.allowPrivateTargets, loopbackHttp: opts.loopbackHttp });
     if (!shape.ok) return shape.problem!;
+    // Nothing to resolve: a loopback target is reached at 127.0.0.1 or ::1 whatever DNS says.
+    if (shape.loopback) return null;
     try {
       await this.addressesOf(shape.url!.hostname);
     } catch (err) {
@@ -130,7 +150,10 @@ export class WebhookSender {
   }
 
   /** One POST attempt with the deadline; never throws. */
-  async send(url: string, headers: Record<string, string>, body: string): Promise<AttemptOutcome> {
+  async send(url: string, headers: Record<string, string>, body: string, opts: TargetOptions = {}): Promise<AttemptOutcome> {
+    // Plain HTTP is judged again at every delivery: a live endpoint, or a server now in production, never sends it.
+    const plain = url.startsWith('http:') ? checkTargetUrl(url, { allowPrivate: false, loopbackHttp: opts.loopbackHttp }) : null;
+    if (plain && !plain.ok) return { status: null, durationMs: 0, error: `refused target: ${plain.problem}`, body: null };
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const signal = AbortSignal.timeout(this.config.timeoutMs);
@@ -140,7 +163,7 @@ export class WebhookSender {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'pinkas-webhooks/1', ...headers },
         body,
-        dispatcher: this.agent,
+        dispatcher: plain ? this.loopbackAgent : this.agent,
         signal,
         headersTimeout: this.config.timeoutMs,
         bodyTimeout: this.config.timeoutMs,
@@ -155,8 +178,43 @@ export class WebhookSender {
 
   /** Lets requests in flight finish (each is bounded by the deadline), then closes the connections. */
   async close(): Promise<void> {
-    await this.agent.close().catch(() => {});
+    await Promise.all([this.agent.close().catch(() => {}), this.loopbackAgent.close().catch(() => {})]);
   }
+}
+
+/** A TCP socket to this machine: `localhost` is tried at 127.0.0.1, then ::1; the peer must be a loopback address. */
+async function openLoopbackSocket(hostname: string, port: number, timeoutMs: number): Promise<Socket> {
+  const host = readHost(hostname);
+  if (!isLoopback(host)) throw new RefusedTarget(`${hostname} is not this machine`);
+  const addresses = host.kind === 'ip' ? [host.address] : ['127.0.0.1', '::1'];
+  let last: Error = new Error('no address');
+  for (const address of addresses) {
+    try {
+      return await connectTcp(address, port, timeoutMs);
+    } catch (err) {
+      last = err as Error;
+    }
+  }
+  throw last;
+}
+
+function connectTcp(address: string, port: number, timeoutMs: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = netConnect({ host: address, port });
+    socket.setTimeout(timeoutMs, () => socket.destroy(new Error(`connect timed out after ${timeoutMs} ms`)));
+    socket.once('connect', () => {
+      socket.setTimeout(0);
+      socket.removeListener('error', reject);
+      const remote = socket.remoteAddress ?? '';
+      if (!isLoopback(readHost(remote))) {
+        socket.destroy();
+        reject(new RefusedTarget(`connected to ${remote}, not this machine`));
+        return;
+      }
+      resolve(socket);
+    });
+    socket.once('error', reject);
+  });
 }
 
 async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {

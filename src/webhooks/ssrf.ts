@@ -147,8 +147,28 @@ export function classifyName(name: string): Refusal {
   return null;
 }
 
+/** A loopback host: `localhost`, 127.0.0.0/8 in any numeric form, `[::1]` (what a receiver on a laptop listens on). */
+export function isLoopback(host: HostKind): boolean {
+  if (host.kind === 'name') return host.name === 'localhost';
+  if (isIPv4(host.address)) return host.address.startsWith('127.');
+  const v6 = readIPv6(host.address);
+  return v6 !== null && v6.range() === 'loopback';
+}
+
+/**
+ * Plain-HTTP loopback targets (`http://localhost:8080/hooks`): for sandbox endpoints on a server that is not
+ * in production, so that a receiver can be developed on a laptop (issue 32). Live endpoints, and every
+ * endpoint of a production server, keep the rules above.
+ */
+export const loopbackHttpAllowed = (environment: string, mode: 'live' | 'sandbox'): boolean => mode === 'sandbox' && environment !== 'production';
+
+const HTTPS_ONLY = 'must use https';
+const HTTPS_ONLY_HERE = 'must use https (plain http to localhost is for sandbox keys, on a server that is not in production)';
+
 export interface TargetCheck {
   ok: boolean;
+  /** A plain-HTTP loopback target, allowed by `loopbackHttp`: reached without TLS and without DNS. */
+  loopback?: boolean;
   /** Why the URL is refused, phrased for `body.url: …`. */
   problem?: string;
   url?: URL;
@@ -159,15 +179,20 @@ export interface TargetCheck {
  * The URL rules that need no DNS: https, a host, no credentials, and (unless private targets are
  * allowed) no local name or non-public IP literal.
  */
-export function checkTargetUrl(raw: string, opts: { allowPrivate: boolean }): TargetCheck {
+export function checkTargetUrl(raw: string, opts: { allowPrivate: boolean; loopbackHttp?: boolean }): TargetCheck {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     return { ok: false, problem: 'is not a valid URL' };
   }
-  if (url.protocol !== 'https:') return { ok: false, problem: 'must use https' };
   if (url.username || url.password) return { ok: false, problem: 'must not carry credentials' };
+  if (url.protocol === 'http:' && url.hostname) {
+    const host = readHost(url.hostname);
+    if (!isLoopback(host)) return { ok: false, problem: HTTPS_ONLY };
+    return opts.loopbackHttp ? { ok: true, loopback: true, url, host } : { ok: false, problem: HTTPS_ONLY_HERE };
+  }
+  if (url.protocol !== 'https:') return { ok: false, problem: HTTPS_ONLY };
   if (!url.hostname) return { ok: false, problem: 'has no host' };
   const host = readHost(url.hostname);
   if (!opts.allowPrivate) {

@@ -39,3 +39,40 @@ describe('webhook configuration', () => {
     fails({ WEBHOOK_POLL_MS: '-1' }, 'WEBHOOK_POLL_MS');
   });
 });
+
+describe('boolean settings', () => {
+  const switches = {
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: (c: ReturnType<typeof loadConfig>) => c.webhooks.allowPrivateTargets,
+    CONSOLE_SECURE_COOKIES: (c: ReturnType<typeof loadConfig>) => c.console.secureCookies,
+    FILES_S3_PATH_STYLE: (c: ReturnType<typeof loadConfig>) => c.files.s3!.forcePathStyle,
+    SMTP_SECURE: (c: ReturnType<typeof loadConfig>) => c.prints.smtp!.secure,
+  };
+  const needs = { FILES_S3_BUCKET: 'b', FILES_S3_REGION: 'us-east-1', SMTP_HOST: 'smtp.example.com', SMTP_FROM: 'a@example.com' };
+
+  it('each accepts 1, 0, true and false (any case, spaces trimmed)', () => {
+    for (const [name, read] of Object.entries(switches)) {
+      for (const [word, value] of [
+        ['1', true],
+        ['true', true],
+        [' TRUE ', true],
+        ['0', false],
+        ['false', false],
+        ['False', false],
+      ] as const) {
+        expect(read(loadConfig({ ...base, ...needs, [name]: word })), `${name}=${word}`).toBe(value);
+      }
+    }
+  });
+
+  it('each refuses other words, naming the variable and the accepted ones', () => {
+    for (const name of Object.keys(switches)) {
+      fails({ ...needs, [name]: 'yes' }, name);
+      expect(() => loadConfig({ ...base, ...needs, [name]: 'on' })).toThrow(/must be 1, 0, true or false, got "on"/);
+    }
+  });
+
+  it('production still refuses private webhook targets, however the switch is spelled', () => {
+    fails({ PINKAS_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' }, 'WEBHOOK_ALLOW_PRIVATE_TARGETS');
+    expect(loadConfig({ ...base, PINKAS_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_TARGETS: '0' }).webhooks.allowPrivateTargets).toBe(false);
+  });
+});

@@ -30,9 +30,17 @@ export interface RequestContext {
   accountLimits: AccountLimits;
 }
 
+/** Who sent a request whose key was found usable, set before the rate limit and scope checks (the request log records refusals too). */
+export interface RequestCaller {
+  accountId: string;
+  mode: Mode;
+  keyPrefix: string;
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     ctx?: RequestContext;
+    caller?: RequestCaller;
   }
   interface FastifyContextConfig {
     /** The key scope the route needs. */

@@ -27,8 +27,14 @@ export const newRequestId = (): string => newId('req');
  * The one way an error answer is written. The body is serialized here, so no route response
  * schema can drop or reshape a field of it.
  */
+const reasons = new WeakMap<FastifyRequest, string>();
+
+/** The `reason` of the error a request was answered with (for the request log), or undefined. */
+export const errorReasonOf = (req: FastifyRequest): string | undefined => reasons.get(req);
+
 export function sendError(reply: FastifyReply, status: number, reason: string, message: string): FastifyReply {
   const requestId = String(reply.request.id);
+  reasons.set(reply.request, reason);
   return reply
     .status(status)
     .header('X-Request-Id', requestId)

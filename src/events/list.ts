@@ -1,0 +1,61 @@
+import { and, desc, eq, getTableColumns, gt, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import type { Executor, Mode } from '../platform/db/engine.ts';
+import { iso } from '../platform/db/sql.ts';
+import { outboxEvents } from '../platform/db/tables.ts';
+import { notFound } from '../platform/errors.ts';
+import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
+import type { EventsQueryValue, EventView } from './schemas.ts';
+
+type OutboxRow = typeof outboxEvents.$inferSelect;
+
+function toEvent(mode: Mode, r: OutboxRow): EventView {
+  return {
+    id: r.id,
+    // The outbox accepts only the catalog's names (platform/outbox.ts).
+    type: r.event as EventView['type'],
+    mode,
+    businessId: r.businessId,
+    data: (r.data ?? {}) as EventView['data'],
+    createdAt: iso(r.createdAt),
+  };
+}
+
+/**
+ * One page of an account's events in one mode's database, newest first in the order (created_at, id).
+ * The index outbox_events_by_account (migration 0035) reads the account's range in that order, so a
+ * page costs `take` rows whatever the filters (docs/webhooks.md, "Events API", has the plans).
+ */
+export async function listEvents(
+  ex: Executor,
+  mode: Mode,
+  accountId: string,
+  q: EventsQueryValue & { take: number },
+): Promise<{ events: EventView[]; nextCursor: string | null }> {
+  const t = outboxEvents;
+  const conditions: (SQL | undefined)[] = [
+    eq(t.accountId, accountId),
+    q.type ? inArray(t.event, q.type) : undefined,
+    q.businessId ? eq(t.businessId, q.businessId) : undefined,
+    q.createdAfter ? gt(t.createdAt, new Date(q.createdAfter)) : undefined,
+    q.createdBefore ? lt(t.createdAt, new Date(q.createdBefore)) : undefined,
+    q.cursor ? afterCursor(decodeCursor('events', q.cursor), sql`${t.createdAt}`, sql`${t.id}`) : undefined,
+  ];
+  const rows = await ex
+    .select({ row: getTableColumns(t), cursorAt: sql<string>`${cursorAtSql(sql`${t.createdAt}`)}` })
+    .from(t)
+    .where(and(...conditions))
+    .orderBy(desc(t.createdAt), desc(t.id))
+    .limit(q.take + 1);
+  const { page, nextCursor } = pageOf('events', rows, q.take, (r) => ({ createdAt: r.cursorAt, id: r.row.id }));
+  return { events: page.map((r) => toEvent(mode, r.row)), nextCursor };
+}
+
+/** One event of the account; another account's (or a pruned one) is not found. */
+export async function getEvent(ex: Executor, mode: Mode, accountId: string, id: string): Promise<EventView> {
+  const [row] = await ex
+    .select()
+    .from(outboxEvents)
+    .where(and(eq(outboxEvents.id, id), eq(outboxEvents.accountId, accountId)));
+  if (!row) throw notFound('event');
+  return toEvent(mode, row);
+}

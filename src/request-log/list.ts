@@ -1,0 +1,54 @@
+import { and, desc, eq, getTableColumns, lt, sql, type SQL } from 'drizzle-orm';
+import type { Executor } from '../platform/db/engine.ts';
+import { iso } from '../platform/db/sql.ts';
+import { firstIdAt } from '../platform/ids.ts';
+import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
+import { apiRequests, type ApiRequestRow } from './tables.ts';
+import type { ApiRequestView } from './schemas.ts';
+
+/** How long rows are kept (issue 32: 7 days). */
+export const REQUESTS_KEPT_MS = 7 * 86_400_000;
+
+function toView(r: ApiRequestRow): ApiRequestView {
+  return {
+    requestId: r.requestId,
+    method: r.method,
+    path: r.path,
+    status: r.status,
+    reason: r.reason,
+    durationMs: r.durationMs,
+    keyPrefix: r.keyPrefix,
+    createdAt: iso(r.createdAt),
+  };
+}
+
+/**
+ * One page of the account's requests (in this mode's database), newest first in the order (created_at, id).
+ * Every query names the account: a request id of another account's request finds nothing.
+ */
+export async function listRequests(
+  ex: Executor,
+  accountId: string,
+  q: { take: number; cursor?: string; requestId?: string },
+): Promise<{ requests: ApiRequestView[]; nextCursor: string | null }> {
+  const t = apiRequests;
+  const conditions: (SQL | undefined)[] = [
+    eq(t.accountId, accountId),
+    q.requestId ? eq(t.requestId, q.requestId) : undefined,
+    q.cursor ? afterCursor(decodeCursor('requests', q.cursor), sql`${t.createdAt}`, sql`${t.id}`) : undefined,
+  ];
+  const rows = await ex
+    .select({ row: getTableColumns(t), cursorAt: sql<string>`${cursorAtSql(sql`${t.createdAt}`)}` })
+    .from(t)
+    .where(and(...conditions))
+    .orderBy(desc(t.createdAt), desc(t.id))
+    .limit(q.take + 1);
+  const { page, nextCursor } = pageOf('requests', rows, q.take, (r) => ({ createdAt: r.cursorAt, id: r.row.id }));
+  return { requests: page.map((r) => toView(r.row)), nextCursor };
+}
+
+/** Deletes rows older than REQUESTS_KEPT_MS: a range of the time-ordered primary key. Answers how many went. */
+export async function pruneRequests(ex: Executor, now: Date): Promise<number> {
+  const result = await ex.delete(apiRequests).where(lt(apiRequests.id, firstIdAt('rql', now.getTime() - REQUESTS_KEPT_MS)));
+  return Number((result as { rowCount?: number | null }).rowCount ?? 0);
+}
