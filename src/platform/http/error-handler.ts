@@ -23,15 +23,15 @@ export const ErrorSchema = Type.Object(
 /** A fresh request id: `req_` + time + 80 random bits, unique across processes and runs. */
 export const newRequestId = (): string => newId('req');
 
-/**
- * The one way an error answer is written. The body is serialized here, so no route response
- * schema can drop or reshape a field of it.
- */
 const reasons = new WeakMap<FastifyRequest, string>();
 
 /** The `reason` of the error a request was answered with (for the request log), or undefined. */
 export const errorReasonOf = (req: FastifyRequest): string | undefined => reasons.get(req);
 
+/**
+ * The one way an error answer is written. The body is serialized here, so no route response
+ * schema can drop or reshape a field of it.
+ */
 export function sendError(reply: FastifyReply, status: number, reason: string, message: string): FastifyReply {
   const requestId = String(reply.request.id);
   reasons.set(reply.request, reason);

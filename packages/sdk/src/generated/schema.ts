@@ -1584,7 +1584,7 @@ export interface components {
              * @description An event name (docs/webhooks.md, Events).
              * @enum {string}
              */
-            type: "document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test";
+            type: "document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test";
             /**
              * @description The database the event was recorded in (the key’s mode).
              * @enum {string}
@@ -6452,7 +6452,7 @@ export interface operations {
                      */
                     since?: string;
                     /** @description Only these events; default: all (`failed`) or the endpoint's own filter (`since`). */
-                    events?: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test")[];
+                    events?: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test")[];
                 };
             };
         };
@@ -6572,7 +6572,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these event names: repeat the parameter (`type=a&type=b`) or separate them with commas. */
-                type?: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "export.completed" | "business.status_changed" | "webhook.test")[];
+                type?: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test")[];
                 /** @description Only the events of this business. */
                 businessId?: string;
                 /** @description Only events created strictly after this instant. */
