@@ -3,6 +3,7 @@
 // numbers and drawn by joining strings into one `TJ` operator. pdfkit would lay each word out again, encode its
 // glyphs and format its positions on every draw. The output is pdfkit's own, byte for byte (`_fragment`).
 import type { Font, Glyph } from 'fontkit';
+import { ComposedRuns } from './composed-runs.ts';
 
 type Position = { xAdvance: number; xOffset: number; yOffset: number; advanceWidth: number };
 /** A laid-out word as pdfkit's EmbeddedFont.layoutRun answers it: positions in thousandths of the font size. */
@@ -59,9 +60,27 @@ export class GlyphRuns {
   /** A text's advance (the sum of its words'): measured several times a document, the same labels in every one. */
   private readonly advances = new Map<string, number>();
   private readonly scale: number;
+  private readonly composed: ComposedRuns;
 
   constructor(private readonly font: Font) {
     this.scale = 1000 / font.unitsPerEm;
+    this.composed = new ComposedRuns(font);
+  }
+
+  /** fontkit's layout of a new word, left to right (from its characters when composed-runs.ts can vouch for it). */
+  private layout(text: string): Run {
+    const composed = this.composed.run(text);
+    if (composed === null) return this.font.layout(text, undefined, undefined, undefined, 'ltr') as unknown as Run;
+    return {
+      glyphs: composed.glyphs,
+      // Their widths are set with the scaling, as for fontkit's runs.
+      positions: composed.positions as unknown as Position[],
+      get advanceWidth() {
+        let width = 0;
+        for (const position of this.positions) width += position.xAdvance;
+        return width;
+      },
+    };
   }
 
   /** pdfkit's layoutRun: the glyphs strictly left to right (the text is in visual order already). */
@@ -73,7 +92,7 @@ export class GlyphRuns {
     let word = this.words.get(text);
     if (word === undefined) {
       if (this.words.size >= WORDS) this.words.clear();
-      const run = this.font.layout(text, undefined, undefined, undefined, 'ltr') as unknown as Run;
+      const run = this.layout(text);
       let offset = false;
       for (let i = 0; i < run.positions.length; i++) {
         const position = run.positions[i] as Position & Record<string, number>;
