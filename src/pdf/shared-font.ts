@@ -6,6 +6,8 @@
 // file carries the seeded repertoire (~9 KB a font deflated) rather than its own glyphs only.
 import { deflateSync } from 'node:zlib';
 import type { Font, Glyph } from 'fontkit';
+import { pdfNumber } from './glyph-runs.ts';
+import { preformatted } from './preformatted.ts';
 
 /** The text whose glyphs are numbered first, in this order: what a page of any language mostly draws. */
 const SEED =
@@ -35,7 +37,8 @@ interface Shared {
   widths: (number | null)[];
   unicode: number[][];
   /** The encoded parts for a subset of `glyphs` glyphs. */
-  encoded: { glyphs: number; file: Buffer; cmap: Buffer; widths: (number | null)[] } | null;
+  /** `widths`: the /W array as pdfkit writes it. */
+  encoded: { glyphs: number; file: Buffer; cmap: Buffer; widths: string } | null;
   descriptor: Record<string, unknown>;
 }
 
@@ -96,7 +99,8 @@ function encoded(s: Shared): NonNullable<Shared['encoded']> {
       s.widths[gid] ??= s.font.getGlyph(id).advanceWidth * s.scale;
       s.unicode[gid] ??= [];
     });
-    s.encoded = { glyphs: s.subset.glyphs.length, file, cmap: deflateSync(toUnicodeCmap(s.unicode), { level: 9 }), widths: [...s.widths] };
+    const widths = `[0 [${Array.from(s.widths, (w) => (w == null ? 'null' : pdfNumber(w))).join(' ')}]]`;
+    s.encoded = { glyphs: s.subset.glyphs.length, file, cmap: deflateSync(toUnicodeCmap(s.unicode), { level: 9 }), widths };
   }
   return s.encoded;
 }
@@ -117,7 +121,7 @@ function embed(pdfFont: EmbeddedFont, s: Shared): void {
     BaseFont: name,
     CIDSystemInfo: { Registry: new String('Adobe'), Ordering: new String('Identity'), Supplement: 0 },
     FontDescriptor: descriptor,
-    W: [0, parts.widths],
+    W: preformatted(doc, parts.widths),
     CIDToGIDMap: 'Identity',
   });
   descendant.end();

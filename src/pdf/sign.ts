@@ -1,8 +1,8 @@
 import { createPrivateKey } from 'node:crypto';
 import forge from 'node-forge';
-import { pdfkitAddPlaceholder } from '@signpdf/placeholder-pdfkit';
 import type { SigningIdentity } from './certificate.ts';
 import { cmsSigner, fillSignature } from './cms.ts';
+import { addSignaturePlaceholder } from './placeholder.ts';
 import type { SignatureInfo } from './model.ts';
 
 /** Room reserved in the PDF for the CMS blob (hex doubles it); a 2048-bit key with a 3-cert chain fits. */
@@ -73,16 +73,13 @@ export function pdfSigner(identity: SigningIdentity, info: { name: string; locat
     subject: cn ? String(cn.value) : 'unknown',
     signature: signatureInfo(identity, info.development ?? false),
     addPlaceholder(doc, at, reason) {
-      pdfkitAddPlaceholder({
-        pdf: doc,
-        pdfBuffer: Buffer.alloc(0),
+      addSignaturePlaceholder(doc, {
         reason: reason ?? 'Computerized tax document',
-        contactInfo: '',
         // Latin only: the dictionary strings are written as PDFDocEncoding.
         name: info.name.replace(/[^\x20-\x7e]/g, '').trim() || 'pinkas',
         location: info.location ?? 'IL',
         signingTime: at,
-        signatureLength: SIGNATURE_LENGTH,
+        length: SIGNATURE_LENGTH,
         appName: 'pinkas',
       });
     },

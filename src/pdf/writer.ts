@@ -1,6 +1,7 @@
 import PDFDocument from 'pdfkit';
 import { hebrewFonts } from './fonts.ts';
 import { visualOrder, wrapLogical, type BaseDirection } from './bidi.ts';
+import { glyphRunsOf, pdfNumber, type GlyphRuns } from './glyph-runs.ts';
 import type { Variant } from './model.ts';
 import { shareEmbedding, type EmbeddedFont } from './shared-font.ts';
 import { deflateContent, spliceObjects, streamObject, stringObject } from './splice.ts';
@@ -19,20 +20,29 @@ export interface TextStyle {
   underline?: boolean;
 }
 
-type FontkitFont = { layout: (...args: unknown[]) => unknown; __pinkasLtr?: boolean };
-/** pdfkit's embedded font of one document: lays words out (layoutRun) and caches them (layoutCached). */
-type DocumentFont = { name: string; font?: FontkitFont; layoutRun(text: string): unknown; layoutCached(text: string): unknown; __pinkasShared?: boolean };
-type Ref = { id: number; data: Record<string, unknown>; buffer: Uint8Array[]; write(chunk: string): void; end(): void };
-type Page = { content: Ref | { write(chunk: string | Uint8Array): void }; dictionary: { data: { Contents: unknown } } };
+/** pdfkit's embedded font of one document (the parts the writer uses); its subset is the process's (shared-font.ts). */
+type DocumentFont = EmbeddedFont & { ascender: number; layoutCached(text: string): unknown; ref(): unknown; __pinkasShared?: boolean };
+type Ref = { id: number; data: Record<string, unknown>; buffer: Uint8Array[]; write(chunk: string | Uint8Array): void; end(): void };
+type Page = {
+  content: Ref | { write(chunk: string | Uint8Array): void };
+  dictionary: { data: { Contents: unknown } };
+  fonts: Record<string, unknown>;
+  height: number;
+};
 /** The pdfkit internals the writer reaches into (pinned by the lock file). */
 interface Internals {
   page: Page;
+  _font: DocumentFont;
+  _fontSize: number;
+  _fillColor: unknown;
   _offset: number;
   _offsets: number[];
   _info: { data: { Subject?: Ref } };
   _pageBuffer: Page[];
   _write(data: string | Uint8Array): void;
   _finalize(): void;
+  _normalizeColor(color: string): number[] | null;
+  _getColorSpace(color: number[]): string;
   ref(): Ref;
 }
 
@@ -47,31 +57,27 @@ interface VariantLayer {
 }
 
 /**
- * Laid-out words, shared by every document of the process (per font): a word's glyph run depends on
- * the font only (the fonts are parsed once, fonts.ts), and shaping Hebrew was most of a render once
- * the fonts were. pdfkit keeps such a cache per document; this one outlives it, bounded.
+ * A stream's content kept as text until the document ends: pdfkit turns every operator into bytes as it is
+ * written, and a page is a few hundred of them.
  */
-const LAYOUT_CACHE_WORDS = 50_000;
-const sharedLayouts = new Map<string, Map<string, unknown>>();
+const textOf = new WeakMap<Ref, string[]>();
 
-function shareLayouts(pdfFont: DocumentFont): void {
-  let words = sharedLayouts.get(pdfFont.name);
-  if (!words) sharedLayouts.set(pdfFont.name, (words = new Map()));
-  const cache = words;
-  pdfFont.layoutCached = (text: string) => {
-    let run = cache.get(text);
-    if (run === undefined) {
-      if (cache.size >= LAYOUT_CACHE_WORDS) cache.clear();
-      run = pdfFont.layoutRun(text);
-      cache.set(text, run);
-    }
-    return run;
-  };
-  pdfFont.__pinkasShared = true;
+function collectAsText(ref: Ref): void {
+  const parts = ref.buffer.map((bytes) => Buffer.from(bytes).toString('latin1'));
+  ref.buffer = [];
+  // pdfkit's write sets /Length first (its value comes at the end): the dictionary keeps pdfkit's key order.
+  ref.data.Length ??= 0;
+  ref.write = (chunk) => parts.push(typeof chunk === 'string' ? `${chunk}\n` : Buffer.from(chunk).toString('latin1'));
+  textOf.set(ref, parts);
 }
+
+/** A fill colour's operators as pdfkit writes them (fillColor), by colour. */
+const fillOps = new Map<string, string | null>();
 
 /** Deflates what was written to a stream reference (pdfkit then writes it as it is). */
 function deflateRef(ref: Ref): void {
+  const text = textOf.get(ref);
+  if (text) ref.buffer = text.length === 0 ? [] : [Buffer.from(text.join(''), 'latin1')];
   if (ref.buffer.length === 0) return;
   ref.buffer = [deflateContent(Buffer.concat(ref.buffer))];
   ref.data.Filter = 'FlateDecode';
@@ -79,8 +85,10 @@ function deflateRef(ref: Ref): void {
 
 /**
  * A thin layer over pdfkit that draws logical text (as stored) right-to-left correctly:
- * wrap the logical text, reorder each line to visual order with bidi-js, and make fontkit lay the
- * glyphs out strictly left to right (otherwise it reverses Hebrew runs a second time).
+ * wrap the logical text, reorder each line to visual order with bidi-js, and lay the glyphs out strictly
+ * left to right (glyph-runs.ts; fontkit would reverse Hebrew runs a second time). Text goes into the page
+ * as pdfkit's text() would write it, from the words' cached glyph runs; pdfkit keeps the document's
+ * structure, the fonts' embedding, images, links, lines and boxes.
  */
 export class PdfWriter {
   readonly doc: PDFKit.PDFDocument;
@@ -88,6 +96,8 @@ export class PdfWriter {
   private readonly chunks: Uint8Array[] = [];
   private readonly layers = new Map<Page, VariantLayer>();
   private readonly wrapped = new Map<string, string[]>();
+  /** The font pdfkit has current ('he' or 'he-bold'). */
+  private fontName = '';
 
   /**
    * `variants`: the files this writer makes from one layout (origin and copy differ only where forVariants
@@ -124,23 +134,29 @@ export class PdfWriter {
     // pdfkit accepts a parsed fontkit font (its typings only list files and bytes).
     this.doc.registerFont('he', fonts.regular as unknown as Buffer);
     this.doc.registerFont('he-bold', fonts.bold as unknown as Buffer);
+    collectAsText(d.page.content as Ref);
+    this.doc.on('pageAdded', () => collectAsText(d.page.content as Ref));
     this.useFont(false, 10);
   }
 
-  useFont(bold: boolean, size: number): void {
-    this.doc.font(bold ? 'he-bold' : 'he').fontSize(size);
-    const pdfFont = (this.doc as unknown as { _font: DocumentFont })._font;
-    const font = pdfFont.font;
-    if (font && !font.__pinkasLtr) {
-      const layout = font.layout.bind(font);
-      // Force left-to-right glyph order: the string is already in visual order.
-      font.layout = (text: unknown, features: unknown, script: unknown, language: unknown) => layout(text, features, script, language, 'ltr');
-      font.__pinkasLtr = true;
+  /** Makes the font current; answers its words (measured and drawn without pdfkit's text path). */
+  useFont(bold: boolean, size: number): GlyphRuns {
+    const d = this.internals;
+    const name = bold ? 'he-bold' : 'he';
+    if (this.fontName !== name) {
+      this.doc.font(name);
+      this.fontName = name;
     }
-    if (font && !pdfFont.__pinkasShared) {
-      shareLayouts(pdfFont);
-      shareEmbedding(pdfFont as unknown as EmbeddedFont);
+    d._fontSize = size;
+    const pdfFont = d._font;
+    const runs = glyphRunsOf(pdfFont.font);
+    if (!pdfFont.__pinkasShared) {
+      // pdfkit's own text path (underlined lines) finds the words laid out here.
+      pdfFont.layoutCached = (text: string) => runs.run(text);
+      shareEmbedding(pdfFont);
+      pdfFont.__pinkasShared = true;
     }
+    return runs;
   }
 
   private get internals(): Internals {
@@ -158,6 +174,7 @@ export class PdfWriter {
     let layer = this.layers.get(page);
     if (!layer) {
       layer = { ref: this.internals.ref(), others: this.variants.slice(1).map(() => []) };
+      collectAsText(layer.ref);
       page.dictionary.data.Contents = [page.content, layer.ref];
       layer.ref.write('q');
       this.layers.set(page, layer);
@@ -179,8 +196,8 @@ export class PdfWriter {
   }
 
   width(text: string, style: TextStyle = {}): number {
-    this.useFont(style.bold ?? false, style.size ?? 10);
-    return this.doc.widthOfString(text);
+    const size = style.size ?? 10;
+    return this.useFont(style.bold ?? false, size).width(text, size);
   }
 
   lineHeight(size = 10): number {
@@ -191,13 +208,14 @@ export class PdfWriter {
   wrap(text: string, maxWidth: number, style: TextStyle = {}): string[] {
     const bold = style.bold ?? false;
     const size = style.size ?? 10;
-    this.useFont(bold, size);
+    const runs = this.useFont(bold, size);
     const key = `${bold ? 'b' : ''}${size}|${maxWidth}|${text}`;
     let lines = this.wrapped.get(key);
     if (!lines) {
+      const measure = (s: string) => runs.width(s, size);
       // Most texts are one line as written: one measure instead of one per word.
       const plain = !/[\r\n]| {2}|^ | $/.test(text);
-      lines = plain && this.doc.widthOfString(text) <= maxWidth ? [text] : wrapLogical(text, maxWidth, (s) => this.doc.widthOfString(s));
+      lines = plain && measure(text) <= maxWidth ? [text] : wrapLogical(text, maxWidth, measure);
       this.wrapped.set(key, lines);
     }
     return lines;
@@ -211,18 +229,49 @@ export class PdfWriter {
     const size = style.size ?? 10;
     const lines = this.wrap(text, w, style);
     const lh = this.lineHeight(size);
-    this.useFont(style.bold ?? false, size);
-    this.doc.fillColor(style.color ?? '#222222');
+    const runs = this.useFont(style.bold ?? false, size);
+    this.fillColor(style.color ?? '#222222');
     lines.forEach((line, i) => {
       const visual = visualOrder(line, style.dir ?? 'rtl');
-      const lw = this.doc.widthOfString(visual);
+      const lw = runs.width(visual, size);
       const align = style.align ?? (style.dir === 'ltr' ? 'left' : 'right');
       const lx = align === 'right' ? x + w - lw : align === 'center' ? x + (w - lw) / 2 : x;
       const ly = y + i * lh;
-      this.doc.text(visual, lx, ly, { lineBreak: false, underline: style.underline ?? false });
+      this.drawLine(runs, visual, lx, ly, style.underline ?? false);
       if (style.link) this.doc.link(lx, ly, lw, lh, style.link);
     });
     return lines.length * lh;
+  }
+
+  /** One line in visual order with its top-left at (x, y): what pdfkit's text() writes, from the words' glyph runs. */
+  private drawLine(runs: GlyphRuns, visual: string, x: number, y: number, underline: boolean): void {
+    const d = this.internals;
+    const font = d._font;
+    const tj = underline || visual === '' ? null : runs.tj(visual, font);
+    if (tj === null) {
+      this.doc.text(visual, x, y, { lineBreak: false, underline });
+      return;
+    }
+    const page = d.page;
+    const size = d._fontSize;
+    if (page.fonts[font.id] == null) page.fonts[font.id] = font.ref();
+    const top = page.height - y - (font.ascender / 1000) * size;
+    page.content.write(
+      `q\n1 0 0 -1 0 ${pdfNumber(page.height)} cm\nBT\n1 0 0 1 ${pdfNumber(x)} ${pdfNumber(top)} Tm\n/${font.id} ${pdfNumber(size)} Tf\n${tj}\nET\nQ`,
+    );
+  }
+
+  /** pdfkit's fillColor for a colour string, its operators formatted once per colour. */
+  private fillColor(color: string): void {
+    const d = this.internals;
+    let op = fillOps.get(color);
+    if (op === undefined) {
+      const normalized = d._normalizeColor(color);
+      op = normalized ? `/${d._getColorSpace(normalized)} cs\n${normalized.join(' ')} scn` : null;
+      fillOps.set(color, op);
+    }
+    if (op !== null) d.page.content.write(op);
+    d._fillColor = [color, undefined];
   }
 
   /** Height `text` would take in a box of width w. */
