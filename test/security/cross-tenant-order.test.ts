@@ -65,9 +65,22 @@ async function fixtures(key: string): Promise<Fixtures> {
       ],
     })
   ).entry.id;
+  const supplier = (await post(`/v1/businesses/${bid}/parties`, { kind: 'supplier', name: 'ספק', taxId: '516179157' })).party.id;
+  const payment = (await post(`/v1/businesses/${bid}/supplier-payments`, { partyId: supplier, method: 'cash', amount: 100, date: '2026-02-01' })).payment.id;
+  const event = (await env.call('GET', `/v1/events?businessId=${bid}&take=1`, { key })).body.events[0].id as string;
   return {
     bid,
-    ids: { documents: [draft, issued], parties: [party], expenses: [expense], webhooks: [webhook], exports: [exportRun], files: [file], entries: [entry] },
+    ids: {
+      events: [event],
+      documents: [draft, issued],
+      parties: [party],
+      expenses: [expense],
+      webhooks: [webhook],
+      exports: [exportRun],
+      files: [file],
+      entries: [entry],
+      'supplier-payments': [payment],
+    },
   };
 }
 
