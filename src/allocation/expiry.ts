@@ -12,6 +12,7 @@ import { appendAudit } from '../platform/audit.ts';
 import type { Services } from '../platform/http/services.ts';
 import { errorSummary } from '../platform/logger.ts';
 import type { Worker } from '../domain.ts';
+import { runPeriodically } from '../platform/periodic.ts';
 
 export async function warnExpiringConnections(s: Services, database: Database): Promise<number> {
   const now = s.clock.now();
@@ -65,23 +66,10 @@ export async function warnExpiringConnections(s: Services, database: Database): 
 
 /** Checks both databases every `everyMs` (default 10 minutes). */
 export function startExpiryWorker(s: Services, everyMs = 600_000): Worker {
-  let running: Promise<unknown> = Promise.resolve();
-  const tick = () => {
-    running = (async () => {
-      for (const mode of ['live', 'sandbox'] as const) {
-        await warnExpiringConnections(s, s.databases[mode]).catch((err) => s.logger.warn({ err: errorSummary(err), mode }, 'allocation expiry check failed'));
-      }
-    })();
+  const check = async () => {
+    for (const mode of ['live', 'sandbox'] as const) {
+      await warnExpiringConnections(s, s.databases[mode]).catch((err) => s.logger.warn({ err: errorSummary(err), mode }, 'allocation expiry check failed'));
+    }
   };
-  const timer = setInterval(tick, everyMs);
-  timer.unref();
-  const first = setTimeout(tick, 0);
-  first.unref();
-  return {
-    stop: async () => {
-      clearTimeout(first);
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return runPeriodically(everyMs, check, { runNow: true });
 }

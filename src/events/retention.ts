@@ -2,6 +2,7 @@ import type { Services } from '../platform/http/services.ts';
 import { errorSummary } from '../platform/logger.ts';
 import { pruneOutboxEvents } from '../platform/outbox.ts';
 import type { Worker } from '../domain.ts';
+import { runPeriodically } from '../platform/periodic.ts';
 
 /** How long events stay readable through GET /v1/events (issue 32: 30 days). */
 export const EVENTS_KEPT_MS = 30 * 86_400_000;
@@ -17,22 +18,11 @@ export async function pruneEvents(s: Services): Promise<Record<'live' | 'sandbox
 
 /** The background process's hourly pruning of old events (like the console's pruning; several processes only repeat a DELETE). */
 export function eventRetentionWorker(s: Services, everyMs = 3_600_000): Worker {
-  let running: Promise<void> | null = null;
-  const tick = () => {
-    running ??= pruneEvents(s)
+  const prune = () =>
+    pruneEvents(s)
       .then((n) => {
         if (n.live || n.sandbox) s.logger.info(n, 'events: pruned events older than 30 days');
       })
-      .catch((err) => s.logger.warn({ err: errorSummary(err) }, 'events: pruning old events failed'))
-      .finally(() => (running = null));
-  };
-  const timer = setInterval(tick, everyMs);
-  timer.unref();
-  tick();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+      .catch((err) => s.logger.warn({ err: errorSummary(err) }, 'events: pruning old events failed'));
+  return runPeriodically(everyMs, prune, { runNow: true });
 }

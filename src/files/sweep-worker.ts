@@ -2,6 +2,7 @@ import type { Services } from '../platform/http/services.ts';
 import { errorSummary } from '../platform/logger.ts';
 import { sweepOrphans } from '../platform/file-store/sweep.ts';
 import type { Worker } from '../domain.ts';
+import { runPeriodically } from '../platform/periodic.ts';
 
 /** One sweep of every store of both modes; a store that fails is logged and the others still swept. */
 export async function sweepAllStores(s: Services): Promise<void> {
@@ -24,16 +25,5 @@ export async function sweepAllStores(s: Services): Promise<void> {
  * same work twice, never harm: removal is of unreferenced objects past the grace period only.
  */
 export function fileSweepWorker(s: Services, everyMs = 3_600_000): Worker {
-  let running: Promise<void> | null = null;
-  const tick = () => {
-    running ??= sweepAllStores(s).finally(() => (running = null));
-  };
-  const timer = setInterval(tick, everyMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return runPeriodically(everyMs, () => sweepAllStores(s));
 }
