@@ -76,5 +76,5 @@ describe('the files commands on the command line', () => {
     expect(JSON.parse(sweep.out).live[0]).toMatchObject({ removed: 0, refused: 0 });
     expect(cli('files', 'migrate', '--batch', '0', '--json').code).toBe(2);
     expect(cli('files', 'verify', '--mdoe', 'test').code).toBe(2);
-  });
+  }, 180_000); // five processes one after another, each loading the application (~10 s apiece on a loaded 2-core machine)
 });
