@@ -121,7 +121,7 @@ describe('partial credits of a 305', () => {
 });
 
 describe('the books, the VAT report, PCN874 and OPENFRMT follow partial credits', () => {
-  it('tie in a month that mixes a partial credit, a full credit and a party account by tax id', async () => {
+  it('tie in a month that mixes a partial credit, a full credit, a party account by tax id and a supplier payment', async () => {
     env.clock.set('2026-03-10T08:00:00.000Z');
     const bid = (await env.business(a.test)).id;
     const base = `/v1/businesses/${bid}`;
@@ -146,12 +146,34 @@ describe('the books, the VAT report, PCN874 and OPENFRMT follow partial credits'
       [25, 5, 30],
     ]);
     expect((await read(bid, tiny.id)).cancelledByDocumentId).toBe(units[2].id);
+    // A supplier's invoice in the same month, half of it paid by transfer: Dr the supplier / Cr the bank.
+    const draft = await env.call('POST', `${base}/expenses`, {
+      key: a.test,
+      body: {
+        categoryKey: 'office',
+        supplier: { name: 'ספק', taxId: TAX_IDS.company },
+        supplierDocType: 'tax_invoice',
+        supplierDocNumber: 'S-1',
+        supplierDocDate: '2026-03-05',
+        amountExVat: 10_000,
+        vatAmount: 1_800,
+      },
+    });
+    const recorded = await env.call('POST', `${base}/expenses/${draft.body.expense.id}/record`, { key: a.test });
+    expect(recorded.status, JSON.stringify(recorded.body)).toBe(201);
+    const paid = await env.call('POST', `${base}/supplier-payments`, {
+      key: a.test,
+      body: { expenseId: draft.body.expense.id, method: 'transfer', amount: 5_900, date: '2026-03-08' },
+    });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(201);
     const customer = `1100-T${TAX_IDS.company2}`;
     const tb = (await env.call('GET', `${base}/ledger/trial-balance?at=2026-03-31`, { key: a.test })).body;
     const bal = Object.fromEntries(tb.accounts.map((r: any) => [r.code, r.balance]));
     expect(bal[customer]).toBe(inv.totalIncVat - c1.totalIncVat);
     expect(bal['1190']).toBe(0);
     expect(bal['2200']).toBe(-(inv.vatAmount - c1.vatAmount));
+    expect(bal[`2100-T${TAX_IDS.company}`]).toBe(-(11_800 - 5_900));
+    expect(bal['1230']).toBe(-5_900);
     const { report } = (await env.call('GET', `${base}/reports/vat?period=2026-03`, { key: a.test })).body;
     expect(report).toMatchObject({ outputVat: inv.vatAmount - c1.vatAmount, sales: { taxable: inv.totalExVat - c1.totalExVat } });
     env.clock.set('2026-04-02T08:00:00.000Z');
