@@ -66,7 +66,8 @@ function draftStatement(s: Sample, id: string, businessId: string, at: string) {
   const row = { ...s.row, id, business_id: businessId, status: 'draft', doc_number: null, snapshot: null, issued_at: null, pdf_files: null };
   Object.assign(row, { external_ref: null, created_at: at, updated_at: at, allocation: null, warnings: [], print_count: 0, origin_handed_out_at: null });
   const cols = s.columns.map((c) => `"${c}"`).join(', ');
-  const audit = { ...auditOf(s, businessId, id, at, 'document.create'), hashParts: [JSON.stringify({ after: row, before: null, id })] };
+  const recorded = { ...(s.audit.after as Record<string, unknown>), id, businessId, status: 'draft', docNumber: null, issuedAt: null };
+  const audit = { ...auditOf(s, businessId, id, at, 'document.create'), hashParts: [JSON.stringify({ after: recorded, before: null, id })] };
   return {
     text: `WITH inserted AS (INSERT INTO documents (${cols}) SELECT ${cols} FROM jsonb_populate_record(NULL::documents, $1::jsonb) RETURNING id)
            SELECT audit_append($2::jsonb, NULL) FROM inserted`,
@@ -91,7 +92,8 @@ function auditOf(s: Sample, businessId: string, entityId: string, at: string, ac
 /** issue_document's argument, as issue.ts builds it. */
 function issueArgument(s: Sample, id: string, businessId: string, version: string, at: string) {
   const snapshot = s.row.snapshot as Record<string, unknown>;
-  const after = JSON.stringify({ ...s.row, id, business_id: businessId, doc_number: HOLE });
+  // What the server's audit row recorded of its document, for this one.
+  const after = JSON.stringify({ ...(s.audit.after as Record<string, unknown>), id, businessId, docNumber: HOLE });
   const [head, tail] = after.split(`"${HOLE}"`);
   const future = new Date(Date.parse(at) + 86_400_000).toISOString();
   return {

@@ -18,6 +18,7 @@ import { documentView, findDocumentRow, getDocumentRow, toDocumentRow, type Docu
 import type { DraftCreateBody, DraftPatchBody, PartyInputBody } from './schemas.ts';
 import { checkDraft, normalizeInlineParty, normalizeLine, normalizePayment, type DraftFields } from './draft-input.ts';
 import { totalsOfDraft } from './totals.ts';
+import { documentAuditRecord } from './audit-record.ts';
 import { metadataToStore, type Metadata } from '../platform/metadata.ts';
 import { SHEKEL } from '../platform/currencies.ts';
 
@@ -43,26 +44,19 @@ export function requestHash(body: DraftCreateBody): string {
   return createHash('sha256').update(canonicalJson(rest)).digest('hex');
 }
 
-/**
- * Inserts the draft and its audit row in one statement; undefined when a draft with the same
- * externalRef exists (its own create answered, or a racing one).
- */
-async function insertDraft(
-  ex: Executor,
-  ctx: RequestContext,
-  at: Date,
-  businessId: string,
-  draft: {
-    fields: DraftFields;
-    totals: { totalExVat: number; vatAmount: number; totalIncVat: number };
-    externalRef: string | null;
-    hash: string;
-    metadata: Metadata | undefined;
-    datedAtIssue: boolean;
-  },
-): Promise<DocumentView | undefined> {
+interface DraftToInsert {
+  fields: DraftFields;
+  totals: { totalExVat: number; vatAmount: number; totalIncVat: number };
+  externalRef: string | null;
+  hash: string;
+  metadata: Metadata | undefined;
+  datedAtIssue: boolean;
+}
+
+/** The new draft's row. */
+function draftValues(ctx: RequestContext, at: Date, businessId: string, draft: DraftToInsert): InsertValues<typeof documents> {
   const { fields: d, totals } = draft;
-  const values: InsertValues<typeof documents> = {
+  return {
     id: newId('doc', at.getTime()),
     businessId,
     status: 'draft',
@@ -94,8 +88,22 @@ async function insertDraft(
     createdAt: at,
     updatedAt: at,
   };
+}
+
+/**
+ * Inserts the draft and its audit row in one statement; undefined when a draft with the same
+ * externalRef exists (its own create answered, or a racing one).
+ */
+async function insertDraft(ex: Executor, ctx: RequestContext, at: Date, businessId: string, draft: DraftToInsert): Promise<DocumentView | undefined> {
+  const values = draftValues(ctx, at, businessId, draft);
   const view = documentView(toDocumentRow(rawRowOf(documents, values)));
-  const audit = auditRowCall(at, ctx.actor, { businessId, action: 'document.create', entityType: 'document', entityId: view.id, after: view });
+  const audit = auditRowCall(at, ctx.actor, {
+    businessId,
+    action: 'document.create',
+    entityType: 'document',
+    entityId: view.id,
+    after: documentAuditRecord(view),
+  });
   const inserted = await query(
     ex,
     prepared(
@@ -232,8 +240,8 @@ export async function patchDraft(s: Services, ctx: RequestContext, business: Bus
       action: 'document.update',
       entityType: 'document',
       entityId: id,
-      before: documentView(cur),
-      after,
+      before: documentAuditRecord(documentView(cur)),
+      after: documentAuditRecord(after),
     });
     return after;
   });
@@ -256,7 +264,7 @@ export async function deleteDraft(s: Services, ctx: RequestContext, business: Bu
       action: 'document.delete',
       entityType: 'document',
       entityId: id,
-      before: documentView(cur),
+      before: documentAuditRecord(documentView(cur)),
     });
   });
 }
