@@ -70,7 +70,6 @@ import {
   type DocumentWarning,
 } from '../../src/documents/snapshot.ts';
 import type { DraftCreateBody } from '../../src/documents/schemas.ts';
-import { documentAuditRecord } from '../../src/documents/audit-record.ts';
 import { DOCUMENTS_PER_BUSINESS_PER_DAY } from '../../src/documents/issue.ts';
 
 export interface SeedOptions {
@@ -792,9 +791,9 @@ export async function seedDocuments(database: Database, o: SeedOptions): Promise
           const rows = issuedRows(business, savedParties, actor.keyId, body, { id: seedId('doc', createdMs), createdAt, issuedAt, docNumber });
           const d = rows.issued;
           docLines.push(documentLine(d));
-          chain.append(auditLines, createdAt, 'document.create', d.id, documentAuditRecord(documentView(rows.draft)));
+          chain.append(auditLines, createdAt, 'document.create', d.id, documentView(rows.draft));
           const view = documentView(d);
-          chain.append(auditLines, issuedAt, 'document.issue', d.id, documentAuditRecord(view));
+          chain.append(auditLines, issuedAt, 'document.issue', d.id, view);
           const data = {
             documentId: d.id,
             docType: d.docType,

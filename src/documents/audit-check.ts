@@ -5,11 +5,11 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
 import { query } from '../platform/db/sql.ts';
-import { verifyAuditChains, type ChainCheck } from '../platform/audit.ts';
+import { canonicalJson } from '../platform/canonical-json.ts';
+import { plain, verifyAuditChains, type ChainCheck } from '../platform/audit.ts';
 import { documentView, toDocumentRow, type DocumentRow } from './snapshot.ts';
-import { asAuditRecord, documentAuditRecord, recordedField } from './audit-record.ts';
 
-// The audit actions whose `after` records the Document JSON at issue (audit-record.ts) (src/documents/issue.ts afterIssue),
+// The audit actions whose `after` is the Document JSON at issue (src/documents/issue.ts afterIssue),
 // 'document.issue' and 'document.credit_note', are written as literals in the query below: the partial
 // index audit_log_document_issue (migration 0009) serves exactly that predicate.
 
@@ -42,6 +42,13 @@ const FROZEN_VIEW_FIELDS = [
   'issuedAt',
   'createdAt',
 ] as const;
+
+/** The canonical JSON of the frozen fields of a Document JSON. */
+function frozenPart(view: Record<string, unknown>): string {
+  const out: Record<string, unknown> = {};
+  for (const k of FROZEN_VIEW_FIELDS) out[k] = view[k] ?? null;
+  return canonicalJson(out);
+}
 
 const sameNumber = (a: unknown, b: unknown) => (a === null || a === undefined ? b === null || b === undefined : Number(a) === Number(b));
 
@@ -87,10 +94,12 @@ function checkIssuedRow(r: Record<string, unknown>, result: ChainCheck): void {
     return;
   }
   const seq = Number(r.issue_seq);
-  const recorded = asAuditRecord((typeof r.issue_after === 'string' ? JSON.parse(r.issue_after) : r.issue_after) as Record<string, unknown>);
-  const now = documentAuditRecord(documentView(row));
-  const differ = FROZEN_VIEW_FIELDS.filter((k) => recordedField(now, k) !== recordedField(recorded, k));
-  if (differ.length > 0) report(`differs from what its issue audit row (${String(r.issue_chain)} #${seq}) recorded (${differ.join(', ')})`, seq);
+  const recorded = (typeof r.issue_after === 'string' ? JSON.parse(r.issue_after) : r.issue_after) as Record<string, unknown>;
+  const now = plain(documentView(row)) as Record<string, unknown>;
+  if (frozenPart(now) !== frozenPart(recorded)) {
+    const differ = FROZEN_VIEW_FIELDS.filter((k) => canonicalJson(now[k] ?? null) !== canonicalJson(recorded[k] ?? null));
+    report(`differs from what its issue audit row (${String(r.issue_chain)} #${seq}) recorded (${differ.join(', ')})`, seq);
+  }
 }
 
 /**

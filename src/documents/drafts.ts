@@ -18,7 +18,6 @@ import { documentView, findDocumentRow, getDocumentRow, toDocumentRow, type Docu
 import type { DraftCreateBody, DraftPatchBody, PartyInputBody } from './schemas.ts';
 import { checkDraft, normalizeInlineParty, normalizeLine, normalizePayment, type DraftFields } from './draft-input.ts';
 import { totalsOfDraft } from './totals.ts';
-import { documentAuditRecord } from './audit-record.ts';
 import { metadataToStore, type Metadata } from '../platform/metadata.ts';
 import { SHEKEL } from '../platform/currencies.ts';
 
@@ -44,19 +43,26 @@ export function requestHash(body: DraftCreateBody): string {
   return createHash('sha256').update(canonicalJson(rest)).digest('hex');
 }
 
-interface DraftToInsert {
-  fields: DraftFields;
-  totals: { totalExVat: number; vatAmount: number; totalIncVat: number };
-  externalRef: string | null;
-  hash: string;
-  metadata: Metadata | undefined;
-  datedAtIssue: boolean;
-}
-
-/** The new draft's row. */
-function draftValues(ctx: RequestContext, at: Date, businessId: string, draft: DraftToInsert): InsertValues<typeof documents> {
+/**
+ * Inserts the draft and its audit row in one statement; undefined when a draft with the same
+ * externalRef exists (its own create answered, or a racing one).
+ */
+async function insertDraft(
+  ex: Executor,
+  ctx: RequestContext,
+  at: Date,
+  businessId: string,
+  draft: {
+    fields: DraftFields;
+    totals: { totalExVat: number; vatAmount: number; totalIncVat: number };
+    externalRef: string | null;
+    hash: string;
+    metadata: Metadata | undefined;
+    datedAtIssue: boolean;
+  },
+): Promise<DocumentView | undefined> {
   const { fields: d, totals } = draft;
-  return {
+  const values: InsertValues<typeof documents> = {
     id: newId('doc', at.getTime()),
     businessId,
     status: 'draft',
@@ -88,22 +94,8 @@ function draftValues(ctx: RequestContext, at: Date, businessId: string, draft: D
     createdAt: at,
     updatedAt: at,
   };
-}
-
-/**
- * Inserts the draft and its audit row in one statement; undefined when a draft with the same
- * externalRef exists (its own create answered, or a racing one).
- */
-async function insertDraft(ex: Executor, ctx: RequestContext, at: Date, businessId: string, draft: DraftToInsert): Promise<DocumentView | undefined> {
-  const values = draftValues(ctx, at, businessId, draft);
   const view = documentView(toDocumentRow(rawRowOf(documents, values)));
-  const audit = auditRowCall(at, ctx.actor, {
-    businessId,
-    action: 'document.create',
-    entityType: 'document',
-    entityId: view.id,
-    after: documentAuditRecord(view),
-  });
+  const audit = auditRowCall(at, ctx.actor, { businessId, action: 'document.create', entityType: 'document', entityId: view.id, after: view });
   const inserted = await query(
     ex,
     prepared(
@@ -240,8 +232,8 @@ export async function patchDraft(s: Services, ctx: RequestContext, business: Bus
       action: 'document.update',
       entityType: 'document',
       entityId: id,
-      before: documentAuditRecord(documentView(cur)),
-      after: documentAuditRecord(after),
+      before: documentView(cur),
+      after,
     });
     return after;
   });
@@ -264,7 +256,7 @@ export async function deleteDraft(s: Services, ctx: RequestContext, business: Bu
       action: 'document.delete',
       entityType: 'document',
       entityId: id,
-      before: documentAuditRecord(documentView(cur)),
+      before: documentView(cur),
     });
   });
 }

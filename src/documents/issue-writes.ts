@@ -16,14 +16,13 @@ import { subject } from '../platform/usage.ts';
 import { documentJournalCall } from '../ledger/index.ts';
 import type { BusinessRecord } from '../businesses/index.ts';
 import type { DocumentRow, DocumentView } from './snapshot.ts';
-import { documentAuditRecord } from './audit-record.ts';
 
 export interface IssuedWrites {
   business: Pick<BusinessRecord, 'id' | 'accountId' | 'dealerType'>;
   actor: Actor;
   /** The issued row; its number may be unknown yet (then `docNumber` is NUMBER_HOLE). */
   row: DocumentRow;
-  /** The row's view (the audit row records it, audit-record.ts). */
+  /** The audit row's `after`: the row's view. */
   view: DocumentView;
   /** The number as the texts write it: String(number), or NUMBER_HOLE while only the database knows it. */
   docNumber: string;
@@ -57,13 +56,7 @@ export function issuedWritesCall(w: IssuedWrites) {
       keyId: w.actor.keyId,
       docNumber: w.docNumber,
     }),
-    audit: auditRowCall(now, w.actor, {
-      businessId: business.id,
-      action: w.action,
-      entityType: 'document',
-      entityId: row.id,
-      after: documentAuditRecord(view),
-    }),
+    audit: auditRowCall(now, w.actor, { businessId: business.id, action: w.action, entityType: 'document', entityId: row.id, after: view }),
     event: { id: newId('evt', now.getTime()), event: 'document.issued', accountId: business.accountId, businessId: business.id, data, at },
     // Per business, not per account: an account-wide row would make every business of the account
     // wait for each other's commits; GET /usage sums the account's businesses.

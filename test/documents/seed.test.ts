@@ -272,13 +272,9 @@ describe('seeded rows equal issued rows', () => {
         n,
       );
     expect(docView(seed.docs, nSeed)).toEqual(docView(api.docs, nApi));
-    // The audit rows record party, lines and payments by digest (audit-record.ts), and the party holds
-    // ids that differ between the two paths: the digests are held to each path's own documents by
-    // verifyBooks below, the rest of each row is compared here.
-    const withoutDigests = (v: any) => (v && typeof v === 'object' ? (({ sha256: _d, ...rest }) => rest)(v) : v);
     const auditView = (rows: Record<string, any>[], n: Map<string, string>) =>
       normalized(
-        rows.map(({ seq: _s, prev_hash: _p, hash: _h, before, after, ...r }) => ({ ...r, before: withoutDigests(before), after: withoutDigests(after) })),
+        rows.map(({ seq: _s, prev_hash: _p, hash: _h, ...r }) => r),
         n,
       );
     expect(auditView(seed.audit, nSeed)).toEqual(auditView(api.audit, nApi));
@@ -301,6 +297,5 @@ describe('seeded rows equal issued rows', () => {
     expect(normalized(seed.ledger, nSeed)).toEqual(normalized(api.ledger, nApi));
     expect(seed.docs.every((d) => d.status === 'issued')).toBe(true);
     expect((await verifyBooks(sandbox().db, `biz:${seeded}`)).ok).toBe(true);
-    expect((await verifyBooks(sandbox().db, `biz:${viaApi}`)).ok).toBe(true);
   });
 });
