@@ -14,7 +14,16 @@ import type { Services } from '../platform/http/services.ts';
 import type { RequestContext } from '../platform/http/context.ts';
 import type { BusinessRecord } from '../businesses/index.ts';
 import { getParty } from '../parties/index.ts';
-import { documentView, findDocumentRow, getDocumentRow, toDocumentRow, type DocumentParty, type DocumentRow, type DocumentView } from './snapshot.ts';
+import {
+  documentColumns,
+  documentView,
+  findDocumentRow,
+  getDocumentRow,
+  toDocumentRow,
+  type DocumentParty,
+  type DocumentRow,
+  type DocumentView,
+} from './snapshot.ts';
 import type { DraftCreateBody, DraftPatchBody, PartyInputBody } from './schemas.ts';
 import { checkDraft, normalizeInlineParty, normalizeLine, normalizePayment, type DraftFields } from './draft-input.ts';
 import { totalsOfDraft } from './totals.ts';
@@ -173,7 +182,10 @@ export async function createDraft(
     datedAtIssue: body.documentDate === undefined,
   });
   if (document) return { document, deduped: false };
-  const first = await queryOne<Record<string, unknown>>(db, sql`SELECT * FROM documents WHERE business_id = ${business.id} AND external_ref = ${externalRef}`);
+  const first = await queryOne<Record<string, unknown>>(
+    db,
+    sql`SELECT ${documentColumns()} FROM documents WHERE business_id = ${business.id} AND external_ref = ${externalRef}`,
+  );
   return replay(toDocumentRow(first!), hash);
 }
 
