@@ -7,7 +7,7 @@ import { SHEKEL } from '../platform/currencies.ts';
 import { checkedDate } from '../platform/http/formats.ts';
 import { normalizeTaxId } from '../platform/tax-id.ts';
 import type { DealerType } from '../businesses/index.ts';
-import type { DocumentLine, DocumentParty, DocumentPayment, DocumentRow, PaymentMethodCode } from './snapshot.ts';
+import { PAYMENT_METHOD_NAMES, type DocumentLine, type DocumentParty, type DocumentPayment, type DocumentRow, type PaymentMethodCode } from './snapshot.ts';
 import type { LineInputBody, PaymentInputBody } from './schemas.ts';
 import { lineAmount, vatRateProblem } from './totals.ts';
 import { DOC_TYPES, docTypeAllowed, docTypeRefusal, docTypesWhere, type DocTypeRule } from './doc-types.ts';
@@ -16,26 +16,9 @@ import { decimalsProblemOf, digitsProblemOf, textProblemOf, type CarriedField } 
 /** The Hebrew word for "unit", the default line unit. */
 export const DEFAULT_UNIT = 'יחידה';
 
-export const PAYMENT_ALIAS_CODES: Record<string, PaymentMethodCode> = {
-  cash: 1,
-  check: 2,
-  cheque: 2,
-  card: 3,
-  credit: 3,
-  transfer: 4,
-  bank_transfer: 4,
-  voucher: 5,
-  standing_order: 8,
-  other: 9,
-  bit: 91,
-  paybox: 92,
-  payment_app: 93,
-  app: 93,
-};
-
 export function paymentMethodCode(m: number | string): PaymentMethodCode {
   if (typeof m === 'number') return m as PaymentMethodCode;
-  const code = PAYMENT_ALIAS_CODES[m];
+  const code = (PAYMENT_METHOD_NAMES as Record<string, PaymentMethodCode>)[m];
   if (code === undefined) throw validation('method', `unknown payment method "${m}"`);
   return code;
 }

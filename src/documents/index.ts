@@ -19,6 +19,7 @@ export {
   getDocumentById,
   getDocumentWithAccount,
   getDocumentRow,
+  PAYMENT_METHOD_NAMES,
   type PaymentMethodCode,
   type PdfFiles,
   toDocumentRow,

@@ -5,30 +5,14 @@ import { CursorQuery } from '../platform/http/cursor.ts';
 import { BrandingInput } from '../businesses/index.ts';
 import { carrier, maxAgorot, maxLength, maxScaled, maxValue } from '../openfrmt/index.ts';
 import { DOC_TYPE_CODES, DOC_TYPES, DRAFT_DOC_TYPE_CODES, docTypesWhere, listOfCodes, type DocType as DocTypeCode } from './doc-types.ts';
-import type { AllocationStatus } from './snapshot.ts';
+import { PAYMENT_METHOD_CODES, PAYMENT_METHOD_NAMES, type AllocationStatus, type PaymentMethodName } from './snapshot.ts';
 import { CURRENCY_CODES } from '../platform/currencies.ts';
 import { EXCHANGE_RATE_PATTERN } from './currency.ts';
 import { METADATA_DESCRIPTION, MetadataCreate, MetadataPatch, MetadataQuery, MetadataSchema, type Metadata } from '../platform/metadata.ts';
 
 export const NOTE_MAX = 500;
 
-const PAYMENT_ALIASES = [
-  'cash',
-  'check',
-  'cheque',
-  'card',
-  'credit',
-  'transfer',
-  'bank_transfer',
-  'voucher',
-  'standing_order',
-  'other',
-  'bit',
-  'paybox',
-  'payment_app',
-  'app',
-] as const;
-const PAYMENT_CODES = [1, 2, 3, 4, 5, 8, 9, 91, 92, 93] as const;
+const PAYMENT_ALIASES = Object.keys(PAYMENT_METHOD_NAMES) as PaymentMethodName[];
 
 const str = (max: number) => Type.String({ maxLength: max });
 
@@ -82,7 +66,7 @@ export type LineInputBody = Static<typeof LineInput>;
 
 export const PaymentInput = Type.Object(
   {
-    method: Type.Union([Type.Union(PAYMENT_CODES.map((c) => Type.Literal(c))), Type.Union(PAYMENT_ALIASES.map((a) => Type.Literal(a)))], {
+    method: Type.Union([Type.Union(PAYMENT_METHOD_CODES.map((c) => Type.Literal(c))), Type.Union(PAYMENT_ALIASES.map((a) => Type.Literal(a)))], {
       description: 'Integer code 1, 2, 3, 4, 5, 8, 9, 91, 92, 93 or a string alias; stored as the integer code.',
     }),
     amount: agorot(LIMITS.paymentAgorot, 'paymentAmount', "Minor units of the document's currency.", 1),
@@ -310,7 +294,7 @@ const LineOut = Type.Object({
   ),
 });
 const PaymentOut = Type.Object({
-  method: Type.Enum([...PAYMENT_CODES], {
+  method: Type.Enum([...PAYMENT_METHOD_CODES], {
     type: 'integer',
     description: 'The payment method code (aliases are stored as their code).',
   }),

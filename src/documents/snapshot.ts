@@ -19,7 +19,26 @@ export type { DocType, Totals } from './figures.ts';
 export type PriceMode = 'net' | 'gross';
 export type VatExemptionReason = 'eilat' | 'export' | 'exempt';
 /** Integer payment method codes (decisions.md); 91–93 are payment apps, exported as 9. */
-export type PaymentMethodCode = 1 | 2 | 3 | 4 | 5 | 8 | 9 | 91 | 92 | 93;
+export const PAYMENT_METHOD_CODES = [1, 2, 3, 4, 5, 8, 9, 91, 92, 93] as const;
+export type PaymentMethodCode = (typeof PAYMENT_METHOD_CODES)[number];
+/** The names the API takes for them (documents' payments, supplier payments). */
+export const PAYMENT_METHOD_NAMES = {
+  cash: 1,
+  check: 2,
+  cheque: 2,
+  card: 3,
+  credit: 3,
+  transfer: 4,
+  bank_transfer: 4,
+  voucher: 5,
+  standing_order: 8,
+  other: 9,
+  bit: 91,
+  paybox: 92,
+  payment_app: 93,
+  app: 93,
+} as const satisfies Record<string, PaymentMethodCode>;
+export type PaymentMethodName = keyof typeof PAYMENT_METHOD_NAMES;
 
 export interface DocumentParty {
   /** The saved party, or null for an inline party. */

@@ -15,7 +15,7 @@ import { israelDate } from '../platform/clock.ts';
 import { newId } from '../platform/ids.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { BusinessRecord } from '../businesses/index.ts';
-import type { PaymentMethodCode } from '../documents/index.ts';
+import { PAYMENT_METHOD_NAMES, type PaymentMethodCode } from '../documents/index.ts';
 import { getParty } from '../parties/index.ts';
 import { expenseSupplierAccount, inClosedPeriod, postSupplierPaymentEntry } from '../ledger/index.ts';
 import { expenseRow, toExpense } from './rows.ts';
@@ -23,21 +23,9 @@ import { requireApproved } from './limits.ts';
 import { supplierPayments, type SupplierPaymentRow } from './tables.ts';
 
 /** Payment methods by name (decisions.md "Money and tax"); vouchers are taken, not given. */
-export const SUPPLIER_PAYMENT_METHODS: Record<string, PaymentMethodCode> = {
-  cash: 1,
-  check: 2,
-  cheque: 2,
-  card: 3,
-  credit: 3,
-  transfer: 4,
-  bank_transfer: 4,
-  standing_order: 8,
-  other: 9,
-  bit: 91,
-  paybox: 92,
-  payment_app: 93,
-  app: 93,
-};
+export const SUPPLIER_PAYMENT_METHODS: Record<string, PaymentMethodCode> = Object.fromEntries(
+  Object.entries(PAYMENT_METHOD_NAMES).filter(([, code]) => code !== 5),
+);
 
 export interface SupplierPaymentInput {
   date?: string;
