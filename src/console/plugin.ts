@@ -10,6 +10,7 @@ import { registerAccountPages } from './account-routes.ts';
 import { registerAuthRoutes } from './auth-routes.ts';
 import { registerBrowsePages } from './browse-routes.ts';
 import { registerRequestLogPages } from './request-log-routes.ts';
+import { registerWebhookPages } from './webhook-routes.ts';
 import { cookieOptions, csrfOk, frameOf, LANG_COOKIE, loadState, stateOf } from './context.ts';
 import { safeConsolePath } from './forms.ts';
 import { pickLang, t } from './i18n.ts';
@@ -81,6 +82,7 @@ export async function registerConsole(app: FastifyInstance, s: Services): Promis
       registerAccountPages(c, s);
       registerBrowsePages(c, s);
       registerRequestLogPages(c, s);
+      registerWebhookPages(c, s);
     },
     { prefix: '/console' },
   );
