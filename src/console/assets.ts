@@ -27,11 +27,17 @@ dl.facts dt{color:#52606d}
 dl.facts dd{margin:0}
 iframe.pdf{width:100%;height:720px;border:1px solid #e4e7eb;border-radius:6px;background:#fff}
 img.thumb{max-width:80px;max-height:80px;border:1px solid #e4e7eb;border-radius:4px}
-pre.excerpt{margin:.25rem 0 0;white-space:pre-wrap;word-break:break-all;font-size:.8rem;background:#f5f7fa;padding:.4rem;border-radius:4px;max-height:8rem;overflow:auto}
+pre.excerpt{direction:ltr;text-align:left;margin:.25rem 0 0;white-space:pre-wrap;word-break:break-all;font-size:.8rem;background:#f5f7fa;padding:.4rem;border-radius:4px;max-height:8rem;overflow:auto}
 .tag.issued,.tag.delivered,.tag.granted,.tag.recorded,.tag.ok{background:#e3f9e5;color:#1e5631}
 .tag.failed,.tag.refused,.tag.error{background:#fde8e8;color:#8a1c1c}
 .tag.pending,.tag.draft{background:#fff3c4;color:#8d6b00}
 tr.hit td{background:#fffbea}
+td.wrap code,td.wrap{word-break:break-all}
+td.when{white-space:nowrap}
+table.attempts td{padding:.3rem .4rem}
+table.attempts pre.excerpt{min-width:14rem;margin:0}
+#deliveries details pre.excerpt{min-width:18rem;max-height:14rem}
+table.attempts td:nth-child(2){white-space:nowrap}
 h1{font-size:1.6rem;margin:0 0 1rem}
 h2{font-size:1.2rem;margin:2rem 0 .75rem}
 .card > h2:first-child{margin-block-start:0}

@@ -8,6 +8,7 @@ import { validationMessage } from '../platform/http/error-handler.ts';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.ts';
 import { registerAccountPages } from './account-routes.ts';
 import { registerAuthRoutes } from './auth-routes.ts';
+import { registerBooksPages } from './books-routes.ts';
 import { registerBrowsePages } from './browse-routes.ts';
 import { registerRequestLogPages } from './request-log-routes.ts';
 import { registerWebhookPages } from './webhook-routes.ts';
@@ -83,6 +84,7 @@ export async function registerConsole(app: FastifyInstance, s: Services): Promis
       registerBrowsePages(c, s);
       registerRequestLogPages(c, s);
       registerWebhookPages(c, s);
+      registerBooksPages(c, s);
     },
     { prefix: '/console' },
   );

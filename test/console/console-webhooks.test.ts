@@ -95,7 +95,7 @@ describe('webhooks in the console', () => {
     const since = new Date(env.clock.now().getTime() - 30 * 86_400_000).toISOString();
     const replay = await owner.c.post(`/console/sandbox/webhooks/${owner.webhookId}/replay`, { since });
     expect(replay.status).toBe(303);
-    expect(textOf(replay.next!.body)).toContain('1 deliveries are due now (0 new)');
+    expect(textOf(replay.next!.body)).toContain('Deliveries due now: 1 (0 new)');
     const before = receiver.got.length;
     await dispatcher.runOnce('sandbox');
     expect(receiver.got.slice(before)).toEqual([d.id]);

@@ -25,7 +25,7 @@ export const businessPath = (mode: Mode, businessId: string, section: Section) =
 
 /** The business's name and its sections (documents, parties, expenses, exports). */
 export function businessTabs(L: Say, mode: Mode, b: BusinessRecord, current: Section): Html {
-  return html`<nav class="tabs" aria-label="${b.name}"><span class="label">${b.name} <code>${b.taxId}</code></span>${SECTIONS.map(
+  return html`<nav class="tabs" aria-label="${b.name}"><span class="label"><bdi>${b.name}</bdi> <code>${b.taxId}</code></span>${SECTIONS.map(
     (sec) => html`<a href="${businessPath(mode, b.id, sec)}" class="${sec === current ? 'current' : ''}">${L(`sub_${sec}`)}</a>`,
   )}</nav>`;
 }

@@ -32,9 +32,9 @@ export function requestsPage(f: Frame, v: RequestsView): string {
   const path = requestsPath(v.mode);
   const rows = v.requests.map(
     (r) => html`<tr data-request-id="${r.requestId}" class="${v.requestId ? 'hit' : ''}">
-  <td>${when(f.lang, r.createdAt, '')}</td>
+  <td class="when">${when(f.lang, r.createdAt, '')}</td>
   <td><code>${r.method}</code></td>
-  <td><code>${r.path}</code></td>
+  <td class="wrap"><code>${r.path}</code></td>
   <td><span class="tag ${r.status >= 400 ? 'error' : 'ok'}">${r.status}</span></td>
   <td>${r.reason ? html`<code>${r.reason}</code>` : ''}</td>
   <td><a href="${path}?requestId=${encodeURIComponent(r.requestId)}"><code>${r.requestId}</code></a></td>
