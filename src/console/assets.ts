@@ -35,8 +35,8 @@ tr.hit td{background:#fffbea}
 td.wrap code,td.wrap{word-break:break-all}
 td.when{white-space:nowrap}
 table.attempts td{padding:.3rem .4rem}
-table.attempts pre.excerpt{min-width:14rem;margin:0}
-#deliveries details pre.excerpt{min-width:18rem;max-height:14rem}
+table.attempts pre.excerpt{min-width:9rem;max-width:16rem;margin:0}
+#deliveries details pre.excerpt{min-width:14rem;max-height:14rem}
 table.attempts td:nth-child(2){white-space:nowrap}
 h1{font-size:1.6rem;margin:0 0 1rem}
 h2{font-size:1.2rem;margin:2rem 0 .75rem}

@@ -61,6 +61,9 @@ describe('documents in the console', () => {
     expect(new Set(all).size).toBe(55);
     expect(second.body).not.toContain('rel="next"');
     expect(second.body).toContain('rel="first"');
+    // A console page never offsets or counts, whatever the URL asks.
+    const offset = await owner.c.get(`${docsPath(owner.bid)}?skip=5&counts=1&take=3`);
+    expect(idsOn(offset.body)).toEqual(idsOn(first.body));
   });
 
   it('filters with the API’s fields and q, and refuses what the API refuses with its message', async () => {
