@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ExpenseListQuery, type ExpenseListQueryValue, listExpenses } from '../expenses/index.ts';
 import { listRuns } from '../exports/index.ts';
 import { openAccountFile, thumbnails } from '../files/index.ts';
-import { listPartiesPage } from '../parties/index.ts';
+import { listPartiesPage, PartiesQuery, type PartiesQueryValue } from '../parties/index.ts';
 import type { Mode } from '../platform/db/engine.ts';
 import { fileReading } from '../platform/file-read.ts';
 import type { Services } from '../platform/http/services.ts';
@@ -11,7 +11,6 @@ import { signedIn } from './context.ts';
 import { expensesPage, exportsPage, partiesPage } from './views/books-pages.ts';
 
 const htmlType = 'text/html; charset=utf-8';
-const PARTY_KINDS = ['customer', 'supplier', 'both'] as const;
 
 export function registerBooksPages(c: FastifyInstance, s: Services): void {
   for (const mode of MODES) {
@@ -34,15 +33,26 @@ async function businessPage(s: Services, req: FastifyRequest, reply: Parameters<
   return { ...p, business: await ownedBusiness(s, mode, p.accountId, (req.params as { bid: string }).bid) };
 }
 
+/** The API's party list (its query schema: a refusal shows its message), newest first by cursor. */
 function registerPartiesPage(c: FastifyInstance, s: Services, mode: Mode): void {
-  c.get(`/${mode}/businesses/:bid/parties`, async (req, reply) => {
-    const p = await businessPage(s, req, reply, mode);
-    if (!p) return reply;
-    const kind = PARTY_KINDS.find((k) => k === (req.query as { kind?: unknown }).kind);
-    const cursor = cursorOf(req);
-    const result = await listPartiesPage(s.databases[mode].db, p.business.id, { kind, take: PAGE_ROWS, cursor });
-    return reply.type(htmlType).send(partiesPage(p.f, { user: p.user, mode, business: p.business, kind, cursor, ...result }));
-  });
+  c.get(
+    `/${mode}/businesses/:bid/parties`,
+    { schema: { querystring: PartiesQuery }, attachValidation: true, preValidation: dropEmptyFields },
+    async (req, reply) => {
+      const p = await businessPage(s, req, reply, mode);
+      if (!p) return reply;
+      const problem = queryProblem(req);
+      const q = problem ? {} : (req.query as PartiesQueryValue);
+      const result = problem
+        ? { parties: [], nextCursor: null }
+        : await listPartiesPage(s.databases[mode].db, p.business.id, { kind: q.kind, metadata: q.metadata, cursor: q.cursor, take: PAGE_ROWS });
+      const view = { user: p.user, mode, business: p.business, kind: q.kind, cursor: q.cursor, ...result, problem };
+      return reply
+        .status(problem ? 400 : 200)
+        .type(htmlType)
+        .send(partiesPage(p.f, view));
+    },
+  );
 }
 
 /** The API's expense list (its query schema: a refusal shows its message), with thumbnails of the page's receipts. */

@@ -49,6 +49,11 @@ describe('parties, expenses and exports in the console', () => {
     expect(textOf(page.body)).toContain('ספק הנייר');
     const suppliers = await owner.c.get(`${path('parties')}?kind=supplier`);
     expect(textOf(suppliers.body)).not.toContain('לקוח קבוע');
+    const bad = await owner.c.get(`${path('parties')}?kind=vendor`);
+    const api = await env.call('GET', `/v1/businesses/${owner.bid}/parties?kind=vendor`, { key: owner.key });
+    expect(api.status).toBe(400);
+    expect(bad.status).toBe(400);
+    expect(textOf(bad.body)).toContain(api.body.error);
     const row = page.body.split(`data-party-id="${owner.partyId}"`)[1];
     const link = row.match(/href="([^"]+partyId=[^"]+)"/)![1].replace(/&amp;/g, '&');
     const docs = await owner.c.get(link);
