@@ -61,6 +61,8 @@ export const browseEn = {
   document_date: 'Document date',
   issued_at: 'Issued',
   draft_title: 'Draft {type}',
+  credits_document: 'Credits',
+  credited_by: 'Credited by',
   // request log
   requests_intro: 'API requests sent with this account’s keys in the last 7 days, newest first.',
   request_id: 'Request id',
@@ -177,6 +179,8 @@ export const browseHe: Record<BrowseKey, string> = {
   document_date: 'תאריך המסמך',
   issued_at: 'הופק',
   draft_title: 'טיוטת {type}',
+  credits_document: 'מזכה את',
+  credited_by: 'זוכה במסמך',
   requests_intro: 'בקשות API שנשלחו במפתחות החשבון ב-7 הימים האחרונים, מהחדשה לישנה.',
   request_id: 'מזהה בקשה',
   find: 'איתור',

@@ -113,6 +113,14 @@ describe('documents in the console', () => {
     const log = await env.call('GET', `/v1/businesses/${owner.bid}/documents/${doc.id}/prints`, { key: owner.key });
     expect(log.body.prints).toHaveLength(1);
 
+    // A credit note and its original link to each other.
+    const credit = await env.call('POST', `/v1/businesses/${owner.bid}/documents/${issued[2].id}/credit-note`, { key: owner.key, body: { reason: 'החזרה' } });
+    expect(credit.status, JSON.stringify(credit.body)).toBe(201);
+    const creditPage = await owner.c.get(`${docsPath(owner.bid)}/${credit.body.document.id}`);
+    expect(creditPage.body).toContain(`href="${docsPath(owner.bid)}/${issued[2].id}" id="linked-document"`);
+    const original = await owner.c.get(`${docsPath(owner.bid)}/${issued[2].id}`);
+    expect(original.body).toContain(`href="${docsPath(owner.bid)}/${credit.body.document.id}" id="credited-by"`);
+
     const draft = await owner.c.get(`${docsPath(owner.bid)}/${draftIds[0]}`);
     expect(draft.status).toBe(200);
     expect(textOf(draft.body)).toContain('Draft Tax Invoice');

@@ -25,7 +25,7 @@ export interface DocumentPageView {
 
 export const documentPath = (mode: Mode, businessId: string, id: string) => `${businessPath(mode, businessId, 'documents')}/${id}`;
 
-function facts(L: Say, lang: Frame['lang'], d: DocumentView): Html {
+function facts(L: Say, lang: Frame['lang'], d: DocumentView, pathOf: (id: string) => string): Html {
   return html`<dl class="facts">
   <dt>${L('status')}</dt><dd>${statusTag(L, d.status)}</dd>
   <dt>${L('document_date')}</dt><dd>${d.documentDate ?? ''}</dd>
@@ -35,6 +35,8 @@ function facts(L: Say, lang: Frame['lang'], d: DocumentView): Html {
   <dt>${L('vat')}</dt><dd class="mono">${money(d.vatAmount, d.currency)}</dd>
   <dt>${L('total_inc_vat')}</dt><dd class="mono"><strong>${money(d.totalIncVat, d.currency)}</strong></dd>
   ${d.externalRef ? html`<dt>${L('external_ref')}</dt><dd><code>${d.externalRef}</code></dd>` : ''}
+  ${d.linkedDocumentId ? html`<dt>${L('credits_document')}</dt><dd><a href="${pathOf(d.linkedDocumentId)}" id="linked-document"><code>${d.linkedDocumentId}</code></a></dd>` : ''}
+  ${d.cancelledByDocumentId ? html`<dt>${L('credited_by')}</dt><dd><a href="${pathOf(d.cancelledByDocumentId)}" id="credited-by"><code>${d.cancelledByDocumentId}</code></a></dd>` : ''}
   <dt>id</dt><dd><code>${d.id}</code></dd>
 </dl>`;
 }
@@ -106,7 +108,7 @@ export function documentPage(f: Frame, v: DocumentPageView): string {
 ${businessTabs(L, v.mode, v.business, 'documents')}
 <div class="grid2">
   <div>
-    <div class="card">${facts(L, f.lang, d)}</div>
+    <div class="card">${facts(L, f.lang, d, (id) => documentPath(v.mode, v.business.id, id))}</div>
     ${d.warnings.length ? html`<div class="card"><h2>${L('warnings')}</h2><ul>${d.warnings.map((w) => html`<li><code>${w.code}</code> ${w.message}</li>`)}</ul></div>` : ''}
     ${allocationCard(L, f.lang, d)}
     <div class="card"><h2>${L('lines')}</h2>${linesTable(L, d)}</div>
