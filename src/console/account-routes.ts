@@ -3,7 +3,8 @@ import { AppError } from '../platform/errors.ts';
 import type { Services } from '../platform/http/services.ts';
 import { randomToken } from '../platform/ids.ts';
 import { accountWithKeys, revokeThroughConsole, usageView } from './account-data.ts';
-import { frameOf, stateOf } from './context.ts';
+import { accountMode } from './browse-scope.ts';
+import { frameOf, signedIn, stateOf } from './context.ts';
 import { field, fieldList } from './forms.ts';
 import { t, type Lang } from './i18n.ts';
 import { mintThroughConsole } from './mint.ts';
@@ -13,16 +14,6 @@ import { keysPage, type KeysView } from './views/keys-page.ts';
 import { USAGE_DAY_CHOICES, usagePage } from './views/usage-page.ts';
 
 const htmlType = 'text/html; charset=utf-8';
-
-/** The signed-in account of the request, or a redirect to sign-in (null). */
-function signedIn(req: FastifyRequest, reply: FastifyReply): string | null {
-  const session = stateOf(req).session;
-  if (!session?.secondFactorAt) {
-    reply.redirect(session ? '/console/verify' : '/console/sign-in', 303);
-    return null;
-  }
-  return session.accountId;
-}
 
 /** mintKey's refusals in the page's language; anything else keeps the service's own message. */
 function mintRefusal(lang: Lang, err: AppError): string {
@@ -118,7 +109,8 @@ function registerUsagePage(c: FastifyInstance, s: Services): void {
     const accountId = signedIn(req, reply);
     if (!accountId) return reply;
     const q = req.query as { mode?: string; days?: string };
-    const mode = q.mode === 'sandbox' ? 'sandbox' : 'live';
+    // Without a choice, the mode the account has keys in (a sandbox-only integrator sees its sandbox figures).
+    const mode = q.mode === 'sandbox' || q.mode === 'live' ? q.mode : await accountMode(s, accountId);
     const days = USAGE_DAY_CHOICES.includes(Number(q.days)) ? Number(q.days) : 30;
     return reply.type(htmlType).send(usagePage(frameOf(req), await usageView(s, accountId, mode, days)));
   });

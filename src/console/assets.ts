@@ -14,6 +14,30 @@ body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Heebo,Arial,sans-
 .lang{margin-inline-start:auto;font-size:.9rem;opacity:.9}
 .nav + .lang{margin-inline-start:0}
 main{max-width:980px;margin:2rem auto;padding:0 1.5rem}
+main.wide{max-width:1280px}
+.tabs{display:flex;gap:.25rem;margin-block-end:1rem;flex-wrap:wrap;align-items:center}
+.tabs a{padding:.3rem .8rem;border-radius:999px;background:#e4e7eb;color:#1f2933;text-decoration:none;font-size:.9rem}
+.tabs a.current{background:#1f2933;color:#fff}
+.tabs .label{font-weight:600;margin-inline-end:.5rem}
+.pager{display:flex;gap:1rem;margin:1rem 0}
+.num{text-align:end;white-space:nowrap;direction:ltr;unicode-bidi:isolate}
+.grid2{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:1.25rem}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem;margin:0}
+dl.facts dt{color:#52606d}
+dl.facts dd{margin:0}
+iframe.pdf{width:100%;height:720px;border:1px solid #e4e7eb;border-radius:6px;background:#fff}
+img.thumb{max-width:80px;max-height:80px;border:1px solid #e4e7eb;border-radius:4px}
+pre.excerpt{direction:ltr;text-align:left;margin:.25rem 0 0;white-space:pre-wrap;word-break:break-all;font-size:.8rem;background:#f5f7fa;padding:.4rem;border-radius:4px;max-height:8rem;overflow:auto}
+.tag.issued,.tag.delivered,.tag.granted,.tag.recorded,.tag.ok{background:#e3f9e5;color:#1e5631}
+.tag.failed,.tag.refused,.tag.error{background:#fde8e8;color:#8a1c1c}
+.tag.pending,.tag.draft{background:#fff3c4;color:#8d6b00}
+tr.hit td{background:#fffbea}
+td.wrap code,td.wrap{word-break:break-all}
+td.when{white-space:nowrap}
+table.attempts td{padding:.3rem .4rem}
+table.attempts pre.excerpt{min-width:9rem;max-width:16rem;margin:0}
+#deliveries details pre.excerpt{min-width:14rem;max-height:14rem}
+table.attempts td:nth-child(2){white-space:nowrap}
 h1{font-size:1.6rem;margin:0 0 1rem}
 h2{font-size:1.2rem;margin:2rem 0 .75rem}
 .card > h2:first-child{margin-block-start:0}

@@ -76,3 +76,13 @@ export function csrfOk(req: FastifyRequest): boolean {
 export function clientIp(req: FastifyRequest): string {
   return req.ip || 'unknown';
 }
+
+/** The signed-in account of the request, or a redirect to sign-in (null). */
+export function signedIn(req: FastifyRequest, reply: FastifyReply): string | null {
+  const session = stateOf(req).session;
+  if (!session?.secondFactorAt) {
+    reply.redirect(session ? '/console/verify' : '/console/sign-in', 303);
+    return null;
+  }
+  return session.accountId;
+}

@@ -1,4 +1,6 @@
 /** The console's words in Hebrew (right to left) and English. Every key exists in both. */
+import { browseEn, browseHe } from './i18n-browse.ts';
+
 export type Lang = 'he' | 'en';
 
 const en = {
@@ -129,9 +131,9 @@ const en = {
   error_title: 'Error',
 };
 
-export type MessageKey = keyof typeof en;
+export type MessageKey = keyof typeof en | keyof typeof browseEn;
 
-const he: Record<MessageKey, string> = {
+const he: Record<keyof typeof en, string> = {
   product: 'מסוף פנקס',
   nav_keys: 'מפתחות API',
   nav_usage: 'שימוש',
@@ -251,7 +253,7 @@ const he: Record<MessageKey, string> = {
   error_title: 'שגיאה',
 };
 
-const dictionaries: Record<Lang, Record<MessageKey, string>> = { en, he };
+const dictionaries: Record<Lang, Record<MessageKey, string>> = { en: { ...en, ...browseEn }, he: { ...he, ...browseHe } };
 
 /** The message in the language, with `{name}` placeholders filled. */
 export function t(lang: Lang, key: MessageKey, params: Record<string, string | number> = {}): string {

@@ -4,9 +4,14 @@ import formbody from '@fastify/formbody';
 import type { Services } from '../platform/http/services.ts';
 import { AppError } from '../platform/errors.ts';
 import { errorSummary } from '../platform/logger.ts';
+import { validationMessage } from '../platform/http/error-handler.ts';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.ts';
 import { registerAccountPages } from './account-routes.ts';
 import { registerAuthRoutes } from './auth-routes.ts';
+import { registerBooksPages } from './books-routes.ts';
+import { registerBrowsePages } from './browse-routes.ts';
+import { registerRequestLogPages } from './request-log-routes.ts';
+import { registerWebhookPages } from './webhook-routes.ts';
 import { cookieOptions, csrfOk, frameOf, LANG_COOKIE, loadState, stateOf } from './context.ts';
 import { safeConsolePath } from './forms.ts';
 import { pickLang, t } from './i18n.ts';
@@ -76,6 +81,10 @@ export async function registerConsole(app: FastifyInstance, s: Services): Promis
 
       registerAuthRoutes(c, s, sms);
       registerAccountPages(c, s);
+      registerBrowsePages(c, s);
+      registerRequestLogPages(c, s);
+      registerWebhookPages(c, s);
+      registerBooksPages(c, s);
     },
     { prefix: '/console' },
   );
@@ -83,7 +92,7 @@ export async function registerConsole(app: FastifyInstance, s: Services): Promis
 
 /** Failures and unknown pages of the console answer an HTML page in the visitor's language. */
 function installErrorPages(c: FastifyInstance): void {
-  c.setErrorHandler((err: FastifyError, req, reply) => {
+  c.setErrorHandler((err: FastifyError & { validationContext?: string }, req, reply) => {
     const lang = pickLang(req.cookies?.[LANG_COOKIE], req.headers['accept-language']);
     const f = { lang, csrf: '', path: '/console' };
     let status = 500;
@@ -92,6 +101,9 @@ function installErrorPages(c: FastifyInstance): void {
       status = err.status;
       message = status === 404 ? t(lang, 'err_not_found') : err.message;
       reply.headers(err.headers);
+    } else if (err.validation) {
+      status = 400;
+      message = validationMessage(err.validationContext, err.validation);
     } else if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
       status = err.statusCode;
       message = err.statusCode === 413 ? 'the form is larger than the console accepts' : t(lang, 'err_csrf');

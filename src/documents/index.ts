@@ -27,3 +27,5 @@ export {
   type VatExemptionReason,
 } from './snapshot.ts';
 export { computeTotals, lineAmount, resolveVatRateBp, totalsOfDraft } from './totals.ts';
+export { listDocuments } from './list.ts';
+export { ListQuery as DocumentListQuery, type ListQueryInput as DocumentListQueryInput } from './schemas.ts';

@@ -4,3 +4,4 @@ import { registerEventRoutes } from './routes.ts';
 import { eventRetentionWorker } from './retention.ts';
 
 export const eventsDomain: Domain = { name: 'events', api: registerEventRoutes, worker: (s) => eventRetentionWorker(s) };
+export { listDocumentEvents } from './list.ts';

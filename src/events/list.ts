@@ -59,3 +59,29 @@ export async function getEvent(ex: Executor, mode: Mode, accountId: string, id: 
   if (!row) throw notFound('event');
   return toEvent(mode, row);
 }
+
+/**
+ * The events that name one document of a business (data.documentId), newest first, at most `take`:
+ * a range of the index outbox_events_by_document (migration 0045), whatever the business's volume.
+ */
+export async function listDocumentEvents(
+  ex: Executor,
+  target: { mode: Mode; accountId: string; businessId: string; documentId: string },
+  take: number,
+): Promise<EventView[]> {
+  const t = outboxEvents;
+  const rows = await ex
+    .select()
+    .from(t)
+    .where(
+      and(
+        eq(t.accountId, target.accountId),
+        eq(t.businessId, target.businessId),
+        sql`${t.data}->>'documentId' = ${target.documentId}`,
+        sql`${t.data} ? 'documentId'`,
+      ),
+    )
+    .orderBy(desc(t.createdAt), desc(t.id))
+    .limit(take);
+  return rows.map((r) => toEvent(target.mode, r));
+}

@@ -7,8 +7,8 @@ import { MAX_THUMB_IDS, thumbnails } from './thumbs.ts';
 import type { Services } from '../platform/http/services.ts';
 import { binaryResponse } from '../platform/http/openapi.ts';
 import { RECEIPT_MIMES } from '../expenses/index.ts';
-import { fileReading, openFile } from '../platform/file-read.ts';
-import { accountFile } from './access.ts';
+import { fileReading } from '../platform/file-read.ts';
+import { openAccountFile } from './access.ts';
 
 /** What is stored: receipts (RECEIPT_MIMES: images and PDF), logos (PNG, JPEG), document PDFs, export and backup zips, PCN874 files (ASCII text). */
 const STORED_FILE_MIMES = [...new Set([...RECEIPT_MIMES, 'application/zip', 'text/plain'])];
@@ -35,10 +35,9 @@ export function registerFileRoutes(api: FastifyInstance, s: Services): void {
     async (req, reply) => {
       const ctx = ctxOf(req);
       const { id } = req.params as { id: string };
-      const file = await accountFile(ctx.database.db, id, ctx.key.accountId);
-      const safeName = file.name.replace(/[^\w.-]+/g, '_');
       // Checked against the file's sha256 before the first byte goes out; a large file streams from a checked spool.
-      const body = await openFile(fileReading(s, ctx.database), file);
+      const { file, body } = await openAccountFile(s, ctx.database, ctx.key.accountId, id);
+      const safeName = file.name.replace(/[^\w.-]+/g, '_');
       return reply
         .header('Content-Type', file.mime)
         .header('Content-Length', String(file.size))

@@ -1,3 +1,4 @@
 /** The parties domain's public surface: what other folders may import (ARCHITECTURE.md, "Boundaries"). */
 export { registerPartyRoutes } from './routes.ts';
-export { getParty } from './service.ts';
+export { getParty, listPartiesPage } from './service.ts';
+export { PartiesQuery, type PartiesQueryValue } from './schemas.ts';

@@ -6,7 +6,7 @@ import type { Services } from '../platform/http/services.ts';
 import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { businessOf } from '../businesses/index.ts';
 import {
-  Kind,
+  PartiesQuery,
   Party,
   PartyCreate,
   PartyFindOrCreate,
@@ -17,8 +17,7 @@ import {
   type PartyPatchBody,
 } from './schemas.ts';
 import { createParty, findOrCreateParty, getParty, listPartiesPage, newPartyFrom, patchParty } from './service.ts';
-import { CursorQuery, NextCursor } from '../platform/http/cursor.ts';
-import { MetadataQuery } from '../platform/metadata.ts';
+import { NextCursor } from '../platform/http/cursor.ts';
 
 const tags = ['parties'];
 
@@ -41,15 +40,7 @@ function registerPartyReadRoutes(api: FastifyInstance): void {
         operationId: 'listParties',
         summary: 'List saved customers and suppliers, newest first; page with `cursor` (the `nextCursor` of the previous page)',
         params: BidParams,
-        querystring: Type.Object(
-          {
-            kind: Type.Optional(Kind),
-            metadata: MetadataQuery,
-            take: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })),
-            cursor: Type.Optional(CursorQuery),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: PartiesQuery,
         response: { 200: Ok({ parties: Type.Array(Party), nextCursor: NextCursor }, 'PartyPage'), ...errors(...AUTH_ERRORS) },
       },
     },

@@ -1,7 +1,8 @@
 import { Type, type Static } from 'typebox';
 import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { carrier, maxLength } from '../openfrmt/index.ts';
-import { MetadataCreate, MetadataPatch, MetadataSchema } from '../platform/metadata.ts';
+import { MetadataCreate, MetadataPatch, MetadataQuery, MetadataSchema } from '../platform/metadata.ts';
+import { CursorQuery } from '../platform/http/cursor.ts';
 
 export const PARTY_KINDS = ['customer', 'supplier', 'both'] as const;
 export type PartyKind = (typeof PARTY_KINDS)[number];
@@ -108,3 +109,15 @@ export const Party = Type.Object(
   { title: 'Party' },
 );
 export type PartyView = Static<typeof Party>;
+
+/** The list's query (GET /businesses/{bid}/parties); the console checks its page's query with it too. */
+export const PartiesQuery = Type.Object(
+  {
+    kind: Type.Optional(Kind),
+    metadata: MetadataQuery,
+    take: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })),
+    cursor: Type.Optional(CursorQuery),
+  },
+  { additionalProperties: false },
+);
+export type PartiesQueryValue = Static<typeof PartiesQuery>;

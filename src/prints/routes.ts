@@ -6,11 +6,11 @@ import type { Services } from '../platform/http/services.ts';
 import { binaryResponse } from '../platform/http/openapi.ts';
 import { AppError, notFound } from '../platform/errors.ts';
 import { storedFile } from '../platform/files.ts';
-import { fileReading, openFile, readFile } from '../platform/file-read.ts';
+import { fileReading, openFile } from '../platform/file-read.ts';
 import type { Readable } from 'node:stream';
 import { businessOf } from '../businesses/index.ts';
 import { findDocumentRow } from '../documents/index.ts';
-import { draftRenderModel } from './render-model.ts';
+import { documentPreviewPdf } from './preview.ts';
 import { consentWarnings, handOut, printLog, type PrintKind } from './handout.ts';
 import { emailDocument } from './send-email.ts';
 import { sharedPdf } from './shared-link.ts';
@@ -67,18 +67,8 @@ function registerPrintRoute(api: FastifyInstance, s: Services): void {
       const { kind = 'auto' } = req.body as { kind?: PrintKind };
       const doc = await findDocumentRow(ctx.database.db, business.id, id);
       if (!doc) throw notFound('document');
-      if (doc.status === 'draft') {
-        // A preview: rendered on demand, unsigned, never logged, never counted.
-        const logo = business.branding.logoRef ? ((await readFile(fileReading(s, ctx.database), business.branding.logoRef.fileId))?.content ?? null) : null;
-        // Rendered in the render pool: the event loop keeps answering other requests meanwhile.
-        const preview = await s.pdfRenderer.draft({
-          kind: 'draft',
-          model: draftRenderModel(doc, business, logo),
-          at: s.clock.now(),
-          sandbox: ctx.mode === 'sandbox',
-        });
-        return sendPdf(reply, { body: preview, size: preview.length, variant: 'draft', name: `draft-${doc.id}.pdf` });
-      }
+      // A draft's preview: rendered on demand, unsigned, never logged, never counted.
+      if (doc.status === 'draft') return sendPdf(reply, await documentPreviewPdf(s, ctx.database, business, id));
       const handout = await handOut(s, ctx, business, id, kind, 'print');
       const file = await storedFile(ctx.database.db, handout.fileId);
       if (!file) throw new Error(`stored PDF ${handout.fileId} is missing`);

@@ -7,3 +7,5 @@ export { RequestLogBuffer } from './buffer.ts';
 export { installRequestLog } from './hook.ts';
 
 export const requestLogDomain: Domain = { name: 'request-log', api: registerRequestLogRoutes, worker: (s) => requestLogRetentionWorker(s) };
+export { listRequests } from './list.ts';
+export { RequestsQuery } from './schemas.ts';

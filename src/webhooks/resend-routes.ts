@@ -4,10 +4,8 @@ import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, errors, IdParams, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
 import { Delivery, DeliveryParams, WebhookReplay, type WebhookReplayBody } from './schemas.ts';
-import { getWebhook } from './endpoints.ts';
 import type { WebhookDispatcher } from './dispatcher.ts';
-import { resendDelivery } from './resend.ts';
-import { replayToEndpoint } from './replay.ts';
+import { replayAccountWebhook, retryAccountDelivery } from './account-actions.ts';
 
 const tags = ['webhooks'];
 const config = { scope: 'businesses' as const };
@@ -32,8 +30,8 @@ export function registerResendRoutes(api: FastifyInstance, s: Services, dispatch
     async (req) => {
       const ctx = ctxOf(req);
       const { id, deliveryId } = req.params as { id: string; deliveryId: string };
-      const endpoint = await getWebhook(ctx.database.db, ctx.key.accountId, id);
-      return { ok: true as const, ...(await resendDelivery(s, dispatcher, ctx.mode, endpoint, deliveryId)) };
+      const target = { mode: ctx.mode, accountId: ctx.key.accountId, webhookId: id, deliveryId };
+      return { ok: true as const, ...(await retryAccountDelivery(s, target, dispatcher)) };
     },
   );
 
@@ -62,8 +60,8 @@ export function registerResendRoutes(api: FastifyInstance, s: Services, dispatch
     },
     async (req) => {
       const ctx = ctxOf(req);
-      const { secret: _secret, ...endpoint } = await getWebhook(ctx.database.db, ctx.key.accountId, (req.params as { id: string }).id);
-      return { ok: true as const, ...(await replayToEndpoint(ctx.database, endpoint, req.body as WebhookReplayBody, s.clock.now())) };
+      const target = { mode: ctx.mode, accountId: ctx.key.accountId, webhookId: (req.params as { id: string }).id };
+      return { ok: true as const, ...(await replayAccountWebhook(s, target, req.body as WebhookReplayBody)) };
     },
   );
 }

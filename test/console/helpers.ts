@@ -36,3 +36,12 @@ export async function signedInClient(env: TestEnv, sms: FakeTwilio, opts: { appr
   if (v.location !== '/console/keys') throw new Error(`verify failed: ${v.status}`);
   return { c, account };
 }
+
+/** Mints a key through the console's form and answers its secret (shown once on the page). */
+export async function mintThroughConsole(c: ConsoleClient, mode: 'live' | 'test', scopes = ['businesses', 'documents', 'expenses', 'export']): Promise<string> {
+  await c.get('/console/keys');
+  const res = await c.post('/console/keys', { label: `${mode} key`, mode, scopes });
+  const secret = res.body.match(/id="new-key" readonly value="(bk_(?:live|test)_[0-9A-Za-z]{32})"/)?.[1];
+  if (!secret) throw new Error(`mint failed: ${res.status}`);
+  return secret;
+}

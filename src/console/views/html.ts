@@ -46,16 +46,28 @@ export interface PageFrame {
   csrf: string;
   /** Present on signed-in pages: shows the navigation and the sign-out button. */
   user?: PageUser;
-  active?: 'keys' | 'usage';
+  active?: NavItem;
+  /** Pages of wide tables (the data pages) use the whole width. */
+  wide?: boolean;
 }
+
+export type NavItem = 'keys' | 'usage' | 'data' | 'webhooks' | 'requests';
+
+/** The signed-in navigation: the data pages' entries open on the mode the account has keys in (browse-routes.ts). */
+const NAV: { item: NavItem; href: string; label: MessageKey }[] = [
+  { item: 'keys', href: '/console/keys', label: 'nav_keys' },
+  { item: 'usage', href: '/console/usage', label: 'nav_usage' },
+  { item: 'data', href: '/console/data', label: 'nav_data' },
+  { item: 'webhooks', href: '/console/webhooks', label: 'nav_webhooks' },
+  { item: 'requests', href: '/console/requests', label: 'nav_requests' },
+];
 
 export function page(f: PageFrame, body: Html): string {
   const L = (k: MessageKey) => t(f.lang, k);
   const other = f.lang === 'he' ? 'en' : 'he';
   const nav = f.user
     ? html`<nav class="nav">
-        <a href="/console/keys" class="${f.active === 'keys' ? 'current' : ''}">${L('nav_keys')}</a>
-        <a href="/console/usage" class="${f.active === 'usage' ? 'current' : ''}">${L('nav_usage')}</a>
+        ${NAV.map((n) => html`<a href="${n.href}" class="${f.active === n.item ? 'current' : ''}">${L(n.label)}</a>`)}
         <span class="who">${f.user.name}</span>
         <form method="post" action="/console/sign-out" class="inline">
           ${csrfField(f.csrf)}<button type="submit" class="link">${L('sign_out')}</button>
@@ -77,7 +89,7 @@ export function page(f: PageFrame, body: Html): string {
   ${nav}
   <a class="lang" href="/console/lang?to=${other}&amp;back=${encodeURIComponent(f.path)}" lang="${other}">${L('switch_lang')}</a>
 </header>
-<main>
+<main${f.wide ? html` class="wide"` : ''}>
 <h1>${f.title}</h1>
 ${body}
 </main>
