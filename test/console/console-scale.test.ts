@@ -1,9 +1,8 @@
 /**
  * The console's documents pages on a business of 100,000 issued documents (seeded in one statement, as the
- * export's scale test does): every page is one cursor step of the API's list, so the first page, a page
- * deep in the list, a search and a document answer in the time of a few index reads. The bound is loose
- * (a loaded 2-core machine); an offset or a count over the books would still pass it at this size, which
- * is why console-documents.test.ts checks that the pages never offset or count.
+ * export's scale test does): the first page, pages deep in the list by cursor, a search and a document.
+ * That they stay fast is console-documents.test.ts's check that the pages never offset or count (tests
+ * assert no timings); what each step took here is printed.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
@@ -14,7 +13,6 @@ import { FakeTwilio } from './fake-twilio.ts';
 import { mintThroughConsole, signedInClient } from './helpers.ts';
 
 const COUNT = 100_000;
-const PAGE_MS = 2000;
 let env: TestEnv;
 const sms = new FakeTwilio();
 let c: ConsoleClient;
@@ -40,9 +38,8 @@ const ids = (body: string) => [...body.matchAll(/data-document-id="([^"]+)"/g)].
 async function timed(url: string) {
   const t = performance.now();
   const page = await c.get(url);
-  const ms = performance.now() - t;
+  console.log(`${url}: ${(performance.now() - t).toFixed(0)} ms`);
   expect(page.status, url).toBe(200);
-  expect(ms, url).toBeLessThan(PAGE_MS);
   return page;
 }
 
