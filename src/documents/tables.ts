@@ -9,7 +9,7 @@ import { day, int8, metadataColumn, timestamptz3 } from '../platform/db/tables.t
 import type { DocType } from './doc-types.ts';
 import type { AllocationState, DocumentLine, DocumentParty, DocumentPayment, DocumentSnapshot, DocumentWarning, PdfFiles } from './snapshot.ts';
 
-/** The document types of the database's CHECK (305, 320, 330, 400): the table's (doc-types.ts). */
+/** The document types of the database's CHECK (migration 0050): the table's (doc-types.ts). */
 export type StoredDocType = DocType;
 
 export const documents = pgTable(

@@ -92,6 +92,14 @@ beforeAll(async () => {
     lines: [{ description: 'x', quantity: 1, unitPriceExVat: 1000 }],
     payments: [{ method: 'cash', amount: 1180 }],
   });
+  // The commercial papers (issue 30): 100, 200, 210 and 300 are written as C100 + D110; a price quote (10) is not exported.
+  for (const docType of [10, 100, 200, 210, 300])
+    await issueDoc(env, a.test, bid, {
+      docType,
+      party: { name: 'בונים בע"מ', taxId: '512200502' },
+      lines: [{ description: `paper ${docType}`, quantity: 2.5, unitPriceExVat: 40_000, lineDiscount: 500 }],
+      discountAmount: 1_000,
+    });
   for (const d of [receipt, gross, anon]) {
     const r = await env.call('POST', `/v1/businesses/${bid}/documents/${d.id}/credit-note`, { key: a.test, body: {} });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
@@ -108,6 +116,12 @@ beforeAll(async () => {
   expect(business.bookkeeping).toBe('double');
   expect(records(zip).bk.filter((r) => r.startsWith('B100')).length).toBeGreaterThan(0);
   expect(v.defects.map(formatDefect)).toEqual([]);
+  const types = records(zip)
+    .bk.filter((r) => r.startsWith('C100'))
+    .map((r) => Number(col(r, 'C100', 1203)));
+  for (const t of [100, 200, 210, 300]) expect(types).toContain(t);
+  expect(types).not.toContain(10);
+  expect(documents.some((d) => d.docType === 10)).toBe(true);
 });
 
 type Files = { ini: string[]; bk: string[] };

@@ -20,7 +20,7 @@
  *  - BKMVDATA.TXT: A100 first and Z900 last, once each; running numbers 1…N (§2.4(י)); the business VAT no.
  *    in every record; the primary id shared by A000/1004, A100/1103, Z900/1153 (§2.4(א)); `&OF1.31&`;
  *  - VAT numbers' check digit (1003/1102/1152/…, the maker's 1009, buyers' 1215, 1015);
- *  - documents: one C100 per issued document of the range and none other; D110/D120 linked to their
+ *  - documents: one C100 per issued document of the range whose type Appendix 1 codes (not a price quote) and none other; D110/D120 linked to their
  *    header by type + number (same representation, §2.4(ד)) and by 1273/1323 = 1234 (clarification 11),
  *    line numbers 1…n, as many D110 as lines and D120 as payments; every amount recomputed from the
  *    API document (signs §2.4(יב), clarifications 1, 4, 5; quantities 4 decimals; 1268 rate; payment method,
@@ -708,8 +708,12 @@ function verifyDocuments(
   const bad = (r: Rec, field: number | null, reason: string) => push({ file: 'BKMVDATA.TXT', line: r.line, record: r.code, field, reason });
   const docBad = (reason: string) => push({ file: 'documents', line: null, record: null, field: null, reason });
   const byId = new Map(input.documents.map((d) => [d.id, d]));
+  // A document of a type Appendix 1 has no code for (a price quote, 10) cannot be written, so none is expected.
   const inRange = (d: ApiDocument) =>
-    d.status === 'issued' && (!range.from || ymd(d.documentDate) >= range.from) && (!range.to || ymd(d.documentDate) <= range.to);
+    d.status === 'issued' &&
+    APPENDIX1_DOC_TYPES.has(d.docType) &&
+    (!range.from || ymd(d.documentDate) >= range.from) &&
+    (!range.to || ymd(d.documentDate) <= range.to);
   const docs = input.documents.filter(inRange);
   const numKey = (type: string | number, num: string) => `${Number(type)}|${/^\d+$/.test(num) ? String(BigInt(num)) : num}`;
 

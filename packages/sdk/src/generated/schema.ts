@@ -1204,10 +1204,10 @@ export interface components {
             businessId: string;
             status: "draft" | "issued";
             /**
-             * @description 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt.
+             * @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt.
              * @enum {integer}
              */
-            docType: 305 | 320 | 330 | 400;
+            docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400;
             docNumber: number | null;
             allocationNumber: string | null;
             party: {
@@ -2021,6 +2021,11 @@ export interface operations {
                     };
                     /** @description First number per doc type, e.g. {"305": 1001}; settable only before that type's first issue. */
                     numbering?: {
+                        10?: number;
+                        100?: number;
+                        200?: number;
+                        210?: number;
+                        300?: number;
                         305?: number;
                         320?: number;
                         330?: number;
@@ -2297,6 +2302,11 @@ export interface operations {
                     };
                     /** @description First number per doc type, e.g. {"305": 1001}; settable only before that type's first issue. */
                     numbering?: {
+                        10?: number;
+                        100?: number;
+                        200?: number;
+                        210?: number;
+                        300?: number;
                         305?: number;
                         320?: number;
                         330?: number;
@@ -7397,6 +7407,17 @@ export interface operations {
                                 count: number;
                                 total: number;
                             };
+                            /** @description Every issued document of the range by type, the commercial papers too (issue 30); one entry per type, ascending, zeros included. */
+                            documents: {
+                                byDocType: {
+                                    docType: number;
+                                    /** @description false for the commercial papers (quote, order, delivery and return notes, 300): counted, never in the books. */
+                                    taxDocument: boolean;
+                                    count: number;
+                                    /** @description Agorot, the shekel figures; a credit note (330) counted negative. */
+                                    totalIncVat: number;
+                                }[];
+                            };
                             expenses: {
                                 byCategory: {
                                     category: string;
@@ -8096,8 +8117,8 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "draft" | "issued";
-                /** @description 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt. */
-                docType?: 305 | 320 | 330 | 400;
+                /** @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt. */
+                docType?: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400;
                 /** @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31 */
                 from?: string;
                 /** @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31 */
@@ -8244,8 +8265,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description 305, 320 or 400; a 330 is created only by the credit-note endpoint. */
-                    docType: 305 | 320 | 400;
+                    /** @description 10, 100, 200, 210, 300, 305, 320 or 400; a 330 is created only by the credit-note endpoint. */
+                    docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 400;
                     party?: ({
                         partyId: string;
                     } | {
@@ -8694,8 +8715,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description 305, 320 or 400; a 330 is created only by the credit-note endpoint. */
-                    docType?: 305 | 320 | 400;
+                    /** @description 10, 100, 200, 210, 300, 305, 320 or 400; a 330 is created only by the credit-note endpoint. */
+                    docType?: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 400;
                     party?: ({
                         partyId: string;
                     } | {
@@ -9205,8 +9226,8 @@ export interface operations {
     getContinuityReport: {
         parameters: {
             query?: {
-                /** @description 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt. */
-                docType?: 305 | 320 | 330 | 400;
+                /** @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt. */
+                docType?: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400;
             };
             header?: never;
             path: {
@@ -9231,10 +9252,10 @@ export interface operations {
                         report: {
                             byDocType: {
                                 /**
-                                 * @description 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt.
+                                 * @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt.
                                  * @enum {integer}
                                  */
-                                docType: 305 | 320 | 330 | 400;
+                                docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400;
                                 /** @description Smallest stored issued number; null when none. */
                                 first: number | null;
                                 /** @description Largest stored issued number; null when none. */
