@@ -18,6 +18,12 @@ export type PaymentsRule =
   /** Required and non-zero: they are the total (the amount received). */
   | 'are-the-total';
 
+/**
+ * What a document converted from another does with its source's quantities (POST …/convert): each
+ * stage takes a source line's quantity at most once in all (an order is delivered once and invoiced once).
+ */
+export type ConversionStage = 'order' | 'delivery' | 'return' | 'invoice';
+
 /** How a type is undone (service-api.md "credit note"). */
 export interface CreditRule {
   /** The type of the reversing document, numbered in that type's series. */
@@ -86,6 +92,10 @@ export interface DocTypeRule {
   printedNotice: { he: string; en: string } | null;
   /** The label before the document it links to (PDF): a credit note corrects, a negative document reverses. */
   linkedLabel: 'corrects' | 'reverses';
+  /** The types a document of this type may be converted into (decisions.md: quote → order → delivery → invoice, 300 → 320). */
+  convertsTo: readonly DocType[];
+  /** As the target of a conversion, the stage of its source's quantities it takes; null: never a target. */
+  fulfils: ConversionStage | null;
 }
 
 const ALL_DEALERS: readonly DealerType[] = ['patur', 'murshe', 'company', 'ngo'];
@@ -109,6 +119,8 @@ function commercialPaper(p: {
   en: string;
   exported: boolean;
   printedNotice?: { he: string; en: string };
+  convertsTo: readonly DocType[];
+  fulfils: ConversionStage | null;
 }): DocTypeRule {
   return {
     code: p.code,
@@ -132,13 +144,37 @@ function commercialPaper(p: {
     titles: { he: p.he, en: p.en, journal: p.he },
     printedNotice: p.printedNotice ?? null,
     linkedLabel: 'reverses',
+    convertsTo: p.convertsTo,
+    fulfils: p.fulfils,
   };
 }
 
+/**
+ * The conversions (decisions.md): a quote becomes an order, a delivery or an invoice; an order a
+ * delivery or an invoice; a delivery note its return or its invoice; a 300 its tax invoice when paid.
+ * Tax documents convert into nothing (a receipt is not quoted, an invoice not ordered: 409).
+ */
+type Conversion = Pick<DocTypeRule, 'convertsTo' | 'fulfils'>;
+const INVOICES: readonly DocType[] = [300, 305, 320];
+const QUOTE: Conversion = { convertsTo: [100, 200, ...INVOICES], fulfils: null };
+const ORDER: Conversion = { convertsTo: [200, ...INVOICES], fulfils: 'order' };
+const DELIVERY: Conversion = { convertsTo: [210, ...INVOICES], fulfils: 'delivery' };
+const RETURN: Conversion = { convertsTo: [], fulfils: 'return' };
+const TRANSACTION_INVOICE: Conversion = { convertsTo: [305, 320], fulfils: 'invoice' };
+
 /** The table. Keys are the codes; order is ascending code (lists, the OpenAPI enum). */
 export const DOC_TYPES: Readonly<Record<DocType, DocTypeRule>> = {
-  10: commercialPaper({ code: 10, name: 'price quote', noun: 'price quote', nounPlural: 'price quotes', he: 'הצעת מחיר', en: 'Price Quote', exported: false }),
-  100: commercialPaper({ code: 100, name: 'order', noun: 'order', nounPlural: 'orders', he: 'הזמנה', en: 'Order', exported: true }),
+  10: commercialPaper({
+    code: 10,
+    name: 'price quote',
+    noun: 'price quote',
+    nounPlural: 'price quotes',
+    he: 'הצעת מחיר',
+    en: 'Price Quote',
+    exported: false,
+    ...QUOTE,
+  }),
+  100: commercialPaper({ code: 100, name: 'order', noun: 'order', nounPlural: 'orders', he: 'הזמנה', en: 'Order', exported: true, ...ORDER }),
   200: commercialPaper({
     code: 200,
     name: 'delivery note',
@@ -147,6 +183,7 @@ export const DOC_TYPES: Readonly<Record<DocType, DocTypeRule>> = {
     he: 'תעודת משלוח',
     en: 'Delivery Note',
     exported: true,
+    ...DELIVERY,
   }),
   210: commercialPaper({
     code: 210,
@@ -156,6 +193,7 @@ export const DOC_TYPES: Readonly<Record<DocType, DocTypeRule>> = {
     he: 'תעודת החזרה',
     en: 'Return Note',
     exported: true,
+    ...RETURN,
   }),
   300: commercialPaper({
     code: 300,
@@ -167,6 +205,7 @@ export const DOC_TYPES: Readonly<Record<DocType, DocTypeRule>> = {
     exported: true,
     // The VAT it shows is for information: the tax invoice (320 or 305) is issued on payment.
     printedNotice: { he: 'זו אינה חשבונית מס', en: 'This is not a tax invoice' },
+    ...TRANSACTION_INVOICE,
   }),
   305: {
     code: 305,
@@ -190,6 +229,8 @@ export const DOC_TYPES: Readonly<Record<DocType, DocTypeRule>> = {
     titles: { he: 'חשבונית מס', en: 'Tax Invoice', journal: 'חשבונית מס' },
     printedNotice: null,
     linkedLabel: 'reverses',
+    convertsTo: [],
+    fulfils: 'invoice',
   },
   320: {
     code: 320,
@@ -213,6 +254,8 @@ export const DOC_TYPES: Readonly<Record<DocType, DocTypeRule>> = {
     titles: { he: 'חשבונית מס / קבלה', en: 'Tax Invoice / Receipt', journal: 'חשבונית מס קבלה' },
     printedNotice: null,
     linkedLabel: 'reverses',
+    convertsTo: [],
+    fulfils: 'invoice',
   },
   330: {
     code: 330,
@@ -236,6 +279,8 @@ export const DOC_TYPES: Readonly<Record<DocType, DocTypeRule>> = {
     titles: { he: 'חשבונית מס זיכוי', en: 'Credit Tax Invoice', journal: 'חשבונית מס זיכוי' },
     printedNotice: null,
     linkedLabel: 'corrects',
+    convertsTo: [],
+    fulfils: null,
   },
   400: {
     code: 400,
@@ -259,6 +304,8 @@ export const DOC_TYPES: Readonly<Record<DocType, DocTypeRule>> = {
     titles: { he: 'קבלה', en: 'Receipt', journal: 'קבלה' },
     printedNotice: null,
     linkedLabel: 'reverses',
+    convertsTo: [],
+    fulfils: null,
   },
 };
 

@@ -102,6 +102,13 @@ export function infoLines(m: RenderModel): string[] {
     const which = both(lang, `${DOC_TITLES[docType]} ${L.number} ${docNumber}`, `${EN_DOC_TITLES[docType]} ${EN.number} ${docNumber}`);
     out.push(`${label(lang, key)}: ${which}`);
   }
+  // A converted document names what it was converted from (a delivery note its order); a bilingual page
+  // gives each language its own line, as a list mixing both directions reads badly on one.
+  const based = m.basedOn ?? [];
+  if (based.length > 0) {
+    if (lang !== 'en') out.push(`${L.basedOn}: ${based.map((b) => `${DOC_TITLES[b.docType]} ${L.number} ${b.docNumber}`).join(', ')}`);
+    if (lang !== 'he') out.push(`${EN.basedOn}: ${based.map((b) => `${EN_DOC_TITLES[b.docType]} ${EN.number} ${b.docNumber}`).join(', ')}`);
+  }
   return out;
 }
 

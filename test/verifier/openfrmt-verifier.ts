@@ -54,7 +54,17 @@ export interface ApiDocument {
   docNumber: number | null;
   party: { partyId?: string | null; key?: string | null; name: string; taxId?: string | null; phone?: string | null; address?: string | null } | null;
   priceMode: string;
-  lines: { description: string; quantity: number; unitPriceExVat: number; sku: string | null; unit: string; lineDiscount: number; amount: number }[];
+  lines: {
+    description: string;
+    quantity: number;
+    unitPriceExVat: number;
+    sku: string | null;
+    unit: string;
+    lineDiscount: number;
+    amount: number;
+    /** A line converted from another document (POST …/convert): its base document, D110 1256/1257. */
+    source?: { documentId: string; docType: number; docNumber: number; index: number };
+  }[];
   payments: {
     method: number;
     amount: number;
@@ -951,6 +961,14 @@ function verifyDocument(
     }
     sum1267 += S(r, 1267) ?? 0n;
     if (!l) return;
+    // A line converted from another document names it as its base document (decisions.md, D110 1256/1257).
+    if (l.source) {
+      if (Number(get(r, 1256)) !== l.source.docType)
+        bad(r, 1256, `${tag} line ${i + 1}: base document type ${get(r, 1256)}, the line was converted from a ${l.source.docType}`);
+      if (numKeyOf(get(r, 1257)) !== String(l.source.docNumber))
+        bad(r, 1257, `${tag} line ${i + 1}: base document number ${JSON.stringify(get(r, 1257).trim())}, the line was converted from #${l.source.docNumber}`);
+    } else if (doc.docType !== 330 && (Number(get(r, 1256)) !== 0 || get(r, 1257).trim() !== ''))
+      bad(r, 1256, `${tag} line ${i + 1}: a base document (${get(r, 1256)} ${get(r, 1257).trim()}) on a line converted from nothing`);
     if (!textMatches(get(r, 1260), l.description))
       bad(r, 1260, `${tag} line ${i + 1}: description ${JSON.stringify(get(r, 1260).trim())}, the API's ${JSON.stringify(l.description)}`);
     if (l.sku && !textMatches(get(r, 1259), l.sku))
