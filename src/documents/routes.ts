@@ -134,8 +134,9 @@ function registerDraftRoutes(api: FastifyInstance, s: Services): void {
       const { id } = req.params as { id: string };
       const db = ctxOf(req).database.db;
       const row = await getDocumentRow(db, businessOf(req).id, id);
-      const convertedTo = row.status === 'issued' ? await convertedToOf(db, row.businessId, id) : [];
-      return { ok: true as const, document: { ...documentView(row), convertedTo } };
+      // convertedTo is an issued document's (a draft is never a source).
+      const view = documentView(row);
+      return { ok: true as const, document: row.status === 'issued' ? { ...view, convertedTo: await convertedToOf(db, row.businessId, id) } : view };
     },
   );
 
@@ -197,8 +198,11 @@ function registerIssueRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const { id } = req.params as { id: string };
-      const result = await issueDocument(s, ctxOf(req), businessOf(req), id, req.body as IssueBodyInput);
-      return reply.status(201).send({ ok: true, ...result });
+      const ctx = ctxOf(req);
+      const result = await issueDocument(s, ctx, businessOf(req), id, req.body as IssueBodyInput);
+      // Nothing is converted from a document issued just now; an issue answered again may have been since.
+      const convertedTo = result.deduped ? await convertedToOf(ctx.database.db, result.document.businessId, id) : [];
+      return reply.status(201).send({ ok: true, ...result, document: { ...result.document, convertedTo } });
     },
   );
 
@@ -225,7 +229,8 @@ function registerIssueRoutes(api: FastifyInstance, s: Services): void {
         ...(body.lines ? { lines: body.lines } : {}),
         ...(body.amount !== undefined ? { amount: body.amount } : {}),
       });
-      return reply.status(201).send({ ok: true, document });
+      // A credit note just issued has nothing converted from it (it converts into nothing).
+      return reply.status(201).send({ ok: true, document: { ...document, convertedTo: [] } });
     },
   );
 }

@@ -446,7 +446,8 @@ export const Document = Type.Object({
   convertedFrom: Type.Array(DocumentReferenceOut, { description: 'The documents its lines were converted from (POST …/convert), first line first.' }),
   convertedTo: Type.Optional(
     Type.Array(DocumentReferenceOut, {
-      description: 'The issued documents converted from this one, by type and number. Shown by GET of one document (not in lists).',
+      description:
+        'The issued documents converted from this one, by type and number. On an issued document as GET, issue and credit-note answer it; lists and drafts leave it out.',
     }),
   ),
 });

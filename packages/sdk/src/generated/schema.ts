@@ -1358,7 +1358,7 @@ export interface components {
                 docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400;
                 docNumber: number;
             }[];
-            /** @description The issued documents converted from this one, by type and number. Shown by GET of one document (not in lists). */
+            /** @description The issued documents converted from this one, by type and number. On an issued document as GET, issue and credit-note answer it; lists and drafts leave it out. */
             convertedTo?: {
                 id: string;
                 /**
