@@ -83,23 +83,33 @@ async function addToDraft(s: Services, ctx: RequestContext, business: BusinessRe
     if (!draft.lines.every((l) => l.source))
       throw conflict(`draft ${draft.id} was not converted from other documents: only a converted draft takes more sources`);
     if (!sameParty(draft.party, source.snapshot!.party)) throw conflict(`draft ${draft.id} is for another party than ${source.docType} #${source.docNumber}`);
-    if (draft.currency !== source.currency)
-      throw conflict(`draft ${draft.id} is in ${draft.currency}, ${source.docType} #${source.docNumber} in ${source.currency}`);
+    const snap = source.snapshot!;
+    // Lines priced another way (net/gross, currency, VAT treatment) would not add up in one document.
+    if (draft.currency !== source.currency || draft.priceMode !== snap.priceMode || draft.vatExemptionReason !== snap.vatExemptionReason) {
+      throw conflict(
+        `draft ${draft.id} and ${source.docType} #${source.docNumber} differ in currency, price mode or VAT treatment: their lines cannot be one document`,
+      );
+    }
     const src = asSource(source);
     const issued = await takenInStage(tx, { id: source.id, lineCount: src.lines.length }, stageOf(req.docType));
     const inDraft = quantitiesFrom(source.id, src.lines.length, draft.lines);
     const added = convertedLines({ source: src, taken: issued.map((q, i) => q + inDraft[i]), chosen: req.lines });
+    // The draft as it is, with the lines added and their share of the source's document discount.
     const fields: DraftFields = {
-      ...draftOf(source, req.docType, [...draft.lines, ...added], israelDate(now)),
+      docType: draft.docType,
       party: draft.party,
-      note: draft.note,
+      priceMode: draft.priceMode,
+      lines: [...draft.lines, ...added],
       payments: draft.payments,
+      note: draft.note,
       documentDate: draft.documentDate,
       valueDate: draft.valueDate,
       vatRateBp: draft.vatRateBp,
       vatExemptionReason: draft.vatExemptionReason,
       discountAmount: draft.discountAmount + discountShare(src, added),
       withholdingAmount: draft.withholdingAmount,
+      allocationNumber: draft.allocationNumber,
+      currency: draft.currency,
       exchangeRate: draft.exchangeRate,
       language: draft.language,
     };

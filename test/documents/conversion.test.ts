@@ -181,6 +181,24 @@ describe('quote → order → two delivery notes → one 305', () => {
   });
 });
 
+describe('adding a source to a converted draft', () => {
+  it('refuses another party, another price mode, a draft not converted, a draft of another type', async () => {
+    const issuedPaper = async (body: Record<string, unknown>) => issue((await call('POST', '', { ...quoteBody, docType: 200, ...body })).body.document.id);
+    const mine = await issuedPaper({});
+    const draft = await converted(mine.id, { docType: 305 });
+    const other = await issuedPaper({ party: { name: 'אחר' } });
+    expect((await convert(other.id, { docType: 305, draftId: draft.id })).body.error).toBe(
+      `draft ${draft.id} is for another party than 200 #${other.docNumber}`,
+    );
+    const gross = await issuedPaper({ priceMode: 'gross' });
+    expect((await convert(gross.id, { docType: 305, draftId: draft.id })).body.error).toMatch(/differ in currency, price mode or VAT treatment/);
+    const plain = (await call('POST', '', { ...quoteBody, docType: 305 })).body.document;
+    expect((await convert(mine.id, { docType: 305, draftId: plain.id })).body.error).toMatch(/was not converted from other documents/);
+    expect((await convert(mine.id, { docType: 320, draftId: draft.id })).body.error).toBe(`draft ${draft.id} is a 305, not a 320`);
+    for (const r of [other, gross]) expect((await read(r.id)).convertedTo).toEqual([]);
+  });
+});
+
 describe('a 300 becomes a 320 on payment', () => {
   it('the 320 takes the 300 whole with the payment; the 300 is then used up', async () => {
     const t = await call('POST', '', { docType: 300, party, lines: [{ description: 'עבודה', quantity: 1, unitPriceExVat: 100_000 }] });
