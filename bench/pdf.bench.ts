@@ -4,7 +4,7 @@
  * (renderDocumentPair, what the job does), the same two as separate renders, and the stages — a layout written
  * once unsigned (a draft), the two signatures. (2) The render pool's throughput with 1 and 2 threads.
  * (3) Time from an issue answer to `document.pdf_ready` through the real path (HTTP issue on embedded
- * PostgreSQL → the durable `document.render` job in the job runner → the pool → pdf_files set), polling every
+ * PostgreSQL → the durable `document.render` job in the job runner → the pool → the PDFs' links written), polling every
  * second as `npm start` does, and immediately. (4) A burst: documents issued as fast as the process can while
  * the runner renders, then how many reached `document.pdf_ready` per second, the backlog when the burst ended
  * and how long it took to clear; and the pipeline's own rate on a backlog of issued documents.
@@ -196,7 +196,12 @@ async function benchServer({ live, sandbox }: BenchDatabases) {
     return draft.id as string;
   };
   const pending = async () =>
-    Number((await queryOne<{ n: number }>(sandbox.db, sql`SELECT count(*)::int AS n FROM documents WHERE status = 'issued' AND pdf_files IS NULL`))!.n);
+    Number(
+      (await queryOne<{ n: number }>(
+        sandbox.db,
+        sql`SELECT count(*)::int AS n FROM documents d WHERE status = 'issued' AND NOT EXISTS (SELECT 1 FROM pdf_links l WHERE l.document_id = d.id)`,
+      ))!.n,
+    );
   const runner = (pollMs: number) => new JobRunner(s.databases, s.clock, logger, allJobHandlers(s)).start(pollMs);
   const close = async () => {
     await app.close();
@@ -215,7 +220,7 @@ async function issueToReady(set: BenchDatabases, pollMs: number, count: number) 
     const id = await server.issue(i);
     const t0 = performance.now();
     for (;;) {
-      const r = await queryOne<{ ready: boolean }>(server.sandbox.db, sql`SELECT pdf_files IS NOT NULL AS ready FROM documents WHERE id = ${id}`);
+      const r = await queryOne<{ ready: boolean }>(server.sandbox.db, sql`SELECT EXISTS (SELECT 1 FROM pdf_links WHERE document_id = ${id}) AS ready`);
       if (r?.ready) break;
       await new Promise((resolve) => setTimeout(resolve, 5));
     }

@@ -1,7 +1,7 @@
 /**
  * The floor of pinkas's own SQL (issue 28): the statements one document costs the database, sent by
  * a client that does nothing else. Per document, as the server sends them: the draft's insert with its
- * audit row (one statement), the draft's read, and `issue_document` with the number, ceilings, row,
+ * audit row (one statement, answering the row's version) and `issue_document` with the number, ceilings, row,
  * journal entry, audit row, event, usage and jobs. The arguments are a document the server issued
  * during the run, with new ids: the same tables, indexes, triggers and functions, none of the server's
  * Node work (HTTP, validation, totals, the audit's canonical JSON). Against the server's figure it
@@ -66,7 +66,8 @@ function draftStatement(s: Sample, id: string, businessId: string, at: string) {
   const row = { ...s.row, id, business_id: businessId, status: 'draft', doc_number: null, snapshot: null, issued_at: null, pdf_files: null };
   Object.assign(row, { external_ref: null, created_at: at, updated_at: at, allocation: null, warnings: [], print_count: 0, origin_handed_out_at: null });
   const cols = s.columns.map((c) => `"${c}"`).join(', ');
-  const audit = { ...auditOf(s, businessId, id, at, 'document.create'), hashParts: [JSON.stringify({ after: row, before: null, id })] };
+  const recorded = { ...(s.audit.after as Record<string, unknown>), id, businessId, status: 'draft', docNumber: null, issuedAt: null };
+  const audit = { ...auditOf(s, businessId, id, at, 'document.create'), hashParts: [JSON.stringify({ after: recorded, before: null, id })] };
   return {
     text: `WITH inserted AS (INSERT INTO documents (${cols}) SELECT ${cols} FROM jsonb_populate_record(NULL::documents, $1::jsonb) RETURNING id)
            SELECT audit_append($2::jsonb, NULL) FROM inserted`,
@@ -91,7 +92,8 @@ function auditOf(s: Sample, businessId: string, entityId: string, at: string, ac
 /** issue_document's argument, as issue.ts builds it. */
 function issueArgument(s: Sample, id: string, businessId: string, version: string, at: string) {
   const snapshot = s.row.snapshot as Record<string, unknown>;
-  const after = JSON.stringify({ ...s.row, id, business_id: businessId, doc_number: HOLE });
+  // What the server's audit row recorded of its document, for this one.
+  const after = JSON.stringify({ ...(s.audit.after as Record<string, unknown>), id, businessId, docNumber: HOLE });
   const [head, tail] = after.split(`"${HOLE}"`);
   const future = new Date(Date.parse(at) + 86_400_000).toISOString();
   return {
@@ -118,14 +120,17 @@ function issueArgument(s: Sample, id: string, businessId: string, version: strin
   };
 }
 
-/** One document's three statements; answers its number. */
+/** One document's two statements, as the server sends them for a draft it created (documents/draft-cache.ts); answers its number. */
 export async function floorDocument(db: pg.Pool, s: Sample, businessId: string): Promise<number> {
   const id = `doc_${randomUUID()}`;
   const at = new Date().toISOString();
-  await db.query(draftStatement(s, id, businessId, at));
-  const read = await db.query<{ v: string }>(`SELECT *, xmin::text AS v FROM documents WHERE id = $1 AND business_id = $2`, [id, businessId]);
+  const draft = draftStatement(s, id, businessId, at);
+  const inserted = await db.query<{ v: string }>({
+    ...draft,
+    text: draft.text.replace('RETURNING id)', 'RETURNING id, xmin::text AS v)').replace('SELECT audit_append', 'SELECT v, audit_append'),
+  });
   const r = await db.query<{ outcome: string; doc_number: number }>(`SELECT outcome, doc_number FROM issue_document($1::jsonb)`, [
-    JSON.stringify(issueArgument(s, id, businessId, read.rows[0].v, at)),
+    JSON.stringify(issueArgument(s, id, businessId, inserted.rows[0].v, at)),
   ]);
   if (r.rows[0].outcome !== 'issued') throw new Error(`floor: issue_document answered ${r.rows[0].outcome}`);
   return r.rows[0].doc_number;

@@ -14,7 +14,7 @@ import { backoffMs, JOBS, type JobKind } from '../platform/catalog/jobs.ts';
 import type { Services } from '../platform/http/services.ts';
 import { errorSummary } from '../platform/logger.ts';
 import { countAllocationOutcome } from '../platform/metrics.ts';
-import { getDocumentById, toDocumentRow, writeIssuedAllocation, type AllocationState, type DocumentRow } from '../documents/index.ts';
+import { documentColumns, getDocumentById, toDocumentRow, writeIssuedAllocation, type AllocationState, type DocumentRow } from '../documents/index.ts';
 import { approvalInputOfIssued } from './document-input.ts';
 import { AllocationNotConnectedError, AllocationTransportError } from './provider.ts';
 import { providerFor, UNCONFIGURED_MESSAGE } from './providers.ts';
@@ -40,7 +40,7 @@ async function writeState(tx: Executor, d: DocumentRow, allocation: AllocationSt
 
 /** Locks the document (one query) and answers it when still waiting for this job's answer. */
 async function lockPending(tx: Executor, id: string): Promise<DocumentRow | null> {
-  const r = await queryOne<Record<string, unknown>>(tx, sql`SELECT * FROM documents WHERE id = ${id} FOR UPDATE`);
+  const r = await queryOne<Record<string, unknown>>(tx, sql`SELECT ${documentColumns()} FROM documents WHERE id = ${id} FOR UPDATE`);
   if (!r) return null;
   const d = toDocumentRow(r);
   if (d.status !== 'issued' || d.allocationNumber !== null || d.allocation?.status !== 'pending') return null;

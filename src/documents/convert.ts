@@ -18,6 +18,7 @@ import { docTypeAllowed, docTypeRefusal, type DocType } from './doc-types.ts';
 import { checkDraft, type DraftFields } from './draft-input.ts';
 import { totalsOfDraft } from './totals.ts';
 import { insertDraft, notDraft } from './drafts.ts';
+import { forgetDraft } from './draft-cache.ts';
 import { documentView, getDocumentRow, type DocumentParty, type DocumentRow, type DocumentView } from './snapshot.ts';
 import { conversionRefusal, convertedLines, discountShare, quantitiesFrom, stageOf, type ChosenLines, type ConversionSource } from './conversion.ts';
 import { takenInStage } from './conversion-store.ts';
@@ -76,6 +77,8 @@ const sameParty = (a: DocumentParty | null, b: DocumentParty | null) =>
 /** Adds the source's lines to a converted draft of the same type and party, in one transaction with the draft locked. */
 async function addToDraft(s: Services, ctx: RequestContext, business: BusinessRecord, source: DocumentRow, req: ConvertRequest & { draftId: string }) {
   const now = s.clock.now();
+  // The draft changes: its issue reads it again rather than the copy remembered at its create (draft-cache.ts).
+  forgetDraft(ctx.database, req.draftId);
   return ctx.database.db.transaction(async (tx) => {
     const draft = await getDocumentRow(tx, business.id, req.draftId, true);
     if (draft.status !== 'draft') throw notDraft(draft.id);

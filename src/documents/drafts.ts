@@ -14,10 +14,20 @@ import type { Services } from '../platform/http/services.ts';
 import type { RequestContext } from '../platform/http/context.ts';
 import type { BusinessRecord } from '../businesses/index.ts';
 import { getParty } from '../parties/index.ts';
-import { documentView, findDocumentRow, getDocumentRow, toDocumentRow, type DocumentParty, type DocumentRow, type DocumentView } from './snapshot.ts';
+import {
+  documentColumns,
+  documentView,
+  findDocumentRow,
+  getDocumentRow,
+  toDocumentRow,
+  type DocumentParty,
+  type DocumentRow,
+  type DocumentView,
+} from './snapshot.ts';
 import type { DraftCreateBody, DraftPatchBody, PartyInputBody } from './schemas.ts';
 import { checkDraft, normalizeInlineParty, normalizeLine, normalizePayment, type DraftFields } from './draft-input.ts';
 import { totalsOfDraft } from './totals.ts';
+import { forgetDraft, rememberDraft } from './draft-cache.ts';
 import { metadataToStore, type Metadata } from '../platform/metadata.ts';
 import { SHEKEL } from '../platform/currencies.ts';
 
@@ -44,26 +54,19 @@ export function requestHash(body: DraftCreateBody): string {
   return createHash('sha256').update(canonicalJson(rest)).digest('hex');
 }
 
-/**
- * Inserts the draft and its audit row in one statement; undefined when a draft with the same
- * externalRef exists (its own create answered, or a racing one).
- */
-export async function insertDraft(
-  ex: Executor,
-  ctx: RequestContext,
-  at: Date,
-  businessId: string,
-  draft: {
-    fields: DraftFields;
-    totals: { totalExVat: number; vatAmount: number; totalIncVat: number };
-    externalRef: string | null;
-    hash: string;
-    metadata: Metadata | undefined;
-    datedAtIssue: boolean;
-  },
-): Promise<DocumentView | undefined> {
+interface DraftToInsert {
+  fields: DraftFields;
+  totals: { totalExVat: number; vatAmount: number; totalIncVat: number };
+  externalRef: string | null;
+  hash: string;
+  metadata: Metadata | undefined;
+  datedAtIssue: boolean;
+}
+
+/** The new draft's row. */
+function draftValues(ctx: RequestContext, at: Date, businessId: string, draft: DraftToInsert): InsertValues<typeof documents> {
   const { fields: d, totals } = draft;
-  const values: InsertValues<typeof documents> = {
+  return {
     id: newId('doc', at.getTime()),
     businessId,
     status: 'draft',
@@ -95,18 +98,30 @@ export async function insertDraft(
     createdAt: at,
     updatedAt: at,
   };
-  const view = documentView(toDocumentRow(rawRowOf(documents, values)));
+}
+
+/**
+ * Inserts the draft and its audit row in one statement, and remembers it with its row version for
+ * its issue (draft-cache.ts); undefined when a draft with the same externalRef exists (its own create
+ * answered, or a racing one).
+ */
+export async function insertDraft(ex: Executor, ctx: RequestContext, at: Date, businessId: string, draft: DraftToInsert): Promise<DocumentView | undefined> {
+  const values = draftValues(ctx, at, businessId, draft);
+  const row = toDocumentRow(rawRowOf(documents, values));
+  const view = documentView(row);
   const audit = auditRowCall(at, ctx.actor, { businessId, action: 'document.create', entityType: 'document', entityId: view.id, after: view });
-  const inserted = await query(
+  const inserted = await query<{ version: string }>(
     ex,
     prepared(
       'draft_insert',
       sql`WITH inserted AS (${insertInto(documents, values)}
-          ON CONFLICT (business_id, external_ref) WHERE external_ref IS NOT NULL DO NOTHING RETURNING id)
-          SELECT audit_append(${JSON.stringify(audit)}::jsonb, NULL) FROM inserted`,
+          ON CONFLICT (business_id, external_ref) WHERE external_ref IS NOT NULL DO NOTHING RETURNING id, xmin::text AS version)
+          SELECT version, audit_append(${JSON.stringify(audit)}::jsonb, NULL) FROM inserted`,
     ),
   );
-  return inserted.length === 0 ? undefined : view;
+  if (inserted.length === 0) return undefined;
+  rememberDraft(ctx.database, { row, version: inserted[0].version });
+  return view;
 }
 
 function replay(existing: DocumentRow, hash: string): { document: DocumentView; deduped: true } {
@@ -174,7 +189,10 @@ export async function createDraft(
     datedAtIssue: body.documentDate === undefined,
   });
   if (document) return { document, deduped: false };
-  const first = await queryOne<Record<string, unknown>>(db, sql`SELECT * FROM documents WHERE business_id = ${business.id} AND external_ref = ${externalRef}`);
+  const first = await queryOne<Record<string, unknown>>(
+    db,
+    sql`SELECT ${documentColumns()} FROM documents WHERE business_id = ${business.id} AND external_ref = ${externalRef}`,
+  );
   return replay(toDocumentRow(first!), hash);
 }
 
@@ -216,6 +234,7 @@ async function patchedFields(tx: Tx, business: BusinessRecord, cur: DocumentRow,
 
 export async function patchDraft(s: Services, ctx: RequestContext, business: BusinessRecord, id: string, body: DraftPatchBody): Promise<DocumentView> {
   const now = s.clock.now();
+  forgetDraft(ctx.database, id);
   return ctx.database.db.transaction(async (tx) => {
     const cur = await getDocumentRow(tx, business.id, id, true);
     if (cur.status !== 'draft') throw notDraft(id);
@@ -248,6 +267,7 @@ export async function patchDraft(s: Services, ctx: RequestContext, business: Bus
 
 export async function deleteDraft(s: Services, ctx: RequestContext, business: BusinessRecord, id: string): Promise<void> {
   const now = s.clock.now();
+  forgetDraft(ctx.database, id);
   await ctx.database.db.transaction(async (tx) => {
     const cur = await findDocumentRow(tx, business.id, id, true);
     if (!cur) throw new AppError(404, 'not_found', 'document not found');

@@ -23,6 +23,7 @@ export {
   type PaymentMethodCode,
   type PdfFiles,
   toDocumentRow,
+  documentColumns,
   type VatExemptionReason,
 } from './snapshot.ts';
 export { computeTotals, lineAmount, resolveVatRateBp, totalsOfDraft } from './totals.ts';

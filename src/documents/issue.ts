@@ -12,6 +12,7 @@ import { columnList } from '../platform/db/row-reader.ts';
 import { documents } from './tables.ts';
 import { AppError, conflict, limitReached, notFound, validation } from '../platform/errors.ts';
 import { NUMBER_HOLE } from '../platform/audit.ts';
+import { takeDraft } from './draft-cache.ts';
 import { countDocumentIssued } from '../platform/metrics.ts';
 import { israelDate, israelMonthStart } from '../platform/clock.ts';
 import { storeFile } from '../platform/files.ts';
@@ -369,8 +370,12 @@ export async function issueDocument(
   const db = ctx.database.db;
   const { maxDocsPerMonth: maxPerMonth } = await businessCeilings(s, business, ctx.accountLimits);
   let b = business;
+  // A draft this process created is issued as it wrote it, with no read first; issue_document refuses
+  // it when the row moved since (draft_changed), and the next attempt reads it.
+  let remembered = takeDraft(ctx.database, business.id, id);
   for (let attempt = 1; attempt <= ISSUE_ATTEMPTS; attempt++) {
-    const read = await draftForIssue(db, b.id, id);
+    const read = remembered ?? (await draftForIssue(db, b.id, id));
+    remembered = undefined;
     if (!read) throw notFound('document');
     if (read.row.status === 'issued') return { document: documentView(read.row), deduped: true };
     if (b.approvalStatus !== 'approved') throw approvalRequired(b);

@@ -3,7 +3,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
 import { query } from '../platform/db/sql.ts';
 import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
-import { documentView, toDocumentRow, type DocumentView } from './snapshot.ts';
+import { documentColumns, documentView, toDocumentRow, type DocumentView } from './snapshot.ts';
 import type { ListQueryInput } from './schemas.ts';
 import { metadataCondition } from '../platform/metadata.ts';
 import { DOC_TYPE_CODES } from './doc-types.ts';
@@ -129,7 +129,7 @@ export async function listDocuments(ex: Executor, businessId: string, q: ListQue
   // One row more than the page: whether a next page exists, without a count.
   const rows = await query<Record<string, unknown>>(
     ex,
-    sql`SELECT d.*, ${cursorAtSql(sql`page.created_at`)} AS cursor_at FROM (${pageIds(where, q, take + 1, q.skip ?? 0, opts.probeRows ?? SEARCH_PROBE_ROWS)}) AS page
+    sql`SELECT ${documentColumns('d')}, ${cursorAtSql(sql`page.created_at`)} AS cursor_at FROM (${pageIds(where, q, take + 1, q.skip ?? 0, opts.probeRows ?? SEARCH_PROBE_ROWS)}) AS page
         JOIN documents d ON d.id = page.id
         ORDER BY page.created_at DESC, page.id DESC`,
   );

@@ -3,10 +3,10 @@
  * stored row, and the reader. PDF rendering, the OPENFRMT export and the allocation lifecycle
  * depend on these; change them only backwards-compatibly.
  */
-import { sql } from 'drizzle-orm';
+import { getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
 import { prepared, queryOne } from '../platform/db/sql.ts';
-import { columnList, rowReader, type Readable } from '../platform/db/row-reader.ts';
+import { rowReader, type Readable } from '../platform/db/row-reader.ts';
 import { documents } from './tables.ts';
 import { notFound } from '../platform/errors.ts';
 import type { BusinessRecord, StoredBranding } from '../businesses/index.ts';
@@ -179,6 +179,30 @@ export function dealerOf(b: Dealer): Dealer {
 /** A raw `documents` row (any statement's `SELECT *` or `RETURNING *`) as a DocumentRow. */
 export const toDocumentRow = rowReader<typeof documents, 'searchText'>(documents);
 
+const readColumns = new Map<string, SQL>();
+/**
+ * The select list a DocumentRow is read from (`alias.` before each column when given): the stored
+ * columns, with `pdf_files` read from the PDFs' public links, which the render job writes when it
+ * publishes them (migration 0040: publishing no longer rewrites the document's row; rows published
+ * before hold them in the column). Named columns, as columnList's, keep prepared statements valid
+ * when a migration adds a column.
+ */
+export function documentColumns(alias = ''): SQL {
+  let list = readColumns.get(alias);
+  if (!list) {
+    const row = alias ? `${alias}.` : 'documents.';
+    const names = Object.values(getTableColumns(documents))
+      .filter((column) => column.generated === undefined)
+      .map((column) =>
+        column.name === 'pdf_files'
+          ? `coalesce(${row}"pdf_files", (SELECT jsonb_object_agg(l.variant, jsonb_build_object('fileId', l.file_id, 'slug', l.slug)) FROM pdf_links l WHERE l.document_id = ${row}"id")) AS "pdf_files"`
+          : `${alias ? row : ''}"${column.name}"`,
+      );
+    readColumns.set(alias, (list = sql.raw(names.join(', '))));
+  }
+  return list;
+}
+
 /** Reads one document of a business (drafts included); another business's document is not found. */
 export async function getDocumentRow(ex: Executor, businessId: string, id: string, forUpdate = false): Promise<DocumentRow> {
   const row = await findDocumentRow(ex, businessId, id, forUpdate);
@@ -192,8 +216,8 @@ export async function findDocumentRow(ex: Executor, businessId: string, id: stri
     prepared(
       'document_row',
       forUpdate
-        ? sql`SELECT ${columnList(documents)} FROM documents WHERE id = ${id} AND business_id = ${businessId} FOR UPDATE`
-        : sql`SELECT ${columnList(documents)} FROM documents WHERE id = ${id} AND business_id = ${businessId}`,
+        ? sql`SELECT ${documentColumns()} FROM documents WHERE id = ${id} AND business_id = ${businessId} FOR UPDATE`
+        : sql`SELECT ${documentColumns()} FROM documents WHERE id = ${id} AND business_id = ${businessId}`,
     ),
   );
   return r ? toDocumentRow(r) : undefined;
@@ -201,7 +225,7 @@ export async function findDocumentRow(ex: Executor, businessId: string, id: stri
 
 /** Reads a document by id alone (background jobs, which know only the id). */
 export async function getDocumentById(ex: Executor, id: string): Promise<DocumentRow | undefined> {
-  const r = await queryOne<Record<string, unknown>>(ex, sql`SELECT * FROM documents WHERE id = ${id}`);
+  const r = await queryOne<Record<string, unknown>>(ex, sql`SELECT ${documentColumns()} FROM documents WHERE id = ${id}`);
   return r ? toDocumentRow(r) : undefined;
 }
 
@@ -211,7 +235,7 @@ export async function getDocumentWithAccount(ex: Executor, id: string): Promise<
     ex,
     prepared(
       'document_with_account',
-      sql`SELECT ${columnList(documents, 'd')}, b.account_id FROM documents d JOIN businesses b ON b.id = d.business_id WHERE d.id = ${id}`,
+      sql`SELECT ${documentColumns('d')}, b.account_id FROM documents d JOIN businesses b ON b.id = d.business_id WHERE d.id = ${id}`,
     ),
   );
   return r ? { ...toDocumentRow(r), accountId: String(r.account_id) } : undefined;

@@ -46,6 +46,7 @@ export const documents = pgTable(
     allocation: jsonb('allocation').$type<AllocationState>(),
     warnings: jsonb('warnings').$type<DocumentWarning[]>().notNull().default([]),
     cancelledByDocumentId: text('cancelled_by_document_id'),
+    /** Read through documentColumns (snapshot.ts): the PDFs' pdf_links rows; only rows published before migration 0040 hold them here. */
     pdfFiles: jsonb('pdf_files').$type<PdfFiles>(),
     originHandedOutAt: timestamptz3('origin_handed_out_at'),
     printCount: integer('print_count').notNull().default(0),

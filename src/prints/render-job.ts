@@ -1,5 +1,5 @@
 // The durable `document.render` job: renders and signs the origin and the copy of an issued
-// document, stores them, and publishes them (pdf_files, public links, document.pdf_ready) at once.
+// document, stores them, and publishes them (the public links that name them, document.pdf_ready) at once.
 import { sql } from 'drizzle-orm';
 import type { Database } from '../platform/db/engine.ts';
 import { queryOne } from '../platform/db/sql.ts';
@@ -112,7 +112,7 @@ async function publishPdfs(
   throw new Error(`document ${doc.id}: its PDFs' files changed while they were published`);
 }
 
-/** Renders, puts both PDFs into the file store, then publishes them in one statement; idempotent (a second run finds pdf_files set). */
+/** Renders, puts both PDFs into the file store, then publishes them in one statement; idempotent (a second run finds the links written). */
 export async function renderAndPublish(s: Services, database: Database, documentId: string): Promise<PdfFiles | null> {
   const doc = await getDocumentWithAccount(database.db, documentId);
   if (!doc) throw new PermanentJobError(`document ${documentId} does not exist`);

@@ -6,6 +6,7 @@ import { checkPdfSignature, pdfSignatureValid } from '../pdf/signature-check.ts'
 import { pdfText } from '../pdf/extract-text.ts';
 import { issueDoc, line, pdfPath, renderRunner, tempDataDir } from './helpers.ts';
 import { sampleLogoPng } from '../../src/pdf/samples.ts';
+import { pdfFilesOf } from '../helpers/pdf-files.ts';
 
 let env: TestEnv;
 let a: TestAccount;
@@ -39,7 +40,10 @@ describe('the render job', () => {
 
     expect(await renderRunner(env).runDue('live')).toBe(1);
 
-    const [row] = await env.sql<any>('live', `SELECT pdf_files, print_count, origin_handed_out_at FROM documents WHERE id = '${doc.id}'`);
+    const [row] = await env.sql<any>(
+      'live',
+      `SELECT ${pdfFilesOf('documents.id')} AS pdf_files, print_count, origin_handed_out_at FROM documents WHERE id = '${doc.id}'`,
+    );
     const files = typeof row.pdf_files === 'string' ? JSON.parse(row.pdf_files) : row.pdf_files;
     expect(files.origin.fileId).toMatch(/^file_/);
     expect(files.copy.fileId).toMatch(/^file_/);
@@ -104,10 +108,10 @@ describe('the render job', () => {
 
   it('is idempotent: a second run publishes nothing new', async () => {
     const { b, doc } = await issuedAndRendered();
-    const before = await env.sql<any>('live', `SELECT pdf_files::text AS f FROM documents WHERE id = '${doc.id}'`);
+    const before = await env.sql<any>('live', `SELECT ${pdfFilesOf(`'${doc.id}'`)}::text AS f`);
     await env.sql('live', `UPDATE jobs SET done_at = NULL, run_at = '2000-01-01' WHERE kind = 'document.render' AND ref_id = '${doc.id}'`);
     expect(await renderRunner(env).runDue('live')).toBe(1);
-    const afterRows = await env.sql<any>('live', `SELECT pdf_files::text AS f FROM documents WHERE id = '${doc.id}'`);
+    const afterRows = await env.sql<any>('live', `SELECT ${pdfFilesOf(`'${doc.id}'`)}::text AS f`);
     expect(afterRows[0].f).toBe(before[0].f);
     const events = await env.sql('live', `SELECT 1 FROM outbox_events WHERE event = 'document.pdf_ready' AND data->>'documentId' = '${doc.id}'`);
     expect(events).toHaveLength(1);
@@ -398,7 +402,7 @@ describe('the origin is handed out exactly once', () => {
       `UPDATE documents SET origin_handed_out_at = NULL WHERE id = '${doc.id}'`,
       `UPDATE documents SET origin_handed_out_at = now() + interval '1 day' WHERE id = '${doc.id}'`,
       `UPDATE documents SET print_count = 0 WHERE id = '${doc.id}'`,
-      `UPDATE documents SET pdf_files = NULL WHERE id = '${doc.id}'`,
+      `UPDATE documents SET pdf_files = jsonb_build_object('origin', jsonb_build_object('fileId', '${p.file_id}')) WHERE id = '${doc.id}'`,
       `UPDATE pdf_links SET file_id = '${p.file_id}' WHERE document_id = '${doc.id}' AND variant = 'copy'`,
       `DELETE FROM pdf_links WHERE document_id = '${doc.id}'`,
       `INSERT INTO pdf_links(slug, business_id, document_id, variant, file_id, created_at) VALUES ('${'b'.repeat(32)}', '${b.id}', '${doc.id}', 'origin', '${p.file_id}', now())`,

@@ -5,6 +5,7 @@ import { createTestEnv, type TestEnv } from '../helpers/env.ts';
 import type { PdfRenderer } from '../../src/prints/render-pool.ts';
 import { verifyAuditChains } from '../../src/platform/audit.ts';
 import { issueDoc, renderRunner, tempDataDir } from './helpers.ts';
+import { pdfFilesOf } from '../helpers/pdf-files.ts';
 
 /** A renderer that answers the same bytes for every document: the content a second document's PDFs share with the first's. */
 function sameBytesRenderer(real: PdfRenderer): PdfRenderer {
@@ -20,12 +21,12 @@ describe('publish_pdfs', () => {
   });
   afterAll(() => env.close());
 
-  it('writes the files, links, pdf_files, audit row and event of a document together', async () => {
+  it('writes the files, links, audit row and event of a document together', async () => {
     const a = await env.account();
     const b = await env.business(a.test);
     const doc = await issueDoc(env, a.test, b.id);
     expect(await renderRunner(env).runDue('sandbox')).toBe(1);
-    const [row] = await env.sql<any>('sandbox', `SELECT pdf_files FROM documents WHERE id = '${doc.id}'`);
+    const [row] = await env.sql<any>('sandbox', `SELECT ${pdfFilesOf(`'${doc.id}'`)} AS pdf_files`);
     const files = typeof row.pdf_files === 'string' ? JSON.parse(row.pdf_files) : row.pdf_files;
     const links = await env.sql<any>('sandbox', `SELECT variant, file_id, slug FROM pdf_links WHERE document_id = '${doc.id}' ORDER BY variant`);
     expect(links).toEqual([
@@ -50,7 +51,10 @@ describe('publish_pdfs', () => {
       const first = await issueDoc(env, a.test, b.id);
       const second = await issueDoc(env, a.test, b.id);
       expect(await renderRunner(env).runDue('sandbox')).toBe(2);
-      const rows = await env.sql<any>('sandbox', `SELECT id, pdf_files FROM documents WHERE id IN ('${first.id}', '${second.id}')`);
+      const rows = await env.sql<any>(
+        'sandbox',
+        `SELECT id, ${pdfFilesOf('documents.id')} AS pdf_files FROM documents WHERE id IN ('${first.id}', '${second.id}')`,
+      );
       const byId = new Map(rows.map((r: any) => [r.id, typeof r.pdf_files === 'string' ? JSON.parse(r.pdf_files) : r.pdf_files]));
       const [one, two] = [byId.get(first.id), byId.get(second.id)];
       expect(two.origin.fileId).toBe(one.origin.fileId);
@@ -72,7 +76,7 @@ describe('publish_pdfs', () => {
     const b = await env.business(a.test);
     const doc = await issueDoc(env, a.test, b.id);
     expect(await renderRunner(env).runDue('sandbox')).toBe(1);
-    const before = await env.sql<any>('sandbox', `SELECT pdf_files::text AS f FROM documents WHERE id = '${doc.id}'`);
+    const before = await env.sql<any>('sandbox', `SELECT ${pdfFilesOf(`'${doc.id}'`)}::text AS f`);
     const { renderAndPublish } = await import('../../src/prints/render-job.ts');
     const again = await renderAndPublish(env.s, env.s.databases.sandbox, doc.id);
     expect(JSON.stringify(again)).toBe(JSON.stringify(JSON.parse(before[0].f)));

@@ -7,6 +7,7 @@ import { sampleModel } from '../../src/pdf/samples.ts';
 import { checkPdfSignature } from '../pdf/signature-check.ts';
 import { pdfText } from '../pdf/extract-text.ts';
 import { issueDoc, pdfPath, renderRunner, tempDataDir } from './helpers.ts';
+import { pdfFilesOf } from '../helpers/pdf-files.ts';
 
 const dying = new URL('./fixtures/dying-render-worker.ts', import.meta.url);
 
@@ -122,7 +123,7 @@ describe('jobs of a kind that allows several at once', () => {
       env.s.pdfRenderer = real;
     }
     expect(most).toBe(real.capacity);
-    const [{ n }] = await env.sql<any>('sandbox', `SELECT count(*)::int AS n FROM documents WHERE pdf_files IS NOT NULL`);
+    const [{ n }] = await env.sql<any>('sandbox', `SELECT count(*)::int AS n FROM documents WHERE ${pdfFilesOf('documents.id')} IS NOT NULL`);
     expect(n).toBe(12);
     const [{ events }] = await env.sql<any>('sandbox', `SELECT count(*)::int AS events FROM outbox_events WHERE event = 'document.pdf_ready'`);
     expect(events).toBe(12);

@@ -4,6 +4,7 @@ import { issueFixture } from '../exports/fixture.ts';
 import { pdfPath, renderRunner, tempDataDir } from '../prints/helpers.ts';
 import { dataUri, jpeg } from '../expenses/fixtures.ts';
 import { verifyBooks as verifyAuditChains } from '../../src/documents/audit-check.ts';
+import { pdfFilesOf } from '../helpers/pdf-files.ts';
 
 // Issue 16 item 6: every rule that protects the books holds against raw SQL as the application's
 // role. Real data is made through the API; each attack must be refused by the database (the
@@ -44,7 +45,7 @@ beforeAll(async () => {
   // Every issuable type (305, 320, 400, anonymous 400) and a credit note (330).
   docs = await issueFixture(env, a, bid);
   expect(await renderRunner(env).runDue('sandbox')).toBeGreaterThan(0);
-  const [d] = await env.sql<any>('sandbox', `SELECT pdf_files FROM documents WHERE id = ${q(docs.inv.id)}`);
+  const [d] = await env.sql<any>('sandbox', `SELECT ${pdfFilesOf(q(docs.inv.id))} AS pdf_files`);
   pdf = typeof d.pdf_files === 'string' ? JSON.parse(d.pdf_files) : d.pdf_files;
   expect(pdf.origin.fileId).toMatch(/^file_/);
   expect((await env.call('POST', pdfPath(bid, docs.inv.id, 'print'), { key: a.test })).status).toBe(200);
@@ -99,7 +100,9 @@ describe('issued documents (documents_frozen_after_issue, documents_never_delete
   it('the set-once columns stay set (credit link, PDFs, print count)', async () => {
     const probe = `SELECT * FROM documents WHERE id = ${q(docs.inv.id)}`;
     await refused(`UPDATE documents SET cancelled_by_document_id = NULL WHERE id = ${q(docs.inv.id)}`, /cancelled_by_document_id is set once/, probe);
-    await refused(`UPDATE documents SET pdf_files = NULL WHERE id = ${q(docs.inv.id)}`, /pdf_files are set once/, probe);
+    // The PDFs are named by pdf_links (append-only, below); the row's own column is frozen with the content.
+    const forged = JSON.stringify({ origin: pdf.copy, copy: pdf.copy });
+    await refused(`UPDATE documents SET pdf_files = ${q(forged)}::jsonb WHERE id = ${q(docs.inv.id)}`, /is issued: its content is frozen/, probe);
     await refused(`UPDATE documents SET print_count = 0 WHERE id = ${q(docs.inv.id)}`, /print_count only increases/, probe);
     await refused(`UPDATE documents SET origin_handed_out_at = NULL WHERE id = ${q(docs.inv.id)}`, /origin is handed out once/, probe);
   });
