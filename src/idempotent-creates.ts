@@ -11,6 +11,7 @@ export const IDEMPOTENT_CREATES: IdempotentRoute[] = [
   { method: 'POST', url: '/v1/businesses/:bid/parties' },
   { method: 'POST', url: '/v1/businesses/:bid/parties/find-or-create' },
   { method: 'POST', url: '/v1/businesses/:bid/documents/:id/credit-note' },
+  { method: 'POST', url: '/v1/businesses/:bid/documents/:id/convert' },
   { method: 'POST', url: '/v1/webhooks' },
   // Multipart bodies carry a random boundary: fingerprinted by the receipt read, not the raw bytes.
   { method: 'POST', url: '/v1/businesses/:bid/expenses/upload', fingerprint: 'in-handler' },

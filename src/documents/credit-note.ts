@@ -26,7 +26,9 @@ import { creditedSoFar, partialCreditOf, type CreditRequest, type PartialCredit 
 
 /** How the original is undone (doc-types.ts `creditedBy`); a 409 for a type that cannot be credited or a reversal. */
 function creditRuleOf(original: DocumentRow): CreditRule {
-  const credit = DOC_TYPES[original.docType].creditedBy;
+  const rule = DOC_TYPES[original.docType];
+  const credit = rule.creditedBy;
+  if (!rule.taxDocument) throw conflict(`a ${rule.code} ${rule.noun} is not a tax document and cannot be credited; goods coming back are a 210 return note`);
   if (!credit || original.linkedDocumentId) throw conflict('a credit note or negative receipt cannot itself be credited');
   return credit;
 }

@@ -18,6 +18,12 @@ export type PaymentsRule =
   /** Required and non-zero: they are the total (the amount received). */
   | 'are-the-total';
 
+/**
+ * What a document converted from another does with its source's quantities (POST …/convert): each
+ * stage takes a source line's quantity at most once in all (an order is delivered once and invoiced once).
+ */
+export type ConversionStage = 'order' | 'delivery' | 'return' | 'invoice';
+
 /** How a type is undone (service-api.md "credit note"). */
 export interface CreditRule {
   /** The type of the reversing document, numbered in that type's series. */
@@ -34,7 +40,13 @@ export interface DocTypeRule {
   /** The word used in error messages, singular and plural: "invoice/receipt", "receipts". */
   noun: string;
   nounPlural: string;
-  /** decisions.md: patur and ngo issue 400 only. */
+  /**
+   * A document of the VAT law and the bookkeeping instructions (an invoice, a receipt), which the books
+   * and the VAT returns count. The others (quote, order, delivery and return notes, transaction invoice)
+   * are commercial papers: numbered, frozen and printed the same, but they post nothing.
+   */
+  taxDocument: boolean;
+  /** decisions.md: of the tax documents, patur and ngo issue 400 only; every dealer issues the non-tax types. */
   issuedBy: readonly DealerType[];
   /** `draft`: created as a draft and issued; `credit-note`: only by the credit-note endpoint. */
   createdBy: 'draft' | 'credit-note';
@@ -56,6 +68,8 @@ export interface DocTypeRule {
   /** What undoes it; null: it cannot itself be credited. */
   creditedBy: CreditRule | null;
   openfrmt: {
+    /** Whether the export writes it at all: OPENFRMT 1.31 has no code for a price quote (docs/documents.md). */
+    exported: boolean;
     /** `positive`: written with absolute amounts, the type carries the meaning (330); `signed`: as they are. */
     amounts: 'positive' | 'signed';
     /** C100 1219–1223 as a receipt (1219 = 1221 = 1223 = received, VAT 0) or as an invoice. */
@@ -74,23 +88,131 @@ export interface DocTypeRule {
     /** The journal entry's description. */
     journal: string;
   };
+  /** What the page says under the title, in both languages: a 300 is not a tax invoice (decisions.md). */
+  printedNotice: { he: string; en: string } | null;
   /** The label before the document it links to (PDF): a credit note corrects, a negative document reverses. */
   linkedLabel: 'corrects' | 'reverses';
+  /** The types a document of this type may be converted into (decisions.md: quote → order → delivery → invoice, 300 → 320). */
+  convertsTo: readonly DocType[];
+  /** As the target of a conversion, the stage of its source's quantities it takes; null: never a target. */
+  fulfils: ConversionStage | null;
 }
 
 const ALL_DEALERS: readonly DealerType[] = ['patur', 'murshe', 'company', 'ngo'];
 const VAT_DEALERS: readonly DealerType[] = ['murshe', 'company'];
 
 /** The type codes. A new type: its code here and its row below (the compiler asks for both). */
-export type DocType = 305 | 320 | 330 | 400;
+export type DocType = 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400;
+
+/**
+ * A commercial paper (not a tax document, decisions.md "Document types beyond the four"): every dealer
+ * issues it from a draft with lines, in its own series; no payments, no withholding, no allocation
+ * number, nothing to credit (a return note undoes a delivery); VAT shown as any priced paper shows it;
+ * no journal entry; OPENFRMT C100 + D110 as an invoice-like document when 1.31 has a code for it.
+ */
+function commercialPaper(p: {
+  code: DocType;
+  name: string;
+  noun: string;
+  nounPlural: string;
+  he: string;
+  en: string;
+  exported: boolean;
+  printedNotice?: { he: string; en: string };
+  convertsTo: readonly DocType[];
+  fulfils: ConversionStage | null;
+}): DocTypeRule {
+  return {
+    code: p.code,
+    name: p.name,
+    noun: p.noun,
+    nounPlural: p.nounPlural,
+    taxDocument: false,
+    issuedBy: ALL_DEALERS,
+    createdBy: 'draft',
+    series: p.code,
+    linesRequired: true,
+    totalsFrom: 'lines',
+    payments: 'none',
+    withholding: false,
+    carriesVat: true,
+    buyerTaxIdCheck: false,
+    allocation: false,
+    creditedBy: null,
+    openfrmt: { exported: p.exported, amounts: 'signed', c100: 'invoice', d110: true, d120: false, withholding1224: false },
+    journal: { invoice: 0, receipt: false },
+    titles: { he: p.he, en: p.en, journal: p.he },
+    printedNotice: p.printedNotice ?? null,
+    linkedLabel: 'reverses',
+    convertsTo: p.convertsTo,
+    fulfils: p.fulfils,
+  };
+}
+
+/**
+ * The conversions (decisions.md): a quote becomes an order, a delivery or an invoice; an order a
+ * delivery or an invoice; a delivery note its return or its invoice; a 300 its tax invoice when paid.
+ * Tax documents convert into nothing (a receipt is not quoted, an invoice not ordered: 409).
+ */
+type Conversion = Pick<DocTypeRule, 'convertsTo' | 'fulfils'>;
+const INVOICES: readonly DocType[] = [300, 305, 320];
+const QUOTE: Conversion = { convertsTo: [100, 200, ...INVOICES], fulfils: null };
+const ORDER: Conversion = { convertsTo: [200, ...INVOICES], fulfils: 'order' };
+const DELIVERY: Conversion = { convertsTo: [210, ...INVOICES], fulfils: 'delivery' };
+const RETURN: Conversion = { convertsTo: [], fulfils: 'return' };
+const TRANSACTION_INVOICE: Conversion = { convertsTo: [305, 320], fulfils: 'invoice' };
 
 /** The table. Keys are the codes; order is ascending code (lists, the OpenAPI enum). */
 export const DOC_TYPES: Readonly<Record<DocType, DocTypeRule>> = {
+  10: commercialPaper({
+    code: 10,
+    name: 'price quote',
+    noun: 'price quote',
+    nounPlural: 'price quotes',
+    he: 'הצעת מחיר',
+    en: 'Price Quote',
+    exported: false,
+    ...QUOTE,
+  }),
+  100: commercialPaper({ code: 100, name: 'order', noun: 'order', nounPlural: 'orders', he: 'הזמנה', en: 'Order', exported: true, ...ORDER }),
+  200: commercialPaper({
+    code: 200,
+    name: 'delivery note',
+    noun: 'delivery note',
+    nounPlural: 'delivery notes',
+    he: 'תעודת משלוח',
+    en: 'Delivery Note',
+    exported: true,
+    ...DELIVERY,
+  }),
+  210: commercialPaper({
+    code: 210,
+    name: 'return note',
+    noun: 'return note',
+    nounPlural: 'return notes',
+    he: 'תעודת החזרה',
+    en: 'Return Note',
+    exported: true,
+    ...RETURN,
+  }),
+  300: commercialPaper({
+    code: 300,
+    name: 'transaction invoice (payment demand)',
+    noun: 'transaction invoice',
+    nounPlural: 'transaction invoices',
+    he: 'חשבונית עסקה',
+    en: 'Transaction Invoice',
+    exported: true,
+    // The VAT it shows is for information: the tax invoice (320 or 305) is issued on payment.
+    printedNotice: { he: 'זו אינה חשבונית מס', en: 'This is not a tax invoice' },
+    ...TRANSACTION_INVOICE,
+  }),
   305: {
     code: 305,
     name: 'tax invoice',
     noun: 'tax invoice',
     nounPlural: 'tax invoices',
+    taxDocument: true,
     issuedBy: VAT_DEALERS,
     createdBy: 'draft',
     series: 305,
@@ -102,16 +224,20 @@ export const DOC_TYPES: Readonly<Record<DocType, DocTypeRule>> = {
     buyerTaxIdCheck: true,
     allocation: true,
     creditedBy: { docType: 330, as: 'credit-note' },
-    openfrmt: { amounts: 'signed', c100: 'invoice', d110: true, d120: false, withholding1224: false },
+    openfrmt: { exported: true, amounts: 'signed', c100: 'invoice', d110: true, d120: false, withholding1224: false },
     journal: { invoice: 1, receipt: false },
     titles: { he: 'חשבונית מס', en: 'Tax Invoice', journal: 'חשבונית מס' },
+    printedNotice: null,
     linkedLabel: 'reverses',
+    convertsTo: [],
+    fulfils: 'invoice',
   },
   320: {
     code: 320,
     name: 'tax invoice-receipt',
     noun: 'invoice/receipt',
     nounPlural: 'invoice/receipts',
+    taxDocument: true,
     issuedBy: VAT_DEALERS,
     createdBy: 'draft',
     series: 320,
@@ -123,16 +249,20 @@ export const DOC_TYPES: Readonly<Record<DocType, DocTypeRule>> = {
     buyerTaxIdCheck: true,
     allocation: true,
     creditedBy: { docType: 330, as: 'credit-note' },
-    openfrmt: { amounts: 'signed', c100: 'invoice', d110: true, d120: true, withholding1224: true },
+    openfrmt: { exported: true, amounts: 'signed', c100: 'invoice', d110: true, d120: true, withholding1224: true },
     journal: { invoice: 1, receipt: true },
     titles: { he: 'חשבונית מס / קבלה', en: 'Tax Invoice / Receipt', journal: 'חשבונית מס קבלה' },
+    printedNotice: null,
     linkedLabel: 'reverses',
+    convertsTo: [],
+    fulfils: 'invoice',
   },
   330: {
     code: 330,
     name: 'credit invoice',
     noun: 'credit note',
     nounPlural: 'credit notes',
+    taxDocument: true,
     issuedBy: VAT_DEALERS,
     createdBy: 'credit-note',
     series: 330,
@@ -144,16 +274,20 @@ export const DOC_TYPES: Readonly<Record<DocType, DocTypeRule>> = {
     buyerTaxIdCheck: false,
     allocation: false,
     creditedBy: null,
-    openfrmt: { amounts: 'positive', c100: 'invoice', d110: true, d120: false, withholding1224: false },
+    openfrmt: { exported: true, amounts: 'positive', c100: 'invoice', d110: true, d120: false, withholding1224: false },
     journal: { invoice: -1, receipt: false },
     titles: { he: 'חשבונית מס זיכוי', en: 'Credit Tax Invoice', journal: 'חשבונית מס זיכוי' },
+    printedNotice: null,
     linkedLabel: 'corrects',
+    convertsTo: [],
+    fulfils: null,
   },
   400: {
     code: 400,
     name: 'receipt',
     noun: 'receipt',
     nounPlural: 'receipts',
+    taxDocument: true,
     issuedBy: ALL_DEALERS,
     createdBy: 'draft',
     series: 400,
@@ -165,10 +299,13 @@ export const DOC_TYPES: Readonly<Record<DocType, DocTypeRule>> = {
     buyerTaxIdCheck: false,
     allocation: false,
     creditedBy: { docType: 400, as: 'negative' },
-    openfrmt: { amounts: 'signed', c100: 'receipt', d110: false, d120: true, withholding1224: true },
+    openfrmt: { exported: true, amounts: 'signed', c100: 'receipt', d110: false, d120: true, withholding1224: true },
     journal: { invoice: 0, receipt: true },
     titles: { he: 'קבלה', en: 'Receipt', journal: 'קבלה' },
+    printedNotice: null,
     linkedLabel: 'reverses',
+    convertsTo: [],
+    fulfils: null,
   },
 };
 

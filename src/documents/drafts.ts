@@ -31,7 +31,8 @@ import { forgetDraft, rememberDraft } from './draft-cache.ts';
 import { metadataToStore, type Metadata } from '../platform/metadata.ts';
 import { SHEKEL } from '../platform/currencies.ts';
 
-const notDraft = (id: string) => new AppError(409, 'not_draft', `document ${id} is issued: it cannot be changed or deleted; issue a credit note instead`);
+export const notDraft = (id: string) =>
+  new AppError(409, 'not_draft', `document ${id} is issued: it cannot be changed or deleted; issue a credit note instead`);
 
 async function resolveParty(ex: Executor, businessId: string, p: PartyInputBody | null | undefined): Promise<DocumentParty | null> {
   if (p === undefined || p === null) return null;
@@ -104,7 +105,7 @@ function draftValues(ctx: RequestContext, at: Date, businessId: string, draft: D
  * its issue (draft-cache.ts); undefined when a draft with the same externalRef exists (its own create
  * answered, or a racing one).
  */
-async function insertDraft(ex: Executor, ctx: RequestContext, at: Date, businessId: string, draft: DraftToInsert): Promise<DocumentView | undefined> {
+export async function insertDraft(ex: Executor, ctx: RequestContext, at: Date, businessId: string, draft: DraftToInsert): Promise<DocumentView | undefined> {
   const values = draftValues(ctx, at, businessId, draft);
   const row = toDocumentRow(rawRowOf(documents, values));
   const view = documentView(row);
@@ -197,6 +198,12 @@ export async function createDraft(
 
 /** A draft's fields after a patch: absent keys keep the stored value, null clears a nullable one; checked for the dealer type. */
 async function patchedFields(tx: Tx, business: BusinessRecord, cur: DocumentRow, body: DraftPatchBody): Promise<DraftFields> {
+  // A converted draft's lines are its sources' quantities, checked again at issue: they change only by converting.
+  if (cur.lines.some((l) => l.source) && (body.lines !== undefined || (body.docType !== undefined && body.docType !== cur.docType))) {
+    throw conflict(
+      `document ${cur.id} was converted from other documents: its lines and type come from them; convert again with the quantities wanted (or delete the draft)`,
+    );
+  }
   const pick = <K extends keyof DraftPatchBody, V>(k: K, fallback: V, map: (v: NonNullable<DraftPatchBody[K]>) => V): V => {
     const v = body[k];
     if (v === undefined) return fallback;

@@ -7,6 +7,7 @@ export { claimOriginPrint, countCopyPrint } from './print-writes.ts';
 export { registerDocumentRoutes } from './routes.ts';
 export {
   type AllocationState,
+  convertedFromOf,
   dealerOf,
   type DocumentLine,
   type DocumentPayment,

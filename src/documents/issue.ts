@@ -42,6 +42,7 @@ import { DOC_TYPES, docTypeAllowed, docTypeRefusal } from './doc-types.ts';
 import { frozenCurrency, rateAtIssue, shekelFiguresProblem, type FrozenCurrency } from './issue-currency.ts';
 import { issuedWritesCall, writeIssued } from './issue-writes.ts';
 import { datingRefusal, futureDateRefusal, withIssueDates } from './issue-dates.ts';
+import { checkSourcesUnderLock, isConverted, recordSources } from './conversion-store.ts';
 
 /** "Documents opened per business per day" (service-api.md Limits). */
 export const DOCUMENTS_PER_BUSINESS_PER_DAY = 300;
@@ -340,6 +341,25 @@ async function runIssue(
   }
 }
 
+/**
+ * A converted draft (issue 30) issues in one transaction with its sources' rows locked: their quantities
+ * are checked against the other issued conversions, and recorded once the number is taken.
+ */
+async function runConvertedIssue(
+  db: RequestContext['database']['db'],
+  businessId: string,
+  call: { row: DocumentRow; argument: { snapshot: DocumentSnapshot | null } },
+  maxPerMonth: number | null,
+  now: Date,
+): Promise<{ outcome: IssueOutcome; doc_number: number | null }> {
+  return db.transaction(async (tx) => {
+    await checkSourcesUnderLock(tx, businessId, call.row);
+    const answer = await runIssue(tx, call.argument, maxPerMonth);
+    if (answer.outcome === 'issued') await recordSources(tx, businessId, call.row, now);
+    return answer;
+  });
+}
+
 export async function issueDocument(
   s: Services,
   ctx: RequestContext,
@@ -365,7 +385,7 @@ export async function issueDocument(
     const future = futureDateRefusal(draft.row.documentDate, today);
     if (future) throw future;
     const call = await issueCall(s, ctx, b, draft, body, { maxPerMonth, now });
-    const answer = await runIssue(db, call.argument, maxPerMonth);
+    const answer = isConverted(call.row) ? await runConvertedIssue(db, b.id, call, maxPerMonth, now) : await runIssue(db, call.argument, maxPerMonth);
     switch (answer.outcome) {
       case 'issued': {
         const document = documentView(withNumber(call.row, Number(answer.doc_number)));

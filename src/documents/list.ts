@@ -6,6 +6,8 @@ import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http
 import { documentColumns, documentView, toDocumentRow, type DocumentView } from './snapshot.ts';
 import type { ListQueryInput } from './schemas.ts';
 import { metadataCondition } from '../platform/metadata.ts';
+import { DOC_TYPE_CODES } from './doc-types.ts';
+import { docTypeIn } from './doc-type-sql.ts';
 
 function likeEscape(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -52,7 +54,7 @@ function textMatch(raw: string): { probe: (id: SQL) => SQL; exact: SQL; indexed:
   const textOf = (fallback: SQL) =>
     text.includes('\n') ? sql`(coalesce(${inText}, true) AND ${fallback})` : sql`(CASE WHEN search_text IS NOT NULL THEN ${inText} ELSE ${fallback} END)`;
   // Written with every doc type so that the index documents_number (business, type, number) serves it.
-  const numeric = /^\d{1,15}$/.test(text) ? sql`(doc_type IN (305, 320, 330, 400) AND doc_number = ${Number(text)})` : null;
+  const numeric = /^\d{1,15}$/.test(text) ? sql`(${docTypeIn(sql`doc_type`, () => true)} AND doc_number = ${Number(text)})` : null;
   const or = (a: SQL, b: SQL | null) => (b ? sql`(${a} OR ${b})` : a);
   const exact = or(textOf(onRow), numeric);
   const trigrams =
@@ -240,7 +242,7 @@ export const continuityOk = (e: ContinuityEntry) => e.gapCount === 0 && e.duplic
  * `ok` is true when no series has a gap, a duplicate or a number out of series.
  */
 export async function continuityReport(ex: Executor, businessId: string, docType?: number) {
-  const types = docType ? [docType] : [305, 320, 330, 400];
+  const types = docType ? [docType] : [...DOC_TYPE_CODES];
   const rows = await query<{ doc_type: number; kind: 'counter' | 'document'; a: number; b: number | null }>(
     ex,
     sql`SELECT doc_type, 'counter' AS kind, start_number AS a, last_number AS b

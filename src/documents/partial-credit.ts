@@ -58,7 +58,7 @@ export function creditedSoFar(original: DocumentSnapshot, credits: DocumentSnaps
 }
 
 /** `whole` × (before + part) / of, less whole × before / of, each rounded half away from zero: a share that adds up. */
-function shareOf(whole: number, before: number, part: number, of: number): number {
+export function shareOf(whole: number, before: number, part: number, of: number): number {
   if (whole === 0 || of === 0) return 0;
   const at = (x: number) => Number(divideHalfAwayFromZero(BigInt(whole) * BigInt(x), BigInt(of)));
   return at(before + part) - at(before);

@@ -12,10 +12,12 @@ import {
   type CreditNoteInput,
   DocType,
   Document,
+  ConvertBody,
   DraftCreate,
   DraftPatch,
   IssueBody,
   ListQuery,
+  type ConvertInput,
   type DraftCreateBody,
   type DraftPatchBody,
   type IssueBodyInput,
@@ -24,6 +26,8 @@ import {
 import { createDraft, deleteDraft, patchDraft } from './drafts.ts';
 import { issueDocument } from './issue.ts';
 import { issueCreditNote } from './credit-note.ts';
+import { convertDocument } from './convert.ts';
+import { convertedToOf } from './conversion-store.ts';
 import { continuityReport, listDocuments, MAX_LISTED } from './list.ts';
 
 const tags = ['documents'];
@@ -57,6 +61,7 @@ export function registerDocumentRoutes(api: FastifyInstance, s: Services): void 
   registerDraftListRoutes(api, s);
   registerDraftRoutes(api, s);
   registerIssueRoutes(api, s);
+  registerConvertRoute(api, s);
   registerContinuityRoute(api);
 }
 
@@ -127,7 +132,11 @@ function registerDraftRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req) => {
       const { id } = req.params as { id: string };
-      return { ok: true as const, document: documentView(await getDocumentRow(ctxOf(req).database.db, businessOf(req).id, id)) };
+      const db = ctxOf(req).database.db;
+      const row = await getDocumentRow(db, businessOf(req).id, id);
+      // convertedTo is an issued document's (a draft is never a source).
+      const view = documentView(row);
+      return { ok: true as const, document: row.status === 'issued' ? { ...view, convertedTo: await convertedToOf(db, row.businessId, id) } : view };
     },
   );
 
@@ -189,8 +198,11 @@ function registerIssueRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const { id } = req.params as { id: string };
-      const result = await issueDocument(s, ctxOf(req), businessOf(req), id, req.body as IssueBodyInput);
-      return reply.status(201).send({ ok: true, ...result });
+      const ctx = ctxOf(req);
+      const result = await issueDocument(s, ctx, businessOf(req), id, req.body as IssueBodyInput);
+      // Nothing is converted from a document issued just now; an issue answered again may have been since.
+      const convertedTo = result.deduped ? await convertedToOf(ctx.database.db, result.document.businessId, id) : [];
+      return reply.status(201).send({ ok: true, ...result, document: { ...result.document, convertedTo } });
     },
   );
 
@@ -216,6 +228,38 @@ function registerIssueRoutes(api: FastifyInstance, s: Services): void {
         reason: body.reason ?? null,
         ...(body.lines ? { lines: body.lines } : {}),
         ...(body.amount !== undefined ? { amount: body.amount } : {}),
+      });
+      // A credit note just issued has nothing converted from it (it converts into nothing).
+      return reply.status(201).send({ ok: true, document: { ...document, convertedTo: [] } });
+    },
+  );
+}
+
+/** Convert an issued document into a draft of the next type (issue 30). */
+function registerConvertRoute(api: FastifyInstance, s: Services): void {
+  api.post(
+    '/businesses/:bid/documents/:id/convert',
+    {
+      config,
+      schema: {
+        tags,
+        operationId: 'convertDocument',
+        headers: IdempotencyKeyHeaders,
+        summary: 'Convert an issued document into a draft of another type: a quote into an order, an order into delivery notes, a 300 into a 320',
+        description:
+          "Answers a draft with the source's party and lines: what is left of every line at the target's stage, or the chosen `lines` (a partial delivery or invoice); with `draftId`, the lines are added to that converted draft (one invoice for two delivery notes). Issue the draft as any other; its lines name their source (OPENFRMT D110 1256/1257) and the source's `convertedTo` lists it. A source's quantities are delivered, returned and invoiced each at most once in all: beyond them 409 `conflict`, here and at issue. A conversion the types do not make (a receipt into a quote, an invoice into an order) is 409 `conflict`; a type the dealer may not issue is 400 `doc_type_not_allowed`.",
+        params: BidIdParams,
+        body: ConvertBody,
+        response: { 201: Ok({ document: DocumentRef }), ...errors(...AUTH_ERRORS, 409) },
+      },
+    },
+    async (req, reply) => {
+      const { id } = req.params as { id: string };
+      const body = req.body as ConvertInput;
+      const document = await convertDocument(s, ctxOf(req), businessOf(req), id, {
+        docType: body.docType,
+        ...(body.lines ? { lines: body.lines } : {}),
+        ...(body.draftId !== undefined ? { draftId: body.draftId } : {}),
       });
       return reply.status(201).send({ ok: true, document });
     },

@@ -4,7 +4,7 @@ import { IsoDate, IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { CursorQuery } from '../platform/http/cursor.ts';
 import { BrandingInput } from '../businesses/index.ts';
 import { carrier, maxAgorot, maxLength, maxScaled, maxValue } from '../openfrmt/index.ts';
-import { DOC_TYPE_CODES, DOC_TYPES, DRAFT_DOC_TYPE_CODES, docTypesWhere, listOfCodes, type DocType as DocTypeCode } from './doc-types.ts';
+import { DOC_TYPE_CODES, DOC_TYPE_RULES, DOC_TYPES, DRAFT_DOC_TYPE_CODES, docTypesWhere, listOfCodes, type DocType as DocTypeCode } from './doc-types.ts';
 import { PAYMENT_METHOD_CODES, PAYMENT_METHOD_NAMES, type AllocationStatus, type PaymentMethodName } from './snapshot.ts';
 import { CURRENCY_CODES } from '../platform/currencies.ts';
 import { EXCHANGE_RATE_PATTERN } from './currency.ts';
@@ -238,6 +238,45 @@ export const CreditNoteBody = Type.Object(
 );
 export type CreditNoteInput = Static<typeof CreditNoteBody> | undefined;
 
+export const ConvertBody = Type.Object(
+  {
+    // Any draft type: a pair the types do not make answers 409 conflict naming what the source converts into.
+    docType: Type.Union(
+      DRAFT_DOC_TYPE_CODES.map((c) => Type.Literal(c)),
+      {
+        description: `The type of the draft: ${DOC_TYPE_RULES.filter((r) => r.convertsTo.length > 0)
+          .map((r) => `a ${r.code} into ${listOfCodes(r.convertsTo, 'or')}`)
+          .join('; ')}. Any other pair answers 409 conflict.`,
+      },
+    ) as unknown as TUnion<[TLiteral<DocTypeCode>]>,
+    lines: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            index: Type.Integer({ minimum: 0, maximum: 499, description: "The line's position among the source's lines, from 0." }),
+            quantity: Type.Number({
+              exclusiveMinimum: 0,
+              maximum: LIMITS.quantity,
+              description: `How much of the line, at most what the source's other issued conversions of this stage left; at most 4 decimals (${carrier('quantity')}).`,
+            }),
+          },
+          { additionalProperties: false },
+        ),
+        { minItems: 1, maxItems: 500, description: 'A part of the source (a partial delivery or invoice). Leave out to take what is left of every line.' },
+      ),
+    ),
+    draftId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'Add the lines to this converted draft of the same type and party (one invoice for two delivery notes) instead of a new draft.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ConvertInput = Static<typeof ConvertBody>;
+
 export const ListQuery = Type.Object(
   {
     status: Type.Optional(Type.Union([Type.Literal('draft'), Type.Literal('issued')])),
@@ -292,7 +331,14 @@ const LineOut = Type.Object({
         'A foreign-currency document (issued from issue 29 on): the line in agorot, frozen at issue — quantity × the unit price in shekels − the line discount in shekels, each converted on its own (docs/currency.md).',
     }),
   ),
+  source: Type.Optional(
+    Type.Object(
+      { documentId: Type.String(), docType: DocType, docNumber: Type.Integer(), index: Type.Integer({ description: "The source's line, from 0." }) },
+      { description: 'A line converted from another document (POST …/convert): the issued document and line it came from (OPENFRMT D110 1256/1257).' },
+    ),
+  ),
 });
+const DocumentReferenceOut = Type.Object({ id: Type.String(), docType: DocType, docNumber: Type.Integer() });
 const PaymentOut = Type.Object({
   method: Type.Enum([...PAYMENT_METHOD_CODES], {
     type: 'integer',
@@ -381,4 +427,11 @@ export const Document = Type.Object({
   printCount: Type.Integer(),
   issuedAt: Nullable(IsoDateTime),
   createdAt: IsoDateTime,
+  convertedFrom: Type.Array(DocumentReferenceOut, { description: 'The documents its lines were converted from (POST …/convert), first line first.' }),
+  convertedTo: Type.Optional(
+    Type.Array(DocumentReferenceOut, {
+      description:
+        'The issued documents converted from this one, by type and number. On an issued document as GET, issue and credit-note answer it; lists and drafts leave it out.',
+    }),
+  ),
 });

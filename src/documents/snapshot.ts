@@ -64,6 +64,16 @@ export interface DocumentLine {
   amount: number;
   /** A foreign-currency document's line in agorot, frozen at issue (absent: a shekel document, or issued before issue 29). */
   amountIls?: number;
+  /** A line converted from another document's line (POST …/convert, issue 30): OPENFRMT D110 1256/1257. */
+  source?: LineSource;
+}
+
+/** The issued document and line a converted line came from; `index` counts the source's lines from 0. */
+export interface LineSource {
+  documentId: string;
+  docType: DocType;
+  docNumber: number;
+  index: number;
 }
 
 export interface DocumentPayment {
@@ -287,7 +297,31 @@ export type DocumentView = Pick<
   | 'exchangeRateDate'
   | 'exchangeRateSource'
   | 'language'
-> & { files: { origin: string; copy: string } | null; ils: Totals | null };
+> & {
+  files: { origin: string; copy: string } | null;
+  ils: Totals | null;
+  /** The documents its lines were converted from (issue 30), in the order of its lines. */
+  convertedFrom: DocumentReference[];
+  /** The issued documents converted from it (GET of one document only). */
+  convertedTo?: DocumentReference[];
+};
+
+/** Another document, named as the API and the printed page name it. */
+export interface DocumentReference {
+  id: string;
+  docType: DocType;
+  docNumber: number;
+}
+
+/** The distinct sources of the lines, first seen first. */
+export function convertedFromOf(lines: readonly DocumentLine[]): DocumentReference[] {
+  const out: DocumentReference[] = [];
+  for (const l of lines) {
+    if (l.source && !out.some((r) => r.id === l.source!.documentId))
+      out.push({ id: l.source.documentId, docType: l.source.docType, docNumber: l.source.docNumber });
+  }
+  return out;
+}
 
 const totalsOfRow = (d: DocumentRow): Totals => ({
   totalExVat: d.totalExVat,
@@ -358,5 +392,6 @@ export function documentView(d: DocumentRow): DocumentView {
     printCount: d.printCount,
     issuedAt: d.issuedAt,
     createdAt: d.createdAt,
+    convertedFrom: convertedFromOf(snap ? snap.lines : d.lines),
   };
 }

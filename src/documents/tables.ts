@@ -4,12 +4,12 @@
  * PDFs, prints), through the documents domain's functions.
  */
 import { sql } from 'drizzle-orm';
-import { boolean, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { day, int8, metadataColumn, timestamptz3 } from '../platform/db/tables.ts';
-import type { DocType } from './doc-types.ts';
+import type { ConversionStage, DocType } from './doc-types.ts';
 import type { AllocationState, DocumentLine, DocumentParty, DocumentPayment, DocumentSnapshot, DocumentWarning, PdfFiles } from './snapshot.ts';
 
-/** The document types of the database's CHECK (305, 320, 330, 400): the table's (doc-types.ts). */
+/** The document types of the database's CHECK (migration 0050): the table's (doc-types.ts). */
 export type StoredDocType = DocType;
 
 export const documents = pgTable(
@@ -93,3 +93,26 @@ export const documentMonthCounts = pgTable(
   (t) => [primaryKey({ columns: [t.businessId, t.month] })],
 );
 export type DocumentMonthCountRow = typeof documentMonthCounts.$inferSelect;
+
+/** A quantity with D110/1264's four decimals, read as decimal text (never a float). */
+const quantity4 = customType<{ data: string; driverData: string }>({ dataType: () => 'numeric(19,4)' });
+
+/**
+ * The quantities an issued converted document took of its sources' lines (migration 0051), one row per
+ * converted line, written at its issue (conversion-issue.ts); append-only.
+ */
+export const documentSources = pgTable(
+  'document_sources',
+  {
+    businessId: text('business_id').notNull(),
+    documentId: text('document_id').notNull(),
+    lineIndex: integer('line_index').notNull(),
+    sourceId: text('source_id').notNull(),
+    sourceLineIndex: integer('source_line_index').notNull(),
+    stage: text('stage').$type<ConversionStage>().notNull(),
+    /** Decimal text, four places (D110/1264). */
+    quantity: quantity4('quantity').notNull(),
+    createdAt: timestamptz3('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.documentId, t.lineIndex] }), index('document_sources_source').on(t.sourceId, t.stage, t.sourceLineIndex)],
+);

@@ -14,7 +14,7 @@ import yazl from 'yazl';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../platform/db/engine.ts';
 import { query } from '../platform/db/sql.ts';
-import type { DocumentSnapshot } from '../documents/index.ts';
+import { docTypeIn, type DocumentSnapshot } from '../documents/index.ts';
 import type { BkmvAssembler, ExportDocument } from '../openfrmt/index.ts';
 import { exportDocument } from './map-document.ts';
 import type { SourceDigest } from './verify.ts';
@@ -91,6 +91,9 @@ export interface BkmvSource {
   afterChunk?: (chunkNo: number) => Promise<void>;
 }
 
+/** The types OPENFRMT 1.31 has a code for (doc-types.ts `openfrmt.exported`): a price quote is not written. */
+const EXPORTED_TYPES = docTypeIn(sql`d.doc_type`, (r) => r.openfrmt.exported);
+
 type Row = { snapshot: unknown; day: string; doc_type: number; doc_number: number };
 
 /** One keyset chunk of the fixed set, ordered by the table's columns (index documents_export_order), so LIMIT stops early. */
@@ -98,7 +101,7 @@ function documentChunk(src: BkmvSource, after: Row | null): Promise<Row[]> {
   return query<Row>(
     src.db,
     sql`SELECT d.snapshot, d.document_date::text AS day, d.doc_type, d.doc_number FROM documents d
-        WHERE d.business_id = ${src.businessId} AND d.status = 'issued'
+        WHERE d.business_id = ${src.businessId} AND d.status = 'issued' AND ${EXPORTED_TYPES}
           AND d.document_date BETWEEN ${src.range.from} AND ${src.range.to} AND d.issued_at <= ${src.cutOff.toISOString()}
           ${after ? sql`AND (d.document_date, d.doc_type, d.doc_number) > (${after.day.slice(0, 10)}::date, ${Number(after.doc_type)}, ${Number(after.doc_number)})` : sql``}
         ORDER BY d.document_date, d.doc_type, d.doc_number LIMIT ${src.chunkSize}`,

@@ -30,7 +30,7 @@ export async function databaseTotals(ex: Executor, businessId: string, from: str
                  CASE WHEN currency = 'ILS' THEN withholding_amount ELSE (snapshot->'ils'->>'withholdingAmount')::bigint END AS withholding_amount,
                  currency
             FROM documents
-           WHERE business_id = ${businessId} AND status = 'issued'
+           WHERE business_id = ${businessId} AND status = 'issued' AND ${docTypeIn(sql`doc_type`, (r) => r.openfrmt.exported)}
              AND document_date BETWEEN ${from} AND ${to} AND issued_at <= ${cutOff.toISOString()})
         SELECT d.doc_type,
           count(*) AS count,

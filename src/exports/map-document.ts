@@ -175,8 +175,9 @@ export function exportDocument(snap: DocumentSnapshot): ExportDocument {
     },
     lines: withLines
       ? snap.lines.map((l, i) => ({
-          baseDocType: base ? base.docType : null,
-          baseDocNumber: base ? String(base.docNumber) : null,
+          // The base document (clarification 6): a credit note's original, or the document a converted line came from (issue 30).
+          baseDocType: l.source ? l.source.docType : base ? base.docType : null,
+          baseDocNumber: l.source ? String(l.source.docNumber) : base ? String(base.docNumber) : null,
           sku: l.sku,
           description: l.description,
           unit: l.unit || 'יחידה',

@@ -70,6 +70,7 @@ export const EN: Record<keyof typeof L, string> = {
   allocation: 'Allocation number',
   corrects: 'Credit for',
   reverses: 'Reversal of',
+  basedOn: 'Based on',
   lineNo: '#',
   description: 'Description',
   sku: 'SKU',

@@ -68,6 +68,7 @@ export const L = {
   allocation: 'מספר הקצאה',
   corrects: 'זיכוי עבור',
   reverses: 'ביטול של',
+  basedOn: 'על פי',
   lineNo: '#',
   description: 'תיאור',
   sku: 'מק"ט',

@@ -128,4 +128,6 @@ export interface RenderModel {
   note?: string | null;
   /** For a credit note (or a negative receipt): the document it corrects. */
   linkedDocument?: { docType: DocType; docNumber: number } | null;
+  /** The documents it was converted from (issue 30): "על פי: הזמנה מס' 3". */
+  basedOn?: { docType: DocType; docNumber: number }[];
 }

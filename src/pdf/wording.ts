@@ -80,10 +80,20 @@ export function dealerIdLine(m: RenderModel): string {
   return `${both(lang, DEALER_ID_LABELS[t], EN_DEALER_ID_LABELS[t])} ${m.dealer.taxId}`;
 }
 
-/** Lines under the title: value date, allocation number, the corrected document. */
+/** The type's notice (a 300 is not a tax invoice); an English page keeps the Hebrew words beside it, as it keeps the title's. */
+function noticeLine(m: RenderModel): string | null {
+  const notice = DOC_TYPES[m.docType].printedNotice;
+  if (!notice) return null;
+  const lang = languageOf(m);
+  return lang === 'en' ? `${notice.en} (${notice.he})` : both(lang, notice.he, notice.en);
+}
+
+/** Lines under the title: the type's notice, value date, allocation number, the corrected document. */
 export function infoLines(m: RenderModel): string[] {
   const lang = languageOf(m);
   const out: string[] = [];
+  const notice = noticeLine(m);
+  if (notice) out.push(notice);
   if (m.valueDate && m.valueDate !== m.documentDate) out.push(`${label(lang, 'valueDate')}: ${formatDateIn(m.valueDate, lang)}`);
   if (m.allocationNumber) out.push(`${label(lang, 'allocation')}: ${m.allocationNumber}`);
   if (m.linkedDocument) {
@@ -91,6 +101,13 @@ export function infoLines(m: RenderModel): string[] {
     const { docType, docNumber } = m.linkedDocument;
     const which = both(lang, `${DOC_TITLES[docType]} ${L.number} ${docNumber}`, `${EN_DOC_TITLES[docType]} ${EN.number} ${docNumber}`);
     out.push(`${label(lang, key)}: ${which}`);
+  }
+  // A converted document names what it was converted from (a delivery note its order); a bilingual page
+  // gives each language its own line, as a list mixing both directions reads badly on one.
+  const based = m.basedOn ?? [];
+  if (based.length > 0) {
+    if (lang !== 'en') out.push(`${L.basedOn}: ${based.map((b) => `${DOC_TITLES[b.docType]} ${L.number} ${b.docNumber}`).join(', ')}`);
+    if (lang !== 'he') out.push(`${EN.basedOn}: ${based.map((b) => `${EN_DOC_TITLES[b.docType]} ${EN.number} ${b.docNumber}`).join(', ')}`);
   }
   return out;
 }

@@ -8,6 +8,7 @@ import {
   type DocumentRow,
   type DocumentSnapshot,
   computeTotals,
+  convertedFromOf,
   dealerOf,
   lineAmount,
   resolveVatRateBp,
@@ -81,6 +82,7 @@ export function issuedRenderModel(doc: DocumentRow, logo: Uint8Array | null): Re
     allocationNumber: doc.allocationNumber ?? snap.allocationNumber,
     note: snap.note,
     linkedDocument: snap.linkedDocument ? { docType: snap.linkedDocument.docType, docNumber: snap.linkedDocument.docNumber } : null,
+    basedOn: convertedFromOf(snap.lines).map(({ docType, docNumber }) => ({ docType, docNumber })),
   };
 }
 
@@ -128,6 +130,7 @@ export function draftRenderModel(doc: DocumentRow, business: BusinessRecord, log
     allocationNumber: doc.allocationNumber,
     note: doc.note,
     linkedDocument: null,
+    basedOn: convertedFromOf(doc.lines).map(({ docType, docNumber }) => ({ docType, docNumber })),
   };
 }
 

@@ -10,6 +10,7 @@ import { checkDateRange } from '../platform/http/formats.ts';
 import { categoryOf } from '../expenses/categories.ts';
 import type { BusinessRecord } from '../businesses/index.ts';
 import { docTypeIn } from '../documents/index.ts';
+import { DOC_TYPE_RULES } from '../documents/doc-types.ts';
 import { validation } from '../platform/errors.ts';
 import { parseVatPeriod, ledgerVatReport, type LedgerVatReport } from '../vat/index.ts';
 
@@ -33,6 +34,14 @@ export interface IncomeRow {
   vatAmount: number;
 }
 
+/** One type's issued documents of the range: how many, and their total (the summary counts every type). */
+export interface DocTypeCount {
+  docType: number;
+  taxDocument: boolean;
+  count: number;
+  totalIncVat: number;
+}
+
 export interface ExpenseRow {
   category: string;
   nameHe: string | null;
@@ -49,6 +58,7 @@ export interface SummaryReport {
   income: { byMonth: IncomeRow[]; totalExVat: number };
   outputVat: number;
   receipts: { count: number; total: number };
+  documents: { byDocType: DocTypeCount[] };
   expenses: { byCategory: ExpenseRow[]; totalExVat: number };
   inputVat: number;
   profit: number;
@@ -90,6 +100,22 @@ async function income(ex: Executor, b: BusinessRecord, r: Range): Promise<Income
   }));
 }
 
+/** Every type of the table with its count and total in the range, zeros included; a credit note counts negative. */
+async function countsByDocType(ex: Executor, b: BusinessRecord, r: Range): Promise<DocTypeCount[]> {
+  const rows = await query<{ doc_type: number; n: number; total: number }>(
+    ex,
+    sql`SELECT doc_type, count(*) AS n, sum(CASE WHEN ${MIRRORED} THEN -abs(total_inc_vat) ELSE total_inc_vat END) AS total
+        FROM ${DOCUMENTS_IN_SHEKELS}
+        WHERE business_id = ${b.id} AND status = 'issued' AND document_date BETWEEN ${r.from} AND ${r.to}
+        GROUP BY doc_type`,
+  );
+  const found = new Map(rows.map((x) => [Number(x.doc_type), x]));
+  return DOC_TYPE_RULES.map((t) => {
+    const x = found.get(t.code);
+    return { docType: t.code, taxDocument: t.taxDocument, count: Number(x?.n ?? 0), totalIncVat: Number(x?.total ?? 0) };
+  });
+}
+
 async function expenses(ex: Executor, b: BusinessRecord, r: Range): Promise<ExpenseRow[]> {
   const rows = await query<Record<string, unknown>>(
     ex,
@@ -112,6 +138,7 @@ export async function summaryReport(ex: Executor, b: BusinessRecord, r: Range): 
   checkRange(r);
   const byMonth = await income(ex, b, r);
   const byCategory = await expenses(ex, b, r);
+  const byDocType = await countsByDocType(ex, b, r);
   const receipts = await queryOne<{ n: number; total: number | null }>(
     ex,
     sql`SELECT count(*) AS n, sum(total_inc_vat) AS total FROM ${DOCUMENTS_IN_SHEKELS}
@@ -126,6 +153,7 @@ export async function summaryReport(ex: Executor, b: BusinessRecord, r: Range): 
     income: { byMonth, totalExVat: incomeTotal },
     outputVat: byMonth.reduce((s, x) => s + x.vatAmount, 0),
     receipts: { count: Number(receipts?.n ?? 0), total: Number(receipts?.total ?? 0) },
+    documents: { byDocType },
     expenses: { byCategory, totalExVat: expenseTotal },
     inputVat: byCategory.reduce((s, x) => s + x.deductibleVat, 0),
     profit: incomeTotal - expenseTotal,

@@ -34,6 +34,21 @@ const SummarySchema = Type.Object({
   }),
   outputVat: Int,
   receipts: Type.Object({ count: Int, total: Int }),
+  documents: Type.Object(
+    {
+      byDocType: Type.Array(
+        Type.Object({
+          docType: Int,
+          taxDocument: Type.Boolean({
+            description: 'false for the commercial papers (quote, order, delivery and return notes, 300): counted, never in the books.',
+          }),
+          count: Int,
+          totalIncVat: Type.Integer({ description: 'Agorot, the shekel figures; a credit note (330) counted negative.' }),
+        }),
+      ),
+    },
+    { description: 'Every issued document of the range by type, the commercial papers too (issue 30); one entry per type, ascending, zeros included.' },
+  ),
   expenses: Type.Object({
     byCategory: Type.Array(
       Type.Object({ category: Type.String(), nameHe: Nullable(Type.String()), count: Int, amountExVat: Int, vatAmount: Int, deductibleVat: Int }),

@@ -8,7 +8,7 @@ import { createTestEnv, TAX_IDS, type TestAccount, type TestEnv } from '../helpe
 import { commands } from '../../src/cli/commands.ts';
 import { parseArgs } from '../../src/cli/args.ts';
 import { verifyBooks as verifyAuditChains } from '../../src/documents/audit-check.ts';
-import { issueFixture } from '../exports/fixture.ts';
+import { issueDoc, issueFixture } from '../exports/fixture.ts';
 import { renderRunner } from '../prints/helpers.ts';
 import { sealKeyId } from '../../src/backups/seal.ts';
 import { cli, startServer, tempDataDir, type ServerProcess } from '../helpers/server-process.ts';
@@ -88,7 +88,19 @@ describe('backup and restore', () => {
     });
     expect(party.status, JSON.stringify(party.body)).toBe(201);
     await issueFixture(env, a, bid);
-    expect(await renderRunner(env).runDue('sandbox')).toBe(5); // origin and copy PDFs of the five documents
+    // An order and a delivery note converted from it (issue 30): the quantities it took (document_sources) are backed up too.
+    const order = await issueDoc(env, a.test, bid, {
+      docType: 100,
+      party: { name: 'לקוח' },
+      lines: [{ description: 'x', quantity: 3, unitPriceExVat: 1_000 }],
+    });
+    const note = await env.call('POST', `/v1/businesses/${bid}/documents/${order.id}/convert`, {
+      key: a.test,
+      body: { docType: 200, lines: [{ index: 0, quantity: 2 }] },
+    });
+    expect(note.status, JSON.stringify(note.body)).toBe(201);
+    expect((await env.call('POST', `/v1/businesses/${bid}/documents/${note.body.document.id}/issue`, { key: a.test })).status).toBe(201);
+    expect(await renderRunner(env).runDue('sandbox')).toBe(7); // origin and copy PDFs of the seven documents
     const hook = await env.call('POST', '/v1/webhooks', {
       key: a.test,
       body: { url: 'https://127.0.0.1:9/pinkas', businessId: bid, events: ['document.issued'] },
@@ -127,14 +139,15 @@ describe('backup and restore', () => {
     expect(backup.backup).toMatchObject({ id: expect.stringMatching(/^bak_/), fileId: backup.file.id });
     expect(backup.backup.summary.tables).toMatchObject({
       businesses: 1,
-      documents: 5,
+      documents: 7, // the fixture's five, an order and its delivery note
+      document_sources: 1,
       parties: 1,
       export_runs: 1,
-      document_counters: 4,
+      document_counters: 6,
       expenses: 1,
       audit_chain_heads: 1,
     });
-    expect(backup.backup.summary.files).toBe(11); // the export zip, origin and copy PDFs of the five documents
+    expect(backup.backup.summary.files).toBe(15); // the export zip, origin and copy PDFs of the seven documents
     const list = await env.call('GET', `/v1/businesses/${bid}/backups`, { key: a.test });
     expect(list.body.backups.map((x: any) => x.id)).toEqual([backup.backup.id]);
     expect(list.body.backups[0].file).toMatchObject({ id: backup.file.id, mime: 'application/zip' });
@@ -367,7 +380,7 @@ describe('backup and restore', () => {
     env.clock.advance(60_000);
     const r = await env.call('POST', `/v1/businesses/${bid}/backups`, { key: a.test });
     expect(r.status).toBe(201);
-    expect(r.body.backup.summary.files).toBe(11); // as the first one: its zip is not among them
+    expect(r.body.backup.summary.files).toBe(15); // as the first one: its zip is not among them
   });
 
   it('the documented command line restores into a fresh data folder (its own embedded cluster), and that install serves the books', async () => {
@@ -396,7 +409,7 @@ describe('backup and restore', () => {
       const restored = cli(dataDir, 'backups', 'restore', '--file', zipPath, '--mode', 'test', '--seal-key-file', keyFile, '--account', account.json.id);
       expect(restored.code, restored.stderr).toBe(0);
       expect(restored.json).toMatchObject({ businessId: bid, accountId: account.json.id, sealed: true });
-      expect(restored.json.tables.documents).toBe(5);
+      expect(restored.json.tables.documents).toBe(7);
       const key = cli(dataDir, 'keys', 'create', '--account', account.json.id, '--mode', 'test');
       expect(key.code, key.stderr).toBe(0);
 
@@ -414,6 +427,8 @@ describe('backup and restore', () => {
       expect(list.status, JSON.stringify(list.body)).toBe(200);
       const numbers = list.body.documents.map((d: any) => [d.docType, d.docNumber]).sort();
       expect(numbers).toEqual([
+        [100, 1],
+        [200, 1],
         [305, 1],
         [320, 1],
         [330, 1],

@@ -47,7 +47,9 @@ describe('continuity against the start number and the counter', () => {
     for (let i = 0; i < 3; i++) await issue(b.id, 305);
     const r = await report(b.id);
     expect(r.ok).toBe(true);
+    const untouched = (docType: number) => ({ docType, first: null, last: null, count: 0, expectedFirst: 1, counter: null, ...clean });
     expect(r.byDocType).toEqual([
+      ...[10, 100, 200, 210, 300].map(untouched),
       { docType: 305, first: 1, last: 3, count: 3, expectedFirst: 1, counter: 3, ...clean },
       { docType: 320, first: null, last: null, count: 0, expectedFirst: 1, counter: null, ...clean },
       { docType: 330, first: null, last: null, count: 0, expectedFirst: 1, counter: null, ...clean },

@@ -26,8 +26,28 @@ beforeAll(() => {
   issued = pdfSigner(parseP12(caIssuedP12('x', AT), 'x'), { name: 'pinkas' });
 });
 
-const HE: Record<DocType, string> = { 305: 'חשבונית מס', 320: 'חשבונית מס / קבלה', 330: 'חשבונית מס זיכוי', 400: 'קבלה' };
-const EN: Record<DocType, string> = { 305: 'Tax Invoice', 320: 'Tax Invoice / Receipt', 330: 'Credit Tax Invoice', 400: 'Receipt' };
+const HE: Record<DocType, string> = {
+  10: 'הצעת מחיר',
+  100: 'הזמנה',
+  200: 'תעודת משלוח',
+  210: 'תעודת החזרה',
+  300: 'חשבונית עסקה',
+  305: 'חשבונית מס',
+  320: 'חשבונית מס / קבלה',
+  330: 'חשבונית מס זיכוי',
+  400: 'קבלה',
+};
+const EN: Record<DocType, string> = {
+  10: 'Price Quote',
+  100: 'Order',
+  200: 'Delivery Note',
+  210: 'Return Note',
+  300: 'Transaction Invoice',
+  305: 'Tax Invoice',
+  320: 'Tax Invoice / Receipt',
+  330: 'Credit Tax Invoice',
+  400: 'Receipt',
+};
 const USD = { code: 'USD', minorUnits: 2 };
 const ILS = { code: 'ILS', minorUnits: 2 };
 
@@ -37,7 +57,7 @@ const expectAll = (text: string, phrases: string[]) => {
 
 describe.each(['he', 'en', 'he+en'] as Language[])('language %s', (lang) => {
   describe.each([ILS, USD])('currency $code', (currency) => {
-    it.each([305, 320, 330, 400] as DocType[])('renders a signed %i with its title, labels, amounts and metadata', async (docType) => {
+    it.each([10, 100, 200, 210, 300, 305, 320, 330, 400] as DocType[])('renders a signed %i with its title, labels, amounts and metadata', async (docType) => {
       const m = sampleLanguageModel(docType, lang, currency);
       const pdf = await renderDocumentPdf(m, 'origin', { signer: dev, at: AT });
       expect(pdfSignatureValid(pdf)).toBe(true);
@@ -69,6 +89,11 @@ describe.each(['he', 'en', 'he+en'] as Language[])('language %s', (lang) => {
       }
       if (docType === 320 && enWords) expectAll(text, ['Cheque No. 1001', 'Isracard', 'Tax withheld at source']);
       if (docType === 330 && enWords) expect(text).toContain('Credit for');
+      // A 300 says it is not a tax invoice in Hebrew on every page, and in English where English is printed.
+      if (docType === 300) {
+        expect(text).toContain('זו אינה חשבונית מס');
+        if (enWords) expect(text).toContain('This is not a tax invoice');
+      } else expect(text).not.toContain('not a tax invoice');
       if (lang === 'en') expectAll(text, ['Authorized Dealer', 'עוסק מורשה', 'Alpha Tech Ltd', 'To:', 'Date: 1 Mar 2026']);
       if (lang === 'he+en') expect(text).toContain('01/03/2026');
 

@@ -119,6 +119,22 @@ describe('email', () => {
     expect(usage.reduce((n: number, r: any) => n + Number(r.count), 0)).toBe(3);
   });
 
+  it('a commercial paper (issue 30) goes out the same way: a 300 under its own title, its origin handed out once', async () => {
+    const b = await env.business(a.live, { email: 'office@dealer.example' });
+    const doc = await issueDoc(env, a.live, b.id, { docType: 300 });
+    await renderRunner(env).runDue('live');
+    const before = received.length;
+    const res = await env.call('POST', pdfPath(b.id, doc.id, 'email'), { key: a.live, body: { to: ['buyer@customer.example'] } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ sent: ['buyer@customer.example'], variant: 'origin' });
+    const mail = parseMail(received.slice(before)[0].raw);
+    expect(mail.subject).toBe('חשבונית עסקה מס\' 1 מאת עסק לדוגמה בע"מ');
+    const pdf = await env.call('GET', new URL(mail.text.match(/https:\/\/\S+/)![0]).pathname);
+    expect(await pdfText(pdf.raw)).toContain('זו אינה חשבונית מס');
+    const again = await env.call('POST', pdfPath(b.id, doc.id, 'share'), { key: a.live });
+    expect(again.body.variant).toBe('copy');
+  });
+
   it('reports the addresses the server refused as failed', async () => {
     const { b, doc } = await rendered();
     const res = await env.call('POST', pdfPath(b.id, doc.id, 'email'), { key: a.live, body: { to: ['ok@customer.example', 'bounce@customer.example'] } });

@@ -47,6 +47,9 @@ describe('management reports against a hand-computed fixture', () => {
     });
     await issueDoc(env, a.test, bid, { docType: 305, documentDate: '2026-02-20', party, lines: [line(20_000)], vatRateBp: 0, vatExemptionReason: 'export' });
     await issueDoc(env, a.test, bid, { docType: 400, party, payments: [{ method: 'cash', amount: 30_000 }] });
+    // Commercial papers (issue 30): counted by type, never income, output VAT or VAT figures.
+    await issueDoc(env, a.test, bid, { docType: 300, documentDate: '2026-02-06', party, lines: [line(40_000)] });
+    await issueDoc(env, a.test, bid, { docType: 200, documentDate: '2026-02-06', party, lines: [line(40_000)] });
     await creditNote(env, a.test, bid, inv.id); // dated 2026-03-01
     const office = await expense(bid, { category: 'office', date: '2026-01-15', exVat: 10_000, vat: 1_800, deductible: 1_800 });
     await expense(bid, { category: 'office', date: '2026-01-15', exVat: -10_000, vat: -1_800, deductible: -1_800, reverses: office });
@@ -74,6 +77,20 @@ describe('management reports against a hand-computed fixture', () => {
       },
       outputVat: 9_000,
       receipts: { count: 1, total: 30_000 },
+      // Every type, zeros included; the credit note counts against its invoice.
+      documents: {
+        byDocType: [
+          { docType: 10, taxDocument: false, count: 0, totalIncVat: 0 },
+          { docType: 100, taxDocument: false, count: 0, totalIncVat: 0 },
+          { docType: 200, taxDocument: false, count: 1, totalIncVat: 47_200 },
+          { docType: 210, taxDocument: false, count: 0, totalIncVat: 0 },
+          { docType: 300, taxDocument: false, count: 1, totalIncVat: 47_200 },
+          { docType: 305, taxDocument: true, count: 2, totalIncVat: 138_000 },
+          { docType: 320, taxDocument: true, count: 1, totalIncVat: 59_000 },
+          { docType: 330, taxDocument: true, count: 1, totalIncVat: -118_000 },
+          { docType: 400, taxDocument: true, count: 1, totalIncVat: 30_000 },
+        ],
+      },
       expenses: {
         byCategory: [
           { category: 'equipment', nameHe: 'ציוד (רכוש קבוע)', count: 1, amountExVat: 500_000, vatAmount: 90_000, deductibleVat: 90_000 },

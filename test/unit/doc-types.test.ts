@@ -37,9 +37,10 @@ describe('the table', () => {
     expect(new Set(DOC_TYPE_CODES).size).toBe(DOC_TYPE_CODES.length);
     expect([...DOC_TYPE_CODES].sort((a, b) => a - b)).toEqual(DOC_TYPE_CODES);
     // The codes the spec names (service-api.md Documents).
-    expect(DOC_TYPE_CODES).toEqual([305, 320, 330, 400]);
+    expect(DOC_TYPE_CODES).toEqual([10, 100, 200, 210, 300, 305, 320, 330, 400]);
     expect(docTypeRuleOf(305)).toBe(DOC_TYPES[305]);
     expect(docTypeRuleOf(405)).toBeUndefined();
+    expect(docTypeRuleOf(205)).toBeUndefined();
   });
 
   it('every row is complete: names, dealers, series, titles in both languages', () => {
@@ -60,12 +61,22 @@ describe('the table', () => {
 
   it('the printed titles are the exact wording of decisions.md and the PDFs', () => {
     expect(Object.fromEntries(rows.map((r) => [r.code, r.titles.he]))).toEqual({
+      10: 'הצעת מחיר',
+      100: 'הזמנה',
+      200: 'תעודת משלוח',
+      210: 'תעודת החזרה',
+      300: 'חשבונית עסקה',
       305: 'חשבונית מס',
       320: 'חשבונית מס / קבלה',
       330: 'חשבונית מס זיכוי',
       400: 'קבלה',
     });
     expect(Object.fromEntries(rows.map((r) => [r.code, r.titles.en]))).toEqual({
+      10: 'Price Quote',
+      100: 'Order',
+      200: 'Delivery Note',
+      210: 'Return Note',
+      300: 'Transaction Invoice',
       305: 'Tax Invoice',
       320: 'Tax Invoice / Receipt',
       330: 'Credit Tax Invoice',
@@ -84,7 +95,9 @@ describe('the table', () => {
         expect(rows.some((o) => o.creditedBy?.docType === r.code && o.creditedBy.as === 'credit-note')).toBe(true);
         continue;
       }
-      expect(credit).not.toBeNull();
+      // A commercial paper is not credited (a return note undoes a delivery); every tax document is.
+      expect(credit === null).toBe(!r.taxDocument);
+      if (!credit) continue;
       const by = DOC_TYPES[credit!.docType];
       if (credit!.as === 'negative') expect(credit!.docType).toBe(r.code);
       else expect(by.createdBy).toBe('credit-note');
@@ -102,7 +115,15 @@ describe('the table', () => {
       expect(r.openfrmt.d120).toBe(r.payments !== 'none');
       expect(r.openfrmt.withholding1224).toBe(r.withholding);
       expect(r.journal.receipt).toBe(r.payments !== 'none');
-      expect(r.journal.invoice !== 0).toBe(!receipt);
+      expect(r.journal.invoice !== 0).toBe(!receipt && r.taxDocument);
+      // A commercial paper posts nothing, needs no allocation number and no buyer's id, takes no payments.
+      if (!r.taxDocument) {
+        expect(r.journal).toEqual({ invoice: 0, receipt: false });
+        expect([r.allocation, r.buyerTaxIdCheck, r.withholding]).toEqual([false, false, false]);
+        expect(r.payments).toBe('none');
+        expect(r.creditedBy).toBeNull();
+      }
+      if (!r.openfrmt.exported) expect(r.taxDocument).toBe(false);
       // A credit note: positive amounts in the export, the invoice mirrored in the books, "corrects" on paper.
       const creditNote = r.createdBy === 'credit-note';
       expect(r.openfrmt.amounts === 'positive').toBe(creditNote);
@@ -113,13 +134,26 @@ describe('the table', () => {
     }
   });
 
-  it('decisions.md: patur and ngo issue 400 only; murshe and company every type', () => {
+  it('decisions.md: of the tax documents patur and ngo issue 400 only; murshe and company every type; every dealer the commercial papers', () => {
+    const commercial = [10, 100, 200, 210, 300];
+    expect(rows.filter((r) => !r.taxDocument).map((r) => r.code)).toEqual(commercial);
     for (const dealer of DEALER_TYPES) {
       for (const code of DOC_TYPE_CODES) {
-        expect(docTypeAllowed(dealer, code)).toBe(dealer === 'patur' || dealer === 'ngo' ? code === 400 : true);
+        expect(docTypeAllowed(dealer, code)).toBe(dealer === 'patur' || dealer === 'ngo' ? code === 400 || commercial.includes(code) : true);
       }
     }
-    expect(docTypeRefusal('patur')).toBe('a patur business issues receipts (400) only');
+    expect(docTypeRefusal('patur')).toBe(
+      'a patur business issues price quotes (10), orders (100), delivery notes (200), return notes (210), transaction invoices (300), receipts (400) only',
+    );
+  });
+
+  it('decisions.md: quotes are not exported (OPENFRMT 1.31 has no code); a 300 says it is not a tax invoice', () => {
+    expect(rows.filter((r) => !r.openfrmt.exported).map((r) => r.code)).toEqual([10]);
+    expect(rows.filter((r) => r.printedNotice).map((r) => r.code)).toEqual([300]);
+    expect(DOC_TYPES[300].printedNotice).toEqual({ he: 'זו אינה חשבונית מס', en: 'This is not a tax invoice' });
+    // It shows VAT as a licensed dealer charges it, for information.
+    expect(resolveVatRateBp({ docType: 300, dealerType: 'murshe', businessDefaultBp: null, draftRateBp: null, documentDate: '2026-03-01' })).toBe(1800);
+    expect(resolveVatRateBp({ docType: 300, dealerType: 'patur', businessDefaultBp: null, draftRateBp: null, documentDate: '2026-03-01' })).toBe(0);
   });
 });
 
@@ -220,14 +254,15 @@ describe('the modules decide as the table says', () => {
       if (r.totalsFrom === 'payments') expect(discounted).toThrow(/has no document discount/);
       else expect(discounted).not.toThrow();
     }
-    expect(() => checkDraft(draft(305, { lines: [line] }), 'patur')).toThrow('docType: a patur business issues receipts (400) only');
+    expect(() => checkDraft(draft(305, { lines: [line] }), 'patur')).toThrow(/^docType: a patur business issues price quotes \(10\), .*receipts \(400\) only$/);
+    for (const code of [10, 100, 200, 210, 300] as const) expect(() => checkDraft(draft(code, { lines: [line] }), 'patur')).not.toThrow();
   });
 
   it('credit notes: the reversing type and its kind come from creditedBy', () => {
     for (const r of rows) {
       const original = { id: 'doc_o', docType: r.code, docNumber: 5, snapshot: snapshotOf(r.code), linkedDocumentId: null } as never;
       if (!r.creditedBy) {
-        expect(() => reversalOf(original, null)).toThrow(/cannot itself be credited/);
+        expect(() => reversalOf(original, null)).toThrow(r.taxDocument ? /cannot itself be credited/ : /is not a tax document and cannot be credited/);
         continue;
       }
       const reversal = reversalOf(original, 'why');
@@ -253,6 +288,8 @@ describe('the modules decide as the table says', () => {
       const snap = snapshotOf(r.code);
       const { lines } = journalOfDocument(snap, 'company');
       expect(lines.some((l) => l.account === OUTPUT_VAT)).toBe(r.journal.invoice !== 0);
+      // A commercial paper writes no entry at all (journalCall answers null for an entry without lines).
+      expect(lines.length === 0).toBe(!r.taxDocument);
       expect(lines.some((l) => l.account === paymentAccount(1))).toBe(r.journal.receipt);
       const entry = documentEntryOf(snap, 'company');
       expect(entry.description.startsWith(`${r.titles.journal} 5`)).toBe(true);
@@ -283,6 +320,6 @@ describe('the modules decide as the table says', () => {
     const input = (DraftCreate as unknown as { properties: { docType: { anyOf: { const: number }[]; description: string } } }).properties.docType;
     expect(input.anyOf.map((x) => x.const)).toEqual([...DRAFT_DOC_TYPE_CODES]);
     expect(DRAFT_DOC_TYPE_CODES).toEqual(rows.filter((r) => r.createdBy === 'draft').map((r) => r.code));
-    expect(input.description).toBe('305, 320 or 400; a 330 is created only by the credit-note endpoint.');
+    expect(input.description).toBe('10, 100, 200, 210, 300, 305, 320 or 400; a 330 is created only by the credit-note endpoint.');
   });
 });

@@ -17,10 +17,20 @@ beforeAll(() => {
   signer = pdfSigner(parseP12(p12, 'secret'), { name: 'pinkas' });
 });
 
-const TITLES: Record<DocType, string> = { 305: 'חשבונית מס', 320: 'חשבונית מס / קבלה', 330: 'חשבונית מס זיכוי', 400: 'קבלה' };
+const TITLES: Record<DocType, string> = {
+  10: 'הצעת מחיר',
+  100: 'הזמנה',
+  200: 'תעודת משלוח',
+  210: 'תעודת החזרה',
+  300: 'חשבונית עסקה',
+  305: 'חשבונית מס',
+  320: 'חשבונית מס / קבלה',
+  330: 'חשבונית מס זיכוי',
+  400: 'קבלה',
+};
 
 describe.each(['classic', 'stripe'] as const)('template %s', (template) => {
-  it.each([305, 320, 330, 400] as const)('renders a signed %i with logical-order Hebrew and the right amounts', async (docType) => {
+  it.each([10, 100, 200, 210, 300, 305, 320, 330, 400] as const)('renders a signed %i with logical-order Hebrew and the right amounts', async (docType) => {
     const model = sampleModel(docType, template);
     const pdf = await renderDocumentPdf(model, 'origin', { signer, at: AT });
     expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
@@ -64,6 +74,9 @@ describe.each(['classic', 'stripe'] as const)('template %s', (template) => {
       expect(text).toContain('₪961.36');
     }
     if (docType === 330) expect(text).toContain("זיכוי עבור: חשבונית מס מס' 1001");
+    // A transaction invoice shows VAT for information and says it is not a tax invoice; no other type says so.
+    if (docType === 300) expect(text).toContain('זו אינה חשבונית מס');
+    else expect(text).not.toContain('אינה חשבונית מס');
 
     const sig = checkPdfSignature(pdf);
     expect(sig).toMatchObject({ coversWholeFile: true, digestMatches: true, signatureValid: true, signerCommonName: 'pinkas test signer' });

@@ -92,6 +92,23 @@ beforeAll(async () => {
     lines: [{ description: 'x', quantity: 1, unitPriceExVat: 1000 }],
     payments: [{ method: 'cash', amount: 1180 }],
   });
+  // The commercial papers (issue 30): 100, 200, 210 and 300 are written as C100 + D110; a price quote (10) is not exported.
+  const papers: Record<number, any> = {};
+  for (const docType of [10, 100, 200, 210, 300])
+    papers[docType] = await issueDoc(env, a.test, bid, {
+      docType,
+      party: { name: 'בונים בע"מ', taxId: '512200502' },
+      lines: [{ description: `paper ${docType}`, quantity: 2.5, unitPriceExVat: 40_000, lineDiscount: 500 }],
+      discountAmount: 1_000,
+    });
+  // A 305 converted from part of the 200: its line names the note as its base document (D110 1256/1257).
+  const conv = await env.call('POST', `/v1/businesses/${bid}/documents/${papers[200].id}/convert`, {
+    key: a.test,
+    body: { docType: 305, lines: [{ index: 0, quantity: 1.5 }] },
+  });
+  expect(conv.status, JSON.stringify(conv.body)).toBe(201);
+  const convIssued = await env.call('POST', `/v1/businesses/${bid}/documents/${conv.body.document.id}/issue`, { key: a.test });
+  expect(convIssued.status, JSON.stringify(convIssued.body)).toBe(201);
   for (const d of [receipt, gross, anon]) {
     const r = await env.call('POST', `/v1/businesses/${bid}/documents/${d.id}/credit-note`, { key: a.test, body: {} });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
@@ -108,6 +125,12 @@ beforeAll(async () => {
   expect(business.bookkeeping).toBe('double');
   expect(records(zip).bk.filter((r) => r.startsWith('B100')).length).toBeGreaterThan(0);
   expect(v.defects.map(formatDefect)).toEqual([]);
+  const types = records(zip)
+    .bk.filter((r) => r.startsWith('C100'))
+    .map((r) => Number(col(r, 'C100', 1203)));
+  for (const t of [100, 200, 210, 300]) expect(types).toContain(t);
+  expect(types).not.toContain(10);
+  expect(documents.some((d) => d.docType === 10)).toBe(true);
 });
 
 type Files = { ini: string[]; bk: string[] };
@@ -324,6 +347,25 @@ describe('the verifier reports planted defects', () => {
       f.bk[i] = put(f.bk[i], 'D110', 1260, v.padStart(30, ' '));
     });
     expectDefect(d, { record: 'D110', field: 1260, reason: expect.stringMatching(/left-aligned/) });
+  });
+
+  it("a converted line's base document: a wrong type, a wrong number, one on a line converted from nothing", () => {
+    const converted = (r: string) => r.startsWith('D110') && col(r, 'D110', 1256) === '200';
+    let d = plant((f) => {
+      const i = find(f, 'D110', converted);
+      f.bk[i] = put(f.bk[i], 'D110', 1256, '100');
+    });
+    expectDefect(d, { record: 'D110', field: 1256, reason: expect.stringMatching(/converted from a 200/) });
+    d = plant((f) => {
+      const i = find(f, 'D110', converted);
+      f.bk[i] = put(f.bk[i], 'D110', 1257, '9'.padEnd(20, ' '));
+    });
+    expectDefect(d, { record: 'D110', field: 1257 });
+    d = plant((f) => {
+      const i = find(f, 'D110', (r) => col(r, 'D110', 1253) === '300');
+      f.bk[i] = put(f.bk[i], 'D110', 1256, '200');
+    });
+    expectDefect(d, { record: 'D110', field: 1256, reason: expect.stringMatching(/converted from nothing/) });
   });
 
   it('codes: a payment method, an acquirer 5, a link field, a base document', () => {

@@ -20,7 +20,7 @@
  *  - BKMVDATA.TXT: A100 first and Z900 last, once each; running numbers 1…N (§2.4(י)); the business VAT no.
  *    in every record; the primary id shared by A000/1004, A100/1103, Z900/1153 (§2.4(א)); `&OF1.31&`;
  *  - VAT numbers' check digit (1003/1102/1152/…, the maker's 1009, buyers' 1215, 1015);
- *  - documents: one C100 per issued document of the range and none other; D110/D120 linked to their
+ *  - documents: one C100 per issued document of the range whose type Appendix 1 codes (not a price quote) and none other; D110/D120 linked to their
  *    header by type + number (same representation, §2.4(ד)) and by 1273/1323 = 1234 (clarification 11),
  *    line numbers 1…n, as many D110 as lines and D120 as payments; every amount recomputed from the
  *    API document (signs §2.4(יב), clarifications 1, 4, 5; quantities 4 decimals; 1268 rate; payment method,
@@ -54,7 +54,17 @@ export interface ApiDocument {
   docNumber: number | null;
   party: { partyId?: string | null; key?: string | null; name: string; taxId?: string | null; phone?: string | null; address?: string | null } | null;
   priceMode: string;
-  lines: { description: string; quantity: number; unitPriceExVat: number; sku: string | null; unit: string; lineDiscount: number; amount: number }[];
+  lines: {
+    description: string;
+    quantity: number;
+    unitPriceExVat: number;
+    sku: string | null;
+    unit: string;
+    lineDiscount: number;
+    amount: number;
+    /** A line converted from another document (POST …/convert): its base document, D110 1256/1257. */
+    source?: { documentId: string; docType: number; docNumber: number; index: number };
+  }[];
   payments: {
     method: number;
     amount: number;
@@ -708,8 +718,12 @@ function verifyDocuments(
   const bad = (r: Rec, field: number | null, reason: string) => push({ file: 'BKMVDATA.TXT', line: r.line, record: r.code, field, reason });
   const docBad = (reason: string) => push({ file: 'documents', line: null, record: null, field: null, reason });
   const byId = new Map(input.documents.map((d) => [d.id, d]));
+  // A document of a type Appendix 1 has no code for (a price quote, 10) cannot be written, so none is expected.
   const inRange = (d: ApiDocument) =>
-    d.status === 'issued' && (!range.from || ymd(d.documentDate) >= range.from) && (!range.to || ymd(d.documentDate) <= range.to);
+    d.status === 'issued' &&
+    APPENDIX1_DOC_TYPES.has(d.docType) &&
+    (!range.from || ymd(d.documentDate) >= range.from) &&
+    (!range.to || ymd(d.documentDate) <= range.to);
   const docs = input.documents.filter(inRange);
   const numKey = (type: string | number, num: string) => `${Number(type)}|${/^\d+$/.test(num) ? String(BigInt(num)) : num}`;
 
@@ -947,6 +961,14 @@ function verifyDocument(
     }
     sum1267 += S(r, 1267) ?? 0n;
     if (!l) return;
+    // A line converted from another document names it as its base document (decisions.md, D110 1256/1257).
+    if (l.source) {
+      if (Number(get(r, 1256)) !== l.source.docType)
+        bad(r, 1256, `${tag} line ${i + 1}: base document type ${get(r, 1256)}, the line was converted from a ${l.source.docType}`);
+      if (numKeyOf(get(r, 1257)) !== String(l.source.docNumber))
+        bad(r, 1257, `${tag} line ${i + 1}: base document number ${JSON.stringify(get(r, 1257).trim())}, the line was converted from #${l.source.docNumber}`);
+    } else if (doc.docType !== 330 && (Number(get(r, 1256)) !== 0 || get(r, 1257).trim() !== ''))
+      bad(r, 1256, `${tag} line ${i + 1}: a base document (${get(r, 1256)} ${get(r, 1257).trim()}) on a line converted from nothing`);
     if (!textMatches(get(r, 1260), l.description))
       bad(r, 1260, `${tag} line ${i + 1}: description ${JSON.stringify(get(r, 1260).trim())}, the API's ${JSON.stringify(l.description)}`);
     if (l.sku && !textMatches(get(r, 1259), l.sku))

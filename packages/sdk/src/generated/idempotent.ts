@@ -5,6 +5,7 @@ export const IDEMPOTENT_OPERATIONS: ReadonlySet<string> = new Set([
   'POST /v1/businesses',
   'POST /v1/businesses/{bid}/backups',
   'POST /v1/businesses/{bid}/documents',
+  'POST /v1/businesses/{bid}/documents/{id}/convert',
   'POST /v1/businesses/{bid}/documents/{id}/credit-note',
   'POST /v1/businesses/{bid}/expenses',
   'POST /v1/businesses/{bid}/expenses/scan',

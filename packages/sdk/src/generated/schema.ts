@@ -762,6 +762,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/businesses/{bid}/documents/{id}/convert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Convert an issued document into a draft of another type: a quote into an order, an order into delivery notes, a 300 into a 320
+         * @description Answers a draft with the source's party and lines: what is left of every line at the target's stage, or the chosen `lines` (a partial delivery or invoice); with `draftId`, the lines are added to that converted draft (one invoice for two delivery notes). Issue the draft as any other; its lines name their source (OPENFRMT D110 1256/1257) and the source's `convertedTo` lists it. A source's quantities are delivered, returned and invoiced each at most once in all: beyond them 409 `conflict`, here and at issue. A conversion the types do not make (a receipt into a quote, an invoice into an order) is 409 `conflict`; a type the dealer may not issue is 400 `doc_type_not_allowed`.
+         */
+        post: operations["convertDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/businesses/{bid}/reports/continuity": {
         parameters: {
             query?: never;
@@ -1204,10 +1224,10 @@ export interface components {
             businessId: string;
             status: "draft" | "issued";
             /**
-             * @description 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt.
+             * @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt.
              * @enum {integer}
              */
-            docType: 305 | 320 | 330 | 400;
+            docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400;
             docNumber: number | null;
             allocationNumber: string | null;
             party: {
@@ -1232,6 +1252,18 @@ export interface components {
                 amount: number;
                 /** @description A foreign-currency document (issued from issue 29 on): the line in agorot, frozen at issue — quantity × the unit price in shekels − the line discount in shekels, each converted on its own (docs/currency.md). */
                 amountIls?: number;
+                /** @description A line converted from another document (POST …/convert): the issued document and line it came from (OPENFRMT D110 1256/1257). */
+                source?: {
+                    documentId: string;
+                    /**
+                     * @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt.
+                     * @enum {integer}
+                     */
+                    docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400;
+                    docNumber: number;
+                    /** @description The source's line, from 0. */
+                    index: number;
+                };
             }[];
             payments: {
                 /**
@@ -1316,6 +1348,26 @@ export interface components {
             issuedAt: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description The documents its lines were converted from (POST …/convert), first line first. */
+            convertedFrom: {
+                id: string;
+                /**
+                 * @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt.
+                 * @enum {integer}
+                 */
+                docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400;
+                docNumber: number;
+            }[];
+            /** @description The issued documents converted from this one, by type and number. On an issued document as GET, issue and credit-note answer it; lists and drafts leave it out. */
+            convertedTo?: {
+                id: string;
+                /**
+                 * @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt.
+                 * @enum {integer}
+                 */
+                docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400;
+                docNumber: number;
+            }[];
         };
         SupplierPayment: {
             id: string;
@@ -2021,6 +2073,11 @@ export interface operations {
                     };
                     /** @description First number per doc type, e.g. {"305": 1001}; settable only before that type's first issue. */
                     numbering?: {
+                        10?: number;
+                        100?: number;
+                        200?: number;
+                        210?: number;
+                        300?: number;
                         305?: number;
                         320?: number;
                         330?: number;
@@ -2297,6 +2354,11 @@ export interface operations {
                     };
                     /** @description First number per doc type, e.g. {"305": 1001}; settable only before that type's first issue. */
                     numbering?: {
+                        10?: number;
+                        100?: number;
+                        200?: number;
+                        210?: number;
+                        300?: number;
                         305?: number;
                         320?: number;
                         330?: number;
@@ -7397,6 +7459,17 @@ export interface operations {
                                 count: number;
                                 total: number;
                             };
+                            /** @description Every issued document of the range by type, the commercial papers too (issue 30); one entry per type, ascending, zeros included. */
+                            documents: {
+                                byDocType: {
+                                    docType: number;
+                                    /** @description false for the commercial papers (quote, order, delivery and return notes, 300): counted, never in the books. */
+                                    taxDocument: boolean;
+                                    count: number;
+                                    /** @description Agorot, the shekel figures; a credit note (330) counted negative. */
+                                    totalIncVat: number;
+                                }[];
+                            };
                             expenses: {
                                 byCategory: {
                                     category: string;
@@ -8096,8 +8169,8 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "draft" | "issued";
-                /** @description 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt. */
-                docType?: 305 | 320 | 330 | 400;
+                /** @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt. */
+                docType?: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400;
                 /** @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31 */
                 from?: string;
                 /** @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31 */
@@ -8244,8 +8317,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description 305, 320 or 400; a 330 is created only by the credit-note endpoint. */
-                    docType: 305 | 320 | 400;
+                    /** @description 10, 100, 200, 210, 300, 305, 320 or 400; a 330 is created only by the credit-note endpoint. */
+                    docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 400;
                     party?: ({
                         partyId: string;
                     } | {
@@ -8694,8 +8767,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description 305, 320 or 400; a 330 is created only by the credit-note endpoint. */
-                    docType?: 305 | 320 | 400;
+                    /** @description 10, 100, 200, 210, 300, 305, 320 or 400; a 330 is created only by the credit-note endpoint. */
+                    docType?: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 400;
                     party?: ({
                         partyId: string;
                     } | {
@@ -9202,11 +9275,163 @@ export interface operations {
             };
         };
     };
+    convertDocument: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the create safe to retry: 1 to 200 printable ASCII characters, no leading or trailing space. The same key with the same request within 24 hours answers the first answer again (header `Idempotent-Replayed: true`, `deduped: true`); with another request, 409 `conflict`. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
+                bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The type of the draft: a 10 into 100, 200, 300, 305 or 320; a 100 into 200, 300, 305 or 320; a 200 into 210, 300, 305 or 320; a 300 into 305 or 320. Any other pair answers 409 conflict. */
+                    docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 400;
+                    /** @description A part of the source (a partial delivery or invoice). Leave out to take what is left of every line. */
+                    lines?: {
+                        /** @description The line's position among the source's lines, from 0. */
+                        index: number;
+                        /** @description How much of the line, at most what the source's other issued conversions of this stage left; at most 4 decimals (OPENFRMT D110/1264). */
+                        quantity: number;
+                    }[];
+                    /** @description Add the lines to this converted draft of the same type and party (one invoice for two delivery notes) instead of a new draft. */
+                    draftId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        document: components["schemas"]["Document"];
+                    };
+                };
+            };
+            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is of a type this endpoint does not take (`validation`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getContinuityReport: {
         parameters: {
             query?: {
-                /** @description 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt. */
-                docType?: 305 | 320 | 330 | 400;
+                /** @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt. */
+                docType?: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400;
             };
             header?: never;
             path: {
@@ -9231,10 +9456,10 @@ export interface operations {
                         report: {
                             byDocType: {
                                 /**
-                                 * @description 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt.
+                                 * @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt.
                                  * @enum {integer}
                                  */
-                                docType: 305 | 320 | 330 | 400;
+                                docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400;
                                 /** @description Smallest stored issued number; null when none. */
                                 first: number | null;
                                 /** @description Largest stored issued number; null when none. */
