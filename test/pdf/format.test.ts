@@ -77,7 +77,17 @@ describe('wording lookup', () => {
     expect(head('he+en', 'quantity')).toBe('כמות\nQuantity');
     expect(head('en', 'quantity')).toBe('Quantity');
     expect(both('he+en', '#', '#')).toBe('#');
-    expect(EN_DOC_TITLES).toEqual({ 305: 'Tax Invoice', 320: 'Tax Invoice / Receipt', 330: 'Credit Tax Invoice', 400: 'Receipt' });
+    expect(EN_DOC_TITLES).toEqual({
+      10: 'Price Quote',
+      100: 'Order',
+      200: 'Delivery Note',
+      210: 'Return Note',
+      300: 'Transaction Invoice',
+      305: 'Tax Invoice',
+      320: 'Tax Invoice / Receipt',
+      330: 'Credit Tax Invoice',
+      400: 'Receipt',
+    });
   });
 
   it('names coded values and keeps free text', () => {

@@ -16,6 +16,7 @@ const line = { description: 'ייעוץ', quantity: 1, unitPriceExVat: 10_000 };
 const BODIES: Record<string, unknown> = {
   'POST /v1/businesses/{bid}/documents/{id}/email': { to: ['x@customer.example'] },
   'POST /v1/businesses/{bid}/documents/{id}/credit-note': {},
+  'POST /v1/businesses/{bid}/documents/{id}/convert': { docType: 305 },
   'POST /v1/businesses/{bid}/exports/openfrmt': { from: '2026-01-01', to: '2026-02-28' },
   'POST /v1/businesses/{bid}/ledger/entries/{id}/reverse': { date: '2026-02-02' },
   'POST /v1/businesses/{bid}/expenses/scan': { file: `data:image/png;base64,${'iVBORw0KGgo='}` },
