@@ -1,9 +1,9 @@
-import { and, desc, eq, getTableColumns, gt, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { newestFirstPage } from '../platform/db/newest-first.ts';
+import { and, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import type { Executor, Mode } from '../platform/db/engine.ts';
 import { iso } from '../platform/db/sql.ts';
 import { outboxEvents } from '../platform/db/tables.ts';
 import { notFound } from '../platform/errors.ts';
-import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
 import type { EventsQueryValue, EventView } from './schemas.ts';
 
 type OutboxRow = typeof outboxEvents.$inferSelect;
@@ -32,22 +32,15 @@ export async function listEvents(
   q: EventsQueryValue & { take: number },
 ): Promise<{ events: EventView[]; nextCursor: string | null }> {
   const t = outboxEvents;
-  const conditions: (SQL | undefined)[] = [
+  const where = [
     eq(t.accountId, accountId),
     q.type ? inArray(t.event, q.type) : undefined,
     q.businessId ? eq(t.businessId, q.businessId) : undefined,
     q.createdAfter ? gt(t.createdAt, new Date(q.createdAfter)) : undefined,
     q.createdBefore ? lt(t.createdAt, new Date(q.createdBefore)) : undefined,
-    q.cursor ? afterCursor(decodeCursor('events', q.cursor), sql`${t.createdAt}`, sql`${t.id}`) : undefined,
   ];
-  const rows = await ex
-    .select({ row: getTableColumns(t), cursorAt: sql<string>`${cursorAtSql(sql`${t.createdAt}`)}` })
-    .from(t)
-    .where(and(...conditions))
-    .orderBy(desc(t.createdAt), desc(t.id))
-    .limit(q.take + 1);
-  const { page, nextCursor } = pageOf('events', rows, q.take, (r) => ({ createdAt: r.cursorAt, id: r.row.id }));
-  return { events: page.map((r) => toEvent(mode, r.row)), nextCursor };
+  const { rows, nextCursor } = await newestFirstPage(ex, { name: 'events', table: t }, { where, cursor: q.cursor, take: q.take });
+  return { events: rows.map((r) => toEvent(mode, r)), nextCursor };
 }
 
 /** One event of the account; another account's (or a pruned one) is not found. */

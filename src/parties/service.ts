@@ -1,8 +1,8 @@
-import { and, asc, desc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import { newestFirstPage } from '../platform/db/newest-first.ts';
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Database, Executor, Tx } from '../platform/db/engine.ts';
 import { iso, isoOrNull } from '../platform/db/sql.ts';
 import { notFound, validation } from '../platform/errors.ts';
-import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { newId } from '../platform/ids.ts';
 import { normalizeTaxId } from '../platform/tax-id.ts';
@@ -160,19 +160,13 @@ export async function listPartiesPage(
   businessId: string,
   q: { kind?: PartyKind; take: number; cursor?: string; metadata?: string[] },
 ): Promise<{ parties: PartyView[]; nextCursor: string | null }> {
-  const conditions: SQL[] = [eq(parties.businessId, businessId)];
-  if (q.kind) conditions.push(eq(parties.kind, q.kind));
-  const byMetadata = metadataCondition(q.metadata, sql`${parties.metadata}`);
-  if (byMetadata) conditions.push(byMetadata);
-  if (q.cursor) conditions.push(afterCursor(decodeCursor('parties', q.cursor), sql`${parties.createdAt}`, sql`${parties.id}`));
-  const rows = await ex
-    .select({ row: getTableColumns(parties), cursorAt: sql<string>`${cursorAtSql(sql`${parties.createdAt}`)}` })
-    .from(parties)
-    .where(and(...conditions))
-    .orderBy(desc(parties.createdAt), desc(parties.id))
-    .limit(q.take + 1);
-  const { page, nextCursor } = pageOf('parties', rows, q.take, (r) => ({ createdAt: r.cursorAt, id: r.row.id }));
-  return { parties: page.map((r) => toParty(r.row)), nextCursor };
+  const where = [
+    eq(parties.businessId, businessId),
+    q.kind ? eq(parties.kind, q.kind) : undefined,
+    metadataCondition(q.metadata, sql`${parties.metadata}`) ?? undefined,
+  ];
+  const { rows, nextCursor } = await newestFirstPage(ex, { name: 'parties', table: parties }, { where, cursor: q.cursor, take: q.take });
+  return { parties: rows.map(toParty), nextCursor };
 }
 
 export async function getParty(ex: Executor, businessId: string, id: string): Promise<PartyView> {

@@ -1,8 +1,8 @@
-import { and, desc, eq, getTableColumns, lt, sql, type SQL } from 'drizzle-orm';
+import { newestFirstPage } from '../platform/db/newest-first.ts';
+import { eq, lt } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
 import { iso } from '../platform/db/sql.ts';
 import { firstIdAt } from '../platform/ids.ts';
-import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
 import { apiRequests, type ApiRequestRow } from './tables.ts';
 import type { ApiRequestView } from './schemas.ts';
 
@@ -32,19 +32,9 @@ export async function listRequests(
   q: { take: number; cursor?: string; requestId?: string },
 ): Promise<{ requests: ApiRequestView[]; nextCursor: string | null }> {
   const t = apiRequests;
-  const conditions: (SQL | undefined)[] = [
-    eq(t.accountId, accountId),
-    q.requestId ? eq(t.requestId, q.requestId) : undefined,
-    q.cursor ? afterCursor(decodeCursor('requests', q.cursor), sql`${t.createdAt}`, sql`${t.id}`) : undefined,
-  ];
-  const rows = await ex
-    .select({ row: getTableColumns(t), cursorAt: sql<string>`${cursorAtSql(sql`${t.createdAt}`)}` })
-    .from(t)
-    .where(and(...conditions))
-    .orderBy(desc(t.createdAt), desc(t.id))
-    .limit(q.take + 1);
-  const { page, nextCursor } = pageOf('requests', rows, q.take, (r) => ({ createdAt: r.cursorAt, id: r.row.id }));
-  return { requests: page.map((r) => toView(r.row)), nextCursor };
+  const where = [eq(t.accountId, accountId), q.requestId ? eq(t.requestId, q.requestId) : undefined];
+  const { rows, nextCursor } = await newestFirstPage(ex, { name: 'requests', table: t }, { where, cursor: q.cursor, take: q.take });
+  return { requests: rows.map(toView), nextCursor };
 }
 
 /** Deletes rows older than REQUESTS_KEPT_MS: a range of the time-ordered primary key. Answers how many went. */

@@ -1,8 +1,8 @@
-import { and, count, desc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import { newestFirstPage } from '../platform/db/newest-first.ts';
+import { and, count, eq } from 'drizzle-orm';
 import type { Database, Executor, Tx } from '../platform/db/engine.ts';
 import { iso, isoOrNull } from '../platform/db/sql.ts';
 import { limitReached, notFound, validation } from '../platform/errors.ts';
-import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { newId, randomToken } from '../platform/ids.ts';
 import { getOwnedBusiness } from '../businesses/index.ts';
@@ -46,16 +46,12 @@ export async function listWebhooks(
   accountId: string,
   q: { take: number; cursor?: string },
 ): Promise<{ webhooks: WebhookView[]; nextCursor: string | null }> {
-  const t = webhookEndpoints;
-  const after: SQL | undefined = q.cursor ? afterCursor(decodeCursor('webhooks', q.cursor), sql`${t.createdAt}`, sql`${t.id}`) : undefined;
-  const rows = await ex
-    .select({ row: getTableColumns(t), cursorAt: sql<string>`${cursorAtSql(sql`${t.createdAt}`)}` })
-    .from(t)
-    .where(and(eq(t.accountId, accountId), after))
-    .orderBy(desc(t.createdAt), desc(t.id))
-    .limit(q.take + 1);
-  const { page, nextCursor } = pageOf('webhooks', rows, q.take, (r) => ({ createdAt: r.cursorAt, id: r.row.id }));
-  return { webhooks: page.map((r) => toWebhook(r.row)), nextCursor };
+  const { rows, nextCursor } = await newestFirstPage(
+    ex,
+    { name: 'webhooks', table: webhookEndpoints },
+    { where: [eq(webhookEndpoints.accountId, accountId)], cursor: q.cursor, take: q.take },
+  );
+  return { webhooks: rows.map((r) => toWebhook(r)), nextCursor };
 }
 
 /** Creates an endpoint (URL already checked by the caller, outside the transaction). */
