@@ -7,6 +7,7 @@ import { generateSelfSignedP12, parseP12 } from '../../src/pdf/certificate.ts';
 import { pdfSigner, type PdfSigner } from '../../src/pdf/sign.ts';
 import { formatAmount } from '../../src/pdf/format.ts';
 import type { DocType } from '../../src/pdf/hebrew.ts';
+import { DOC_TYPE_CODES, DOC_TYPES } from '../../src/documents/doc-types.ts';
 import type { Language, RenderModel } from '../../src/pdf/model.ts';
 import { checkPdfSignature, pdfSignatureValid } from './signature-check.ts';
 import { pdfInfo, pdfPageCount, pdfPageTexts, pdfText } from './extract-text.ts';
@@ -26,28 +27,9 @@ beforeAll(() => {
   issued = pdfSigner(parseP12(caIssuedP12('x', AT), 'x'), { name: 'pinkas' });
 });
 
-const HE: Record<DocType, string> = {
-  10: 'הצעת מחיר',
-  100: 'הזמנה',
-  200: 'תעודת משלוח',
-  210: 'תעודת החזרה',
-  300: 'חשבונית עסקה',
-  305: 'חשבונית מס',
-  320: 'חשבונית מס / קבלה',
-  330: 'חשבונית מס זיכוי',
-  400: 'קבלה',
-};
-const EN: Record<DocType, string> = {
-  10: 'Price Quote',
-  100: 'Order',
-  200: 'Delivery Note',
-  210: 'Return Note',
-  300: 'Transaction Invoice',
-  305: 'Tax Invoice',
-  320: 'Tax Invoice / Receipt',
-  330: 'Credit Tax Invoice',
-  400: 'Receipt',
-};
+// The printed titles, pinned word for word in test/unit/doc-types.test.ts.
+const HE = Object.fromEntries(DOC_TYPE_CODES.map((c) => [c, DOC_TYPES[c].titles.he])) as Record<DocType, string>;
+const EN = Object.fromEntries(DOC_TYPE_CODES.map((c) => [c, DOC_TYPES[c].titles.en])) as Record<DocType, string>;
 const USD = { code: 'USD', minorUnits: 2 };
 const ILS = { code: 'ILS', minorUnits: 2 };
 
