@@ -11,7 +11,6 @@ import {
   CreditNoteBody,
   type CreditNoteInput,
   DocType,
-  Document,
   ConvertBody,
   DraftCreate,
   DraftPatch,
@@ -23,6 +22,7 @@ import {
   type IssueBodyInput,
   type ListQueryInput,
 } from './schemas.ts';
+import { Document } from './document-schema.ts';
 import { createDraft, deleteDraft, patchDraft } from './drafts.ts';
 import { issueDocument } from './issue.ts';
 import { issueCreditNote } from './credit-note.ts';

@@ -5,10 +5,10 @@ import { CursorQuery } from '../platform/http/cursor.ts';
 import { BrandingInput } from '../businesses/index.ts';
 import { carrier, maxAgorot, maxLength, maxScaled, maxValue } from '../openfrmt/index.ts';
 import { DOC_TYPE_CODES, DOC_TYPE_RULES, DOC_TYPES, DRAFT_DOC_TYPE_CODES, docTypesWhere, listOfCodes, type DocType as DocTypeCode } from './doc-types.ts';
-import { PAYMENT_METHOD_CODES, PAYMENT_METHOD_NAMES, type AllocationStatus, type PaymentMethodName } from './snapshot.ts';
+import { PAYMENT_METHOD_CODES, PAYMENT_METHOD_NAMES, type PaymentMethodName } from './snapshot.ts';
 import { CURRENCY_CODES } from '../platform/currencies.ts';
 import { EXCHANGE_RATE_PATTERN } from './currency.ts';
-import { METADATA_DESCRIPTION, MetadataCreate, MetadataPatch, MetadataQuery, MetadataSchema, type Metadata } from '../platform/metadata.ts';
+import { MetadataCreate, MetadataPatch, MetadataQuery } from '../platform/metadata.ts';
 
 export const NOTE_MAX = 500;
 
@@ -21,7 +21,10 @@ export const CurrencyCode = (description: string) => Type.Enum([...CURRENCY_CODE
 /** Shekels for one unit of a currency, as a decimal string (never a float). */
 export const ExchangeRate = (description: string) => Type.String({ pattern: EXCHANGE_RATE_PATTERN, maxLength: 17, description, examples: ['3.6540'] });
 export const LANGUAGES = ['he', 'en', 'he+en'] as const;
-const Language = Type.Enum([...LANGUAGES], { type: 'string', description: 'The printed language: he (default), en, or he+en (bilingual); frozen at issue.' });
+export const Language = Type.Enum([...LANGUAGES], {
+  type: 'string',
+  description: 'The printed language: he (default), en, or he+en (bilingual); frozen at issue.',
+});
 
 /**
  * Limits of the values a draft takes, each the capacity of the OPENFRMT field that will carry it
@@ -111,14 +114,14 @@ export const PartyInput = Type.Union([PartyRef, PartyInline], {
 });
 export type PartyInputBody = Static<typeof PartyInput>;
 
-/** Every document type: 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt. */
+/** Every document type, from the doc-types table. */
 export const DocType = Type.Enum([...DOC_TYPE_CODES], {
   // `type` too: a query string value is coerced to the type before the enum is checked.
   type: 'integer',
   description: `${DOC_TYPE_CODES.map((c) => `${c} ${DOC_TYPES[c].name}`).join(', ')}.`,
 });
-const PRICE_MODES = ['net', 'gross'] as const;
-const VAT_EXEMPTION_REASONS = ['eilat', 'export', 'exempt'] as const;
+export const PRICE_MODES = ['net', 'gross'] as const;
+export const VAT_EXEMPTION_REASONS = ['eilat', 'export', 'exempt'] as const;
 
 // The draft types' literals (an anyOf of consts in the OpenAPI document). Typed as one literal of
 // the DocType union: TypeBox infers a union's type from a tuple, and the list is built from the table.
@@ -307,131 +310,3 @@ export const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 export type ListQueryInput = Static<typeof ListQuery>;
-
-const PartyOut = Type.Object({
-  partyId: Nullable(Type.String()),
-  key: Nullable(Type.String()),
-  name: Type.String(),
-  taxId: Nullable(Type.String()),
-  phone: Nullable(Type.String()),
-  email: Nullable(Type.String()),
-  address: Nullable(Type.String()),
-});
-const LineOut = Type.Object({
-  description: Type.String(),
-  quantity: Type.Number(),
-  unitPriceExVat: Type.Integer(),
-  sku: Nullable(Type.String()),
-  unit: Type.String(),
-  lineDiscount: Type.Integer(),
-  amount: Type.Integer({ description: 'round(quantity × unitPriceExVat) − lineDiscount.' }),
-  amountIls: Type.Optional(
-    Type.Integer({
-      description:
-        'A foreign-currency document (issued from issue 29 on): the line in agorot, frozen at issue — quantity × the unit price in shekels − the line discount in shekels, each converted on its own (docs/currency.md).',
-    }),
-  ),
-  source: Type.Optional(
-    Type.Object(
-      { documentId: Type.String(), docType: DocType, docNumber: Type.Integer(), index: Type.Integer({ description: "The source's line, from 0." }) },
-      { description: 'A line converted from another document (POST …/convert): the issued document and line it came from (OPENFRMT D110 1256/1257).' },
-    ),
-  ),
-});
-const DocumentReferenceOut = Type.Object({ id: Type.String(), docType: DocType, docNumber: Type.Integer() });
-const PaymentOut = Type.Object({
-  method: Type.Enum([...PAYMENT_METHOD_CODES], {
-    type: 'integer',
-    description: 'The payment method code (aliases are stored as their code).',
-  }),
-  amount: Type.Integer(),
-  dueDate: Nullable(Type.String()),
-  bankCode: Nullable(Type.String()),
-  branchCode: Nullable(Type.String()),
-  accountNumber: Nullable(Type.String()),
-  checkNumber: Nullable(Type.String()),
-  cardCompany: Nullable(Type.String()),
-  cardName: Nullable(Type.String()),
-  cardTxType: Nullable(Type.String()),
-  currency: Type.Optional(Type.String({ description: 'The currency the payment was made in, when given.' })),
-  exchangeRate: Type.Optional(Nullable(Type.String())),
-  originalAmount: Type.Optional(
-    Type.Integer({ description: "The amount in the payment's own currency (its minor units), set at issue when that currency is not the document's." }),
-  ),
-  amountIls: Type.Optional(
-    Type.Integer({
-      description:
-        "A foreign-currency document (issued from issue 29 on): the payment in agorot, frozen at issue; the payments' shekel amounts add up to what they settle (docs/currency.md).",
-    }),
-  ),
-});
-const ALLOCATION_STATUSES = ['not_required', 'pending', 'granted', 'refused', 'failed'] as const;
-// Every AllocationStatus is listed (a new one fails to compile here).
-const _allStatuses: Exclude<AllocationStatus, (typeof ALLOCATION_STATUSES)[number]> extends never ? true : never = true;
-void _allStatuses;
-const Allocation = Type.Object({
-  status: Type.Enum([...ALLOCATION_STATUSES], { type: 'string' }),
-  number: Nullable(Type.String()),
-  error: Nullable(Type.String()),
-  requestedAt: Nullable(Type.String()),
-  decidedAt: Nullable(Type.String()),
-});
-
-export const Document = Type.Object({
-  id: Type.String(),
-  businessId: Type.String(),
-  status: Type.Union([Type.Literal('draft'), Type.Literal('issued')]),
-  docType: DocType,
-  docNumber: Nullable(Type.Integer()),
-  allocationNumber: Nullable(Type.String()),
-  party: Nullable(PartyOut),
-  priceMode: Type.Enum([...PRICE_MODES], { type: 'string' }),
-  lines: Type.Array(LineOut),
-  payments: Type.Array(PaymentOut),
-  note: Nullable(Type.String()),
-  documentDate: Type.String(),
-  valueDate: Type.String(),
-  vatRateBp: Nullable(Type.Integer({ description: 'Frozen at issue; null on a draft that follows the default.' })),
-  vatExemptionReason: Nullable(Type.Enum([...VAT_EXEMPTION_REASONS], { type: 'string' })),
-  totalExVat: Type.Integer(),
-  vatAmount: Type.Integer(),
-  totalIncVat: Type.Integer(),
-  discountAmount: Type.Integer(),
-  withholdingAmount: Type.Integer(),
-  currency: Type.String({ description: 'ISO 4217; the money fields above, lines and payments are in its minor units.' }),
-  exchangeRate: Nullable(Type.String({ description: 'Shekels for one unit of the currency; null for ILS, and on a draft that takes its rate at issue.' })),
-  exchangeRateDate: Nullable(Type.String({ description: 'The date the rate is of (a Bank of Israel rate: the last published on or before documentDate).' })),
-  exchangeRateSource: Nullable(
-    Type.Enum(['boi', 'business', 'request'], {
-      type: 'string',
-      description: "boi: the Bank of Israel representative rate; business: the business's agreed rate; request: given on the draft.",
-    }),
-  ),
-  ils: Nullable(
-    Type.Object(
-      { totalExVat: Type.Integer(), vatAmount: Type.Integer(), totalIncVat: Type.Integer(), discountAmount: Type.Integer(), withholdingAmount: Type.Integer() },
-      {
-        description:
-          'The five totals in agorot (equal to the main ones for ILS); frozen at issue. Null on a foreign-currency draft whose rate is taken at issue.',
-      },
-    ),
-  ),
-  language: Language,
-  linkedDocumentId: Nullable(Type.String()),
-  cancelledByDocumentId: Nullable(Type.String()),
-  externalRef: Nullable(Type.String()),
-  metadata: Type.Unsafe<Metadata>({ ...MetadataSchema, description: `${METADATA_DESCRIPTION} Frozen with the document at issue.` }),
-  warnings: Type.Array(Type.Object({ code: Type.String(), message: Type.String() })),
-  allocation: Nullable(Allocation),
-  files: Nullable(Type.Object({ origin: Type.String(), copy: Type.String() })),
-  printCount: Type.Integer(),
-  issuedAt: Nullable(IsoDateTime),
-  createdAt: IsoDateTime,
-  convertedFrom: Type.Array(DocumentReferenceOut, { description: 'The documents its lines were converted from (POST …/convert), first line first.' }),
-  convertedTo: Type.Optional(
-    Type.Array(DocumentReferenceOut, {
-      description:
-        'The issued documents converted from this one, by type and number. On an issued document as GET, issue and credit-note answer it; lists and drafts leave it out.',
-    }),
-  ),
-});
