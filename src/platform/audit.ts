@@ -124,14 +124,14 @@ export interface ChainCheck {
 }
 
 /**
- * The triggers that protect the books (migrations 0001–0016, 0028), by table. PostgreSQL lets the
+ * The triggers that protect the books (migrations 0001–0016, 0028, 0052), by table. PostgreSQL lets the
  * table owner or a superuser switch them off (ALTER TABLE … DISABLE TRIGGER, DROP TRIGGER); the
  * walk reports any that is not firing now. (session_replication_role = replica is per session and
  * leaves no trace here: the document check below catches what such a session changed.)
  */
 export const PROTECTING_TRIGGERS: Record<string, string[]> = {
   audit_log: ['audit_log_no_update', 'audit_log_no_truncate', 'audit_log_move_head'],
-  audit_chain_heads: ['audit_chain_heads_forward', 'audit_chain_heads_no_truncate'],
+  audit_chain_heads: ['audit_chain_heads_forward', 'audit_chain_heads_no_delete', 'audit_chain_heads_no_truncate'],
   documents: ['documents_frozen_after_issue', 'documents_never_delete_issued', 'documents_no_truncate'],
   document_counters: ['document_counters_forward', 'document_counters_no_delete', 'document_counters_no_truncate'],
   expenses: ['expenses_immutable', 'expenses_no_truncate'],
@@ -142,7 +142,7 @@ export const PROTECTING_TRIGGERS: Record<string, string[]> = {
   export_runs: ['export_runs_frozen', 'export_runs_no_truncate'],
   backups: ['backups_immutable', 'backups_no_truncate'],
   ledger_accounts: ['ledger_accounts_guard', 'ledger_accounts_no_truncate'],
-  ledger_counters: ['ledger_counters_guard', 'ledger_counters_no_truncate'],
+  ledger_counters: ['ledger_counters_guard', 'ledger_counters_no_delete', 'ledger_counters_no_truncate'],
   journal_entries: ['journal_entries_immutable', 'journal_entries_no_truncate', 'journal_entries_stamp', 'journal_entries_balanced'],
   ledger_periods: ['ledger_periods_immutable', 'ledger_periods_no_truncate', 'ledger_periods_in_order'],
   journal_lines: ['journal_lines_immutable', 'journal_lines_no_truncate', 'journal_lines_guard'],
