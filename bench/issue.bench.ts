@@ -9,6 +9,8 @@
  *
  * BENCH_DOCS (default 6000) documents per engine; BENCH_WEB_CONCURRENCY sets the server's WEB_CONCURRENCY
  * (default 0: one process); BENCH_ENGINES=embedded|server runs one engine; BENCH_CPU_PROF=dir profiles the server.
+ * After the floors, the prototype-style floor (bench/issue/prototype.ts) runs the same load against a server
+ * that does the same steps built bare, so the per-document figures of the two sit side by side.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
@@ -132,6 +134,7 @@ async function benchEngine(engine: Engine): Promise<void> {
       `  ratio documents/pinkas's SQL alone: ${(r.documents.perSecond / sqlFloor.perSecond).toFixed(2)}; pinkas's SQL alone/floor: ${(sqlFloor.perSecond / floor.perSecond).toFixed(2)}`,
     );
     for (const text of perDocument(before, after, after.issued - before.issued)) console.log(`  per document: ${text}`);
+    await benchPrototype({ ...stats, databaseUrl: sandboxUrl, businessIds }, r.documents.perSecond);
     const total = after.pdfReady - before.pdfReady + (after.pdfBacklog - drained.left);
     const seconds = (r.documents.ms + drained.ms) / 1000;
     console.log(
@@ -147,6 +150,40 @@ async function benchEngine(engine: Engine): Promise<void> {
     }
     await killServer(server);
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The prototype-style floor (bench/issue/prototype.ts): the same steps as one round trip a request, in a
+ * server built bare, driven by the same load generator on the same database.
+ */
+async function benchPrototype(src: StatsSource & { databaseUrl: string; businessIds: string[] }, pinkasPerSecond: number): Promise<void> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(ROOT, 'bench/issue/prototype.ts'), JSON.stringify({ databaseUrl: src.databaseUrl, key: 'prototype', poolSize: CONCURRENCY })],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout.once('data', (d: Buffer) => resolve(JSON.parse(d.toString().split('\n')[0]).port));
+    child.once('exit', (code) => reject(new Error(`the prototype exited ${code}`)));
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const proto: StatsSource = { ...src, base, serverPid: child.pid! };
+  try {
+    const job = { kind: 'issue', base, key: 'prototype', businessIds: src.businessIds, concurrency: CONCURRENCY };
+    await load({ ...job, docs: Math.round(DOCS / 10), first: DOCS });
+    const before = await snapshot(proto);
+    const r = await load({ ...job, docs: DOCS, first: 0 });
+    await new Promise((r2) => setTimeout(r2, 1500));
+    const after = await snapshot(proto);
+    line('prototype (same steps, built bare)', r.documents, 'docs');
+    console.log(`  ratio documents/prototype: ${(pinkasPerSecond / r.documents.perSecond).toFixed(2)}`);
+    for (const text of perDocument(before, after, after.issued - before.issued).slice(0, 3)) console.log(`  prototype per document: ${text}`);
+  } finally {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((r2) => child.once('exit', r2));
+    }
   }
 }
 

@@ -2,8 +2,8 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Executor, Tx } from '../platform/db/engine.ts';
-import { pgErrorCode, prepared, query, queryOne } from '../platform/db/sql.ts';
-import { insertInto, rawRowOf, type InsertValues } from '../platform/db/insert-values.ts';
+import { pgErrorCode, queryOne, queryText } from '../platform/db/sql.ts';
+import { insertText, rawRowOf, type InsertValues } from '../platform/db/insert-values.ts';
 import { documents } from './tables.ts';
 import { AppError, conflict, validation } from '../platform/errors.ts';
 import { appendAudit, auditRowCall } from '../platform/audit.ts';
@@ -110,14 +110,14 @@ export async function insertDraft(ex: Executor, ctx: RequestContext, at: Date, b
   const row = toDocumentRow(rawRowOf(documents, values));
   const view = documentView(row);
   const audit = auditRowCall(at, ctx.actor, { businessId, action: 'document.create', entityType: 'document', entityId: view.id, after: view });
-  const inserted = await query<{ version: string }>(
+  const insert = insertText(documents, values);
+  const inserted = await queryText<{ version: string }>(
     ex,
-    prepared(
-      'draft_insert',
-      sql`WITH inserted AS (${insertInto(documents, values)}
-          ON CONFLICT (business_id, external_ref) WHERE external_ref IS NOT NULL DO NOTHING RETURNING id, xmin::text AS version)
-          SELECT version, audit_append(${JSON.stringify(audit)}::jsonb, NULL) FROM inserted`,
-    ),
+    'draft_insert',
+    `WITH inserted AS (${insert.text}
+     ON CONFLICT (business_id, external_ref) WHERE external_ref IS NOT NULL DO NOTHING RETURNING id, xmin::text AS version)
+     SELECT version, audit_append($${insert.params.length + 1}::jsonb, NULL) FROM inserted`,
+    [...insert.params, JSON.stringify(audit)],
   );
   if (inserted.length === 0) return undefined;
   rememberDraft(ctx.database, { row, version: inserted[0].version });

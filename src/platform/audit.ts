@@ -84,8 +84,9 @@ export function auditRowCall(at: Date, actor: Actor, entry: AuditEntry): AuditRo
     action: entry.action,
     entityType: entry.entityType,
     entityId: entry.entityId,
-    before: plain(entry.before),
-    after: plain(entry.after),
+    // canonicalJson reads them as JSON does (toJSON, no undefined): no JSON round trip is needed.
+    before: entry.before ?? null,
+    after: entry.after ?? null,
   };
   // audit_append stores `before` and `after` from the hashed text itself: they are sent once.
   const { before: _before, after: _after, ...row } = fields;

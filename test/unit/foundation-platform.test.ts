@@ -131,6 +131,28 @@ describe('small platform pieces', () => {
     expect(canonicalJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: 3 } })).toBe('{"a":{"c":3,"d":[{"y":2,"z":1}]},"b":1}');
   });
 
+  it('canonical JSON is the sorted text of what JSON makes of the value: toJSON applied, undefined and functions as JSON treats them', () => {
+    // The text audit rows were hashed over before: the value through JSON first, then its keys sorted.
+    const sortedCopy = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(sortedCopy)
+        : v && typeof v === 'object'
+          ? Object.fromEntries(
+              Object.keys(v)
+                .sort()
+                .map((k) => [k, sortedCopy((v as Record<string, unknown>)[k])]),
+            )
+          : v;
+    const viaJson = (v: unknown) => JSON.stringify(sortedCopy(JSON.parse(JSON.stringify(v))));
+    const values: unknown[] = [
+      { at: new Date('2026-11-27T08:00:00.123Z'), none: undefined, fn: () => 1, list: [undefined, () => 2, new Date(0), NaN, -0, Infinity] },
+      { שם: 'דנה', name: 'Dana', '10': 'ten', '9': 'nine', nested: { z: [{ b: null, a: '"quoted"\n' }], a: 1e21, b: 0.1 + 0.2 } },
+      [{ toJSON: () => ({ y: 2, x: 1 }) }, 'text', 12, true, null],
+      { map: new Map([['a', 1]]), set: new Set([1]), emptyKey: { '': 1 }, emoji: '🧾' },
+    ];
+    for (const v of values) expect(canonicalJson(v)).toBe(viaJson(v));
+  });
+
   it('ids are prefixed and sort by time', () => {
     const a = newId('doc', 1_700_000_000_000);
     const b = newId('doc', 1_700_000_000_001);

@@ -65,6 +65,17 @@ export async function query<T = Record<string, unknown>>(ex: Executor, q: SQL): 
   return result.rows as T[];
 }
 
+/**
+ * A statement of the hot path given as text and values (built once, e.g. insertText), sent straight to
+ * the driver as a named prepared statement, as `query` sends a `prepared` one.
+ */
+export async function queryText<T = Record<string, unknown>>(ex: Executor, label: string, text: string, values: unknown[]): Promise<T[]> {
+  const session = ex._.session as unknown as DriverSession;
+  const name = statementName(label, text);
+  const result = await session.client.query({ ...(name && { name }), text, values, types: TYPES });
+  return result.rows as T[];
+}
+
 export async function queryOne<T = Record<string, unknown>>(ex: Executor, q: SQL): Promise<T | undefined> {
   const rows = await query<T>(ex, q);
   return rows[0];
