@@ -7,9 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LifecycleOptions, LifecycleResult } from './lifecycles/lifecycle-types.ts';
 import { startLiveApi, type LiveApi } from './live-api.ts';
 
-// Issue 18 part 2: an integrator's first hour. Two widely used generators build a client from the
+// Issue 18 part 2: an integrator's first hour. Three widely used generators build a client from the
 // document the server serves; each client and a lifecycle program written against it must pass
-// `tsc --strict`, then the program runs against the live server. Everything runs offline.
+// `tsc --strict`, then the program runs against the live server. Everything runs offline. Each
+// lifecycle imports the document's named types (Business, Document, … : issue 33) from its client.
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -46,7 +47,7 @@ function project(name: string, lifecycleFile: string): string {
         module: 'NodeNext',
         moduleResolution: 'NodeNext',
         allowImportingTsExtensions: true,
-        lib: ['ES2023', 'DOM'],
+        lib: ['ES2023', 'DOM', 'DOM.Iterable'],
         types: ['node'],
         skipLibCheck: true,
       },
@@ -103,5 +104,18 @@ describe('clients generated from /v1/openapi.json', () => {
     );
     expect(await typecheck(dir)).toBe('');
     expectLifecycle(await runLifecycle(dir, 'hey-api'));
+  }, 60_000);
+
+  it('orval with its fetch client and a mutator for the base URL and key: strict types, then the whole lifecycle', async () => {
+    const dir = project('orval', 'orval.ts');
+    copyFileSync(path.join(LIFECYCLES, 'orval-fetch.ts'), path.join(dir, 'orval-fetch.ts'));
+    writeFileSync(
+      path.join(dir, 'orval.config.mjs'),
+      `export default { pinkas: { input: ${JSON.stringify(path.join(work, 'openapi.json'))}, output: { target: './client/api.ts', client: 'fetch', ` +
+        `override: { mutator: { path: './orval-fetch.ts', name: 'orvalFetch' } } } } };`,
+    );
+    await run(process.execPath, [bin('orval'), '--config', path.join(dir, 'orval.config.mjs')], { cwd: dir });
+    expect(await typecheck(dir)).toBe('');
+    expectLifecycle(await runLifecycle(dir, 'orval'));
   }, 60_000);
 });

@@ -6,8 +6,11 @@
  */
 import { createClient, createConfig } from './client/client/index.ts';
 import * as api from './client/sdk.gen.ts';
-import type { Business, Document } from './client/types.gen.ts';
+import type { Business, Delivery, Document, Error as ApiError, Event, Expense, Party, WebhookEndpoint } from './client/types.gen.ts';
 import type { LifecycleOptions, LifecycleResult } from './lifecycle-types.ts';
+
+/** The named types an integrator imports, each a type of its own. */
+export type Named = [Business, Document, Party, Expense, WebhookEndpoint, Delivery, Event, ApiError];
 
 export async function lifecycle(o: LifecycleOptions): Promise<LifecycleResult> {
   // The document's security scheme is the X-Api-Key header; `auth` fills it.

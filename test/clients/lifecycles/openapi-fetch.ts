@@ -5,8 +5,11 @@
  * exists there).
  */
 import createClient from 'openapi-fetch';
-import type { Business, paths } from './schema.ts';
+import type { Business, Delivery, Document, Error as ApiError, Event, Expense, Party, paths, WebhookEndpoint } from './schema.ts';
 import type { LifecycleOptions, LifecycleResult } from './lifecycle-types.ts';
+
+/** The named types an integrator imports (`--root-types`), each a type of its own. */
+export type Named = [Business, Document, Party, Expense, WebhookEndpoint, Delivery, Event, ApiError];
 
 export async function lifecycle(o: LifecycleOptions): Promise<LifecycleResult> {
   const api = createClient<paths>({ baseUrl: o.baseUrl, headers: { 'X-Api-Key': o.key } });
