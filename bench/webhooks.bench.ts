@@ -15,7 +15,7 @@ import { recordEvent } from '../src/platform/outbox.ts';
 import { newId } from '../src/platform/ids.ts';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
 import { closeWebhookSender, setWebhookResolver } from '../src/webhooks/runtime.ts';
-import { signWebhook, verifyWebhook } from '../src/webhooks/verify.ts';
+import { signWebhook, verifyWebhook } from '../src/webhooks/signature.ts';
 import { Receiver } from '../test/webhooks/receiver.ts';
 import { embeddedDatabases, serverDatabases } from './databases.ts';
 

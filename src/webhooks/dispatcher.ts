@@ -8,7 +8,7 @@ import { markDispatched } from '../platform/outbox.ts';
 import { errorSummary } from '../platform/logger.ts';
 import { countWebhookAttempt } from '../platform/metrics.ts';
 import type { Worker } from '../domain.ts';
-import { signWebhook } from './verify.ts';
+import { signWebhook } from './signature.ts';
 import { DISABLE_AFTER_FAILURES, isDelivered, nextAttemptAt } from './schedule.ts';
 import type { AttemptOutcome, WebhookSender } from './sender.ts';
 import { webhookSender } from './runtime.ts';
@@ -30,12 +30,6 @@ export interface ClaimedDelivery {
   secret: string;
 }
 
-/**
- * Fans outbox events out into deliveries and sends the due ones. All state is in the mode's
- * database: events and deliveries are claimed with FOR UPDATE SKIP LOCKED in short transactions,
- * a claimed delivery carries a lease (locked_until), and no transaction is held across HTTP.
- * Several processes (or instances) may run it on one database; each attempt is claimed once.
- */
 /** Ends the claims of deliveries held by a dead sender, so that they are tried again now (at least once). */
 export async function releaseDeliveryLeases(database: Database): Promise<number> {
   const rows = await query(
@@ -45,6 +39,12 @@ export async function releaseDeliveryLeases(database: Database): Promise<number>
   return rows.length;
 }
 
+/**
+ * Fans outbox events out into deliveries and sends the due ones. All state is in the mode's
+ * database: events and deliveries are claimed with FOR UPDATE SKIP LOCKED in short transactions,
+ * a claimed delivery carries a lease (locked_until), and no transaction is held across HTTP.
+ * Several processes (or instances) may run it on one database; each attempt is claimed once.
+ */
 export class WebhookDispatcher {
   private readonly sender: WebhookSender;
   private readonly batch: number;

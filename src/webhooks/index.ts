@@ -2,7 +2,7 @@
 export { webhooksDomain } from './domain.ts';
 export { createWebhookSender } from './runtime.ts';
 export { envelope } from './delivery-rows.ts';
-export { signWebhook } from './verify.ts';
+export { signWebhook } from './signature.ts';
 export { type DeliveryWithRequest, endpointWithDeliveries, replayAccountWebhook, retryAccountDelivery } from './account-actions.ts';
 export { listWebhooks } from './endpoints.ts';
 export { WebhookReplay, type WebhookReplayBody, type WebhookView } from './schemas.ts';

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers/databases.ts';
 import { ROOT, killServer, startServer, tempDataDir, type ServerProcess } from '../helpers/server-process.ts';
-import { verifyWebhook } from '../../src/webhooks/verify.ts';
+import { verifyWebhook } from '../../src/webhooks/signature.ts';
 
 const SECRET = 'whsec_listen-test-secret';
 type Got = { headers: Record<string, string | string[] | undefined>; raw: Buffer; body: any };

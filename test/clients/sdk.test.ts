@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Pinkas, PinkasError, modeOfKey, verifyWebhook } from '../../packages/sdk/src/index.ts';
 import { staleFiles } from '../../packages/sdk/scripts/generate.ts';
-import { signWebhook } from '../../src/webhooks/verify.ts';
+import { signWebhook } from '../../src/webhooks/signature.ts';
 import { fakeServer, type Answer } from './fake-server.ts';
 import { startLiveApi, type LiveApi } from './live-api.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
-import { signWebhook, verifyWebhook } from '../../src/webhooks/verify.ts';
+import { signWebhook, verifyWebhook } from '../../src/webhooks/signature.ts';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS, isDelivered, nextAttemptAt } from '../../src/webhooks/schedule.ts';
 
 const secret = 'whsec_test_secret';

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestAccount, type TestEnv } from '../helpers/env.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
-import { verifyWebhook } from '../../src/webhooks/verify.ts';
+import { verifyWebhook } from '../../src/webhooks/signature.ts';
 import { checkTargetUrl, loopbackHttpAllowed } from '../../src/webhooks/ssrf.ts';
 
 interface Got {

@@ -4,7 +4,7 @@ import { recordEvent, type OutboxEvent } from '../../src/platform/outbox.ts';
 import type { EventName } from '../../src/platform/catalog/events.ts';
 import { setWebhookResolver } from '../../src/webhooks/runtime.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
-import { verifyWebhook } from '../../src/webhooks/verify.ts';
+import { verifyWebhook } from '../../src/webhooks/signature.ts';
 import { RETRY_DELAYS_MS } from '../../src/webhooks/schedule.ts';
 import { Receiver } from './receiver.ts';
 
