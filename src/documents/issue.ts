@@ -25,6 +25,7 @@ import { DOC_TYPES } from './doc-types.ts';
 import { issuedWritesCall, writeIssued } from './issue-writes.ts';
 import { datingRefusal, futureDateRefusal, withIssueDates } from './issue-dates.ts';
 import { checkSourcesUnderLock, isConverted, recordSources } from './conversion-store.ts';
+import { checkDonationAtIssue } from './donation.ts';
 import { allocationAtIssue, brandingFor, checkIssuable, currentParty, figuresAtIssue, issuedRowOf, issuedSnapshot } from './issue-parts.ts';
 
 /** "Documents opened per business per day" (service-api.md Limits). */
@@ -90,6 +91,7 @@ async function issueCall(
   const db = ctx.database.db;
   checkIssuable(business, d);
   const party = await currentParty(db, business.id, d.party);
+  checkDonationAtIssue(business, d, party);
   const { totals, money } = await figuresAtIssue(s, db, business, d);
   const { warnings, allocation } = allocationAtIssue(business, d, party, money.ils, now);
   if (maxPerMonth !== null && maxPerMonth <= 0) throw ceilingReached(maxPerMonth);

@@ -88,6 +88,22 @@ function noticeLine(m: RenderModel): string | null {
   return lang === 'en' ? `${notice.en} (${notice.he})` : both(lang, notice.he, notice.en);
 }
 
+/**
+ * A donation receipt's approval and its report number, beside the receipt's own number (israel-tax.md §7):
+ * the donor's credit depends on both. A report not answered yet says so; a number is never made up.
+ */
+function donationLines(m: RenderModel): string[] {
+  const lang = languageOf(m);
+  const out: string[] = [];
+  const a = m.section46;
+  if (a) {
+    const valid = `${formatDateIn(a.validFrom, lang)} - ${formatDateIn(a.validTo, lang)}`;
+    out.push(`${label(lang, 'section46')}: ${a.number}, ${label(lang, 'validFromTo')} ${valid}`);
+  }
+  if (m.donationReport) out.push(`${label(lang, 'donationReport')}: ${m.donationReport.number ?? label(lang, 'donationReportPending')}`);
+  return out;
+}
+
 /** Lines under the title: the type's notice, value date, allocation number, the corrected document. */
 export function infoLines(m: RenderModel): string[] {
   const lang = languageOf(m);
@@ -96,6 +112,7 @@ export function infoLines(m: RenderModel): string[] {
   if (notice) out.push(notice);
   if (m.valueDate && m.valueDate !== m.documentDate) out.push(`${label(lang, 'valueDate')}: ${formatDateIn(m.valueDate, lang)}`);
   if (m.allocationNumber) out.push(`${label(lang, 'allocation')}: ${m.allocationNumber}`);
+  out.push(...donationLines(m));
   if (m.linkedDocument) {
     const key = DOC_TYPES[m.docType].linkedLabel;
     const { docType, docNumber } = m.linkedDocument;
