@@ -4,6 +4,7 @@
  * approval frozen into the snapshot, and the report to the digital donation system as a job after issue.
  */
 import { AppError, validation } from '../platform/errors.ts';
+import type { JobKind } from '../platform/catalog/jobs.ts';
 import type { BusinessRecord, Section46Approval } from '../businesses/index.ts';
 import { DOC_TYPES, type DocType } from './doc-types.ts';
 import type { DocumentParty } from './snapshot.ts';
@@ -49,4 +50,9 @@ export function checkDonationAtIssue(
 /** What a 405's snapshot freezes beside the rest: the approval it prints (checked in force at issue). */
 export function donationSnapshotPart(business: Pick<BusinessRecord, 'section46Approval'>, docType: DocType): { section46?: Section46Approval } {
   return DOC_TYPES[docType].donation && business.section46Approval ? { section46: { ...business.section46Approval } } : {};
+}
+
+/** The jobs a donation receipt adds at issue: its report to the digital donation system (src/donations); its credit reports the cancellation. */
+export function donationJobs(docType: DocType): { kind: JobKind }[] {
+  return DOC_TYPES[docType].donation ? [{ kind: 'document.donation_report' }] : [];
 }

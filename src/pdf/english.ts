@@ -72,6 +72,7 @@ export const EN: Record<keyof typeof L, string> = {
   validFromTo: 'valid',
   donationReport: 'Donation system report number',
   donationReportPending: 'not received yet',
+  donationReportMissing: 'not reported',
   corrects: 'Credit for',
   reverses: 'Reversal of',
   basedOn: 'Based on',

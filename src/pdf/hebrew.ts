@@ -70,6 +70,7 @@ export const L = {
   validFromTo: 'בתוקף',
   donationReport: 'מספר דיווח למערכת התרומות',
   donationReportPending: 'טרם התקבל',
+  donationReportMissing: 'לא דווח',
   corrects: 'זיכוי עבור',
   reverses: 'ביטול של',
   basedOn: 'על פי',

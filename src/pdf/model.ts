@@ -129,9 +129,10 @@ export interface RenderModel {
   section46?: { number: string; validFrom: string; validTo: string } | null;
   /**
    * A donation receipt (405): the number the digital donation system gave its report (for a negative 405,
-   * the cancellation's); `number` null when it has not answered yet. Absent on other types.
+   * the cancellation's); `number` null while it has not answered (`pending`) or when it never will
+   * (refused, failed). Absent on other types.
    */
-  donationReport?: { number: string | null } | null;
+  donationReport?: { number: string | null; pending: boolean } | null;
   note?: string | null;
   /** For a credit note (or a negative receipt): the document it corrects. */
   linkedDocument?: { docType: DocType; docNumber: number } | null;

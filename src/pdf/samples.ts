@@ -99,7 +99,7 @@ const donationSample: Partial<RenderModel> = {
   dealer: { ...dealer, name: 'עמותת שולחן פתוח (ע"ר)', taxId: '580123453', dealerType: 'ngo' },
   party: { name: 'ישראל ישראלי', taxId: '030419816', address: 'רחוב הגפן 3, חיפה', phone: '050-7654321', email: 'israel@example.com' },
   section46: { number: '4512345', validFrom: '2026-01-01', validTo: '2026-12-31' },
-  donationReport: { number: '2026000123456' },
+  donationReport: { number: '2026000123456', pending: false },
   note: 'תודה על תרומתך לארוחות החג',
 };
 

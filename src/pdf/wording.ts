@@ -97,10 +97,14 @@ function donationLines(m: RenderModel): string[] {
   const out: string[] = [];
   const a = m.section46;
   if (a) {
-    const valid = `${formatDateIn(a.validFrom, lang)} - ${formatDateIn(a.validTo, lang)}`;
-    out.push(`${label(lang, 'section46')}: ${a.number}, ${label(lang, 'validFromTo')} ${valid}`);
+    // One line per language (a bilingual page gives each its own, as a line mixing both directions reads badly).
+    const line = (l: 'he' | 'en', words: Record<keyof typeof L, string>) =>
+      `${words.section46}: ${a.number}, ${words.validFromTo} ${formatDateIn(a.validFrom, l)} - ${formatDateIn(a.validTo, l)}`;
+    if (lang !== 'en') out.push(line('he', L));
+    if (lang !== 'he') out.push(line('en', EN));
   }
-  if (m.donationReport) out.push(`${label(lang, 'donationReport')}: ${m.donationReport.number ?? label(lang, 'donationReportPending')}`);
+  const r = m.donationReport;
+  if (r) out.push(`${label(lang, 'donationReport')}: ${r.number ?? label(lang, r.pending ? 'donationReportPending' : 'donationReportMissing')}`);
   return out;
 }
 

@@ -48,9 +48,14 @@ const languageOf = (value: unknown): Language => (LANGUAGES.includes(value as La
 
 /**
  * An issued document prints its frozen snapshot; the allocation number may have arrived after
- * issue (documents.allocation_number), and is printed then.
+ * issue (documents.allocation_number), and is printed then, as is a 405's donation report number
+ * (`donationReport`, read by the caller; null for other types).
  */
-export function issuedRenderModel(doc: DocumentRow, logo: Uint8Array | null): RenderModel {
+export function issuedRenderModel(
+  doc: DocumentRow,
+  logo: Uint8Array | null,
+  donationReport: { number: string | null; pending: boolean } | null = null,
+): RenderModel {
   const snap = doc.snapshot as DocumentSnapshot;
   const code = snap.currency ?? SHEKEL;
   return {
@@ -82,6 +87,7 @@ export function issuedRenderModel(doc: DocumentRow, logo: Uint8Array | null): Re
     ils: code === SHEKEL ? null : (snap.ils ?? null),
     allocationNumber: doc.allocationNumber ?? snap.allocationNumber,
     section46: snap.section46 ?? null,
+    donationReport: donationReport ? { number: donationReport.number, pending: donationReport.pending } : null,
     note: snap.note,
     linkedDocument: snap.linkedDocument ? { docType: snap.linkedDocument.docType, docNumber: snap.linkedDocument.docNumber } : null,
     basedOn: convertedFromOf(snap.lines).map(({ docType, docNumber }) => ({ docType, docNumber })),
