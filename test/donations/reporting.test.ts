@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, TAX_IDS, type TestAccount, type TestEnv } from '../helpers/env.ts';
 import { JobRunner, getJob } from '../../src/platform/jobs.ts';
 import { allJobHandlers } from '../../src/domains.ts';
-import { DONATION_MAX_ATTEMPTS, UNCONFIGURED_RECHECK_MS, donationBackoffMs } from '../../src/donations/lifecycle.ts';
+import { CANCELLATION_WAIT_MS, DONATION_MAX_ATTEMPTS, UNCONFIGURED_RECHECK_MS, donationBackoffMs } from '../../src/donations/lifecycle.ts';
 import { renderRunner, tempDataDir } from '../prints/helpers.ts';
 import { pdfText } from '../pdf/extract-text.ts';
 
@@ -113,6 +113,23 @@ describe('an ngo in the sandbox', () => {
     const text = await pdfText((await print(a.test, bid, id)).raw);
     expect(text).toContain(`מספר דיווח למערכת התרומות: ${r.reportNumber}`);
     expect(text).toContain("ביטול של: קבלה על תרומה מס' 1");
+  });
+
+  it('a credit issued before its donation was reported waits for that report, then names it', async () => {
+    const early = await issue405(a.test, bid, 12_000);
+    const credit = await env.call('POST', `${base(bid)}/documents/${early.id}/credit-note`, { key: a.test, body: {} });
+    expect(credit.status, JSON.stringify(credit.body)).toBe(201);
+    const id = credit.body.document.id;
+    // The cancellation's job runs first: it waits (no attempt used) while the donation's report is pending.
+    await env.sql('sandbox', `UPDATE jobs SET run_at = run_at - interval '1 second' WHERE kind = 'document.donation_report' AND ref_id = '${id}'`);
+    await runner().runDue('sandbox');
+    const donation = await reportOf(a.test, bid, early.id);
+    expect(donation.status).toBe('reported');
+    expect(await reportOf(a.test, bid, id)).toMatchObject({ status: 'pending', error: 'waiting for the report number of the donation it cancels' });
+    expect((await getJob(env.db.sandbox.db, 'document.donation_report', id))!.attempts).toBe(0);
+    env.clock.advance(CANCELLATION_WAIT_MS);
+    await runner().runDue('sandbox');
+    expect(await reportOf(a.test, bid, id)).toMatchObject({ kind: 'cancellation', status: 'reported', cancelsReportNumber: donation.reportNumber });
   });
 
   it('a refusal is final: document.donation_report_failed, and the PDF says it was not reported', async () => {
