@@ -142,6 +142,9 @@ describe('an ngo in the sandbox', () => {
       { documentId: refused.id, kind: 'donation', status: 'refused', code: 'D404', message: expect.stringContaining('population registry') },
     ]);
     expect(await getJob(env.db.sandbox.db, 'document.donation_report', refused.id)).toMatchObject({ attempts: 1, failedAt: null });
+    // The render may have run before the answer and waits its next look (3 s).
+    env.clock.advance(3_000);
+    await runner().runDue('sandbox');
     const text = await pdfText((await print(a.test, bid, refused.id)).raw);
     expect(text).toContain('מספר דיווח למערכת התרומות: לא דווח');
     // Its credit has no report to cancel: it fails without asking the system.
@@ -172,6 +175,24 @@ describe('an ngo in the sandbox', () => {
     expect(r).toMatchObject({ status: 'failed', reportNumber: null });
     expect(r.error).toMatch(/10 attempts: connection reset by the donation system/);
     expect((await events('sandbox', 'document.donation_report_failed', down.id)).map((e) => e.status)).toEqual(['failed']);
+    // Asked again: back to pending, the job re-armed from its first attempt, audited; a second ask is refused.
+    const again = await env.call('POST', `${base(bid)}/documents/${down.id}/donation-report`, { key: a.test });
+    expect(again.status, JSON.stringify(again.body)).toBe(202);
+    expect(again.body.donationReport).toMatchObject({ status: 'pending', error: null, decidedAt: null, reportNumber: null });
+    expect(await getJob(env.db.sandbox.db, 'document.donation_report', down.id)).toMatchObject({ attempts: 0, failedAt: null, doneAt: null });
+    expect(await reportOf(a.test, bid, down.id)).toMatchObject({ status: 'pending' });
+    const twice = await env.call('POST', `${base(bid)}/documents/${down.id}/donation-report`, { key: a.test });
+    expect(twice.status).toBe(409);
+    expect(twice.body.error).toContain('is pending: it is already being reported; only a failed report is asked again');
+    const [audit] = await env.sql<{ n: number }>(
+      'sandbox',
+      `SELECT count(*) AS n FROM audit_log WHERE action = 'document.donation_report_retry' AND entity_id = '${down.id}'`,
+    );
+    expect(Number(audit.n)).toBe(1);
+    // A report number is final.
+    const reported = await env.call('POST', `${base(bid)}/documents/${receipt.id}/donation-report`, { key: a.test });
+    expect(reported.status).toBe(409);
+    expect(reported.body.error).toContain('it is reported: its report number is final');
   });
 
   it('other documents have no donation report', async () => {

@@ -36,6 +36,7 @@ export const AUDIT_ACTIONS = [
   'document.donation_reported',
   'document.donation_report_refused',
   'document.donation_report_failed',
+  'document.donation_report_retry',
   'allocation.connect_started',
   'allocation.connected',
   'allocation.disconnected',

@@ -410,7 +410,11 @@ export interface paths {
          */
         get: operations["getDonationReport"];
         put?: never;
-        post?: never;
+        /**
+         * Ask the digital donation system again for a 405 whose report failed (its retries ran out)
+         * @description A `failed` report goes back to `pending` and is reported again in the background: 202 with the report. Any other state: 409 `conflict` (a report number or a refusal is final; a pending report is already being reported).
+         */
+        post: operations["retryDonationReport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5708,6 +5712,138 @@ export interface operations {
             };
             /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retryDonationReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
+                bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        donationReport: components["schemas"]["DonationReport"];
+                    };
+                };
+            };
+            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is of a type this endpoint does not take (`validation`). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "X-Service-Mode": components["headers"]["ServiceMode"];
