@@ -7,6 +7,7 @@ import { registerPartyRoutes } from './parties/index.ts';
 import { fileSweepWorker, registerFileRoutes } from './files/index.ts';
 import { registerExpenseRoutes } from './expenses/index.ts';
 import { allocationDomain } from './allocation/index.ts';
+import { donationsDomain } from './donations/index.ts';
 import { registerConsole, consoleWorker } from './console/index.ts';
 import { webhooksDomain } from './webhooks/index.ts';
 import { eventsDomain } from './events/index.ts';
@@ -30,6 +31,7 @@ export const domains: Domain[] = [
   { name: 'files', api: registerFileRoutes, worker: (s) => fileSweepWorker(s) },
   { name: 'expenses', api: registerExpenseRoutes },
   allocationDomain,
+  donationsDomain,
   { name: 'console', root: registerConsole, worker: consoleWorker },
   webhooksDomain,
   eventsDomain,

@@ -9,6 +9,7 @@ import { invalidationChannels } from './platform/db/invalidation.ts';
 import { createAccountCaches } from './accounts/index.ts';
 import { createBusinessCaches } from './businesses/index.ts';
 import { createAllocationProviders } from './allocation/index.ts';
+import { createDonationReporters } from './donations/index.ts';
 import { createExchangeRateProvider } from './exchange-rates/index.ts';
 import { createWebhookSender } from './webhooks/index.ts';
 import { RequestLogBuffer } from './request-log/index.ts';
@@ -41,6 +42,7 @@ export function createServices(config: Config, clock: Clock, logger: Logger, dat
     requestCounter: new RequestCounter(databases),
     requestLog: new RequestLogBuffer(databases, logger),
     allocationProviders: createAllocationProviders(config, clock, databases.live),
+    donationReporters: createDonationReporters(config),
     exchangeRateProvider: createExchangeRateProvider(config),
     webhookSender: createWebhookSender(config.webhooks),
     consoleSecrets: new ConsoleSecretStore(databases.live),

@@ -25,7 +25,12 @@ for f in "$out"/*-origin.pdf "$out"/*-copy.pdf; do
   if pdfsig "$f" 2>&1 | grep -q "Signature is Valid"; then pass "$name signature valid"; else fail "$name signature not valid"; pdfsig "$f"; fi
   t=$(text "$f")
   ok=1
-  for phrase in 'קפה השכונה בע"מ' 'מסמך ממוחשב' 'Alpha Tech' 'office@cafe.example' '516179157' '01/03/2026'; do
+  # A donation receipt (405) is a non-profit's, to a donor named by ID number.
+  case "$name" in
+    405-*) base=('עמותת שולחן פתוח' 'מסמך ממוחשב' 'ישראל ישראלי' 'office@cafe.example' '580123453' '030419816' '01/03/2026') ;;
+    *) base=('קפה השכונה בע"מ' 'מסמך ממוחשב' 'Alpha Tech' 'office@cafe.example' '516179157' '01/03/2026') ;;
+  esac
+  for phrase in "${base[@]}"; do
     contains "$t" "$phrase" || { ok=0; echo "  missing: $phrase"; }
   done
   case "$name" in
@@ -34,6 +39,10 @@ for f in "$out"/*-origin.pdf "$out"/*-copy.pdf; do
   esac
   case "$name" in
     400-*) for phrase in 'קבלה' '1,234.56' 'פייבוקס' 'אפליקציית תשלום'; do contains "$t" "$phrase" || { ok=0; echo "  missing: $phrase"; }; done ;;
+    405-*)
+      for phrase in 'קבלה על תרומה' '1,234.56' 'פייבוקס' 'אישור לעניין סעיף' 'לפקודת מס הכנסה' '4512345' 'מספר דיווח למערכת התרומות' '2026000123456'; do
+        contains "$t" "$phrase" || { ok=0; echo "  missing: $phrase"; }
+      done ;;
     *) for phrase in 'סה"כ כולל מע"מ' '3,011.36' '459.36' 'מע"מ 18%' 'Croissant'; do contains "$t" "$phrase" || { ok=0; echo "  missing: $phrase"; }; done ;;
   esac
   # Reversed Hebrew would show up as the mirror image of the business name.

@@ -5,5 +5,5 @@ export { decodeLogo } from './logo.ts';
 export { nextNumberInSeries } from './numbering.ts';
 export { registerBusinessRoutes } from './routes.ts';
 export { BrandingInput, type DealerType } from './schemas.ts';
-export { businessCeilings, type BusinessRecord, getOwnedBusiness, listOwnedBusinesses, type StoredBranding } from './records.ts';
+export { businessCeilings, type BusinessRecord, getOwnedBusiness, listOwnedBusinesses, type Section46Approval, type StoredBranding } from './records.ts';
 export { setApprovalStatus, setBusinessPlan } from './service.ts';

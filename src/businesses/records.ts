@@ -1,7 +1,7 @@
 // A business as stored and as answered: its record, its ceilings, its view, and the readers by id and owner.
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
-import { iso, isoOrNull, prepared, query, queryOne } from '../platform/db/sql.ts';
+import { iso, isoDay, isoOrNull, prepared, query, queryOne } from '../platform/db/sql.ts';
 import { notFound } from '../platform/errors.ts';
 import { columnList } from '../platform/db/row-reader.ts';
 import { businesses } from './tables.ts';
@@ -24,6 +24,16 @@ export interface StoredBranding {
   template: 'classic' | 'stripe';
 }
 
+/**
+ * An ngo's approval under section 46 of the Income Tax Ordinance: its donors get a tax credit for
+ * donations receipted (405) on the days it is valid, both included (YYYY-MM-DD).
+ */
+export interface Section46Approval {
+  number: string;
+  validFrom: string;
+  validTo: string;
+}
+
 export interface BusinessRecord {
   id: string;
   accountId: string;
@@ -40,6 +50,7 @@ export interface BusinessRecord {
   bookkeeping: 'single' | 'double';
   vatReportingPeriod: 'monthly' | 'bimonthly';
   branding: StoredBranding;
+  section46Approval: Section46Approval | null;
   approvalStatus: 'approved' | 'pending' | 'suspended';
   planKey: string | null;
   metadata: Metadata;
@@ -70,6 +81,7 @@ export function toBusinessRecord(r: Record<string, unknown>): BusinessRecord {
     bookkeeping: (r.bookkeeping as 'single' | 'double' | null) ?? defaultBookkeeping(r.dealer_type as DealerType),
     vatReportingPeriod: (r.vat_reporting_period as 'monthly' | 'bimonthly' | undefined) ?? 'monthly',
     branding: { ...EMPTY_BRANDING, ...(r.branding as Partial<StoredBranding>) },
+    section46Approval: section46Of(r),
     approvalStatus: r.approval_status as BusinessRecord['approvalStatus'],
     planKey: (r.plan_key as string | null) ?? null,
     metadata: metadataOf(r.metadata),
@@ -78,6 +90,11 @@ export function toBusinessRecord(r: Record<string, unknown>): BusinessRecord {
     updatedAt: iso(r.updated_at),
     version: r.row_version == null ? null : String(r.row_version),
   };
+}
+
+function section46Of(r: Record<string, unknown>): Section46Approval | null {
+  if (r.section46_approval_number == null) return null;
+  return { number: String(r.section46_approval_number), validFrom: isoDay(r.section46_valid_from), validTo: isoDay(r.section46_valid_to) };
 }
 
 export interface Ceilings {
@@ -139,6 +156,7 @@ export function businessView(b: BusinessRecord, ceilings: Ceilings, numbering: R
     bookkeeping: b.bookkeeping,
     vatReportingPeriod: b.vatReportingPeriod,
     branding: b.branding,
+    section46Approval: b.section46Approval,
     approvalStatus: b.approvalStatus,
     planKey: b.planKey,
     maxDocsPerMonth: ceilings.maxDocsPerMonth,

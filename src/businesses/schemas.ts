@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
+import { IsoDate, IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { carrier, maxLength, maxScaled } from '../openfrmt/index.ts';
 import type { ApprovalStatus } from '../accounts/index.ts';
 import { MetadataCreate, MetadataPatch, MetadataSchema } from '../platform/metadata.ts';
@@ -38,6 +38,18 @@ export const Branding = Type.Object({
   footerText: Nullable(Type.String()),
   template: Template,
 });
+
+/** An ngo's section 46 approval (decisions.md: a 405 is refused on a day it is not in force). */
+const Section46Approval = Type.Object(
+  {
+    number: Type.String({ minLength: 1, maxLength: 20, pattern: '^[0-9A-Za-z/-]+$', description: 'The approval number, as the Tax Authority wrote it.' }),
+    validFrom: IsoDate,
+    validTo: IsoDate,
+  },
+  { additionalProperties: false },
+);
+const SECTION46_DESCRIPTION =
+  "An ngo's approval under section 46 of the Income Tax Ordinance: its number and the days it is valid (both included). A 405 donation receipt is issued only on a day inside them (else 422 `donation_approval_missing`) and prints it. Only an ngo holds one; null clears it.";
 
 const StartNumber = Type.Optional(Type.Integer({ minimum: 1, maximum: 999_999_999 }));
 /** One key per numbering series of the document types (doc-types.ts `series`). */
@@ -86,6 +98,7 @@ const writable = {
   }),
   branding: BrandingInput,
   numbering: Numbering,
+  section46Approval: Type.Union([Section46Approval, Type.Null()], { description: SECTION46_DESCRIPTION }),
   vatReportingPeriod: Type.Union([Type.Literal('monthly'), Type.Literal('bimonthly')], {
     description:
       "The VAT reporting period the VAT office set: `monthly` (default) or `bimonthly`. `period=YYYY-MM` of the VAT report and the PCN874 file means the business's period holding that month.",
@@ -106,6 +119,7 @@ export const BusinessCreate = Type.Object(
     branding: Type.Optional(writable.branding),
     numbering: Type.Optional(writable.numbering),
     vatReportingPeriod: Type.Optional(writable.vatReportingPeriod),
+    section46Approval: Type.Optional(writable.section46Approval),
     metadata: MetadataCreate,
   },
   {
@@ -139,6 +153,7 @@ export const BusinessPatch = Type.Object(
     branding: Type.Optional(writable.branding),
     numbering: Type.Optional(writable.numbering),
     vatReportingPeriod: Type.Optional(writable.vatReportingPeriod),
+    section46Approval: Type.Optional(writable.section46Approval),
     metadata: MetadataPatch,
   },
   { additionalProperties: false },
@@ -159,6 +174,7 @@ export const Business = Type.Object(
     bookkeeping: Type.Union([Type.Literal('single'), Type.Literal('double')]),
     vatReportingPeriod: Type.Union([Type.Literal('monthly'), Type.Literal('bimonthly')]),
     branding: Branding,
+    section46Approval: Type.Union([Section46Approval, Type.Null()], { description: SECTION46_DESCRIPTION }),
     approvalStatus: Type.Enum([...APPROVAL_STATUSES], {
       type: 'string',
       description: "The account's approval: live documents are issued once it is `approved`.",

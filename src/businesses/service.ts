@@ -26,6 +26,7 @@ import {
   toBusinessRecord,
   viewOf,
   type BusinessRecord,
+  type Section46Approval,
   type StoredBranding,
   EMPTY_BRANDING,
 } from './records.ts';
@@ -50,6 +51,17 @@ function checkedTaxId(raw: string): string {
   const r = normalizeTaxId(raw);
   if (!r.ok) throw validation('body.taxId', r.problem);
   return r.value;
+}
+
+/**
+ * The section 46 approval as stored: only an ngo (a public institution) holds one, and it is valid from a
+ * day to a day after it (decisions.md: a 405 is issued on a day inside them).
+ */
+function checkedSection46(value: BusinessCreateBody['section46Approval'], dealerType: BusinessRecord['dealerType']): Section46Approval | null {
+  if (!value) return null;
+  if (dealerType !== 'ngo') throw validation('body.section46Approval', `only an ngo holds a section 46 approval; this business is ${dealerType}`);
+  if (value.validFrom > value.validTo) throw validation('body.section46Approval.validTo', `is before validFrom (${value.validFrom})`);
+  return { number: value.number.trim(), validFrom: value.validFrom, validTo: value.validTo };
 }
 
 /** A logo given in a body, decoded and put into the file store before the transaction that records it. */
@@ -92,6 +104,7 @@ export async function createBusiness(s: Services, mode: Mode, actor: Actor & { k
   const now = s.clock.now();
   checkCarried(body);
   const taxId = checkedTaxId(body.taxId);
+  const section46 = checkedSection46(body.section46Approval, body.dealerType);
   const id = newId('biz', now.getTime());
   const logo = await putLogo(s, mode, body.branding);
   return s.databases[mode].db.transaction(async (tx) => {
@@ -117,6 +130,9 @@ export async function createBusiness(s: Services, mode: Mode, actor: Actor & { k
         requireAllocation: body.requireAllocation ?? false,
         bookkeeping: body.bookkeeping ?? null,
         vatReportingPeriod: body.vatReportingPeriod ?? 'monthly',
+        section46ApprovalNumber: section46?.number ?? null,
+        section46ValidFrom: section46?.validFrom ?? null,
+        section46ValidTo: section46?.validTo ?? null,
         branding: EMPTY_BRANDING,
         metadata: body.metadata ?? {},
         approvalStatus: 'approved',
@@ -149,6 +165,8 @@ export async function patchBusiness(s: Services, mode: Mode, actor: Actor & { ac
       if ((taxId !== current.taxId || dealerType !== current.dealerType) && (await hasIssuedDocuments(tx, id))) {
         throw conflict(`${taxId !== current.taxId ? 'taxId' : 'dealerType'}: the business has issued documents, so its tax id and dealer type cannot change`);
       }
+      // An approval kept from before must still fit the dealer type; a new one replaces it, null clears it.
+      const section46 = checkedSection46(body.section46Approval === undefined ? current.section46Approval : body.section46Approval, dealerType);
       const branding = await mergeBranding(tx, now, id, current.branding, body.branding, logo);
       const pick = <K extends keyof BusinessPatchBody>(k: K, cur: unknown) => (body[k] === undefined ? cur : body[k]);
       await tx.execute(
@@ -160,6 +178,8 @@ export async function patchBusiness(s: Services, mode: Mode, actor: Actor & { ac
             require_allocation = ${pick('requireAllocation', current.requireAllocation) as boolean},
             bookkeeping = ${body.bookkeeping === undefined ? sql`bookkeeping` : sql`${body.bookkeeping}`},
             vat_reporting_period = ${body.vatReportingPeriod ?? current.vatReportingPeriod},
+            section46_approval_number = ${section46?.number ?? null}, section46_valid_from = ${section46?.validFrom ?? null},
+            section46_valid_to = ${section46?.validTo ?? null},
             branding = ${JSON.stringify(branding)}::jsonb, metadata = ${metadataToStore(body.metadata, current.metadata)}::jsonb,
             updated_at = ${now.toISOString()}
           WHERE id = ${id}`,

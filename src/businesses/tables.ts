@@ -1,9 +1,9 @@
 /**
- * Typed definitions of `businesses` (migrations 0001, 0018, 0019, 0022) and of its numbering series
+ * Typed definitions of `businesses` (migrations 0001, 0018, 0019, 0022, 0060) and of its numbering series
  * (`document_counters`, 0001), written by the businesses domain (businesses/numbering.ts).
  */
 import { boolean, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-import { int8, metadataColumn, timestamptz3 } from '../platform/db/tables.ts';
+import { day, int8, metadataColumn, timestamptz3 } from '../platform/db/tables.ts';
 import type { StoredBranding } from './records.ts';
 
 export const businesses = pgTable('businesses', {
@@ -32,6 +32,10 @@ export const businesses = pgTable('businesses', {
   vatReportingPeriod: text('vat_reporting_period', { enum: ['monthly', 'bimonthly'] })
     .notNull()
     .default('monthly'),
+  /** The section 46 approval of an ngo (migration 0060): all three or none. */
+  section46ApprovalNumber: text('section46_approval_number'),
+  section46ValidFrom: day('section46_valid_from'),
+  section46ValidTo: day('section46_valid_to'),
 });
 export type BusinessRow = typeof businesses.$inferSelect;
 export type NewBusinessRow = typeof businesses.$inferInsert;

@@ -96,13 +96,19 @@ export interface DocTypeRule {
   convertsTo: readonly DocType[];
   /** As the target of a conversion, the stage of its source's quantities it takes; null: never a target. */
   fulfils: ConversionStage | null;
+  /**
+   * A donation receipt (decisions.md, israel-tax.md §7): issued only with a section 46 approval in force
+   * on its date and with the donor's ID number, posted as donation income, and reported (its credit too)
+   * to the Tax Authority's digital donation system, whose report number it prints.
+   */
+  donation: boolean;
 }
 
 const ALL_DEALERS: readonly DealerType[] = ['patur', 'murshe', 'company', 'ngo'];
 const VAT_DEALERS: readonly DealerType[] = ['murshe', 'company'];
 
 /** The type codes. A new type: its code here and its row below (the compiler asks for both). */
-export type DocType = 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400;
+export type DocType = 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400 | 405;
 
 /**
  * A commercial paper (not a tax document, decisions.md "Document types beyond the four"): every dealer
@@ -146,6 +152,7 @@ function commercialPaper(p: {
     linkedLabel: 'reverses',
     convertsTo: p.convertsTo,
     fulfils: p.fulfils,
+    donation: false,
   };
 }
 
@@ -231,6 +238,7 @@ export const DOC_TYPES: Readonly<Record<DocType, DocTypeRule>> = {
     linkedLabel: 'reverses',
     convertsTo: [],
     fulfils: 'invoice',
+    donation: false,
   },
   320: {
     code: 320,
@@ -256,6 +264,7 @@ export const DOC_TYPES: Readonly<Record<DocType, DocTypeRule>> = {
     linkedLabel: 'reverses',
     convertsTo: [],
     fulfils: 'invoice',
+    donation: false,
   },
   330: {
     code: 330,
@@ -281,6 +290,7 @@ export const DOC_TYPES: Readonly<Record<DocType, DocTypeRule>> = {
     linkedLabel: 'corrects',
     convertsTo: [],
     fulfils: null,
+    donation: false,
   },
   400: {
     code: 400,
@@ -306,6 +316,35 @@ export const DOC_TYPES: Readonly<Record<DocType, DocTypeRule>> = {
     linkedLabel: 'reverses',
     convertsTo: [],
     fulfils: null,
+    donation: false,
+  },
+  // A receipt of a public institution for a donation (decisions.md "Document types beyond the four"): its
+  // total is what was given, no VAT, no withholding; undone by a negative 405, reported as a cancellation.
+  405: {
+    code: 405,
+    name: 'donation receipt',
+    noun: 'donation receipt',
+    nounPlural: 'donation receipts',
+    taxDocument: true,
+    issuedBy: ['ngo'],
+    createdBy: 'draft',
+    series: 405,
+    linesRequired: false,
+    totalsFrom: 'payments',
+    payments: 'are-the-total',
+    withholding: false,
+    carriesVat: false,
+    buyerTaxIdCheck: false,
+    allocation: false,
+    creditedBy: { docType: 405, as: 'negative' },
+    openfrmt: { exported: true, amounts: 'signed', c100: 'receipt', d110: false, d120: true, withholding1224: false },
+    journal: { invoice: 0, receipt: true },
+    titles: { he: 'קבלה על תרומה', en: 'Donation Receipt', journal: 'קבלה על תרומה' },
+    printedNotice: null,
+    linkedLabel: 'reverses',
+    convertsTo: [],
+    fulfils: null,
+    donation: true,
   },
 };
 

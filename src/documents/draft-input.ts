@@ -11,6 +11,7 @@ import { PAYMENT_METHOD_NAMES, type DocumentLine, type DocumentParty, type Docum
 import type { LineInputBody, PaymentInputBody } from './schemas.ts';
 import { lineAmount, vatRateProblem } from './totals.ts';
 import { DOC_TYPES, docTypeAllowed, docTypeRefusal, docTypesWhere, type DocTypeRule } from './doc-types.ts';
+import { donorIdProblem } from './donation.ts';
 import { decimalsProblemOf, digitsProblemOf, textProblemOf, type CarriedField } from '../openfrmt/index.ts';
 
 /** The Hebrew word for "unit", the default line unit. */
@@ -146,6 +147,8 @@ function checkPartsOfType(d: DraftFields, rule: DocTypeRule): void {
   if (rule.totalsFrom === 'payments' && d.discountAmount !== 0) {
     throw validation('body.discountAmount', `${a(rule)} has no document discount: its total is the sum of the payments`);
   }
+  const donor = donorIdProblem(rule.code, d.party);
+  if (donor) throw validation('body.party.taxId', donor);
 }
 
 /**

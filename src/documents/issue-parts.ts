@@ -24,6 +24,7 @@ import {
 import type { IssueBodyInput } from './schemas.ts';
 import { buyerTaxIdRequired, paymentsProblem, totalsOfDraft } from './totals.ts';
 import { DOC_TYPES, docTypeAllowed, docTypeRefusal } from './doc-types.ts';
+import { donationSnapshotPart } from './donation.ts';
 import { frozenCurrency, rateAtIssue, shekelFiguresProblem, type FrozenCurrency } from './issue-currency.ts';
 
 /** The business's branding, or the issue body's override applied on top of it. */
@@ -165,6 +166,7 @@ export function issuedSnapshot(business: BusinessRecord, d: DocumentRow, p: Issu
     exchangeRateSource: money.exchangeRateSource,
     ils: money.ils,
     language: d.language,
+    ...donationSnapshotPart(business, d.docType),
   };
 }
 

@@ -25,6 +25,7 @@ import { DOC_TYPES } from './doc-types.ts';
 import { issuedWritesCall, writeIssued } from './issue-writes.ts';
 import { datingRefusal, futureDateRefusal, withIssueDates } from './issue-dates.ts';
 import { checkSourcesUnderLock, isConverted, recordSources } from './conversion-store.ts';
+import { checkDonationAtIssue, donationJobs } from './donation.ts';
 import { allocationAtIssue, brandingFor, checkIssuable, currentParty, figuresAtIssue, issuedRowOf, issuedSnapshot } from './issue-parts.ts';
 
 /** "Documents opened per business per day" (service-api.md Limits). */
@@ -53,7 +54,8 @@ export async function afterIssue(
   extra: SQL[] = [],
 ): Promise<DocumentView> {
   const view = documentView(row);
-  await writeIssued(tx, { business, actor: ctx.actor, row, view, docNumber: String(row.docNumber), now, action, jobs: [{ kind: 'document.render' }] }, extra);
+  const jobs = [{ kind: 'document.render' as const }, ...donationJobs(row.docType)];
+  await writeIssued(tx, { business, actor: ctx.actor, row, view, docNumber: String(row.docNumber), now, action, jobs }, extra);
   return view;
 }
 
@@ -90,6 +92,7 @@ async function issueCall(
   const db = ctx.database.db;
   checkIssuable(business, d);
   const party = await currentParty(db, business.id, d.party);
+  checkDonationAtIssue(business, d, party);
   const { totals, money } = await figuresAtIssue(s, db, business, d);
   const { warnings, allocation } = allocationAtIssue(business, d, party, money.ils, now);
   if (maxPerMonth !== null && maxPerMonth <= 0) throw ceilingReached(maxPerMonth);
@@ -106,7 +109,7 @@ async function issueCall(
     docNumber: NUMBER_HOLE,
     now,
     action: 'document.issue',
-    jobs: allocation.status === 'pending' ? [{ kind: 'document.render' }, { kind: 'document.allocation' }] : [{ kind: 'document.render' }],
+    jobs: [{ kind: 'document.render' }, ...(allocation.status === 'pending' ? [{ kind: 'document.allocation' as const }] : []), ...donationJobs(d.docType)],
   });
   return {
     row,

@@ -9,7 +9,7 @@ import { prepared, queryOne } from '../platform/db/sql.ts';
 import { rowReader, type Readable } from '../platform/db/row-reader.ts';
 import { documents } from './tables.ts';
 import { notFound } from '../platform/errors.ts';
-import type { BusinessRecord, StoredBranding } from '../businesses/index.ts';
+import type { BusinessRecord, Section46Approval, StoredBranding } from '../businesses/index.ts';
 import type { Metadata } from '../platform/metadata.ts';
 import { shekelFigures } from './currency.ts';
 import type { DocType, Totals } from './figures.ts';
@@ -153,6 +153,8 @@ export interface DocumentSnapshot {
   /** The five totals in agorot (equal to `totals` for ILS). */
   ils?: Totals;
   language?: DocumentLanguage;
+  /** A donation receipt (405): the organisation's section 46 approval in force on its date, as printed. */
+  section46?: Section46Approval;
 }
 
 /**

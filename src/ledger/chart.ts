@@ -48,6 +48,8 @@ export const INPUT_VAT = '1400';
 export const INPUT_VAT_FIXED_ASSETS = '1410';
 export const OUTPUT_VAT = '2200';
 export const OPENING_BALANCES = '3000';
+/** An ngo's donations received (405 donation receipts): income, but no sale, so outside the VAT report. */
+export const DONATION_INCOME = '4200';
 
 const PAYMENT_ACCOUNTS: Record<PaymentMethodCode, string> = {
   1: '1200', // cash
@@ -119,6 +121,7 @@ export function defaultChart(dealerType: DealerType, categoryNames: Record<strin
           account('4030', 'הכנסות פטורות', 'revenue', '400'),
         ]
       : [account('4100', dealerType === 'ngo' ? 'הכנסות (מלכ"ר)' : 'הכנסות (עוסק פטור)', 'revenue', '400')]),
+    ...(dealerType === 'ngo' ? [account(DONATION_INCOME, 'הכנסות מתרומות', 'revenue', '400')] : []),
   ];
   for (const [key, [code, tb]] of Object.entries(EXPENSE_ACCOUNTS)) {
     chart.push(account(code, (categoryNames[key] ?? key).slice(0, 50), tb === '150' ? 'asset' : 'expense', tb));

@@ -9,6 +9,8 @@
  * - 400 receipt: Dr each means of payment and the tax withheld / Cr customer. A negative receipt (the
  *   credit of a 400) carries negative amounts: each line changes side. A patur or ngo dealer keeps no
  *   customer accounts for receipts: its receipt is its revenue (Cr revenue).
+ * - 405 donation receipt (ngo): Dr each means of payment / Cr donation income (4200, outside the VAT
+ *   report: a donation is no sale). Its credit, a negative 405, changes sides.
  * - Recorded expense: Dr the category's account (excl. VAT, plus the VAT that may not be deducted) and
  *   Dr input VAT (the deductible share; fixed assets apart) / Cr supplier. Its storno row carries
  *   negative amounts: the same lines on the other side.
@@ -19,6 +21,7 @@ import { ilsPaymentAmounts } from '../documents/currency.ts';
 import { DOC_TYPES } from '../documents/doc-types.ts';
 import {
   CUSTOMERS,
+  DONATION_INCOME,
   FIXED_ASSET_CATEGORIES,
   INPUT_VAT,
   INPUT_VAT_FIXED_ASSETS,
@@ -150,10 +153,12 @@ export function journalOfDocument(snap: DocumentSnapshot, dealerType: DealerType
     post(lines, against, CREDIT, received, fx(snap.payments.reduce((a, p) => a + p.amount, 0) + f.withholdingAmount));
   };
   // The type's entry (doc-types.ts `journal`): its invoice part, then its receipt part. A receipt on
-  // its own is against the customer, or against revenue for an exempt dealer (no customer accounts).
-  const entry = DOC_TYPES[snap.docType].journal;
+  // its own is against the customer, or against revenue for an exempt dealer (no customer accounts); a
+  // donation receipt against donation income.
+  const rule = DOC_TYPES[snap.docType];
+  const entry = rule.journal;
   if (entry.invoice !== 0) invoice(entry.invoice);
-  if (entry.receipt) receipt(entry.invoice !== 0 || vatDealer ? customer : revenue);
+  if (entry.receipt) receipt(rule.donation ? DONATION_INCOME : entry.invoice !== 0 || vatDealer ? customer : revenue);
   // A patur/ngo receipt books no customer: drop a sub-account it does not use.
   const used = merged(lines);
   return { lines: used, partyAccounts: partyAccounts.filter((a) => used.some((l) => l.account === a.code)) };

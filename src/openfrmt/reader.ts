@@ -207,7 +207,7 @@ export class BkmvReader {
       this.issue(n, "withholding takes the document's own sign (positive in a standard document)", 1224);
     if (type === 330 && [before, after, vat, total].some((v) => v < 0)) this.issue(n, 'a credit note (330) is written with positive amounts', 1223);
     if (withholding !== 0 && ![320, 400, 405].includes(type)) this.issue(n, 'withholding (1224) belongs to receipts only', 1224);
-    if (type === 400) {
+    if (type === 400 || type === 405) {
       if (before !== total || after !== total) this.issue(n, 'a receipt has 1219 = 1221 = 1223 (clarification 4)', 1219);
       if (discount !== 0 || vat !== 0) this.issue(n, 'a receipt has 1220 = 1222 = 0 (clarification 4)', 1222);
     }

@@ -125,6 +125,14 @@ export interface RenderModel {
   /** The totals in agorot as recorded at issue (never computed by the renderer); for a foreign currency. */
   ils?: RenderTotals | null;
   allocationNumber?: string | null;
+  /** A donation receipt (405): the organisation's section 46 approval, as frozen at issue. */
+  section46?: { number: string; validFrom: string; validTo: string } | null;
+  /**
+   * A donation receipt (405): the number the digital donation system gave its report (for a negative 405,
+   * the cancellation's); `number` null while it has not answered (`pending`) or when it never will
+   * (refused, failed). Absent on other types.
+   */
+  donationReport?: { number: string | null; pending: boolean } | null;
   note?: string | null;
   /** For a credit note (or a negative receipt): the document it corrects. */
   linkedDocument?: { docType: DocType; docNumber: number } | null;

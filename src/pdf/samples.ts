@@ -64,7 +64,7 @@ function sampleLines(): RenderModel['lines'] {
   ];
 }
 
-/** The payments of a receipt (320: cheque, card, and the rest by transfer) or a donation receipt (400); none otherwise. */
+/** The payments of a receipt (320: cheque, card, and the rest by transfer) or a receipt (400, 405); none otherwise. */
 function samplePayments(docType: DocType, toPay: number): RenderPayment[] {
   if (docType === 320) {
     return [
@@ -73,7 +73,7 @@ function samplePayments(docType: DocType, toPay: number): RenderPayment[] {
       { method: 91, amount: toPay - 200000 },
     ];
   }
-  if (docType === 400) {
+  if (docType === 400 || docType === 405) {
     return [
       { method: 1, amount: 23456 },
       { method: 92, amount: 50000 },
@@ -93,6 +93,15 @@ function sampleBranding(template: Template): RenderModel['branding'] {
     logo: sampleLogoPng(),
   };
 }
+
+/** A donation receipt is a non-profit's, to a donor by ID number, with its approval and report number. */
+const donationSample: Partial<RenderModel> = {
+  dealer: { ...dealer, name: 'עמותת שולחן פתוח (ע"ר)', taxId: '580123453', dealerType: 'ngo' },
+  party: { name: 'ישראל ישראלי', taxId: '030419816', address: 'רחוב הגפן 3, חיפה', phone: '050-7654321', email: 'israel@example.com' },
+  section46: { number: '4512345', validFrom: '2026-01-01', validTo: '2026-12-31' },
+  donationReport: { number: '2026000123456', pending: false },
+  note: 'תודה על תרומתך לארוחות החג',
+};
 
 export function sampleModel(docType: DocType, template: Template = 'classic', overrides: Partial<RenderModel> = {}): RenderModel {
   const withLines = DOC_TYPES[docType].totalsFrom === 'lines';
@@ -126,6 +135,7 @@ export function sampleModel(docType: DocType, template: Template = 'classic', ov
     allocationNumber: DOC_TYPES[docType].allocation ? '202603018765' : null,
     note: docType === 330 ? 'זיכוי בגין החזרת ציוד (2 יחידות)' : 'התשלום תוך 30 יום. For questions: billing@cafe.example',
     linkedDocument: docType === 330 ? { docType: 305, docNumber: 1001 } : null,
+    ...(DOC_TYPES[docType].donation ? donationSample : {}),
     ...overrides,
   };
 }
@@ -153,8 +163,9 @@ const ENGLISH_LINE_DESCRIPTIONS = [
 
 /** The English texts of the sample (dealer, branding lines, party, note). */
 function englishTexts(base: RenderModel, docType: DocType): Partial<RenderModel> {
+  const donation = DOC_TYPES[docType].donation;
   return {
-    dealer: englishDealer,
+    dealer: donation ? { ...englishDealer, name: 'Open Table Association (R.A.)', taxId: '580123453', dealerType: 'ngo' } : englishDealer,
     branding: { ...base.branding, tagline: 'Coffee, pastries and catering since 1999', footerText: 'Thank you! Open Sun-Thu 07:00-20:00' },
     party: {
       name: 'Alpha Tech Ltd (אלפא טכנולוגיות בע"מ)',

@@ -88,6 +88,26 @@ function noticeLine(m: RenderModel): string | null {
   return lang === 'en' ? `${notice.en} (${notice.he})` : both(lang, notice.he, notice.en);
 }
 
+/**
+ * A donation receipt's approval and its report number, beside the receipt's own number (israel-tax.md §7):
+ * the donor's credit depends on both. A report not answered yet says so; a number is never made up.
+ */
+function donationLines(m: RenderModel): string[] {
+  const lang = languageOf(m);
+  const out: string[] = [];
+  const a = m.section46;
+  if (a) {
+    // One line per language (a bilingual page gives each its own, as a line mixing both directions reads badly).
+    const line = (l: 'he' | 'en', words: Record<keyof typeof L, string>) =>
+      `${words.section46}: ${a.number}, ${words.validFromTo} ${formatDateIn(a.validFrom, l)} - ${formatDateIn(a.validTo, l)}`;
+    if (lang !== 'en') out.push(line('he', L));
+    if (lang !== 'he') out.push(line('en', EN));
+  }
+  const r = m.donationReport;
+  if (r) out.push(`${label(lang, 'donationReport')}: ${r.number ?? label(lang, r.pending ? 'donationReportPending' : 'donationReportMissing')}`);
+  return out;
+}
+
 /** Lines under the title: the type's notice, value date, allocation number, the corrected document. */
 export function infoLines(m: RenderModel): string[] {
   const lang = languageOf(m);
@@ -96,6 +116,7 @@ export function infoLines(m: RenderModel): string[] {
   if (notice) out.push(notice);
   if (m.valueDate && m.valueDate !== m.documentDate) out.push(`${label(lang, 'valueDate')}: ${formatDateIn(m.valueDate, lang)}`);
   if (m.allocationNumber) out.push(`${label(lang, 'allocation')}: ${m.allocationNumber}`);
+  out.push(...donationLines(m));
   if (m.linkedDocument) {
     const key = DOC_TYPES[m.docType].linkedLabel;
     const { docType, docNumber } = m.linkedDocument;

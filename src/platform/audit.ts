@@ -149,6 +149,7 @@ export const PROTECTING_TRIGGERS: Record<string, string[]> = {
   journal_lines: ['journal_lines_immutable', 'journal_lines_no_truncate', 'journal_lines_guard'],
   supplier_payments: ['supplier_payments_immutable', 'supplier_payments_no_truncate', 'supplier_payments_guard'],
   document_sources: ['document_sources_immutable', 'document_sources_no_truncate'],
+  donation_reports: ['donation_reports_guard', 'donation_reports_no_truncate'],
 };
 
 /**

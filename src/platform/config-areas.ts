@@ -230,6 +230,8 @@ export interface PrintsConfig {
   signingP12: { path: string; password: string } | null;
   /** PDF_ALLOCATION_WAIT_MS: how long after issue the render waits for a pending allocation number, default 60 s. */
   allocationWaitMs: number;
+  /** PDF_DONATION_REPORT_WAIT_MS: how long after issue the render of a 405 waits for its donation report number, default 60 s. */
+  donationReportWaitMs: number;
   /** PDF_PENDING_RETRY_AFTER_SECONDS: Retry-After of 409 pdf_pending, default 2. */
   pendingRetryAfterSeconds: number;
   /** PDF_WORKERS: threads that render and sign PDFs, default one fewer than the cores (at least 1); 0 renders on the event loop's thread. */
@@ -264,6 +266,7 @@ export function printsConfig(env: Env): PrintsConfig {
   return {
     signingP12,
     allocationWaitMs: integer(env, 'PDF_ALLOCATION_WAIT_MS', 60_000, 0, 86_400_000),
+    donationReportWaitMs: integer(env, 'PDF_DONATION_REPORT_WAIT_MS', 60_000, 0, 86_400_000),
     pendingRetryAfterSeconds: integer(env, 'PDF_PENDING_RETRY_AFTER_SECONDS', 2, 1, 3600),
     // One core is left to the event loop and PostgreSQL: on 2 cores one thread renders ~250 documents a second.
     workers: integer(env, 'PDF_WORKERS', Math.max(1, availableParallelism() - 1), 0, 64),

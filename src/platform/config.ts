@@ -21,6 +21,7 @@ import {
   type WebhooksConfig,
 } from './config-areas.ts';
 import { filesConfig, type FilesConfig } from './config-files.ts';
+import { donationsConfig, type DonationsConfig } from './config-donations.ts';
 
 export { ConfigError } from './config-values.ts';
 export { AUTH_THROTTLE_DEFAULTS, BOI_SDMX_URL, TEST_MAKER_TAX_ID } from './config-areas.ts';
@@ -36,6 +37,7 @@ export type {
   WebhooksConfig,
 } from './config-areas.ts';
 export type { FilesConfig, S3Config } from './config-files.ts';
+export type { DonationsConfig } from './config-donations.ts';
 
 export type Environment = 'development' | 'test' | 'production';
 
@@ -64,6 +66,8 @@ export interface Config {
   console: ConsoleConfig;
   /** Allocation numbers (src/allocation): the tax authority's Invoices Approval API. */
   allocation: AllocationConfig;
+  /** Donation receipts (src/donations): the Tax Authority's digital donation system. */
+  donations: DonationsConfig;
   /** Webhook delivery (src/webhooks). */
   webhooks: WebhooksConfig;
   /** Expenses (src/expenses): receipt uploads and OCR. */
@@ -131,6 +135,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl,
     console: consoleConfig(env, rawEnv),
     allocation: allocationConfig(env, publicBaseUrl),
+    donations: donationsConfig(env),
     webhooks: webhooksConfig(env, rawEnv),
     expenses: expensesConfig(env),
     exports: exportsConfig(env),

@@ -12,6 +12,8 @@ import { auditRowCall } from '../platform/audit.ts';
 import type { EventData } from '../platform/catalog/events.ts';
 import type { Services } from '../platform/http/services.ts';
 import { getDocumentWithAccount, type DocumentRow, type PdfFiles } from '../documents/index.ts';
+import { DOC_TYPES } from '../documents/doc-types.ts';
+import { donationReportNumberOf } from '../donations/index.ts';
 import { issuedRenderModel } from './render-model.ts';
 import { SigningUnconfigured, signingSourceFor } from './signing.ts';
 import type { SigningSource } from './render-task.ts';
@@ -24,11 +26,22 @@ export const SLUG_BYTES = 24;
 /** Retry delays of a failed render (the catalog's policy). */
 export const renderBackoffMs = (attempt: number) => backoffMs(JOBS[RENDER_JOB].retry.backoff, attempt);
 
-/** How long until a pending allocation answer is checked again, within the configured bound. */
-export function allocationWait(doc: DocumentRow, now: Date, boundMs: number): number | null {
-  if (doc.allocationNumber || doc.allocation?.status !== 'pending' || !doc.issuedAt) return null;
+/** How long until a number still pending since issue is checked again, within the configured bound; null: render now. */
+function waitWithin(doc: DocumentRow, now: Date, boundMs: number): number | null {
+  if (!doc.issuedAt) return null;
   const left = new Date(doc.issuedAt).getTime() + boundMs - now.getTime();
   return left > 0 ? Math.min(left, 3_000) : null;
+}
+
+/** How long until a pending allocation answer is checked again, within the configured bound. */
+export function allocationWait(doc: DocumentRow, now: Date, boundMs: number): number | null {
+  if (doc.allocationNumber || doc.allocation?.status !== 'pending') return null;
+  return waitWithin(doc, now, boundMs);
+}
+
+/** The same for a donation receipt's report number (a 405, or the negative 405 that reports its cancellation). */
+export function donationReportWait(doc: DocumentRow, report: { pending: boolean } | null, now: Date, boundMs: number): number | null {
+  return report?.pending ? waitWithin(doc, now, boundMs) : null;
 }
 
 async function logoBytes(s: Services, database: Database, doc: DocumentRow): Promise<Uint8Array | null> {
@@ -120,9 +133,12 @@ export async function renderAndPublish(s: Services, database: Database, document
   if (doc.pdfFiles) return doc.pdfFiles;
   const wait = allocationWait(doc, s.clock.now(), s.config.prints.allocationWaitMs);
   if (wait !== null) throw new RetryLaterError(wait, 'waiting for the allocation number');
+  const report = DOC_TYPES[doc.docType].donation ? await donationReportNumberOf(database.db, doc.id) : null;
+  const reportWait = donationReportWait(doc, report, s.clock.now(), s.config.prints.donationReportWaitMs);
+  if (reportWait !== null) throw new RetryLaterError(reportWait, 'waiting for the donation report number');
 
   // Rendering and signing are CPU work: in the render pool's threads (render-pool.ts), never inside a transaction.
-  const model = issuedRenderModel(doc, await logoBytes(s, database, doc));
+  const model = issuedRenderModel(doc, await logoBytes(s, database, doc), report);
   let signing: SigningSource;
   try {
     signing = signingSourceFor(s.config, database.mode, s.logger, s.clock.now());

@@ -13,6 +13,7 @@ import {
   lineAmount,
   resolveVatRateBp,
 } from '../documents/index.ts';
+import { DOC_TYPES } from '../documents/doc-types.ts';
 
 const lineOf = (l: DocumentLine, amount: number) => ({
   description: l.description,
@@ -47,9 +48,14 @@ const languageOf = (value: unknown): Language => (LANGUAGES.includes(value as La
 
 /**
  * An issued document prints its frozen snapshot; the allocation number may have arrived after
- * issue (documents.allocation_number), and is printed then.
+ * issue (documents.allocation_number), and is printed then, as is a 405's donation report number
+ * (`donationReport`, read by the caller; null for other types).
  */
-export function issuedRenderModel(doc: DocumentRow, logo: Uint8Array | null): RenderModel {
+export function issuedRenderModel(
+  doc: DocumentRow,
+  logo: Uint8Array | null,
+  donationReport: { number: string | null; pending: boolean } | null = null,
+): RenderModel {
   const snap = doc.snapshot as DocumentSnapshot;
   const code = snap.currency ?? SHEKEL;
   return {
@@ -80,6 +86,8 @@ export function issuedRenderModel(doc: DocumentRow, logo: Uint8Array | null): Re
     exchangeRateSource: code === SHEKEL ? null : (snap.exchangeRateSource ?? null),
     ils: code === SHEKEL ? null : (snap.ils ?? null),
     allocationNumber: doc.allocationNumber ?? snap.allocationNumber,
+    section46: snap.section46 ?? null,
+    donationReport: donationReport ? { number: donationReport.number, pending: donationReport.pending } : null,
     note: snap.note,
     linkedDocument: snap.linkedDocument ? { docType: snap.linkedDocument.docType, docNumber: snap.linkedDocument.docNumber } : null,
     basedOn: convertedFromOf(snap.lines).map(({ docType, docNumber }) => ({ docType, docNumber })),
@@ -128,6 +136,8 @@ export function draftRenderModel(doc: DocumentRow, business: BusinessRecord, log
     ils: null,
     totals: draftTotals(doc, vatRateBp),
     allocationNumber: doc.allocationNumber,
+    // A donation receipt previews the approval it would print if issued now.
+    section46: DOC_TYPES[doc.docType].donation ? business.section46Approval : null,
     note: doc.note,
     linkedDocument: null,
     basedOn: convertedFromOf(doc.lines).map(({ docType, docNumber }) => ({ docType, docNumber })),

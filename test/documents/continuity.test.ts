@@ -54,6 +54,7 @@ describe('continuity against the start number and the counter', () => {
       { docType: 320, first: null, last: null, count: 0, expectedFirst: 1, counter: null, ...clean },
       { docType: 330, first: null, last: null, count: 0, expectedFirst: 1, counter: null, ...clean },
       { docType: 400, first: null, last: null, count: 0, expectedFirst: 1, counter: null, ...clean },
+      untouched(405),
     ]);
   });
 

@@ -155,8 +155,8 @@ describe('validation messages say what is allowed', () => {
     const docs = `/v1/businesses/${bid}/documents`;
     const line = { description: 'x', quantity: 1, unitPriceExVat: 1 };
     const cases: [string, string, unknown, string][] = [
-      ['POST', docs, { docType: 999 }, 'body.docType: must be one of 10, 100, 200, 210, 300, 305, 320, 400'],
-      ['POST', docs, { docType: '305' }, 'body.docType: must be one of 10, 100, 200, 210, 300, 305, 320, 400'],
+      ['POST', docs, { docType: 999 }, 'body.docType: must be one of 10, 100, 200, 210, 300, 305, 320, 400, 405'],
+      ['POST', docs, { docType: '305' }, 'body.docType: must be one of 10, 100, 200, 210, 300, 305, 320, 400, 405'],
       ['POST', docs, { docType: 305, priceMode: 'nett', lines: [line] }, 'body.priceMode: must be one of net, gross'],
       ['POST', docs, { docType: 305, vatExemptionReason: 'x', lines: [line] }, 'body.vatExemptionReason: must be one of eilat, export, exempt or null'],
       ['POST', docs, { docType: 305, note: 7, lines: [line] }, 'body.note: must be a string or null'],

@@ -89,6 +89,7 @@ describe('management reports against a hand-computed fixture', () => {
           { docType: 320, taxDocument: true, count: 1, totalIncVat: 59_000 },
           { docType: 330, taxDocument: true, count: 1, totalIncVat: -118_000 },
           { docType: 400, taxDocument: true, count: 1, totalIncVat: 30_000 },
+          { docType: 405, taxDocument: true, count: 0, totalIncVat: 0 },
         ],
       },
       expenses: {

@@ -20,7 +20,8 @@ import { DocType as DocTypeSchema, DraftCreate } from '../../src/documents/schem
 import { exportDocument } from '../../src/exports/map-document.ts';
 import { journalOfDocument } from '../../src/ledger/journal.ts';
 import { documentEntryOf } from '../../src/ledger/post.ts';
-import { OUTPUT_VAT, paymentAccount } from '../../src/ledger/chart.ts';
+import { DONATION_INCOME, OUTPUT_VAT, paymentAccount } from '../../src/ledger/chart.ts';
+import { chartOf } from '../../src/ledger/store.ts';
 import { allocationEligibility } from '../../src/documents/allocation-eligibility.ts';
 import { DOC_TITLES } from '../../src/pdf/hebrew.ts';
 import { EN_DOC_TITLES } from '../../src/pdf/english.ts';
@@ -37,9 +38,10 @@ describe('the table', () => {
     expect(new Set(DOC_TYPE_CODES).size).toBe(DOC_TYPE_CODES.length);
     expect([...DOC_TYPE_CODES].sort((a, b) => a - b)).toEqual(DOC_TYPE_CODES);
     // The codes the spec names (service-api.md Documents).
-    expect(DOC_TYPE_CODES).toEqual([10, 100, 200, 210, 300, 305, 320, 330, 400]);
+    expect(DOC_TYPE_CODES).toEqual([10, 100, 200, 210, 300, 305, 320, 330, 400, 405]);
     expect(docTypeRuleOf(305)).toBe(DOC_TYPES[305]);
-    expect(docTypeRuleOf(405)).toBeUndefined();
+    expect(docTypeRuleOf(405)).toBe(DOC_TYPES[405]);
+    expect(docTypeRuleOf(410)).toBeUndefined();
     expect(docTypeRuleOf(205)).toBeUndefined();
   });
 
@@ -70,6 +72,7 @@ describe('the table', () => {
       320: 'חשבונית מס / קבלה',
       330: 'חשבונית מס זיכוי',
       400: 'קבלה',
+      405: 'קבלה על תרומה',
     });
     expect(Object.fromEntries(rows.map((r) => [r.code, r.titles.en]))).toEqual({
       10: 'Price Quote',
@@ -81,6 +84,7 @@ describe('the table', () => {
       320: 'Tax Invoice / Receipt',
       330: 'Credit Tax Invoice',
       400: 'Receipt',
+      405: 'Donation Receipt',
     });
     expect(DOC_TITLES).toEqual(Object.fromEntries(rows.map((r) => [r.code, r.titles.he])));
     expect(EN_DOC_TITLES).toEqual(Object.fromEntries(rows.map((r) => [r.code, r.titles.en])));
@@ -134,17 +138,44 @@ describe('the table', () => {
     }
   });
 
-  it('decisions.md: of the tax documents patur and ngo issue 400 only; murshe and company every type; every dealer the commercial papers', () => {
+  it('decisions.md: of the tax documents patur and ngo issue 400 only (and ngo 405); murshe and company every other type; every dealer the commercial papers', () => {
     const commercial = [10, 100, 200, 210, 300];
     expect(rows.filter((r) => !r.taxDocument).map((r) => r.code)).toEqual(commercial);
     for (const dealer of DEALER_TYPES) {
       for (const code of DOC_TYPE_CODES) {
-        expect(docTypeAllowed(dealer, code)).toBe(dealer === 'patur' || dealer === 'ngo' ? code === 400 || commercial.includes(code) : true);
+        const exempt = dealer === 'patur' || dealer === 'ngo';
+        const allowed = code === 405 ? dealer === 'ngo' : exempt ? code === 400 || commercial.includes(code) : true;
+        expect(docTypeAllowed(dealer, code)).toBe(allowed);
       }
     }
     expect(docTypeRefusal('patur')).toBe(
       'a patur business issues price quotes (10), orders (100), delivery notes (200), return notes (210), transaction invoices (300), receipts (400) only',
     );
+    expect(docTypeRefusal('company')).toMatch(/receipts \(400\) only$/);
+    expect(docTypeRefusal('ngo')).toMatch(/, receipts \(400\), donation receipts \(405\) only$/);
+  });
+
+  it('decisions.md: a 405 is the one donation receipt, a receipt of its own series posted as donation income', () => {
+    expect(rows.filter((r) => r.donation).map((r) => r.code)).toEqual([405]);
+    const r = DOC_TYPES[405];
+    expect([r.taxDocument, r.series, r.totalsFrom, r.payments, r.carriesVat, r.withholding, r.allocation]).toEqual([
+      true,
+      405,
+      'payments',
+      'are-the-total',
+      false,
+      false,
+      false,
+    ]);
+    expect(r.creditedBy).toEqual({ docType: 405, as: 'negative' });
+    expect(r.openfrmt).toMatchObject({ exported: true, c100: 'receipt', d110: false, d120: true });
+    // Dr the means of payment / Cr donation income, never revenue or output VAT (outside the VAT report).
+    expect(journalOfDocument(snapshotOf(405), 'ngo').lines).toEqual([
+      { account: paymentAccount(1), side: 1, amount: 10_000 },
+      { account: DONATION_INCOME, side: 2, amount: 10_000 },
+    ]);
+    expect(chartOf('ngo').get(DONATION_INCOME)).toMatchObject({ kind: 'revenue', trialBalanceCode: '400' });
+    expect(chartOf('patur').has(DONATION_INCOME)).toBe(false);
   });
 
   it('decisions.md: quotes are not exported (OPENFRMT 1.31 has no code); a 300 says it is not a tax invoice', () => {
@@ -219,7 +250,7 @@ describe('the modules decide as the table says', () => {
   });
 
   it('drafts: lines, payments, withholding and a discount refused as the rules say', () => {
-    const draft = (docType: DocType, over: Partial<DraftFields> = {}): DraftFields => ({
+    const baseDraft = (docType: DocType, over: Partial<DraftFields> = {}): DraftFields => ({
       docType,
       party: null,
       priceMode: 'net',
@@ -239,23 +270,30 @@ describe('the modules decide as the table says', () => {
       ...over,
     });
     const line = { description: 'x', quantity: 1, unitPriceExVat: 10_000, sku: null, unit: 'u', lineDiscount: 0, amount: 10_000 };
+    const donor = { partyId: null, key: null, name: 'תורם', taxId: '123456782', phone: null, email: null, address: null };
     for (const code of DRAFT_DOC_TYPE_CODES) {
       const r = DOC_TYPES[code];
+      // A dealer that may issue the type; a donation receipt names its donor by ID number.
+      const dealer = r.issuedBy.includes('company') ? 'company' : r.issuedBy[0];
+      const draft = (docType: DocType, over: Partial<DraftFields> = {}) => baseDraft(docType, { ...(r.donation ? { party: donor } : {}), ...over });
       const ok = { lines: [line] };
-      if (r.linesRequired) expect(() => checkDraft(draft(code), 'company')).toThrow(/at least one line/);
-      else expect(() => checkDraft(draft(code), 'company')).not.toThrow();
-      const paid = () => checkDraft(draft(code, { ...ok, payments: [payment(100)] }), 'company');
+      if (r.linesRequired) expect(() => checkDraft(draft(code), dealer)).toThrow(/at least one line/);
+      else expect(() => checkDraft(draft(code), dealer)).not.toThrow();
+      if (r.donation) expect(() => checkDraft(draft(code, { party: null }), dealer)).toThrow(/needs the donor's ID number/);
+      const paid = () => checkDraft(draft(code, { ...ok, payments: [payment(100)] }), dealer);
       if (r.payments === 'none') expect(paid).toThrow(`a ${code} ${r.noun} carries no payments; use a 320 invoice/receipt or a 400 receipt`);
       else expect(paid).not.toThrow();
-      const withheld = () => checkDraft(draft(code, { ...ok, withholdingAmount: 100 }), 'company');
+      const withheld = () => checkDraft(draft(code, { ...ok, withholdingAmount: 100 }), dealer);
       if (r.withholding) expect(withheld).not.toThrow();
       else expect(withheld).toThrow(`withholding is recorded on receipts (320, 400), not on a ${code}`);
-      const discounted = () => checkDraft(draft(code, { ...ok, discountAmount: 100 }), 'company');
+      const discounted = () => checkDraft(draft(code, { ...ok, discountAmount: 100 }), dealer);
       if (r.totalsFrom === 'payments') expect(discounted).toThrow(/has no document discount/);
       else expect(discounted).not.toThrow();
     }
-    expect(() => checkDraft(draft(305, { lines: [line] }), 'patur')).toThrow(/^docType: a patur business issues price quotes \(10\), .*receipts \(400\) only$/);
-    for (const code of [10, 100, 200, 210, 300] as const) expect(() => checkDraft(draft(code, { lines: [line] }), 'patur')).not.toThrow();
+    expect(() => checkDraft(baseDraft(305, { lines: [line] }), 'patur')).toThrow(
+      /^docType: a patur business issues price quotes \(10\), .*receipts \(400\) only$/,
+    );
+    for (const code of [10, 100, 200, 210, 300] as const) expect(() => checkDraft(baseDraft(code, { lines: [line] }), 'patur')).not.toThrow();
   });
 
   it('credit notes: the reversing type and its kind come from creditedBy', () => {
@@ -320,6 +358,6 @@ describe('the modules decide as the table says', () => {
     const input = (DraftCreate as unknown as { properties: { docType: { anyOf: { const: number }[]; description: string } } }).properties.docType;
     expect(input.anyOf.map((x) => x.const)).toEqual([...DRAFT_DOC_TYPE_CODES]);
     expect(DRAFT_DOC_TYPE_CODES).toEqual(rows.filter((r) => r.createdBy === 'draft').map((r) => r.code));
-    expect(input.description).toBe('10, 100, 200, 210, 300, 305, 320 or 400; a 330 is created only by the credit-note endpoint.');
+    expect(input.description).toBe('10, 100, 200, 210, 300, 305, 320, 400 or 405; a 330 is created only by the credit-note endpoint.');
   });
 });

@@ -15,11 +15,21 @@ describe('prints configuration', () => {
     expect(c).toEqual({
       signingP12: null,
       allocationWaitMs: 60_000,
+      donationReportWaitMs: 60_000,
       pendingRetryAfterSeconds: 2,
       emailPerMinute: 10,
       smtp: null,
       // One render thread fewer than the cores, at least one.
       workers: Math.max(1, availableParallelism() - 1),
+    });
+  });
+
+  it('reads PDF_DONATION_REPORT_WAIT_MS, and donations live only with both DONATIONS_API_URL and DONATIONS_API_KEY', () => {
+    expect(loadConfig({ ...base, PDF_DONATION_REPORT_WAIT_MS: '5000' }).prints.donationReportWaitMs).toBe(5_000);
+    expect(loadConfig(base).donations).toEqual({ live: null, timeoutMs: 10_000 });
+    expect(loadConfig({ ...base, DONATIONS_API_URL: 'https://d.example', DONATIONS_API_KEY: 'k' }).donations.live).toEqual({
+      baseUrl: 'https://d.example',
+      apiKey: 'k',
     });
   });
 

@@ -178,6 +178,8 @@ function q4Of(q: number): bigint {
 }
 
 const abs = (x: bigint) => (x < 0n ? -x : x);
+/** Appendix 1 receipts, written as clarification 4 says: 400 receipt, 405 donation receipt. */
+const RECEIPT_TYPES = new Set([400, 405]);
 
 /** Israel wall-clock date (YYYYMMDD) and time (HHMM) of an instant — the production date/time of 1205/1206. */
 const jerusalem = new Intl.DateTimeFormat('en-GB', {
@@ -855,6 +857,8 @@ function verifyDocument(
   const buyer = p?.taxId && /^\d{1,9}$/.test(p.taxId) ? p.taxId.padStart(9, '0') : '000000000';
   if (get(h, 1215) !== buyer) bad(h, 1215, `${tag}: buyer VAT number ${get(h, 1215)}, the party's is ${buyer}`);
   if (get(h, 1215) !== '000000000' && !validIsraeliId(get(h, 1215))) bad(h, 1215, `${tag}: buyer VAT number ${get(h, 1215)} fails its check digit`);
+  // A donation receipt identifies its donor (israel-tax.md §7: reported to the donation system by ID number).
+  if (doc.docType === 405 && get(h, 1215) === '000000000') bad(h, 1215, `${tag}: a donation receipt (405) without the donor's ID number`);
   if (get(h, 1217).trim() && S(h, 1217) !== 0n) bad(h, 1217, `${tag}: a foreign-currency total on a document in shekels`);
 
   // ---- recomputation from the API document (decisions.md "Money and tax")
@@ -871,7 +875,7 @@ function verifyDocument(
     if (BigInt(l.amount) !== lineAmounts[i])
       bad(h, null, `${tag} line ${i + 1}: the API's amount ${l.amount} ≠ round(${l.quantity} × ${l.unitPriceExVat}) − ${l.lineDiscount} = ${lineAmounts[i]}`);
   });
-  if (doc.docType === 400) {
+  if (RECEIPT_TYPES.has(doc.docType)) {
     if (T.inc !== payments || T.ex !== payments || T.vat !== 0n)
       bad(h, null, `${tag}: the API's totals ${T.ex}/${T.vat}/${T.inc} ≠ Σ payments ${payments} with VAT 0 (decisions.md: a receipt's total is Σ payments)`);
   } else {
@@ -895,7 +899,7 @@ function verifyDocument(
 
   // ---- C100 amounts (§4.3; signs §2.4(יב), clarifications 1, 4, 5)
   const c = { 1219: S(h, 1219), 1220: S(h, 1220), 1221: S(h, 1221), 1222: S(h, 1222), 1223: S(h, 1223), 1224: S(h, 1224) };
-  if (doc.docType === 400) {
+  if (RECEIPT_TYPES.has(doc.docType)) {
     const why = 'clarification 4: a receipt has 1219 = 1221 = 1223 = the amount received, 1220 = 1222 = 0, 1224 = withholding';
     eq(h, 1219, c[1219], payments, why);
     eq(h, 1220, c[1220], 0n, why);
@@ -935,7 +939,7 @@ function verifyDocument(
     bad(h, 1220, `${tag}: a discount written positive; clarification 5: "A discount reduces the document, so it is shown negative"`);
   if (c[1219] !== null && c[1220] !== null && c[1221] !== null && c[1219] - abs(c[1220]) !== c[1221] && !(c[1219] < 0n))
     bad(h, 1221, `${tag}: 1219 − |1220| = ${c[1219] - abs(c[1220])} ≠ 1221 ${c[1221]} (§7)`);
-  if (c[1221] !== null && c[1222] !== null && c[1223] !== null && doc.docType !== 400 && c[1221] + c[1222] !== c[1223])
+  if (c[1221] !== null && c[1222] !== null && c[1223] !== null && !RECEIPT_TYPES.has(doc.docType) && c[1221] + c[1222] !== c[1223])
     bad(h, 1223, `${tag}: 1221 + 1222 = ${c[1221] + c[1222]} ≠ 1223 ${c[1223]} (§7)`);
 
   // ---- D110 (§4.4)

@@ -39,6 +39,26 @@ export const EVENTS = {
       message: Type.String(),
     }),
   },
+  'document.donation_reported': {
+    description:
+      'The digital donation system took the report of an issued 405 donation receipt (kind `donation`) or of its cancellation by a credit (kind `cancellation`), and gave its report number.',
+    data: Type.Object({
+      documentId: Type.String(),
+      kind: Type.Union([Type.Literal('donation'), Type.Literal('cancellation')]),
+      reportNumber: Type.String(),
+      cancelsReportNumber: Nullable(Type.String({ description: 'For a cancellation: the report number of the donation it cancels.' })),
+    }),
+  },
+  'document.donation_report_failed': {
+    description: 'The digital donation system refused the report of a 405 (or of its cancellation), or reporting it failed for good.',
+    data: Type.Object({
+      documentId: Type.String(),
+      kind: Type.Union([Type.Literal('donation'), Type.Literal('cancellation')]),
+      status: Type.Union([Type.Literal('refused'), Type.Literal('failed')]),
+      code: Nullable(Type.String()),
+      message: Type.String(),
+    }),
+  },
   'allocation.connection_expiring': {
     description: "The business's connection to the tax authority expires soon (or has expired).",
     data: Type.Object({ businessId: Type.String(), expiresAt: Type.String(), expired: Type.Boolean() }),

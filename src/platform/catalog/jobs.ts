@@ -18,7 +18,7 @@ export interface RetryPolicy {
   backoff: Backoff;
 }
 
-/** No payload: the job's ref id (a document id for both jobs below) says everything. */
+/** No payload: the job's ref id (a document id for every job below) says everything. */
 const NoPayload = Type.Object({}, { additionalProperties: false });
 
 export const JOBS = {
@@ -32,6 +32,12 @@ export const JOBS = {
     description: 'Ask the tax authority for the allocation number of an issued document (src/allocation).',
     payload: NoPayload,
     // 10 s, 30 s, 90 s … capped at 1 h: the PDF of the document waits for the answer.
+    retry: { maxAttempts: 10, backoff: { firstMs: 10_000, factor: 3, capMs: 3_600_000 } },
+  },
+  'document.donation_report': {
+    description: 'Report an issued 405 donation receipt (or, for its credit, the cancellation) to the digital donation system (src/donations).',
+    payload: NoPayload,
+    // As the allocation request: the PDF of the receipt waits for the report number.
     retry: { maxAttempts: 10, backoff: { firstMs: 10_000, factor: 3, capMs: 3_600_000 } },
   },
 } as const satisfies Record<string, { description: string; payload: TSchema; retry: RetryPolicy }>;

@@ -15,6 +15,7 @@ export const ERROR_REASONS = [
   'too_large',
   'doc_type_not_allowed',
   'allocation_required',
+  'donation_approval_missing',
   'payments_mismatch',
   'unbalanced',
   'unknown_account',

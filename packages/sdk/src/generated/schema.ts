@@ -397,6 +397,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/businesses/{bid}/documents/{id}/donation-report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An issued 405 donation receipt's report to the Tax Authority's digital donation system: its state and report number
+         * @description After issue, a 405 is reported in the background (the sandbox reports to a simulator); its credit (a negative 405) reports the cancellation. The PDF waits for the report number (PDF_DONATION_REPORT_WAIT_MS) and prints it. Events `document.donation_reported` and `document.donation_report_failed`. 404 for a draft or a document of another type.
+         */
+        get: operations["getDonationReport"];
+        put?: never;
+        /**
+         * Ask the digital donation system again for a 405 whose report failed (its retries ran out)
+         * @description A `failed` report goes back to `pending` and is reported again in the background: 202 with the report. Any other state: 409 `conflict` (a report number or a refusal is final; a pending report is already being reported).
+         */
+        post: operations["retryDonationReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -1215,7 +1239,7 @@ export interface components {
              * @description Stable machine code, one of a closed list.
              * @enum {string}
              */
-            reason: "validation" | "unauthorized" | "forbidden" | "approval_required" | "not_found" | "conflict" | "not_draft" | "pdf_pending" | "too_large" | "doc_type_not_allowed" | "allocation_required" | "payments_mismatch" | "unbalanced" | "unknown_account" | "account_closed" | "period_closed" | "rate_limited" | "limit_reached" | "quota_exceeded" | "internal" | "provider" | "unconfigured" | "unavailable";
+            reason: "validation" | "unauthorized" | "forbidden" | "approval_required" | "not_found" | "conflict" | "not_draft" | "pdf_pending" | "too_large" | "doc_type_not_allowed" | "allocation_required" | "donation_approval_missing" | "payments_mismatch" | "unbalanced" | "unknown_account" | "account_closed" | "period_closed" | "rate_limited" | "limit_reached" | "quota_exceeded" | "internal" | "provider" | "unconfigured" | "unavailable";
             /** @description The id of the request (also the X-Request-Id header and the reqId of its log lines). */
             requestId: string;
         };
@@ -1224,10 +1248,10 @@ export interface components {
             businessId: string;
             status: "draft" | "issued";
             /**
-             * @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt.
+             * @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt, 405 donation receipt.
              * @enum {integer}
              */
-            docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400;
+            docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400 | 405;
             docNumber: number | null;
             allocationNumber: string | null;
             party: {
@@ -1256,10 +1280,10 @@ export interface components {
                 source?: {
                     documentId: string;
                     /**
-                     * @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt.
+                     * @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt, 405 donation receipt.
                      * @enum {integer}
                      */
-                    docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400;
+                    docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400 | 405;
                     docNumber: number;
                     /** @description The source's line, from 0. */
                     index: number;
@@ -1352,20 +1376,20 @@ export interface components {
             convertedFrom: {
                 id: string;
                 /**
-                 * @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt.
+                 * @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt, 405 donation receipt.
                  * @enum {integer}
                  */
-                docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400;
+                docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400 | 405;
                 docNumber: number;
             }[];
             /** @description The issued documents converted from this one, by type and number. On an issued document as GET, issue and credit-note answer it; lists and drafts leave it out. */
             convertedTo?: {
                 id: string;
                 /**
-                 * @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt.
+                 * @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt, 405 donation receipt.
                  * @enum {integer}
                  */
-                docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400;
+                docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400 | 405;
                 docNumber: number;
             }[];
         };
@@ -1417,6 +1441,21 @@ export interface components {
                 footerText: string | null;
                 template: "classic" | "stripe";
             };
+            /** @description An ngo's approval under section 46 of the Income Tax Ordinance: its number and the days it is valid (both included). A 405 donation receipt is issued only on a day inside them (else 422 `donation_approval_missing`) and prints it. Only an ngo holds one; null clears it. */
+            section46Approval: {
+                /** @description The approval number, as the Tax Authority wrote it. */
+                number: string;
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
+                 */
+                validFrom: string;
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
+                 */
+                validTo: string;
+            } | null;
             /**
              * @description The account's approval: live documents are issued once it is `approved`.
              * @enum {string}
@@ -1547,12 +1586,26 @@ export interface components {
                 };
             };
         };
+        /** DonationReport */
+        DonationReport: {
+            documentId: string;
+            /** @description `donation` for a 405; `cancellation` for the negative 405 its credit issued. */
+            kind: "donation" | "cancellation";
+            /** @description `pending` until the system answers (also while live has no client: then `error` starts with `unconfigured`); `reported` with `reportNumber`; `refused` (final) or `failed` (retries ran out) with `error`. */
+            status: "pending" | "reported" | "refused" | "failed";
+            reportNumber: string | null;
+            cancelsReportNumber: string | null;
+            error: string | null;
+            /** Format: date-time */
+            requestedAt: string;
+            decidedAt: string | null;
+        };
         /** WebhookEndpointWithSecret */
         WebhookEndpointWithSecret: {
             id: string;
             url: string;
             /** @description Events received; empty means all. */
-            events: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test")[];
+            events: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "document.donation_reported" | "document.donation_report_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test")[];
             businessId: string | null;
             active: boolean;
             disabledAt: string | null;
@@ -1570,7 +1623,7 @@ export interface components {
             id: string;
             url: string;
             /** @description Events received; empty means all. */
-            events: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test")[];
+            events: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "document.donation_reported" | "document.donation_report_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test")[];
             businessId: string | null;
             active: boolean;
             disabledAt: string | null;
@@ -1599,7 +1652,7 @@ export interface components {
              * @description An event name (see Events).
              * @enum {string}
              */
-            event: "document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test";
+            event: "document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "document.donation_reported" | "document.donation_report_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test";
             businessId: string | null;
             /** @enum {unknown} */
             status: "pending" | "delivered" | "failed";
@@ -1636,7 +1689,7 @@ export interface components {
              * @description An event name (docs/webhooks.md, Events).
              * @enum {string}
              */
-            type: "document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test";
+            type: "document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "document.donation_reported" | "document.donation_report_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test";
             /**
              * @description The database the event was recorded in (the key’s mode).
              * @enum {string}
@@ -2082,9 +2135,25 @@ export interface operations {
                         320?: number;
                         330?: number;
                         400?: number;
+                        405?: number;
                     };
                     /** @description The VAT reporting period the VAT office set: `monthly` (default) or `bimonthly`. `period=YYYY-MM` of the VAT report and the PCN874 file means the business's period holding that month. */
                     vatReportingPeriod?: "monthly" | "bimonthly";
+                    /** @description An ngo's approval under section 46 of the Income Tax Ordinance: its number and the days it is valid (both included). A 405 donation receipt is issued only on a day inside them (else 422 `donation_approval_missing`) and prints it. Only an ngo holds one; null clears it. */
+                    section46Approval?: {
+                        /** @description The approval number, as the Tax Authority wrote it. */
+                        number: string;
+                        /**
+                         * Format: date
+                         * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
+                         */
+                        validFrom: string;
+                        /**
+                         * Format: date
+                         * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
+                         */
+                        validTo: string;
+                    } | null;
                     /**
                      * @description At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported.
                      * @example {
@@ -2363,9 +2432,25 @@ export interface operations {
                         320?: number;
                         330?: number;
                         400?: number;
+                        405?: number;
                     };
                     /** @description The VAT reporting period the VAT office set: `monthly` (default) or `bimonthly`. `period=YYYY-MM` of the VAT report and the PCN874 file means the business's period holding that month. */
                     vatReportingPeriod?: "monthly" | "bimonthly";
+                    /** @description An ngo's approval under section 46 of the Income Tax Ordinance: its number and the days it is valid (both included). A 405 donation receipt is issued only on a day inside them (else 422 `donation_approval_missing`) and prints it. Only an ngo holds one; null clears it. */
+                    section46Approval?: {
+                        /** @description The approval number, as the Tax Authority wrote it. */
+                        number: string;
+                        /**
+                         * Format: date
+                         * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
+                         */
+                        validFrom: string;
+                        /**
+                         * Format: date
+                         * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
+                         */
+                        validTo: string;
+                    } | null;
                     /** @description Replaces the stored metadata whole; null clears it. At most 20 keys of 1–40 characters from [A-Za-z0-9_.-], each with a string value of at most 500 characters. Yours to use (an order number, a CRM id); never printed or exported. */
                     metadata?: {
                         [key: string]: string;
@@ -5563,6 +5648,236 @@ export interface operations {
             };
         };
     };
+    getDonationReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
+                bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        donationReport: components["schemas"]["DonationReport"];
+                    };
+                };
+            };
+            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retryDonationReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The business's id (`biz_…`), as createBusiness or listBusinesses answers it. */
+                bid: string;
+                /** @description The id of the object the path names (a document `doc_…`, a party `pty_…`, an expense `exp_…`…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        donationReport: components["schemas"]["DonationReport"];
+                    };
+                };
+            };
+            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is of a type this endpoint does not take (`validation`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Service-Mode": components["headers"]["ServiceMode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: {
@@ -5672,7 +5987,7 @@ export interface operations {
                     /** @description HTTPS only; must reach a public host. */
                     url: string;
                     /** @description Events to receive; empty means all. */
-                    events?: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test")[];
+                    events?: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "document.donation_reported" | "document.donation_report_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test")[];
                     businessId?: string | null;
                 };
             };
@@ -6026,7 +6341,7 @@ export interface operations {
                     /** @description HTTPS only; must reach a public host. */
                     url?: string;
                     /** @description Events to receive; empty means all. */
-                    events?: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test")[];
+                    events?: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "document.donation_reported" | "document.donation_report_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test")[];
                     /** @description `true` re-arms an endpoint that was disabled after repeated failures. */
                     active?: boolean;
                 };
@@ -6514,7 +6829,7 @@ export interface operations {
                      */
                     since?: string;
                     /** @description Only these events; default: all (`failed`) or the endpoint's own filter (`since`). */
-                    events?: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test")[];
+                    events?: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "document.donation_reported" | "document.donation_report_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test")[];
                 };
             };
         };
@@ -6634,7 +6949,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these event names: repeat the parameter (`type=a&type=b`) or separate them with commas. */
-                type?: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test")[];
+                type?: ("document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "document.donation_reported" | "document.donation_report_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test")[];
                 /** @description Only the events of this business. */
                 businessId?: string;
                 /** @description Only events created strictly after this instant. */
@@ -8169,8 +8484,8 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "draft" | "issued";
-                /** @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt. */
-                docType?: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400;
+                /** @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt, 405 donation receipt. */
+                docType?: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400 | 405;
                 /** @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31 */
                 from?: string;
                 /** @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31 */
@@ -8317,8 +8632,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description 10, 100, 200, 210, 300, 305, 320 or 400; a 330 is created only by the credit-note endpoint. */
-                    docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 400;
+                    /** @description 10, 100, 200, 210, 300, 305, 320, 400 or 405; a 330 is created only by the credit-note endpoint. */
+                    docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 400 | 405;
                     party?: ({
                         partyId: string;
                     } | {
@@ -8767,8 +9082,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description 10, 100, 200, 210, 300, 305, 320 or 400; a 330 is created only by the credit-note endpoint. */
-                    docType?: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 400;
+                    /** @description 10, 100, 200, 210, 300, 305, 320, 400 or 405; a 330 is created only by the credit-note endpoint. */
+                    docType?: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 400 | 405;
                     party?: ({
                         partyId: string;
                     } | {
@@ -9294,7 +9609,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The type of the draft: a 10 into 100, 200, 300, 305 or 320; a 100 into 200, 300, 305 or 320; a 200 into 210, 300, 305 or 320; a 300 into 305 or 320. Any other pair answers 409 conflict. */
-                    docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 400;
+                    docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 400 | 405;
                     /** @description A part of the source (a partial delivery or invoice). Leave out to take what is left of every line. */
                     lines?: {
                         /** @description The line's position among the source's lines, from 0. */
@@ -9430,8 +9745,8 @@ export interface operations {
     getContinuityReport: {
         parameters: {
             query?: {
-                /** @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt. */
-                docType?: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400;
+                /** @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt, 405 donation receipt. */
+                docType?: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400 | 405;
             };
             header?: never;
             path: {
@@ -9456,10 +9771,10 @@ export interface operations {
                         report: {
                             byDocType: {
                                 /**
-                                 * @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt.
+                                 * @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt, 405 donation receipt.
                                  * @enum {integer}
                                  */
-                                docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400;
+                                docType: 10 | 100 | 200 | 210 | 300 | 305 | 320 | 330 | 400 | 405;
                                 /** @description Smallest stored issued number; null when none. */
                                 first: number | null;
                                 /** @description Largest stored issued number; null when none. */
