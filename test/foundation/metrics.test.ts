@@ -59,6 +59,8 @@ describe('/metrics access', () => {
 
 describe('/metrics content', () => {
   it('counts requests by route pattern and status, with Node defaults and pool gauges', async () => {
+    // The registry is the process's: what this test adds is read against what was there before it.
+    const before = (await scrape()).raw.toString();
     const b = await env.business(a.test);
     await env.call('GET', `/v1/businesses/${b.id}`, { key: a.test });
     await env.call('GET', `/v1/businesses/${b.id}`, { key: a.test });
@@ -67,12 +69,13 @@ describe('/metrics content', () => {
     expect(r.status).toBe(200);
     expect(String(r.headers['content-type'])).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = r.raw.toString();
-    expect(sample(text, 'pinkas_http_requests_total{method="GET",route="/v1/businesses/:bid",status_code="200"}')).toBe(2);
-    expect(sample(text, 'pinkas_http_requests_total{method="POST",route="/v1/businesses",status_code="201"}')).toBe(1);
-    expect(sample(text, 'pinkas_http_requests_total{method="GET",route="unmatched",status_code="404"}')).toBe(1);
+    const added = (series: string) => (sample(text, series) ?? 0) - (sample(before, series) ?? 0);
+    expect(added('pinkas_http_requests_total{method="GET",route="/v1/businesses/:bid",status_code="200"}')).toBe(2);
+    expect(added('pinkas_http_requests_total{method="POST",route="/v1/businesses",status_code="201"}')).toBe(1);
+    expect(added('pinkas_http_requests_total{method="GET",route="unmatched",status_code="404"}')).toBe(1);
     // Never the raw URL: one series per route, not per business.
     expect(text).not.toContain(b.id);
-    expect(sample(text, 'pinkas_http_request_duration_seconds_count{method="GET",route="/v1/businesses/:bid",status_code="200"}')).toBe(2);
+    expect(added('pinkas_http_request_duration_seconds_count{method="GET",route="/v1/businesses/:bid",status_code="200"}')).toBe(2);
     expect(text).toContain('pinkas_http_request_duration_seconds_bucket{le="0.005",method="GET",route="/v1/businesses/:bid",status_code="200"}');
     expect(sample(text, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
     expect(sample(text, 'pinkas_db_pool_connections{mode="live"}')).toBeGreaterThanOrEqual(1);
