@@ -219,6 +219,8 @@ describe('partial credits of a document in a foreign currency, at its own rate',
     // OPENFRMT: each credit's D110 in shekels names the original (1256/1257) and says 1267 = 1264 × 1265 − 1266.
     const exp = await env.call('POST', `${base}/exports/openfrmt`, { key: a.test, body: { from: '2026-04-01', to: '2026-04-30' } });
     expect(exp.body.exportRun?.verification, JSON.stringify(exp.body)).toMatchObject({ ok: true });
+    const iv = await verifyExportThroughApi(env, a.test, bid, { fileId: exp.body.file.id, from: '2026-04-01', to: '2026-04-30' });
+    expect(iv.defects.map(formatDefect)).toEqual([]);
     const d110 = (await exportRecords(exp.body.file.id)).filter((x) => x.startsWith('D110')).map((x) => parseRecord('D110', x).fields);
     const of330 = d110.filter((l) => l[1253] === '330').map((l) => [l[1256], l[1257].trim(), ...[1264, 1265, 1266, 1267].map((f) => signedValue(l[f]))]);
     expect(of330).toEqual([
