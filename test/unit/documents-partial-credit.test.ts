@@ -111,6 +111,20 @@ describe('a foreign-currency document credited in parts, at its own rate', () =>
     expect(partialCreditOf({ original: pins, soFar, request: {} })!.ils.totalExVat).toBe(6);
   });
 
+  it('a document priced including VAT: the shekel lines include it, and the amount before VAT is what is left of them', () => {
+    // 2 × $11.80 with VAT: $20.00 + $3.60. In shekels 2 × 43.12 (43.1231) = 86.24, VAT 13.16 (13.1562): 73.08 before VAT.
+    const gross = {
+      ...usd,
+      priceMode: 'gross',
+      lines: [{ ...line('Box', 2, 1_180), amountIls: 8_624 }],
+      totals: totals(2_000, 360),
+      ils: totals(7_308, 1_316),
+    } as unknown as DocumentSnapshot;
+    const [one, rest] = creditInTurn(gross, [{ lines: [{ index: 0, quantity: 1 }] }, {}]);
+    expect([one.totals, one.ils]).toEqual([totals(1_000, 180), totals(3_654, 658)]);
+    expect([rest.totals, rest.ils, rest.lines[0].amountIls, rest.full]).toEqual([totals(1_000, 180), totals(3_654, 658), 4_312, true]);
+  });
+
   it('a shekel document keeps its totals as its shekels and no line amount in shekels', () => {
     const ils = {
       ...usd,
