@@ -6,7 +6,8 @@
  *
  * In the month: a 305 with a fractional quantity and discounts to a saved customer, credited by a line,
  * by an amount and then by the rest; a 320 paid by card and cheque with tax withheld; a 400 against the
- * 305; a 305 credited whole; a USD export invoice at 0% to a foreign buyer credited in part; expenses at
+ * 305; a 305 credited whole; a USD export invoice at 0% to a foreign buyer credited by a line, an amount
+ * and the rest; expenses at
  * full, fixed-asset, 2/3 and zero recognition, one above the allocation threshold without the supplier's
  * number, its storno and redraft with the number, one dated in the closed February; a supplier payment;
  * and the refusals (a date in the closed month, a date after today, a date before its series).
@@ -127,6 +128,7 @@ beforeAll(async () => {
     lines: [{ description: 'Software licence', quantity: 4, unitPriceExVat: 50_000 }],
   });
   docs.usdByLine = await credit(docs.usd.id, { lines: [{ index: 0, quantity: 1 }] });
+  docs.usdByAmount = await credit(docs.usd.id, { amount: 33_333 });
   const corrected = await ok('POST', `/expenses/${docs.big.id}/correction`, { redraft: true });
   await ok('PATCH', `/expenses/${corrected.draft.id}`, { allocationNumber: '202603779' }, 200);
   docs.redrafted = (await ok('POST', `/expenses/${corrected.draft.id}/record`)).expense;
@@ -156,10 +158,10 @@ describe('the findings, as the API answers them', () => {
     expect(docs.late.warnings.map((w: any) => w.code)).toEqual(['posted_in_open_period']);
     expect(docs.usd.warnings).toEqual([]);
     expect(docs.usd.ils.totalIncVat).toBe(730_900);
-    // The 305 credited by a line, an amount and the rest; the USD invoice by a line and the rest: both whole.
+    // The 305 and the USD invoice credited by a line, an amount and the rest: both whole, to the agora in shekels.
     for (const [orig, credits] of [
       [docs.inv, [docs.byLine, docs.byAmount, docs.rest]],
-      [docs.usd, [docs.usdByLine, docs.usdRest]],
+      [docs.usd, [docs.usdByLine, docs.usdByAmount, docs.usdRest]],
     ] as const) {
       const ils = (d: any) => d.ils ?? d;
       expect(credits.reduce((s: number, c: any) => s + ils(c).totalIncVat, 0)).toBe(ils(orig).totalIncVat);
