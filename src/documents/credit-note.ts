@@ -94,10 +94,10 @@ export function reversalOf(original: DocumentRow, reason: string | null): Omit<D
   };
 }
 
-/** A partial credit's content in place of the mirror's lines and totals (shekel documents only: `ils` is `totals`). */
+/** A partial credit's content in place of the mirror's lines and totals (and, in a foreign currency, shekel figures). */
 function withPart(whole: ReturnType<typeof reversalOf>, part: PartialCredit | null): ReturnType<typeof reversalOf> {
   if (!part) return { ...whole, credited: { kind: 'whole' } };
-  return { ...whole, lines: part.lines, totals: part.totals, ils: part.totals, credited: part.credited };
+  return { ...whole, lines: part.lines, totals: part.totals, ils: part.ils, credited: part.credited };
 }
 
 /** The reversing document's snapshot: the original's content (or the part credited), today's dealer and branding, its own number, dated the day it is issued. */
@@ -192,9 +192,11 @@ async function earlierCredits(tx: Tx, businessId: string, originalId: string): P
 function partOf(original: DocumentRow, credit: CreditRule, earlier: DocumentSnapshot[], request: CreditRequest): PartialCredit | null {
   if (credit.as === 'negative') {
     if (request.lines || request.amount !== undefined) {
+      // A receipt attests money received (bookkeeping instructions §5); its negative receipt hands back
+      // the same means of payment (the cheque, the card charge). Money returned in part is a new payment out.
       throw validation(
         request.lines ? 'body.lines' : 'body.amount',
-        `a ${original.docType} is reversed whole by a negative receipt; partial credits are of invoices (305, 320)`,
+        `a ${original.docType} is reversed whole by a negative receipt that hands back its means of payment; money returned in part is a new payment, not a correction of the receipt — partial credits are of invoices (305, 320) (docs/documents.md "Partial credit notes")`,
       );
     }
     if (earlier.length > 0) throw conflict(`document ${original.id} was already credited`);

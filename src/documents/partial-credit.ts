@@ -10,6 +10,8 @@
  * document is (VAT Law §21 and regulation 24: a credit note corrects the VAT of the invoice it names).
  *
  * A line's discount and the document discount are shared out the same way, by the quantity credited.
+ * A document in a foreign currency is credited in its currency at its own rate; its credits' shekel
+ * figures are partial-credit-ils.ts's. A receipt is reversed whole (credit-note.ts).
  */
 import { divideHalfAwayFromZero, roundHalfAwayFromZero, scaledQuantity } from '../platform/money.ts';
 import { conflict, validation } from '../platform/errors.ts';
@@ -18,6 +20,7 @@ import { decimalsProblemOf } from '../openfrmt/index.ts';
 import { DEFAULT_UNIT } from './draft-input.ts';
 import { lineAmount } from './totals.ts';
 import type { CreditedPart, DocumentLine, DocumentSnapshot, Totals } from './snapshot.ts';
+import { creditShekels, type IlsSoFar } from './partial-credit-ils.ts';
 
 /** The body's choice: lines of the original with quantities, or an amount in agorot before VAT; neither is the whole. */
 export interface CreditRequest {
@@ -31,6 +34,9 @@ export interface CreditedSoFar {
   totalExVat: number;
   vatAmount: number;
   totalIncVat: number;
+  discountAmount: number;
+  /** Their shekel totals (a shekel document's are its totals). */
+  ils: IlsSoFar;
   /** Σ the line amounts of credits by lines (the base of the document discount's share). */
   linesTotal: number;
   quantities: number[];
@@ -40,12 +46,26 @@ const Q = 4;
 const q4 = (quantity: number) => scaledQuantity(quantity, Q);
 
 export function creditedSoFar(original: DocumentSnapshot, credits: DocumentSnapshot[]): CreditedSoFar {
-  const soFar: CreditedSoFar = { count: 0, totalExVat: 0, vatAmount: 0, totalIncVat: 0, linesTotal: 0, quantities: original.lines.map(() => 0) };
+  const soFar: CreditedSoFar = {
+    count: 0,
+    totalExVat: 0,
+    vatAmount: 0,
+    totalIncVat: 0,
+    discountAmount: 0,
+    ils: { totalExVat: 0, vatAmount: 0, totalIncVat: 0 },
+    linesTotal: 0,
+    quantities: original.lines.map(() => 0),
+  };
   for (const c of credits) {
     soFar.count += 1;
     soFar.totalExVat += c.totals.totalExVat;
     soFar.vatAmount += c.totals.vatAmount;
     soFar.totalIncVat += c.totals.totalIncVat;
+    soFar.discountAmount += c.totals.discountAmount;
+    const ils = c.ils ?? c.totals;
+    soFar.ils.totalExVat += ils.totalExVat;
+    soFar.ils.vatAmount += ils.vatAmount;
+    soFar.ils.totalIncVat += ils.totalIncVat;
     // A credit before issue 29 (no `credited`) was whole: every quantity.
     const part = c.credited ?? { kind: 'whole' };
     if (part.kind === 'whole') original.lines.forEach((l, i) => (soFar.quantities[i] += q4(l.quantity)));
@@ -109,6 +129,8 @@ function oneLine(description: string, price: number): DocumentLine {
 export interface PartialCredit {
   lines: DocumentLine[];
   totals: Totals;
+  /** Its shekel figures: the totals of a shekel document; a foreign-currency one's at the original's rate (partial-credit-ils.ts). */
+  ils: Totals;
   credited: CreditedPart;
   /** The credits, this one with them, reach the original's total: the original is credited in full. */
   full: boolean;
@@ -143,8 +165,6 @@ export function partialCreditOf(a: { original: DocumentSnapshot; soFar: Credited
   const field = request.lines ? 'body.lines' : request.amount !== undefined ? 'body.amount' : 'body';
   if (request.lines && request.amount !== undefined) throw validation('body', 'give lines or amount, not both (neither credits the whole document)');
   if (field === 'body' && soFar.count === 0) return null;
-  if (o.currency && o.currency !== SHEKEL)
-    throw validation(field, `a document in ${o.currency} is credited whole, at once; partial credits are of shekel documents`);
   const { lines, discountAmount, credited } = creditContent(o, soFar, request);
   const totals = creditTotals({ priceMode: o.priceMode, vatRateBp: o.vatRateBp, before: soFar, own: sum(lines) - discountAmount, discountAmount });
   if (totals.totalIncVat <= 0 || totals.totalExVat < 0) throw validation(field, `the credit comes to ${totals.totalIncVat} agorot: nothing to credit`);
@@ -155,5 +175,9 @@ export function partialCreditOf(a: { original: DocumentSnapshot; soFar: Credited
       `the credit (${totals.totalExVat} agorot before VAT, ${totals.totalIncVat} with VAT) is more than the ${soFar.count} earlier credit notes left of the document's total: ${leftEx} before VAT, ${leftInc} with VAT`,
     );
   }
-  return { lines, totals, credited, full: totals.totalExVat === leftEx && totals.totalIncVat === leftInc };
+  const full = totals.totalExVat === leftEx && totals.totalIncVat === leftInc;
+  if (!o.currency || o.currency === SHEKEL || !o.exchangeRate || !o.ils) return { lines, totals, ils: totals, credited, full };
+  // A foreign-currency document: the shekel figures at the original's rate, kept in step with the currency's.
+  const shekels = creditShekels({ original: o, before: soFar, lines, totals, credited, closesCurrency: full });
+  return { lines: shekels.lines, totals, ils: shekels.ils, credited, full };
 }

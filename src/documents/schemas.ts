@@ -220,7 +220,8 @@ export const CreditNoteBody = Type.Object(
         {
           minItems: 1,
           maxItems: 500,
-          description: 'A partial credit of chosen lines (305/320 in shekels). Leave out `lines` and `amount` to credit the whole document.',
+          description:
+            "A partial credit of chosen lines (305/320, in any currency: a foreign one's at the original's rate). Not of a receipt (400), which is reversed whole. Leave out `lines` and `amount` to credit the whole document.",
         },
       ),
     ),
@@ -228,7 +229,8 @@ export const CreditNoteBody = Type.Object(
       Type.Integer({
         minimum: 1,
         maximum: maxAgorot('totalExVat'),
-        description: "A partial credit of an amount in agorot before VAT (305/320 in shekels); its VAT at the original's rate. Not with `lines`.",
+        description:
+          "A partial credit of an amount before VAT, in the original's minor units (agorot for shekels); its VAT at the original's rate. 305/320 only, not a receipt. Not with `lines`.",
       }),
     ),
   },

@@ -117,20 +117,28 @@ function exVat(gross: number, rateBp: number): number {
  * are its frozen shekel totals, with its total in the currency in 1217 and the code in 1218; D110
  * line totals and D120 payments are the shekel amounts frozen at issue (docs/currency.md), which add
  * up to the shekel totals exactly; unit prices and line discounts are converted one by one, as issue
- * converted them to make each line's amount (so 1267 = 1264 × 1265 − 1266).
+ * converted them to make each line's amount (so 1267 = 1264 × 1265 − 1266); a line of one with no
+ * discount writes its amount as its price (the same figure, or a credit's remainder closing in shekels).
  */
+type Line = DocumentSnapshot['lines'][number];
+
 function shekelFigures(snap: DocumentSnapshot) {
   const currency = snap.currency ?? SHEKEL;
   const rate = snap.exchangeRate ?? null;
   const t = snap.ils ?? snap.totals;
   const lineAmounts = ilsLineAmounts(snap);
   const payments = ilsPaymentAmounts(snap);
-  if (currency === SHEKEL || rate === null) return { t, foreign: null, lineAmounts, unit: (x: number) => x, payments };
+  if (currency === SHEKEL || rate === null) return { t, foreign: null, lineAmounts, unit: (x: number) => x, unitOf: (l: Line) => l.unitPriceExVat, payments };
+  const unit = (x: number) => toAgorot(x, currency, rate);
   return {
     t,
     foreign: { total: toHundredths(snap.totals.totalIncVat, currency), currency },
     lineAmounts,
-    unit: (x: number) => toAgorot(x, currency, rate),
+    unit,
+    // A line of one, with no discount, is its amount: what is left of a document credited in parts is
+    // such a line, whose shekels close the original's to the agora (documents/partial-credit-ils.ts).
+    // Issued before issue 29 (no amountIls), a line is written as it was then.
+    unitOf: (l: Line) => (l.amountIls !== undefined && l.quantity === 1 && l.lineDiscount === 0 ? l.amountIls : unit(l.unitPriceExVat)),
     payments,
   };
 }
@@ -182,7 +190,7 @@ export function exportDocument(snap: DocumentSnapshot): ExportDocument {
           description: l.description,
           unit: l.unit || 'יחידה',
           quantity: written.amounts === 'positive' ? Math.abs(l.quantity) : l.quantity,
-          unitPriceExVat: sign(gross ? exVat(money.unit(l.unitPriceExVat), snap.vatRateBp) : money.unit(l.unitPriceExVat)),
+          unitPriceExVat: sign(gross ? exVat(money.unitOf(l), snap.vatRateBp) : money.unitOf(l)),
           lineDiscount: Math.abs(gross ? exVat(money.unit(l.lineDiscount), snap.vatRateBp) : money.unit(l.lineDiscount)),
           lineTotal: sign(gross ? exVat(money.lineAmounts[i], snap.vatRateBp) : money.lineAmounts[i]),
           vatRateBp: snap.vatRateBp,

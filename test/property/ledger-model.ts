@@ -412,3 +412,58 @@ export function pcnOfExpense(x: ExpenseDraft, sign: 1 | -1, date: string): strin
   const number = id ? String(x.body.supplierDocNumber).replace(/\D/g, '').slice(-9).padStart(9, '0') : '000000001';
   return `${id ? 'T' : 'K'} ${id ?? '000000000'} ${ymd(date)} 0000 ${number} ${Math.abs(toShekels(sign * x.deductible))} ${toShekels(sign * x.exVat)} ${allocation}`;
 }
+
+/** What the credits of a document took so far (issue 29, partial credits): totals and each line's quantity in ten-thousandths. */
+export interface CreditedSoFar {
+  ex: number;
+  vat: number;
+  inc: number;
+  quantities: number[];
+}
+
+export interface CreditRequest {
+  body: Record<string, unknown>;
+  kind: 'whole' | 'lines' | 'amount' | 'remainder';
+  /** The amount asked for, for `amount`. */
+  amount?: number;
+}
+
+/**
+ * A credit of an issued document (docs/documents.md "Partial credit notes"): a receipt whole; an invoice whole,
+ * by chosen lines and quantities, by an amount before VAT (now and then beyond what is left), or, after
+ * earlier credits, with no body for what they left.
+ */
+export function genCreditRequest(g: Gen, doc: any, soFar: CreditedSoFar | undefined): CreditRequest {
+  const body: Record<string, unknown> = { reason: 'החזרה' };
+  if (doc.docType === 400 || (!soFar && g.chance(0.35))) return { body, kind: 'whole' };
+  const r = g.float();
+  if (soFar && r < 0.25) return { body, kind: 'remainder' };
+  if (r < 0.6) {
+    const open = doc.lines
+      .map((l: any, index: number) => ({ index, left: Math.round(l.quantity * 10_000) - (soFar?.quantities[index] ?? 0) }))
+      .filter((x: { left: number }) => x.left > 0);
+    if (open.length) {
+      const { index, left } = g.pick(open) as { index: number; left: number };
+      const choices = [left / 10_000, ...(left >= 5_000 ? [0.5] : []), ...(left >= 10_000 ? [g.int(1, Math.floor(left / 10_000))] : [])];
+      return { body: { ...body, lines: [{ index, quantity: g.pick(choices) }] }, kind: 'lines' };
+    }
+  }
+  const leftEx = doc.totalExVat - (soFar?.ex ?? 0);
+  const amount = g.chance(0.1) ? leftEx + g.int(3, 1_000) : g.int(1, Math.max(1, leftEx));
+  return { body: { ...body, amount }, kind: 'amount', amount };
+}
+
+/**
+ * A credit note's VAT, rounded over the credits of its document so far (docs/documents.md "Partial credit notes"):
+ * round(VAT of everything credited with it) − round(VAT of what was credited before); in `gross` mode the amount
+ * before VAT is rounded so. Written here apart from src.
+ */
+export function creditVatOf(doc: any, before: CreditedSoFar, credit: { totalExVat: number; totalIncVat: number }): number {
+  const r = BigInt(doc.vatRateBp);
+  if (doc.priceMode === 'gross') {
+    const exOf = (inc: number) => divRound(BigInt(inc) * 10_000n, 10_000n + r);
+    return credit.totalIncVat - Number(exOf(before.inc + credit.totalIncVat) - exOf(before.inc));
+  }
+  const vatOf = (ex: number) => divRound(BigInt(ex) * r, 10_000n);
+  return Number(vatOf(before.ex + credit.totalExVat) - vatOf(before.ex));
+}

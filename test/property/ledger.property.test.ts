@@ -11,7 +11,11 @@
  * every other business: a later expense dated inside a closed month has its entry on the first open day after
  * it (1 February or 1 March) and says so (`posted_in_open_period`); a document, manual entry or reversal
  * dated there is refused with 422 period_closed. A document dated before the latest of its series is
- * refused 409 (issue 29: dates in order); a credit note is dated the day it is issued.
+ * refused 409 (issue 29: dates in order); a credit note is dated the day it is issued. Issue 29's partial
+ * credits: a 305/320 is credited whole, by chosen lines and quantities, by an amount (now and then beyond what
+ * is left: 409), and after partial credits by the rest; each credit's VAT is recomputed here over the credits
+ * so far, the credits never pass the original, and the original shows cancelledByDocumentId from the credit
+ * that reaches its whole total on, and only then.
  * Facts are backdated (mostly a few days, sometimes weeks). Then, on 5 April, it checks:
  *  - every entry balanced with two lines or more, entry numbers 1..n, one entry per fact, dated where the
  *    closed periods put it;
@@ -41,10 +45,12 @@ import { formatDefect, readExportZip } from '../verifier/openfrmt-verifier.ts';
 import {
   addDays,
   addEffect,
+  creditVatOf,
   documentEffect,
   expenseEffect,
   Gen,
   genDocument,
+  genCreditRequest,
   genExpense,
   manualEffect,
   MANUAL_TEMPLATES,
@@ -52,6 +58,7 @@ import {
   pcnOfExpense,
   vatDealer,
   zeroEffect,
+  type CreditedSoFar,
   type Dealer,
   type Effect,
   type ExpenseDraft,
@@ -98,7 +105,10 @@ interface Biz {
   latestOfSeries: Map<number, string>;
   facts: Fact[];
   issued: { doc: any; treatment: Treatment }[];
+  /** Credited in full (a receipt: reversed). */
   credited: Set<string>;
+  /** Credited in part so far (issue 29). */
+  partlyCredited: Map<string, CreditedSoFar>;
   recorded: { id: string; draft: ExpenseDraft }[];
   stornoed: Set<string>;
   manual: { id: string; template: ManualTemplate; amount: number }[];
@@ -188,10 +198,39 @@ async function step(g: Gen, b: Biz, today: string, counts: Record<string, number
     const open = b.issued.filter((x) => !b.credited.has(x.doc.id));
     if (!open.length) return;
     const orig = g.pick(open);
-    b.credited.add(orig.doc.id);
-    const c = (await ok('POST', `${base}/documents/${orig.doc.id}/credit-note`, { reason: 'החזרה' })).document;
-    expect(c.docType, `seed ${SEED}`).toBe(orig.doc.docType === 400 ? 400 : 330);
+    const o = orig.doc;
+    const before = b.partlyCredited.get(o.id) ?? { ex: 0, vat: 0, inc: 0, quantities: o.lines.map(() => 0) };
+    const req = genCreditRequest(g, o, b.partlyCredited.get(o.id));
+    const tag = `seed ${SEED} ${b.key} credit ${JSON.stringify(req.body)} of ${o.docType} #${o.docNumber} ${o.priceMode} (credited before ${JSON.stringify(before)})`;
+    const res = await call('POST', `${base}/documents/${o.id}/credit-note`, req.body);
+    const leftEx = o.totalExVat - before.ex;
+    // Beyond what is left: an amount above it, or a line split so its rounding passes it by an agora (the
+    // amount's VAT too in `gross` mode). An amount well inside it is always taken, one well beyond never.
+    if (req.kind === 'amount' && req.amount! > leftEx + 2) expect([res.status, res.body.reason], tag).toEqual([409, 'conflict']);
+    if (res.status === 409) {
+      expect(req.kind === 'lines' || (req.kind === 'amount' && req.amount! >= leftEx - 2), tag).toBe(true);
+      expect(res.body.error, tag).toMatch(/is more than the \d+ earlier credit notes left/);
+      counts.creditBeyondRemainder = (counts.creditBeyondRemainder ?? 0) + 1;
+      return;
+    }
+    expect(res.status, `${tag} → ${JSON.stringify(res.body)}`).toBe(201);
+    const c = res.body.document;
+    expect(c.docType, tag).toBe(o.docType === 400 ? 400 : 330);
     expect(c.documentDate, `seed ${SEED}: a credit note is dated the day it is issued`).toBe(today);
+    // Credits never pass the original; its VAT is rounded over the credits so far; the original is cancelled
+    // by the credit that reaches its whole total, and only by it.
+    const after = { ex: before.ex + c.totalExVat, vat: before.vat + c.vatAmount, inc: before.inc + c.totalIncVat, quantities: [...before.quantities] };
+    if (c.docType === 330) {
+      expect(c.vatAmount, tag).toBe(creditVatOf(o, before, c));
+      expect(after.ex <= o.totalExVat && after.inc <= o.totalIncVat && after.vat <= o.vatAmount, tag).toBe(true);
+      for (const l of req.kind === 'lines' ? (req.body.lines as { index: number; quantity: number }[]) : [])
+        after.quantities[l.index] += Math.round(l.quantity * 10_000);
+    }
+    const full = c.docType === 400 || (after.ex === o.totalExVat && after.inc === o.totalIncVat);
+    if (req.kind === 'whole' || req.kind === 'remainder') expect(full, tag).toBe(true);
+    expect((await ok('GET', `${base}/documents/${o.id}`)).document.cancelledByDocumentId, tag).toBe(full ? c.id : null);
+    if (full) b.credited.add(o.id);
+    else b.partlyCredited.set(o.id, after);
     b.latestOfSeries.set(c.docType, today);
     b.facts.push({
       kind: 'document',
@@ -200,9 +239,10 @@ async function step(g: Gen, b: Biz, today: string, counts: Record<string, number
       entryDate: entryDateOf(b, c.documentDate),
       effect: documentEffect(b.dealer, c, orig.treatment),
       pcn: pcnOfDocument(b.dealer, c, orig.treatment),
-      what: `credit ${c.docType} #${c.docNumber} of ${orig.doc.docNumber}`,
+      what: `credit ${c.docType} #${c.docNumber} of ${o.docNumber}`,
     });
-    counts[c.docType === 330 ? 'doc330' : 'doc400neg'] = (counts[c.docType === 330 ? 'doc330' : 'doc400neg'] ?? 0) + 1;
+    const kind = c.docType === 330 ? `credit330${req.kind}` : 'doc400neg';
+    counts[kind] = (counts[kind] ?? 0) + 1;
   } else if (r < 0.76) {
     const x = genExpense(g, b.dealer, backdated());
     const draft = await ok('POST', `${base}/expenses`, x.body);
@@ -355,6 +395,7 @@ describe('property: the books tie over a random quarter of documents, expenses, 
         facts: [],
         issued: [],
         credited: new Set(),
+        partlyCredited: new Map(),
         recorded: [],
         stornoed: new Set(),
         manual: [],

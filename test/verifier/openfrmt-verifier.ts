@@ -27,10 +27,13 @@
  *    acquirer and deal-type codes §5.2–§5.4; cheque fields), the totals the API answers recomputed
  *    from lines and payments (decisions.md "Money and tax"; a credit note's VAT rounded with the credits of
  *    its base document before it, issue 29), and the sums of §7 (1219 − |1220| = 1221,
- *    1221 + 1222 = 1223, Σ1267 = 1219, Σ1312 = 1223 [− 1224 on a 320]).
+ *    1221 + 1222 = 1223, Σ1267 = 1219, Σ1312 = 1223 [− 1224 on a 320]);
+ *  - a foreign-currency document (issue 29): its shekel figures recomputed from its rate (shekels.ts), the
+ *    frozen ones the API answers compared with them, and its records checked against them; 1217/1218.
  */
 import { unzipSync } from 'fflate';
 import iconv from 'iconv-lite';
+import { foreignTotal, foreignWritten, isForeign, type Written } from './shekels.ts';
 import {
   ACQUIRERS,
   APPENDIX1_DOC_TYPES,
@@ -64,6 +67,8 @@ export interface ApiDocument {
     amount: number;
     /** A line converted from another document (POST …/convert): its base document, D110 1256/1257. */
     source?: { documentId: string; docType: number; docNumber: number; index: number };
+    /** A foreign-currency document's line in agorot. */
+    amountIls?: number;
   }[];
   payments: {
     method: number;
@@ -76,7 +81,11 @@ export interface ApiDocument {
     cardCompany: string | null;
     cardName: string | null;
     cardTxType: string | null;
+    amountIls?: number;
   }[];
+  currency?: string;
+  exchangeRate?: string | null;
+  ils?: { totalExVat: number; vatAmount: number; totalIncVat: number; discountAmount: number; withholdingAmount: number } | null;
   documentDate: string;
   valueDate: string;
   vatRateBp: number | null;
@@ -859,7 +868,13 @@ function verifyDocument(
   if (get(h, 1215) !== '000000000' && !validIsraeliId(get(h, 1215))) bad(h, 1215, `${tag}: buyer VAT number ${get(h, 1215)} fails its check digit`);
   // A donation receipt identifies its donor (israel-tax.md §7: reported to the donation system by ID number).
   if (doc.docType === 405 && get(h, 1215) === '000000000') bad(h, 1215, `${tag}: a donation receipt (405) without the donor's ID number`);
-  if (get(h, 1217).trim() && S(h, 1217) !== 0n) bad(h, 1217, `${tag}: a foreign-currency total on a document in shekels`);
+  const foreign = isForeign(doc);
+  if (foreign) {
+    // C100/1217–1218: the total in its currency (hundredths) and the code (Appendix 2); positive on a credit note.
+    const total = foreignTotal(doc);
+    if (S(h, 1217) !== (doc.docType === 330 ? abs(total) : total)) bad(h, 1217, `${tag}: ${get(h, 1217)}, the total in ${doc.currency} is ${total} hundredths`);
+    if (get(h, 1218) !== doc.currency) bad(h, 1218, `${tag}: currency ${JSON.stringify(get(h, 1218))}, the document's is ${doc.currency}`);
+  } else if (get(h, 1217).trim() && S(h, 1217) !== 0n) bad(h, 1217, `${tag}: a foreign-currency total on a document in shekels`);
 
   // ---- recomputation from the API document (decisions.md "Money and tax")
   const rate = BigInt(doc.vatRateBp ?? 0);
@@ -897,6 +912,52 @@ function verifyDocument(
     if (doc.docType === 320 && payments !== T.inc - wh) bad(h, null, `${tag}: Σ payments ${payments} ≠ total ${T.inc} − withholding ${wh} (decisions.md)`);
   }
 
+  // ---- what the records carry: a foreign-currency document's shekels (shekels.ts), else its own figures
+  const w: Written = foreign
+    ? foreignWritten(doc, byId, (reason) => bad(h, null, `${tag}: ${reason}`))
+    : {
+        T,
+        disc,
+        wh,
+        prices: doc.lines.map((l) => BigInt(l.unitPriceExVat)),
+        lineDiscounts: doc.lines.map((l) => BigInt(l.lineDiscount)),
+        lineAmounts,
+        payments: doc.payments.map((x) => BigInt(x.amount)),
+      };
+  {
+    const { T, disc, wh, lineAmounts } = w;
+    const linesSum = lineAmounts.reduce((a, b) => a + b, 0n);
+    const payments = w.payments.reduce((a, b) => a + b, 0n);
+    writtenAmounts({ doc, h, lines, pays, byId, branches, tag, T, disc, wh, lineAmounts, linesSum, payments, w, gross, rate, toEx, eq, near, S, num, bad });
+  }
+}
+
+/** C100, D110 and D120 against the figures they must carry (`w`). */
+function writtenAmounts(x: {
+  doc: ApiDocument;
+  h: Rec;
+  lines: Rec[];
+  pays: Rec[];
+  byId: Map<string, ApiDocument>;
+  branches: boolean;
+  tag: string;
+  T: Written['T'];
+  disc: bigint;
+  wh: bigint;
+  lineAmounts: bigint[];
+  linesSum: bigint;
+  payments: bigint;
+  w: Written;
+  gross: boolean;
+  rate: bigint;
+  toEx: (x: bigint) => bigint;
+  eq: (r: Rec, field: number, got: bigint | null, want: bigint, why: string) => void;
+  near: (r: Rec, field: number, got: bigint | null, want: bigint, tol: bigint, why: string) => void;
+  S: (r: Rec, id: number) => bigint | null;
+  num: (r: Rec, id: number) => bigint;
+  bad: (r: Rec, field: number | null, reason: string) => void;
+}) {
+  const { doc, h, lines, pays, byId, branches, tag, T, disc, wh, lineAmounts, linesSum, payments, w, gross, rate, toEx, eq, near, S, num, bad } = x;
   // ---- C100 amounts (§4.3; signs §2.4(יב), clarifications 1, 4, 5)
   const c = { 1219: S(h, 1219), 1220: S(h, 1220), 1221: S(h, 1221), 1222: S(h, 1222), 1223: S(h, 1223), 1224: S(h, 1224) };
   if (RECEIPT_TYPES.has(doc.docType)) {
@@ -981,8 +1042,8 @@ function verifyDocument(
       bad(r, 1263, `${tag} line ${i + 1}: unit ${JSON.stringify(get(r, 1263).trim())}, the API's ${JSON.stringify(l.unit)}`);
     const q = q4Of(l.quantity);
     eq(r, 1264, S(r, 1264), q, `quantity ${l.quantity} with 4 implied decimals`);
-    const price = BigInt(l.unitPriceExVat);
-    const ld = BigInt(l.lineDiscount);
+    const price = w.prices[i];
+    const ld = w.lineDiscounts[i];
     if (gross) {
       eq(r, 1265, S(r, 1265), toEx(price), 'unit price excl. VAT (a gross price brought to ex-VAT, half away from zero)');
       eq(r, 1266, S(r, 1266), -toEx(ld), 'line discount excl. VAT, negative (clarification 5)');
@@ -1032,7 +1093,7 @@ function verifyDocument(
     if (!x) return;
     const want = methodCode(x.method);
     if (m !== want) bad(r, 1306, `${tag} payment ${i + 1}: method ${m}, the API's method ${x.method} is ${want} (§5.2)`);
-    eq(r, 1312, S(r, 1312), BigInt(x.amount), `payment ${i + 1}'s amount`);
+    eq(r, 1312, S(r, 1312), w.payments[i], `payment ${i + 1}'s amount`);
     const cheque = want === 2;
     const card = want === 3;
     for (const [f, v, label] of [

@@ -9458,14 +9458,14 @@ export interface operations {
                 "application/json": {
                     /** @description Printed on the credit note as its note. */
                     reason?: string;
-                    /** @description A partial credit of chosen lines (305/320 in shekels). Leave out `lines` and `amount` to credit the whole document. */
+                    /** @description A partial credit of chosen lines (305/320, in any currency: a foreign one's at the original's rate). Not of a receipt (400), which is reversed whole. Leave out `lines` and `amount` to credit the whole document. */
                     lines?: {
                         /** @description The line's position among the original's lines, from 0. */
                         index: number;
                         /** @description How much of the line to credit, at most what earlier credits left of it; at most 4 decimals (OPENFRMT D110/1264). */
                         quantity: number;
                     }[];
-                    /** @description A partial credit of an amount in agorot before VAT (305/320 in shekels); its VAT at the original's rate. Not with `lines`. */
+                    /** @description A partial credit of an amount before VAT, in the original's minor units (agorot for shekels); its VAT at the original's rate. 305/320 only, not a receipt. Not with `lines`. */
                     amount?: number;
                 };
             };
