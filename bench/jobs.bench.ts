@@ -19,7 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { sql } from 'drizzle-orm';
-import type { Database } from '../src/platform/db/engine.ts';
+import type { Database, Executor } from '../src/platform/db/engine.ts';
 import { releaseJobLeases } from '../src/platform/jobs.ts';
 import { serverDatabases } from './databases.ts';
 import { graphileQueue, pinkasQueue, type Handle, type Queue } from './jobs/queues.ts';
@@ -39,8 +39,11 @@ const load = () =>
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const refsOf = (prefix: string, n = N) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
 
-/** N transactions, C in flight: the business row, and its job when a queue is given. */
-async function transactions(db: Database, refs: string[], queue?: Queue) {
+/** What a business transaction adds beside its row (nothing for the row alone). */
+type Add = (tx: Executor, ref: string) => Promise<unknown>;
+
+/** N transactions, C in flight: the business row, and what `add` adds. */
+async function transactions(db: Database, refs: string[], add?: Add) {
   const ms: number[] = [];
   let next = 0;
   const t0 = performance.now();
@@ -51,7 +54,7 @@ async function transactions(db: Database, refs: string[], queue?: Queue) {
         const t = performance.now();
         await db.db.transaction(async (tx) => {
           await tx.execute(sql`INSERT INTO bench_items(id) VALUES (${ref})`);
-          if (queue) await queue.enqueue(tx, ref);
+          if (add) await add(tx, ref);
         });
         ms.push(performance.now() - t);
       }
@@ -181,29 +184,42 @@ async function main() {
     const [pinkas, graphile] = queues;
     console.log(`${os.cpus().length} cores, ${N} jobs a measure, ${C} in flight, ${ROUNDS} rounds, Node ${process.version}; load ${load()}`);
 
-    // Warm-up, not measured: connections, prepared plans, the tables' first pages.
-    await transactions(db, refsOf('warm-row', 300));
-    for (const q of queues) {
-      await transactions(db, refsOf(`warm-${q.name}`, 300), q);
-      await drain(db, q, refsOf(`warm-${q.name}`, 300));
-    }
+    // What a transaction adds beside its row. The last two explain graphile-worker's cost: add_job
+    // without a job_key, and the pg_notify that add_job sends (a NOTIFY takes a cluster-wide lock at commit).
+    const writes: { name: string; add?: Add }[] = [
+      { name: 'row alone' },
+      { name: 'pinkas', add: pinkas.enqueue },
+      { name: 'graphile-worker', add: graphile.enqueue },
+      {
+        name: 'graphile-worker, no job_key',
+        add: (tx, ref) => tx.execute(sql`SELECT graphile_worker.add_job('bench', json_build_object('ref', ${ref}::text))`),
+      },
+      { name: 'row + pg_notify (no queue)', add: (tx, ref) => tx.execute(sql`SELECT pg_notify('bench_jobs', ${ref})`) },
+    ];
+    const keyless = () => gpool.query('DELETE FROM graphile_worker._private_jobs WHERE key IS NULL'); // not drained: the runner would take them
 
-    const fig = { row: [] as number[], enq: new Map<Queue, { tps: number[]; extra: number[] }>(), drain: new Map<Queue, number[]>() };
-    for (const q of queues) (fig.enq.set(q, { tps: [], extra: [] }), fig.drain.set(q, []));
+    // Warm-up, not measured: connections, prepared plans, the tables' first pages.
+    for (const w of writes) await transactions(db, refsOf(`warm-${w.name}`, 300), w.add);
+    await keyless();
+    for (const q of queues) await drain(db, q, refsOf(`warm-${q.name}`, 300));
+
+    const tps = new Map(writes.map((w) => [w.name, [] as number[]]));
+    const extra = new Map(writes.map((w) => [w.name, [] as number[]]));
+    const drained = new Map(queues.map((q) => [q, [] as number[]]));
     for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? queues : [...queues].reverse();
-      const row = await transactions(db, refsOf(`r${round}-row`));
-      fig.row.push(row.perSecond);
-      const parts = [`row alone ${row.perSecond.toFixed(0)} tx/s (${row.meanMs.toFixed(2)} ms)`];
-      for (const q of order) {
-        const e = await transactions(db, refsOf(`r${round}-${q.name}`), q);
-        fig.enq.get(q)!.tps.push(e.perSecond);
-        fig.enq.get(q)!.extra.push(e.meanMs - row.meanMs);
-        parts.push(`${q.name} ${e.perSecond.toFixed(0)} tx/s (+${(e.meanMs - row.meanMs).toFixed(2)} ms)`);
+      const parts: string[] = [];
+      const ms = new Map<string, number>();
+      for (const w of round % 2 === 0 ? writes : [...writes].reverse()) {
+        const e = await transactions(db, refsOf(`r${round}-${w.name}`), w.add);
+        tps.get(w.name)!.push(e.perSecond);
+        ms.set(w.name, e.meanMs);
+        parts.push(`${w.name} ${e.perSecond.toFixed(0)} tx/s`);
       }
-      for (const q of order) {
+      await keyless();
+      for (const w of writes) extra.get(w.name)!.push(ms.get(w.name)! - ms.get('row alone')!);
+      for (const q of round % 2 === 0 ? queues : [...queues].reverse()) {
         const d = await drain(db, q, refsOf(`r${round}-${q.name}`));
-        fig.drain.get(q)!.push(d.perSecond);
+        drained.get(q)!.push(d.perSecond);
         if (d.once !== N) throw new Error(`${q.name}: ${d.once} of ${N} jobs ran once (${d.more} more than once, ${d.never} never)`);
         parts.push(`drain ${q.name} ${d.perSecond.toFixed(0)} jobs/s (each once)`);
       }
@@ -211,13 +227,13 @@ async function main() {
     }
 
     console.log('\nmedians of the rounds:');
-    console.log(`  enqueue in the business transaction: row alone ${median(fig.row).toFixed(0)} tx/s`);
-    for (const q of queues) {
-      const e = fig.enq.get(q)!;
-      console.log(`    ${q.name.padEnd(16)} ${median(e.tps).toFixed(0)} tx/s, +${median(e.extra).toFixed(2)} ms a transaction`);
-    }
-    console.log(`  drain, ${C} at once:`);
-    for (const q of queues) console.log(`    ${q.name.padEnd(16)} ${median(fig.drain.get(q)!).toFixed(0)} jobs/s`);
+    console.log(`  a business transaction (row + job), ${C} in flight:`);
+    for (const w of writes)
+      console.log(
+        `    ${w.name.padEnd(28)} ${median(tps.get(w.name)!).toFixed(0).padStart(5)} tx/s   +${median(extra.get(w.name)!).toFixed(2)} ms a transaction`,
+      );
+    console.log(`  drain, ${C} at once, every job ran once:`);
+    for (const q of queues) console.log(`    ${q.name.padEnd(28)} ${median(drained.get(q)!).toFixed(0).padStart(5)} jobs/s`);
 
     console.log('\nchecks:');
     for (const q of queues) {
