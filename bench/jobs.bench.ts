@@ -37,6 +37,14 @@ const load = () =>
     .map((l) => l.toFixed(1))
     .join(' ');
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** Waits until `done()`; a runner that stopped working fails the bench instead of hanging it. */
+async function until(done: () => boolean | Promise<boolean>, what: string, boundMs = 600_000): Promise<void> {
+  const t0 = performance.now();
+  while (!(await done())) {
+    if (performance.now() - t0 > boundMs) throw new Error(`${what}: not within ${boundMs / 1000} s`);
+    await sleep(5);
+  }
+}
 const refsOf = (prefix: string, n = N) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
 
 /** What a business transaction adds beside its row (nothing for the row alone). */
@@ -79,8 +87,8 @@ async function drain(db: Database, queue: Queue, refs: string[]) {
     markDone(db, () => ran++),
     C,
   );
-  while (ran < refs.length) await sleep(5);
-  while ((await queue.pending(refs)) > 0) await sleep(5);
+  await until(() => ran >= refs.length, `${queue.name} drain`);
+  await until(async () => (await queue.pending(refs)) === 0, `${queue.name} drain`);
   const ms = performance.now() - t0;
   await runner.stop();
   const r = await db.pool.query<{ once: number; more: number; never: number }>(
@@ -104,11 +112,10 @@ async function enqueueOne(db: Database, queue: Queue, ref: string, times = 1, ro
 }
 
 /** Starts a runner and answers when `ref`'s job runs (ms from `since`), or null after `boundMs`; the runner is stopped. */
-async function timeToRun(queue: Queue, ref: string, since: number, boundMs: number, onOther?: Handle): Promise<number | null> {
+async function timeToRun(queue: Queue, ref: string, since: number, boundMs: number): Promise<number | null> {
   let at: number | null = null;
   const runner = await queue.start(async (r) => {
     if (r === ref) at ??= performance.now();
-    else await onOther?.(r);
   }, 1);
   while (at === null && performance.now() - since < boundMs) await sleep(10);
   await runner.stop();
@@ -125,7 +132,7 @@ async function pickup(db: Database, queue: Queue, samples: number): Promise<numb
     const ref = `pickup-${queue.name}-${i}`;
     const t = performance.now();
     await enqueueOne(db, queue, ref);
-    while (!started.has(ref)) await sleep(2);
+    await until(() => started.has(ref), `${queue.name} pickup`);
     ms.push(started.get(ref)! - t);
   }
   await runner.stop();

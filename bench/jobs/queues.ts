@@ -48,7 +48,7 @@ export function pinkasQueue(database: Database): Queue {
       let stopped = false;
       const loop = (async () => {
         while (!stopped) {
-          await runner.runDue('live').catch(() => {});
+          await runner.runDue('live').catch((err: unknown) => console.error('pinkas runner:', err));
           if (!stopped) await new Promise((r) => setTimeout(r, PINKAS_POLL_MS));
         }
       })();
