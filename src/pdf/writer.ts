@@ -40,6 +40,7 @@ interface Internals {
   _info: { data: { Subject?: Ref } };
   _pageBuffer: Page[];
   _write(data: string | Uint8Array): void;
+  push(chunk: unknown): boolean;
   _finalize(): void;
   _normalizeColor(color: string): number[] | null;
   _getColorSpace(color: number[]): string;
@@ -71,8 +72,25 @@ function collectAsText(ref: Ref): void {
   textOf.set(ref, parts);
 }
 
-/** A fill colour's operators as pdfkit writes them (fillColor), by colour. */
-const fillOps = new Map<string, string | null>();
+/** A colour's operators as pdfkit writes them (fillColor / strokeColor), by colour: fill and stroke. */
+const colorOps = [new Map<string, string | null>(), new Map<string, string | null>()];
+
+/**
+ * A paragraph as drawn: its lines wrapped, in visual order, with their widths. By base direction, then by font,
+ * size, box width and text: the labels and headings of a page repeat on every document. Bounded.
+ */
+type Paragraph = readonly { visual: string; width: number }[];
+const paragraphs = { rtl: new Map<string, Paragraph>(), ltr: new Map<string, Paragraph>() };
+/** Texts wrapped, by font, size, box width and text (bounded). */
+const wrapped = new Map<string, string[]>();
+const PARAGRAPHS = 20_000;
+
+/** `map` with `value` set under `key`, emptied first when full. */
+function remember<V>(map: Map<string, V>, key: string, value: V): V {
+  if (map.size >= PARAGRAPHS) map.clear();
+  map.set(key, value);
+  return value;
+}
 
 /** Deflates what was written to a stream reference (pdfkit then writes it as it is). */
 function deflateRef(ref: Ref): void {
@@ -81,6 +99,50 @@ function deflateRef(ref: Ref): void {
   if (ref.buffer.length === 0) return;
   ref.buffer = [deflateContent(Buffer.concat(ref.buffer))];
   ref.data.Filter = 'FlateDecode';
+}
+
+/** The file's `length` bytes from its chunks: each run of text lines written at once, not line by line. */
+function joinChunks(chunks: readonly (string | Uint8Array)[], length: number): Buffer {
+  const file = Buffer.allocUnsafe(length);
+  let at = 0;
+  let lines: string[] = [];
+  const flush = () => {
+    if (lines.length === 0) return;
+    at += file.write(`${lines.join('\n')}\n`, at, 'latin1');
+    lines = [];
+  };
+  for (const chunk of chunks) {
+    if (typeof chunk === 'string') lines.push(chunk);
+    else {
+      flush();
+      file.set(chunk, at);
+      at += chunk.length;
+    }
+  }
+  flush();
+  if (at !== length) throw new Error(`the file is ${at} bytes, pdfkit counted ${length}`);
+  return file;
+}
+
+/**
+ * pdfkit's document collecting the file as it is written, with the offsets it records: no stream between. (Reading
+ * the stream, even its header, queued a tick that held the whole document until the event loop turned, so renders
+ * run back to back in one task kept every document alive.)
+ */
+class CollectedDocument extends PDFDocument {
+  /** The file: lines of text (latin1, each to end with a newline) and bytes, joined at the end (joinChunks). */
+  declare chunks: (string | Uint8Array)[];
+
+  _write(data: string | Uint8Array): void {
+    // Called by pdfkit's constructor already, before this class's fields would be set.
+    (this.chunks ??= []).push(data);
+    (this as unknown as Internals)._offset += typeof data === 'string' ? data.length + 1 : data.length;
+  }
+
+  /** Nothing reads the stream: its end (push(null)) would queue a tick holding the document. */
+  override push(): boolean {
+    return true;
+  }
 }
 
 /**
@@ -93,9 +155,7 @@ function deflateRef(ref: Ref): void {
 export class PdfWriter {
   readonly doc: PDFKit.PDFDocument;
   y: number = PAGE.margin;
-  private readonly chunks: Uint8Array[] = [];
   private readonly layers = new Map<Page, VariantLayer>();
-  private readonly wrapped = new Map<string, string[]>();
   /** The font pdfkit has current ('he' or 'he-bold'). */
   private fontName = '';
 
@@ -109,7 +169,7 @@ export class PdfWriter {
     private readonly subjects: readonly string[] = [],
   ) {
     const subject = subjects[0];
-    this.doc = new PDFDocument({
+    this.doc = new CollectedDocument({
       size: 'A4',
       margins: { top: PAGE.margin, bottom: 10, left: PAGE.margin, right: PAGE.margin },
       bufferPages: true,
@@ -121,15 +181,7 @@ export class PdfWriter {
       // The writer deflates the page content itself (deflateContent); fonts and images come deflated.
       compress: false,
     });
-    // The file is collected as pdfkit writes it (no stream between), with the offsets it records; the header
-    // written by the constructor waits in the stream's buffer.
-    for (let chunk: Buffer | null; (chunk = this.doc.read() as Buffer | null) !== null;) this.chunks.push(chunk);
     const d = this.internals;
-    d._write = (data) => {
-      const bytes = typeof data === 'string' ? Buffer.from(`${data}\n`, 'latin1') : data;
-      this.chunks.push(bytes);
-      d._offset += bytes.length;
-    };
     const fonts = hebrewFonts();
     // pdfkit accepts a parsed fontkit font (its typings only list files and bytes).
     this.doc.registerFont('he', fonts.regular as unknown as Buffer);
@@ -204,21 +256,20 @@ export class PdfWriter {
     return size * 1.4;
   }
 
-  /** Lines of `text` in a box of `maxWidth`; measured once per document (sections measure, then draw). */
-  wrap(text: string, maxWidth: number, style: TextStyle = {}): string[] {
+  /** Lines of `text` in a box of `maxWidth` (sections measure, then draw): the array is shared, never to be changed. */
+  wrap(text: string, maxWidth: number, style: TextStyle = {}): readonly string[] {
     const bold = style.bold ?? false;
     const size = style.size ?? 10;
-    const runs = this.useFont(bold, size);
-    const key = `${bold ? 'b' : ''}${size}|${maxWidth}|${text}`;
-    let lines = this.wrapped.get(key);
-    if (!lines) {
-      const measure = (s: string) => runs.width(s, size);
-      // Most texts are one line as written: one measure instead of one per word.
-      const plain = !/[\r\n]| {2}|^ | $/.test(text);
-      lines = plain && measure(text) <= maxWidth ? [text] : wrapLogical(text, maxWidth, measure);
-      this.wrapped.set(key, lines);
-    }
-    return lines;
+    return this.wrapKeyed(this.useFont(bold, size), `${bold ? 'b' : ''}${size}|${maxWidth}|${text}`, text, maxWidth, size);
+  }
+
+  private wrapKeyed(runs: GlyphRuns, key: string, text: string, maxWidth: number, size: number): string[] {
+    const lines = wrapped.get(key);
+    if (lines) return lines;
+    const measure = (s: string) => runs.width(s, size);
+    // Most texts are one line as written: one measure instead of one per word.
+    const plain = !/[\r\n]| {2}|^ | $/.test(text);
+    return remember(wrapped, key, plain && measure(text) <= maxWidth ? [text] : wrapLogical(text, maxWidth, measure));
   }
 
   /**
@@ -227,19 +278,32 @@ export class PdfWriter {
    */
   text(text: string, x: number, w: number, y: number, style: TextStyle = {}): number {
     const size = style.size ?? 10;
-    const lines = this.wrap(text, w, style);
+    const bold = style.bold ?? false;
+    const dir = style.dir ?? 'rtl';
+    const runs = this.useFont(bold, size);
+    const key = `${bold ? 'b' : ''}${size}|${w}|${text}`;
+    const byKey = paragraphs[dir];
+    const lines =
+      byKey.get(key) ??
+      remember(
+        byKey,
+        key,
+        this.wrapKeyed(runs, key, text, w, size).map((line) => {
+          const visual = visualOrder(line, dir);
+          return { visual, width: runs.width(visual, size) };
+        }),
+      );
     const lh = this.lineHeight(size);
-    const runs = this.useFont(style.bold ?? false, size);
     this.fillColor(style.color ?? '#222222');
-    lines.forEach((line, i) => {
-      const visual = visualOrder(line, style.dir ?? 'rtl');
-      const lw = runs.width(visual, size);
-      const align = style.align ?? (style.dir === 'ltr' ? 'left' : 'right');
+    const align = style.align ?? (style.dir === 'ltr' ? 'left' : 'right');
+    const underline = style.underline ?? false;
+    for (let i = 0; i < lines.length; i++) {
+      const { visual, width: lw } = lines[i];
       const lx = align === 'right' ? x + w - lw : align === 'center' ? x + (w - lw) / 2 : x;
       const ly = y + i * lh;
-      this.drawLine(runs, visual, lx, ly, style.underline ?? false);
+      this.drawLine(runs, visual, lx, ly, underline);
       if (style.link) this.doc.link(lx, ly, lw, lh, style.link);
-    });
+    }
     return lines.length * lh;
   }
 
@@ -263,15 +327,22 @@ export class PdfWriter {
 
   /** pdfkit's fillColor for a colour string, its operators formatted once per colour. */
   private fillColor(color: string): void {
-    const d = this.internals;
-    let op = fillOps.get(color);
+    const op = this.colorOp(color, false);
+    if (op !== null) this.internals.page.content.write(op);
+    this.internals._fillColor = [color, undefined];
+  }
+
+  /** The operators pdfkit's fillColor (or strokeColor) writes for `color`; null when it writes none. */
+  private colorOp(color: string, stroke: boolean): string | null {
+    const ops = colorOps[stroke ? 1 : 0];
+    let op = ops.get(color);
     if (op === undefined) {
+      const d = this.internals;
       const normalized = d._normalizeColor(color);
-      op = normalized ? `/${d._getColorSpace(normalized)} cs\n${normalized.join(' ')} scn` : null;
-      fillOps.set(color, op);
+      op = normalized ? `/${d._getColorSpace(normalized)} ${stroke ? 'CS' : 'cs'}\n${normalized.join(' ')} ${stroke ? 'SCN' : 'scn'}` : null;
+      ops.set(color, op);
     }
-    if (op !== null) d.page.content.write(op);
-    d._fillColor = [color, undefined];
+    return op;
   }
 
   /** Height `text` would take in a box of width w. */
@@ -279,16 +350,25 @@ export class PdfWriter {
     return this.wrap(text, w, style).length * this.lineHeight(style.size ?? 10);
   }
 
+  // Boxes and lines: the operators pdfkit's save().rect().fill().restore() and the like write, written at once.
+
   rect(x: number, y: number, w: number, h: number, fill: string): void {
-    this.doc.save().rect(x, y, w, h).fill(fill).restore();
+    const op = this.colorOp(fill, false);
+    const n = pdfNumber;
+    this.internals.page.content.write(`q\n${n(x)} ${n(y)} ${n(w)} ${n(h)} re\n${op === null ? '' : `${op}\n`}f\nQ`);
+    this.internals._fillColor = [fill, undefined];
   }
 
   box(x: number, y: number, w: number, h: number, stroke: string, lineWidth = 0.8): void {
-    this.doc.save().lineWidth(lineWidth).rect(x, y, w, h).stroke(stroke).restore();
+    const op = this.colorOp(stroke, true);
+    const n = pdfNumber;
+    this.internals.page.content.write(`q\n${n(lineWidth)} w\n${n(x)} ${n(y)} ${n(w)} ${n(h)} re\n${op === null ? '' : `${op}\n`}S\nQ`);
   }
 
   rule(y: number, color = '#BBBBBB', x1: number = CONTENT.left, x2: number = CONTENT.right, lineWidth = 0.6): void {
-    this.doc.save().lineWidth(lineWidth).moveTo(x1, y).lineTo(x2, y).stroke(color).restore();
+    const op = this.colorOp(color, true);
+    const n = pdfNumber;
+    this.internals.page.content.write(`q\n${n(lineWidth)} w\n${n(x1)} ${n(y)} m\n${n(x2)} ${n(y)} l\n${op === null ? '' : `${op}\n`}S\nQ`);
   }
 
   /** Starts a new page when `h` more points do not fit above the footer; answers whether it did. */
@@ -314,7 +394,7 @@ export class PdfWriter {
       d._finalize = () => {
         try {
           finalize();
-          resolve(this.files(Buffer.concat(this.chunks)));
+          resolve(this.files(joinChunks((this.doc as CollectedDocument).chunks, d._offset)));
         } catch (err) {
           reject(err as Error);
         }
