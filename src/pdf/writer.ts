@@ -4,7 +4,7 @@ import { visualOrder, wrapLogical, type BaseDirection } from './bidi.ts';
 import { glyphRunsOf, pdfNumber, type GlyphRuns } from './glyph-runs.ts';
 import type { Variant } from './model.ts';
 import { shareEmbedding, type EmbeddedFont } from './shared-font.ts';
-import { deflateContent, spliceObjects, streamObject, stringObject } from './splice.ts';
+import { deflateContent, rawStreamObject, spliceObjects, stringObject } from './splice.ts';
 
 export const PAGE = { width: 595.28, height: 841.89, margin: 40, footerTop: 785 } as const;
 export const CONTENT = { left: PAGE.margin, right: PAGE.width - PAGE.margin, width: PAGE.width - 2 * PAGE.margin } as const;
@@ -92,11 +92,11 @@ function remember<V>(map: Map<string, V>, key: string, value: V): V {
   return value;
 }
 
-/** Deflates what was written to a stream reference (pdfkit then writes it as it is). */
-function deflateRef(ref: Ref): void {
+/** What was written to a stream reference as bytes, deflated or not (pdfkit then writes them as they are). */
+function closeRef(ref: Ref, deflate: boolean): void {
   const text = textOf.get(ref);
   if (text) ref.buffer = text.length === 0 ? [] : [Buffer.from(text.join(''), 'latin1')];
-  if (ref.buffer.length === 0) return;
+  if (ref.buffer.length === 0 || !deflate) return;
   ref.buffer = [deflateContent(Buffer.concat(ref.buffer))];
   ref.data.Filter = 'FlateDecode';
 }
@@ -383,9 +383,11 @@ export class PdfWriter {
   finish(): Promise<Buffer[]> {
     const d = this.internals;
     for (const layer of this.layers.values()) layer.ref.write('Q');
-    for (const page of d._pageBuffer) deflateRef(page.content as Ref);
+    for (const page of d._pageBuffer) closeRef(page.content as Ref, true);
+    // The variants' marks (~1 KB a page) go uncompressed: deflating them took two more zlib streams a pair,
+    // whose setup costs more than their bytes (+0.6 KB a file).
     for (const layer of this.layers.values()) {
-      deflateRef(layer.ref);
+      closeRef(layer.ref, false);
       layer.ref.end();
     }
     return new Promise((resolve, reject) => {
@@ -410,7 +412,7 @@ export class PdfWriter {
       ...this.variants.slice(1).map((_, i) => {
         const replaced = new Map<number, Buffer>();
         for (const layer of this.layers.values()) {
-          replaced.set(layer.ref.id, streamObject(layer.ref.id, Buffer.from(['q\n', ...layer.others[i], 'Q\n'].join(''), 'latin1')));
+          replaced.set(layer.ref.id, rawStreamObject(layer.ref.id, Buffer.from(['q\n', ...layer.others[i], 'Q\n'].join(''), 'latin1')));
         }
         const subject = d._info.data.Subject;
         if (subject && this.subjects[i + 1] !== undefined) replaced.set(subject.id, stringObject(subject.id, this.subjects[i + 1]));
