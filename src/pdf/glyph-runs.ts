@@ -60,6 +60,8 @@ function forEachWord(text: string, each: (word: string) => void): void {
 /** The words of one font (bounded; cleared when full, like the lines). */
 export class GlyphRuns {
   private readonly words = new Map<string, Word>();
+  /** Words laid out for pdfkit's text path (run()). */
+  private readonly runs = new Map<string, Run>();
   /** A line's TJ operator, or null when pdfkit must draw it. Labels and headings repeat on every document. */
   private readonly lines = new Map<string, string | null>();
   /** A text's advance (the sum of its words'): measured several times a document, the same labels in every one. */
@@ -79,8 +81,20 @@ export class GlyphRuns {
     );
   }
 
-  /** pdfkit's layoutRun: the glyphs strictly left to right (the text is in visual order already), in its units. */
+  /**
+   * pdfkit's layoutRun: the glyphs strictly left to right (the text is in visual order already), in its units.
+   * Only pdfkit's own text path asks (an underlined line: a business's website, on every one of its documents).
+   */
   run(text: string): Run {
+    let run = this.runs.get(text);
+    if (run === undefined) {
+      if (this.runs.size >= LINES) this.runs.clear();
+      this.runs.set(text, (run = this.scaledRun(text)));
+    }
+    return run;
+  }
+
+  private scaledRun(text: string): Run {
     const run = this.layout(text);
     const positions = run.positions.map((p, i) => ({
       xAdvance: p.xAdvance * this.scale,
