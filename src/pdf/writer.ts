@@ -1,10 +1,10 @@
-import PDFDocument from 'pdfkit';
 import { hebrewFonts } from './fonts.ts';
 import { visualOrder, wrapLogical, type BaseDirection } from './bidi.ts';
 import { glyphRunsOf, pdfNumber, type GlyphRuns } from './glyph-runs.ts';
 import type { Variant } from './model.ts';
 import { shareEmbedding, type EmbeddedFont } from './shared-font.ts';
 import { deflateContent, rawStreamObject, spliceObjects, stringObject } from './splice.ts';
+import { CollectedDocument, joinChunks } from './collected-document.ts';
 
 export const PAGE = { width: 595.28, height: 841.89, margin: 40, footerTop: 785 } as const;
 export const CONTENT = { left: PAGE.margin, right: PAGE.width - PAGE.margin, width: PAGE.width - 2 * PAGE.margin } as const;
@@ -99,50 +99,6 @@ function closeRef(ref: Ref, deflate: boolean): void {
   if (ref.buffer.length === 0 || !deflate) return;
   ref.buffer = [deflateContent(Buffer.concat(ref.buffer))];
   ref.data.Filter = 'FlateDecode';
-}
-
-/** The file's `length` bytes from its chunks: each run of text lines written at once, not line by line. */
-function joinChunks(chunks: readonly (string | Uint8Array)[], length: number): Buffer {
-  const file = Buffer.allocUnsafe(length);
-  let at = 0;
-  let lines: string[] = [];
-  const flush = () => {
-    if (lines.length === 0) return;
-    at += file.write(`${lines.join('\n')}\n`, at, 'latin1');
-    lines = [];
-  };
-  for (const chunk of chunks) {
-    if (typeof chunk === 'string') lines.push(chunk);
-    else {
-      flush();
-      file.set(chunk, at);
-      at += chunk.length;
-    }
-  }
-  flush();
-  if (at !== length) throw new Error(`the file is ${at} bytes, pdfkit counted ${length}`);
-  return file;
-}
-
-/**
- * pdfkit's document collecting the file as it is written, with the offsets it records: no stream between. (Reading
- * the stream, even its header, queued a tick that held the whole document until the event loop turned, so renders
- * run back to back in one task kept every document alive.)
- */
-class CollectedDocument extends PDFDocument {
-  /** The file: lines of text (latin1, each to end with a newline) and bytes, joined at the end (joinChunks). */
-  declare chunks: (string | Uint8Array)[];
-
-  _write(data: string | Uint8Array): void {
-    // Called by pdfkit's constructor already, before this class's fields would be set.
-    (this.chunks ??= []).push(data);
-    (this as unknown as Internals)._offset += typeof data === 'string' ? data.length + 1 : data.length;
-  }
-
-  /** Nothing reads the stream: its end (push(null)) would queue a tick holding the document. */
-  override push(): boolean {
-    return true;
-  }
 }
 
 /**
