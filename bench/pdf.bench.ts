@@ -163,7 +163,14 @@ async function poolThroughput(threads: number, count: number) {
 /** A server's services and app on a fresh pair of databases, a sandbox key and one business. */
 async function benchServer({ live, sandbox }: BenchDatabases) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'pinkas-bench-pdf-'));
-  const config = loadConfig({ PINKAS_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '10000000', DATA_DIR: dataDir });
+  const config = loadConfig({
+    PINKAS_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_MINUTE: '10000000',
+    DATA_DIR: dataDir,
+    // The render threads (default: cores - 1, as a server).
+    ...(process.env.PDF_WORKERS ? { PDF_WORKERS: process.env.PDF_WORKERS } : {}),
+  });
   const logger = createLogger('silent');
   const s = createServices(config, systemClock, logger, { live, sandbox });
   const app = await buildApp(s);

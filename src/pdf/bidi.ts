@@ -14,7 +14,7 @@ export type BaseDirection = 'rtl' | 'ltr';
  * so it must receive exactly what should appear from left to right.
  */
 export function visualOrder(logical: string, base: BaseDirection = 'rtl'): string {
-  if (logical === '') return '';
+  if (logical === '' || (base === 'ltr' && LEFT_TO_RIGHT_ONLY.test(logical))) return logical;
   const key = base === 'rtl' ? `r${logical}` : `l${logical}`;
   let visual = reordered.get(key);
   if (visual === undefined) {
@@ -24,6 +24,13 @@ export function visualOrder(logical: string, base: BaseDirection = 'rtl'): strin
   }
   return visual;
 }
+
+/**
+ * Text that a left-to-right paragraph leaves as it is: no right-to-left letter and no explicit embedding can raise
+ * a level above 0 (Latin to Armenian, general punctuation up to U+2027, currency signs). Amounts, dates and codes
+ * skip the bidi algorithm.
+ */
+const LEFT_TO_RIGHT_ONLY = /^[\u0000-\u058F\u2010-\u2027\u20A0-\u20CF]*$/;
 
 /** Lines reordered before: labels, headings and footers repeat on every document. Bounded. */
 const REORDERED_LINES = 20_000;

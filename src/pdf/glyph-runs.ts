@@ -5,7 +5,9 @@
 import type { Font, Glyph } from 'fontkit';
 import { ComposedRuns } from './composed-runs.ts';
 
-type Position = { xAdvance: number; xOffset: number; yOffset: number; advanceWidth: number };
+type Position = { xAdvance: number; yAdvance: number; xOffset: number; yOffset: number; advanceWidth: number };
+/** A glyph's place as fontkit lays it out, in font units. */
+type FontPosition = { xAdvance: number; yAdvance: number; xOffset: number; yOffset: number };
 /** A laid-out word as pdfkit's EmbeddedFont.layoutRun answers it: positions in thousandths of the font size. */
 interface Run {
   glyphs: Glyph[];
@@ -21,12 +23,15 @@ export interface SubsetFont {
 }
 
 /**
- * A word: up to and including a space or a tab, as pdfkit splits text. `pieces`: the TJ elements of its glyphs,
- * hex ids run together up to a glyph whose advance differs from its width (kerning), then that glyph's adjustment;
- * a trailing run has no adjustment. Built at first draw, which is when pdfkit adds glyphs to the subset.
+ * A word: up to and including a space or a tab, as pdfkit splits text. Kept small (a process keeps tens of
+ * thousands): its glyphs, its advance and each glyph's kerning (advance less width, in thousandths of the size).
+ * `pieces`: the TJ elements of its glyphs, hex ids run together up to a glyph whose advance differs from its width
+ * (kerning), then that glyph's adjustment; a trailing run has no adjustment. Built at first draw, which is when
+ * pdfkit adds glyphs to the subset.
  */
 interface Word {
-  run: Run;
+  glyphs: Glyph[];
+  kerns: number[];
   advance: number;
   /** Some glyph sits off its place (combining marks): pdfkit draws such a line with its own positioning. */
   offset: boolean;
@@ -55,6 +60,8 @@ function forEachWord(text: string, each: (word: string) => void): void {
 /** The words of one font (bounded; cleared when full, like the lines). */
 export class GlyphRuns {
   private readonly words = new Map<string, Word>();
+  /** Words laid out for pdfkit's text path (run()). */
+  private readonly runs = new Map<string, Run>();
   /** A line's TJ operator, or null when pdfkit must draw it. Labels and headings repeat on every document. */
   private readonly lines = new Map<string, string | null>();
   /** A text's advance (the sum of its words'): measured several times a document, the same labels in every one. */
@@ -67,40 +74,57 @@ export class GlyphRuns {
     this.composed = new ComposedRuns(font);
   }
 
-  /** fontkit's layout of a new word, left to right (from its characters when composed-runs.ts can vouch for it). */
-  private layout(text: string): Run {
-    const composed = this.composed.run(text);
-    if (composed === null) return this.font.layout(text, undefined, undefined, undefined, 'ltr') as unknown as Run;
-    return {
-      glyphs: composed.glyphs,
-      // Their widths are set with the scaling, as for fontkit's runs.
-      positions: composed.positions as unknown as Position[],
-      get advanceWidth() {
-        let width = 0;
-        for (const position of this.positions) width += position.xAdvance;
-        return width;
-      },
-    };
+  /** fontkit's layout of a new word, left to right (from its characters when composed-runs.ts can vouch for it), in font units. */
+  private layout(text: string): { glyphs: Glyph[]; positions: FontPosition[] } {
+    return (
+      this.composed.run(text) ?? (this.font.layout(text, undefined, undefined, undefined, 'ltr') as unknown as { glyphs: Glyph[]; positions: FontPosition[] })
+    );
   }
 
-  /** pdfkit's layoutRun: the glyphs strictly left to right (the text is in visual order already). */
+  /**
+   * pdfkit's layoutRun: the glyphs strictly left to right (the text is in visual order already), in its units.
+   * Only pdfkit's own text path asks (an underlined line: a business's website, on every one of its documents).
+   */
   run(text: string): Run {
-    return this.word(text).run;
+    let run = this.runs.get(text);
+    if (run === undefined) {
+      if (this.runs.size >= LINES) this.runs.clear();
+      this.runs.set(text, (run = this.scaledRun(text)));
+    }
+    return run;
+  }
+
+  private scaledRun(text: string): Run {
+    const run = this.layout(text);
+    const positions = run.positions.map((p, i) => ({
+      xAdvance: p.xAdvance * this.scale,
+      yAdvance: p.yAdvance * this.scale,
+      xOffset: p.xOffset * this.scale,
+      yOffset: p.yOffset * this.scale,
+      advanceWidth: run.glyphs[i].advanceWidth * this.scale,
+    }));
+    let advanceWidth = 0;
+    for (const position of positions) advanceWidth += position.xAdvance;
+    return { glyphs: run.glyphs, positions, advanceWidth };
   }
 
   private word(text: string): Word {
     let word = this.words.get(text);
     if (word === undefined) {
       if (this.words.size >= WORDS) this.words.clear();
-      const run = this.layout(text);
+      const { glyphs, positions } = this.layout(text);
+      const kerns = new Array<number>(glyphs.length);
+      let advance = 0;
       let offset = false;
-      for (let i = 0; i < run.positions.length; i++) {
-        const position = run.positions[i] as Position & Record<string, number>;
-        for (const key in position) position[key] *= this.scale;
-        position.advanceWidth = run.glyphs[i].advanceWidth * this.scale;
-        if (position.xOffset || position.yOffset) offset = true;
+      for (let i = 0; i < glyphs.length; i++) {
+        const p = positions[i];
+        // Summed in order, as fontkit's run sums its advances.
+        const xAdvance = p.xAdvance * this.scale;
+        advance += xAdvance;
+        kerns[i] = xAdvance - glyphs[i].advanceWidth * this.scale;
+        if (p.xOffset * this.scale || p.yOffset * this.scale) offset = true;
       }
-      word = { run, advance: run.advanceWidth, offset, pieces: null };
+      word = { glyphs, kerns, advance, offset, pieces: null };
       this.words.set(text, word);
     }
     return word;
@@ -128,7 +152,7 @@ export class GlyphRuns {
     forEachWord(text, (text) => {
       const word = this.word(text);
       offset ||= word.offset;
-      for (const piece of (word.pieces ??= this.encode(word.run, font))) {
+      for (const piece of (word.pieces ??= this.encode(word, font))) {
         open += piece.hex;
         if (piece.kern !== null) {
           elements.push(`<${open}> ${piece.kern}`);
@@ -144,15 +168,15 @@ export class GlyphRuns {
   }
 
   /** pdfkit's EmbeddedFont.encode: each glyph into the subset (with its width and text), as hex. */
-  private encode(run: Run, font: SubsetFont): NonNullable<Word['pieces']> {
+  private encode(word: Word, font: SubsetFont): NonNullable<Word['pieces']> {
     const pieces: NonNullable<Word['pieces']> = [];
     let hex = '';
-    run.glyphs.forEach((glyph, i) => {
+    word.glyphs.forEach((glyph, i) => {
       const gid = font.subset.includeGlyph(glyph.id);
       hex += `0000${gid.toString(16)}`.slice(-4);
       font.widths[gid] ??= glyph.advanceWidth * font.scale;
       font.unicode[gid] ??= glyph.codePoints;
-      const kern = run.positions[i].xAdvance - run.positions[i].advanceWidth;
+      const kern = word.kerns[i];
       if (kern !== 0) {
         pieces.push({ hex, kern: pdfNumber(-kern) });
         hex = '';

@@ -40,6 +40,8 @@ interface Shared {
   /** `widths`: the /W array as pdfkit writes it. */
   encoded: { glyphs: number; file: Buffer; cmap: Buffer; widths: string } | null;
   descriptor: Record<string, unknown>;
+  /** The font's PostScript name as pdfkit writes it (fontkit reads its name table again on every call). */
+  postscriptName: string;
 }
 
 const shared = new WeakMap<object, Shared>();
@@ -57,7 +59,16 @@ export function shareEmbedding(pdfFont: EmbeddedFont): void {
 
 function createShared(pdfFont: EmbeddedFont): Shared {
   const { font, scale } = pdfFont;
-  const s: Shared = { font, scale, subset: pdfFont.subset, widths: pdfFont.widths, unicode: pdfFont.unicode, encoded: null, descriptor: descriptorOf(pdfFont) };
+  const s: Shared = {
+    font,
+    scale,
+    subset: pdfFont.subset,
+    widths: pdfFont.widths,
+    unicode: pdfFont.unicode,
+    encoded: null,
+    descriptor: descriptorOf(pdfFont),
+    postscriptName: font.postscriptName.replaceAll(' ', '_'),
+  };
   // Left to right, as the writer lays every run out (the text is in visual order already).
   for (const glyph of font.layout(SEED, undefined, undefined, undefined, 'ltr').glyphs) {
     const gid = s.subset.includeGlyph(glyph.id);
@@ -112,7 +123,7 @@ function embed(pdfFont: EmbeddedFont, s: Shared): void {
   const fontFile = doc.ref({ Filter: 'FlateDecode' });
   fontFile.end(parts.file);
   const tag = [1, 2, 3, 4, 5, 6].map((i) => String.fromCharCode((pdfFont.id.charCodeAt(i) || 73) + 17)).join('');
-  const name = `${tag}+${pdfFont.font.postscriptName.replaceAll(' ', '_')}`;
+  const name = `${tag}+${s.postscriptName}`;
   const descriptor = doc.ref({ Type: 'FontDescriptor', FontName: name, ...s.descriptor, FontFile2: fontFile });
   descriptor.end();
   const descendant = doc.ref({

@@ -10,14 +10,9 @@ import { deflateSync } from 'node:zlib';
  */
 export const deflateContent = (content: Uint8Array): Buffer => deflateSync(content, { level: 1, windowBits: 13, memLevel: 7 });
 
-/** A stream object as pdfkit writes one: its dictionary, then the deflated bytes. */
-export function streamObject(id: number, content: Buffer): Buffer {
-  const body = deflateContent(content);
-  return Buffer.concat([
-    Buffer.from(`${id} 0 obj\n<<\n/Length ${body.length}\n/Filter /FlateDecode\n>>\nstream\n`, 'latin1'),
-    body,
-    Buffer.from('\nendstream\nendobj\n'),
-  ]);
+/** An uncompressed stream object as pdfkit writes one: its dictionary, then the bytes. */
+export function rawStreamObject(id: number, content: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`${id} 0 obj\n<<\n/Length ${content.length}\n>>\nstream\n`, 'latin1'), content, Buffer.from('\nendstream\nendobj\n')]);
 }
 
 /** A text string object as pdfkit writes one: PDFDocEncoding when ASCII, else UTF-16BE with its byte-order mark. */

@@ -1,10 +1,10 @@
-import PDFDocument from 'pdfkit';
 import { hebrewFonts } from './fonts.ts';
 import { visualOrder, wrapLogical, type BaseDirection } from './bidi.ts';
 import { glyphRunsOf, pdfNumber, type GlyphRuns } from './glyph-runs.ts';
 import type { Variant } from './model.ts';
 import { shareEmbedding, type EmbeddedFont } from './shared-font.ts';
-import { deflateContent, spliceObjects, streamObject, stringObject } from './splice.ts';
+import { deflateContent, rawStreamObject, spliceObjects, stringObject } from './splice.ts';
+import { CollectedDocument, joinChunks } from './collected-document.ts';
 
 export const PAGE = { width: 595.28, height: 841.89, margin: 40, footerTop: 785 } as const;
 export const CONTENT = { left: PAGE.margin, right: PAGE.width - PAGE.margin, width: PAGE.width - 2 * PAGE.margin } as const;
@@ -40,6 +40,7 @@ interface Internals {
   _info: { data: { Subject?: Ref } };
   _pageBuffer: Page[];
   _write(data: string | Uint8Array): void;
+  push(chunk: unknown): boolean;
   _finalize(): void;
   _normalizeColor(color: string): number[] | null;
   _getColorSpace(color: number[]): string;
@@ -71,14 +72,31 @@ function collectAsText(ref: Ref): void {
   textOf.set(ref, parts);
 }
 
-/** A fill colour's operators as pdfkit writes them (fillColor), by colour. */
-const fillOps = new Map<string, string | null>();
+/** A colour's operators as pdfkit writes them (fillColor / strokeColor), by colour: fill and stroke. */
+const colorOps = [new Map<string, string | null>(), new Map<string, string | null>()];
 
-/** Deflates what was written to a stream reference (pdfkit then writes it as it is). */
-function deflateRef(ref: Ref): void {
+/**
+ * A paragraph as drawn: its lines wrapped, in visual order, with their widths. By base direction, then by font,
+ * size, box width and text: the labels and headings of a page repeat on every document. Bounded.
+ */
+type Paragraph = readonly { visual: string; width: number }[];
+const paragraphs = { rtl: new Map<string, Paragraph>(), ltr: new Map<string, Paragraph>() };
+/** Texts wrapped, by font, size, box width and text (bounded). */
+const wrapped = new Map<string, string[]>();
+const PARAGRAPHS = 20_000;
+
+/** `map` with `value` set under `key`, emptied first when full. */
+function remember<V>(map: Map<string, V>, key: string, value: V): V {
+  if (map.size >= PARAGRAPHS) map.clear();
+  map.set(key, value);
+  return value;
+}
+
+/** What was written to a stream reference as bytes, deflated or not (pdfkit then writes them as they are). */
+function closeRef(ref: Ref, deflate: boolean): void {
   const text = textOf.get(ref);
   if (text) ref.buffer = text.length === 0 ? [] : [Buffer.from(text.join(''), 'latin1')];
-  if (ref.buffer.length === 0) return;
+  if (ref.buffer.length === 0 || !deflate) return;
   ref.buffer = [deflateContent(Buffer.concat(ref.buffer))];
   ref.data.Filter = 'FlateDecode';
 }
@@ -93,9 +111,7 @@ function deflateRef(ref: Ref): void {
 export class PdfWriter {
   readonly doc: PDFKit.PDFDocument;
   y: number = PAGE.margin;
-  private readonly chunks: Uint8Array[] = [];
   private readonly layers = new Map<Page, VariantLayer>();
-  private readonly wrapped = new Map<string, string[]>();
   /** The font pdfkit has current ('he' or 'he-bold'). */
   private fontName = '';
 
@@ -109,7 +125,7 @@ export class PdfWriter {
     private readonly subjects: readonly string[] = [],
   ) {
     const subject = subjects[0];
-    this.doc = new PDFDocument({
+    this.doc = new CollectedDocument({
       size: 'A4',
       margins: { top: PAGE.margin, bottom: 10, left: PAGE.margin, right: PAGE.margin },
       bufferPages: true,
@@ -121,15 +137,7 @@ export class PdfWriter {
       // The writer deflates the page content itself (deflateContent); fonts and images come deflated.
       compress: false,
     });
-    // The file is collected as pdfkit writes it (no stream between), with the offsets it records; the header
-    // written by the constructor waits in the stream's buffer.
-    for (let chunk: Buffer | null; (chunk = this.doc.read() as Buffer | null) !== null;) this.chunks.push(chunk);
     const d = this.internals;
-    d._write = (data) => {
-      const bytes = typeof data === 'string' ? Buffer.from(`${data}\n`, 'latin1') : data;
-      this.chunks.push(bytes);
-      d._offset += bytes.length;
-    };
     const fonts = hebrewFonts();
     // pdfkit accepts a parsed fontkit font (its typings only list files and bytes).
     this.doc.registerFont('he', fonts.regular as unknown as Buffer);
@@ -204,21 +212,20 @@ export class PdfWriter {
     return size * 1.4;
   }
 
-  /** Lines of `text` in a box of `maxWidth`; measured once per document (sections measure, then draw). */
-  wrap(text: string, maxWidth: number, style: TextStyle = {}): string[] {
+  /** Lines of `text` in a box of `maxWidth` (sections measure, then draw): the array is shared, never to be changed. */
+  wrap(text: string, maxWidth: number, style: TextStyle = {}): readonly string[] {
     const bold = style.bold ?? false;
     const size = style.size ?? 10;
-    const runs = this.useFont(bold, size);
-    const key = `${bold ? 'b' : ''}${size}|${maxWidth}|${text}`;
-    let lines = this.wrapped.get(key);
-    if (!lines) {
-      const measure = (s: string) => runs.width(s, size);
-      // Most texts are one line as written: one measure instead of one per word.
-      const plain = !/[\r\n]| {2}|^ | $/.test(text);
-      lines = plain && measure(text) <= maxWidth ? [text] : wrapLogical(text, maxWidth, measure);
-      this.wrapped.set(key, lines);
-    }
-    return lines;
+    return this.wrapKeyed(this.useFont(bold, size), `${bold ? 'b' : ''}${size}|${maxWidth}|${text}`, text, maxWidth, size);
+  }
+
+  private wrapKeyed(runs: GlyphRuns, key: string, text: string, maxWidth: number, size: number): string[] {
+    const lines = wrapped.get(key);
+    if (lines) return lines;
+    const measure = (s: string) => runs.width(s, size);
+    // Most texts are one line as written: one measure instead of one per word.
+    const plain = !/[\r\n]| {2}|^ | $/.test(text);
+    return remember(wrapped, key, plain && measure(text) <= maxWidth ? [text] : wrapLogical(text, maxWidth, measure));
   }
 
   /**
@@ -227,19 +234,32 @@ export class PdfWriter {
    */
   text(text: string, x: number, w: number, y: number, style: TextStyle = {}): number {
     const size = style.size ?? 10;
-    const lines = this.wrap(text, w, style);
+    const bold = style.bold ?? false;
+    const dir = style.dir ?? 'rtl';
+    const runs = this.useFont(bold, size);
+    const key = `${bold ? 'b' : ''}${size}|${w}|${text}`;
+    const byKey = paragraphs[dir];
+    const lines =
+      byKey.get(key) ??
+      remember(
+        byKey,
+        key,
+        this.wrapKeyed(runs, key, text, w, size).map((line) => {
+          const visual = visualOrder(line, dir);
+          return { visual, width: runs.width(visual, size) };
+        }),
+      );
     const lh = this.lineHeight(size);
-    const runs = this.useFont(style.bold ?? false, size);
     this.fillColor(style.color ?? '#222222');
-    lines.forEach((line, i) => {
-      const visual = visualOrder(line, style.dir ?? 'rtl');
-      const lw = runs.width(visual, size);
-      const align = style.align ?? (style.dir === 'ltr' ? 'left' : 'right');
+    const align = style.align ?? (style.dir === 'ltr' ? 'left' : 'right');
+    const underline = style.underline ?? false;
+    for (let i = 0; i < lines.length; i++) {
+      const { visual, width: lw } = lines[i];
       const lx = align === 'right' ? x + w - lw : align === 'center' ? x + (w - lw) / 2 : x;
       const ly = y + i * lh;
-      this.drawLine(runs, visual, lx, ly, style.underline ?? false);
+      this.drawLine(runs, visual, lx, ly, underline);
       if (style.link) this.doc.link(lx, ly, lw, lh, style.link);
-    });
+    }
     return lines.length * lh;
   }
 
@@ -263,15 +283,22 @@ export class PdfWriter {
 
   /** pdfkit's fillColor for a colour string, its operators formatted once per colour. */
   private fillColor(color: string): void {
-    const d = this.internals;
-    let op = fillOps.get(color);
+    const op = this.colorOp(color, false);
+    if (op !== null) this.internals.page.content.write(op);
+    this.internals._fillColor = [color, undefined];
+  }
+
+  /** The operators pdfkit's fillColor (or strokeColor) writes for `color`; null when it writes none. */
+  private colorOp(color: string, stroke: boolean): string | null {
+    const ops = colorOps[stroke ? 1 : 0];
+    let op = ops.get(color);
     if (op === undefined) {
+      const d = this.internals;
       const normalized = d._normalizeColor(color);
-      op = normalized ? `/${d._getColorSpace(normalized)} cs\n${normalized.join(' ')} scn` : null;
-      fillOps.set(color, op);
+      op = normalized ? `/${d._getColorSpace(normalized)} ${stroke ? 'CS' : 'cs'}\n${normalized.join(' ')} ${stroke ? 'SCN' : 'scn'}` : null;
+      ops.set(color, op);
     }
-    if (op !== null) d.page.content.write(op);
-    d._fillColor = [color, undefined];
+    return op;
   }
 
   /** Height `text` would take in a box of width w. */
@@ -279,16 +306,25 @@ export class PdfWriter {
     return this.wrap(text, w, style).length * this.lineHeight(style.size ?? 10);
   }
 
+  // Boxes and lines: the operators pdfkit's save().rect().fill().restore() and the like write, written at once.
+
   rect(x: number, y: number, w: number, h: number, fill: string): void {
-    this.doc.save().rect(x, y, w, h).fill(fill).restore();
+    const op = this.colorOp(fill, false);
+    const n = pdfNumber;
+    this.internals.page.content.write(`q\n${n(x)} ${n(y)} ${n(w)} ${n(h)} re\n${op === null ? '' : `${op}\n`}f\nQ`);
+    this.internals._fillColor = [fill, undefined];
   }
 
   box(x: number, y: number, w: number, h: number, stroke: string, lineWidth = 0.8): void {
-    this.doc.save().lineWidth(lineWidth).rect(x, y, w, h).stroke(stroke).restore();
+    const op = this.colorOp(stroke, true);
+    const n = pdfNumber;
+    this.internals.page.content.write(`q\n${n(lineWidth)} w\n${n(x)} ${n(y)} ${n(w)} ${n(h)} re\n${op === null ? '' : `${op}\n`}S\nQ`);
   }
 
   rule(y: number, color = '#BBBBBB', x1: number = CONTENT.left, x2: number = CONTENT.right, lineWidth = 0.6): void {
-    this.doc.save().lineWidth(lineWidth).moveTo(x1, y).lineTo(x2, y).stroke(color).restore();
+    const op = this.colorOp(color, true);
+    const n = pdfNumber;
+    this.internals.page.content.write(`q\n${n(lineWidth)} w\n${n(x1)} ${n(y)} m\n${n(x2)} ${n(y)} l\n${op === null ? '' : `${op}\n`}S\nQ`);
   }
 
   /** Starts a new page when `h` more points do not fit above the footer; answers whether it did. */
@@ -303,9 +339,11 @@ export class PdfWriter {
   finish(): Promise<Buffer[]> {
     const d = this.internals;
     for (const layer of this.layers.values()) layer.ref.write('Q');
-    for (const page of d._pageBuffer) deflateRef(page.content as Ref);
+    for (const page of d._pageBuffer) closeRef(page.content as Ref, true);
+    // The variants' marks (~1 KB a page) go uncompressed: deflating them took two more zlib streams a pair,
+    // whose setup costs more than their bytes (+0.6 KB a file).
     for (const layer of this.layers.values()) {
-      deflateRef(layer.ref);
+      closeRef(layer.ref, false);
       layer.ref.end();
     }
     return new Promise((resolve, reject) => {
@@ -314,7 +352,7 @@ export class PdfWriter {
       d._finalize = () => {
         try {
           finalize();
-          resolve(this.files(Buffer.concat(this.chunks)));
+          resolve(this.files(joinChunks((this.doc as CollectedDocument).chunks, d._offset)));
         } catch (err) {
           reject(err as Error);
         }
@@ -330,7 +368,7 @@ export class PdfWriter {
       ...this.variants.slice(1).map((_, i) => {
         const replaced = new Map<number, Buffer>();
         for (const layer of this.layers.values()) {
-          replaced.set(layer.ref.id, streamObject(layer.ref.id, Buffer.from(['q\n', ...layer.others[i], 'Q\n'].join(''), 'latin1')));
+          replaced.set(layer.ref.id, rawStreamObject(layer.ref.id, Buffer.from(['q\n', ...layer.others[i], 'Q\n'].join(''), 'latin1')));
         }
         const subject = d._info.data.Subject;
         if (subject && this.subjects[i + 1] !== undefined) replaced.set(subject.id, stringObject(subject.id, this.subjects[i + 1]));

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import bidiModule from 'bidi-js';
+import type { Bidi } from 'bidi-js';
 import { hasRtl, visualOrder, wrapLogical } from '../../src/pdf/bidi.ts';
+
+const bidiFactory = ((bidiModule as unknown as { default?: () => Bidi }).default ?? bidiModule) as unknown as () => Bidi;
 
 const reverse = (s: string) => [...s].reverse().join('');
 
@@ -29,6 +33,18 @@ describe('visualOrder (logical → left-to-right visual order)', () => {
     expect(visualOrder('₪1,234.56', 'ltr')).toBe('₪1,234.56');
     expect(visualOrder('-₪3.00', 'ltr')).toBe('-₪3.00');
     expect(visualOrder('office@cafe.example', 'ltr')).toBe('office@cafe.example');
+  });
+
+  it('answers what the bidi algorithm answers for left-to-right text it does not run on', () => {
+    const bidi = bidiFactory();
+    // Characters a left-to-right line is taken as it is for: Latin, digits, brackets, signs, quotes, dashes.
+    const repertoire = [...'aZ09 .,:;-+/()[]{}<>@#%&*"\'!?_=~$€₪£¥–—‘’“”•…×éßΩЖ\tÅ'];
+    let seed = 7;
+    const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    for (let n = 0; n < 2000; n++) {
+      const text = Array.from({ length: 1 + Math.floor(random() * 24) }, () => repertoire[Math.floor(random() * repertoire.length)]).join('');
+      expect(visualOrder(text, 'ltr')).toBe(bidi.getReorderedString(text, bidi.getEmbeddingLevels(text, 'ltr')));
+    }
   });
 
   it('answers empty for empty', () => {
