@@ -19,7 +19,8 @@ export interface Snapshot {
   /** Of mainThreadCpuMs, the time in the kernel (socket writes to PostgreSQL and clients, loopback delivery included). */
   mainThreadKernelMs: number;
   issued: number;
-  pgCpuMs: number;
+  /** CPU of each backend serving the bench's databases, by process id. */
+  pgCpuMs: Map<number, number>;
   walBytes: number;
   transactions: number;
   inserted: number;
@@ -99,7 +100,7 @@ export async function snapshot(src: StatsSource): Promise<Snapshot> {
     mainThreadCpuMs: processCpuMs(src.serverPid, src.serverPid),
     mainThreadKernelMs: processCpuMs(src.serverPid, src.serverPid, 'kernel'),
     issued: metricSum(metrics, 'pinkas_documents_issued_total'),
-    pgCpuMs: backends.rows.reduce((sum, b) => sum + processCpuMs(b.pid), 0),
+    pgCpuMs: new Map(backends.rows.map((b) => [b.pid, processCpuMs(b.pid)])),
     walBytes: Number(wal.rows[0].bytes),
     transactions: Number(db.rows[0].xacts),
     inserted: Number(db.rows[0].ins),
@@ -116,6 +117,16 @@ function connectionString(c: pg.Client): string {
   return `postgres://${auth}@${p.host}:${p.port}/${p.database}`;
 }
 
+/**
+ * PostgreSQL's CPU between two snapshots: each backend alive at the second, less what it had used at the
+ * first (a backend that ended between them is not counted: its last figure is gone with it).
+ */
+function pgCpuBetween(before: Snapshot, after: Snapshot): number {
+  let sum = 0;
+  for (const [pid, ms] of after.pgCpuMs) sum += ms - (before.pgCpuMs.get(pid) ?? 0);
+  return sum;
+}
+
 /** The per-document lines of a run between two snapshots. */
 export function perDocument(before: Snapshot, after: Snapshot, docs: number): string[] {
   const per = (v: number) => (v / docs).toFixed(2);
@@ -123,7 +134,7 @@ export function perDocument(before: Snapshot, after: Snapshot, docs: number): st
   const seconds = (after.at - before.at) / 1000;
   return [
     `round trips ${per(after.roundTrips - before.roundTrips)}   transactions ${per(after.transactions - before.transactions)}   rows inserted ${per(after.inserted - before.inserted)}   updated ${per(after.updated - before.updated)}`,
-    `WAL ${((after.walBytes - before.walBytes) / docs / 1024).toFixed(1)} KB   Node CPU ${per(after.nodeCpuMs - before.nodeCpuMs)} ms (event loop ${per(after.mainThreadCpuMs - before.mainThreadCpuMs)} ms of which kernel ${per(after.mainThreadKernelMs - before.mainThreadKernelMs)} ms, the rest PDF threads)   PostgreSQL CPU ${per(after.pgCpuMs - before.pgCpuMs)} ms`,
+    `WAL ${((after.walBytes - before.walBytes) / docs / 1024).toFixed(1)} KB   Node CPU ${per(after.nodeCpuMs - before.nodeCpuMs)} ms (event loop ${per(after.mainThreadCpuMs - before.mainThreadCpuMs)} ms of which kernel ${per(after.mainThreadKernelMs - before.mainThreadKernelMs)} ms, the rest PDF threads)   PostgreSQL CPU ${per(pgCpuBetween(before, after))} ms`,
     `function and trigger calls ${per(calls.reduce((s, [, n]) => s + n, 0))}: ${calls
       .sort((a, b) => b[1] - a[1])
       .map(([name, n]) => `${name} ${per(n)}`)
