@@ -17,6 +17,7 @@ import {
   type TokenSet,
 } from './provider.ts';
 import { getConnection, markBroken, saveRefreshed } from './connections.ts';
+import { callJson } from '../platform/json-call.ts';
 
 type ItaConfig = NonNullable<AllocationConfig['ita']>;
 
@@ -119,29 +120,11 @@ export class ItaClient implements AllocationProvider, ConsentProvider {
     );
   }
 
-  private async send(url: string, init: RequestInit): Promise<{ status: number; json: unknown }> {
-    let res: Response;
-    try {
-      res = await fetch(url, { ...init, signal: AbortSignal.timeout(this.timeoutMs), redirect: 'manual' });
-    } catch (err) {
-      const e = err as Error;
-      if (e.name === 'TimeoutError' || e.name === 'AbortError') {
-        throw new AllocationTransportError(`the tax authority did not answer within ${this.timeoutMs} ms`, 'timeout');
-      }
-      throw new AllocationTransportError(`cannot reach the tax authority: ${e.message}`, 'network');
-    }
-    let text: string;
-    try {
-      text = await res.text();
-    } catch {
-      throw new AllocationTransportError(`the tax authority's answer was cut off or exceeded ${this.timeoutMs} ms`, 'timeout');
-    }
-    let json: unknown = null;
-    try {
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      json = null;
-    }
-    return { status: res.status, json };
+  private send(url: string, init: RequestInit): Promise<{ status: number; json: unknown }> {
+    return callJson(url, init, {
+      timeoutMs: this.timeoutMs,
+      service: 'the tax authority',
+      fail: (message, kind) => new AllocationTransportError(message, kind),
+    });
   }
 }

@@ -2,6 +2,7 @@
 import type { DonationsConfig } from '../platform/config.ts';
 import { classifyReportAnswer, reportRequestBody } from './protocol.ts';
 import { DonationTransportError, type DonationReporter, type DonationReportInput, type DonationReportResult } from './provider.ts';
+import { callJson } from '../platform/json-call.ts';
 
 export class DonationSystemClient implements DonationReporter {
   readonly kind = 'donation-system' as const;
@@ -25,29 +26,11 @@ export class DonationSystemClient implements DonationReporter {
     return classifyReportAnswer(res.status, res.json);
   }
 
-  private async send(url: string, init: RequestInit): Promise<{ status: number; json: unknown }> {
-    let res: Response;
-    try {
-      res = await fetch(url, { ...init, signal: AbortSignal.timeout(this.timeoutMs), redirect: 'manual' });
-    } catch (err) {
-      const e = err as Error;
-      if (e.name === 'TimeoutError' || e.name === 'AbortError') {
-        throw new DonationTransportError(`the donation system did not answer within ${this.timeoutMs} ms`, 'timeout');
-      }
-      throw new DonationTransportError(`cannot reach the donation system: ${e.message}`, 'network');
-    }
-    let text: string;
-    try {
-      text = await res.text();
-    } catch {
-      throw new DonationTransportError(`the donation system's answer was cut off or exceeded ${this.timeoutMs} ms`, 'timeout');
-    }
-    let json: unknown = null;
-    try {
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      json = null;
-    }
-    return { status: res.status, json };
+  private send(url: string, init: RequestInit): Promise<{ status: number; json: unknown }> {
+    return callJson(url, init, {
+      timeoutMs: this.timeoutMs,
+      service: 'the donation system',
+      fail: (message, kind) => new DonationTransportError(message, kind),
+    });
   }
 }
