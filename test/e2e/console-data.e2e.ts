@@ -107,7 +107,9 @@ afterAll(async () => {
   await browser?.close();
   await env?.close();
   await sms.stop();
-  await new Promise((resolve) => receiver.server?.close(resolve));
+  // Not started when beforeAll stopped early (no Chromium): nothing to close, and no wait for a close that never comes.
+  const server = receiver.server;
+  if (server) await new Promise((resolve) => server.close(resolve));
 });
 
 async function shot(page: Page, name: string) {
