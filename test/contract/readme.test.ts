@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { killServer, ROOT, startServer, tempDataDir, type ServerProcess } from '../helpers/server-process.ts';
+import { alive, killServer, postmasterPid, ROOT, startServer, tempDataDir, type ServerProcess } from '../helpers/server-process.ts';
 
 const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 const run = promisify(execFile);
@@ -39,6 +39,9 @@ describe('README', () => {
   let server: ServerProcess | undefined;
   afterAll(async () => {
     if (server) await killServer(server);
+    // The embedded cluster runs in a process group of its own: a killed server leaves it running.
+    const pm = postmasterPid(path.join(folder, 'data'));
+    if (pm && alive(pm)) process.kill(pm, 'SIGKILL');
     rmSync(folder, { recursive: true, force: true });
   });
 
