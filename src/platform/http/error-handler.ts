@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { errorSummary } from '../logger.ts';
-import { ERROR_REASONS } from './openapi-reasons.ts';
+import { ERROR_REASONS, type ErrorReason } from './openapi-reasons.ts';
 
 /**
  * Every failure body: `{error, reason, requestId}`. `requestId` is the request's id (Fastify's
@@ -23,23 +23,24 @@ export const ErrorSchema = Type.Object(
 /** A fresh request id: `req_` + time + 80 random bits, unique across processes and runs. */
 export const newRequestId = (): string => newId('req');
 
-const reasons = new WeakMap<FastifyRequest, string>();
+const reasons = new WeakMap<FastifyRequest, ErrorReason>();
 
 /** The `reason` of the error a request was answered with (for the request log), or undefined. */
-export const errorReasonOf = (req: FastifyRequest): string | undefined => reasons.get(req);
+export const errorReasonOf = (req: FastifyRequest): ErrorReason | undefined => reasons.get(req);
 
 /**
- * The one way an error answer is written. The body is serialized here, so no route response
- * schema can drop or reshape a field of it.
+ * The one way an error answer is written, with the status of its reason (ERROR_STATUSES). The body
+ * is serialized here, so no route response schema can drop or reshape a field of it.
  */
-export function sendError(reply: FastifyReply, status: number, reason: string, message: string): FastifyReply {
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   const requestId = String(reply.request.id);
-  reasons.set(reply.request, reason);
+  reasons.set(reply.request, error.reason);
   return reply
-    .status(status)
+    .status(error.status)
+    .headers(error.headers)
     .header('X-Request-Id', requestId)
     .type('application/json; charset=utf-8')
-    .send(JSON.stringify({ error: message, reason, requestId }));
+    .send(JSON.stringify({ error: error.message, reason: error.reason, requestId }));
 }
 
 export interface AjvError {
@@ -241,30 +242,32 @@ export function validationMessage(context: string | undefined, errors: AjvError[
   return `${fieldPath(context, first)}: ${problem(first, context)}`;
 }
 
-/** Status, reason and words for the errors Fastify and its plugins raise on their own. */
-function frameworkAnswer(err: FastifyError, req: FastifyRequest): [number, string, string] | null {
+/** The answer to the errors Fastify and its plugins raise on their own. */
+function frameworkAnswer(err: FastifyError, req: FastifyRequest): AppError | null {
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return [413, 'too_large', 'the request body is larger than this endpoint accepts'];
+      return new AppError('too_large', 'the request body is larger than this endpoint accepts');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return [400, 'validation', 'body: malformed JSON'];
+      return new AppError('validation', 'body: malformed JSON');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': {
       const given = req.headers['content-type'];
       const accepted = req.server.hasContentTypeParser('multipart/form-data') ? 'application/json or multipart/form-data' : 'application/json';
-      return [415, 'validation', `Content-Type: ${given ? `"${given}" is not accepted here` : 'missing for a request with a body'}; send ${accepted}`];
+      const problem = given ? `"${given}" is not accepted here` : 'missing for a request with a body';
+      return AppError.inCase('validation', 'mediaType', `Content-Type: ${problem}; send ${accepted}`);
     }
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return [400, 'validation', 'Content-Length does not match the body'];
+      return new AppError('validation', 'Content-Length does not match the body');
     case 'FST_ERR_BAD_URL':
-      return [400, 'validation', 'path: is not a valid URL (malformed percent-encoding or invalid UTF-8)'];
+      return new AppError('validation', 'path: is not a valid URL (malformed percent-encoding or invalid UTF-8)');
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return [400, 'validation', 'path: a path segment is longer than this API accepts'];
+      return new AppError('validation', 'path: a path segment is longer than this API accepts');
   }
   return null;
 }
 
-const REASON_OF_STATUS: Record<number, string> = {
+/** The reason of another 4xx a plugin raises, by its status; any other is `validation`. */
+const REASON_OF_FRAMEWORK_STATUS: Record<number, ErrorReason> = {
   401: 'unauthorized',
   403: 'forbidden',
   404: 'not_found',
@@ -275,8 +278,7 @@ const REASON_OF_STATUS: Record<number, string> = {
 
 /** For Fastify's `frameworkErrors` option: errors raised before a route is found (bad URL, long param). */
 export function answerFrameworkError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const [status, reason, message] = frameworkAnswer(err, req) ?? [400, 'validation', 'the request could not be routed'];
-  return sendError(reply, status, reason, message);
+  return sendError(reply, frameworkAnswer(err, req) ?? new AppError('validation', 'the request could not be routed'));
 }
 
 /**
@@ -285,15 +287,16 @@ export function answerFrameworkError(err: FastifyError, req: FastifyRequest, rep
  */
 export function answerClientError(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, reason, message] =
+  const error =
     err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, 'validation', 'the request did not arrive in time']
+      ? AppError.inCase('validation', 'requestTimeout', 'the request did not arrive in time')
       : err.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'too_large', 'the request line and headers are larger than the server accepts']
-        : [400, 'validation', 'the request is not valid HTTP'];
+        ? AppError.inCase('too_large', 'headers', 'the request line and headers are larger than the server accepts')
+        : new AppError('validation', 'the request is not valid HTTP');
+  const { status } = error;
   const requestId = newRequestId();
   this.log.info({ reqId: requestId, code: err.code, status }, 'malformed HTTP request refused');
-  const body = JSON.stringify({ error: message, reason, requestId });
+  const body = JSON.stringify({ error: error.message, reason: error.reason, requestId });
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
@@ -305,21 +308,16 @@ export function answerClientError(this: FastifyInstance, err: NodeJS.ErrnoExcept
 
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError & { validationContext?: string }, req, reply) => {
-    if (err instanceof AppError) {
-      reply.headers(err.headers);
-      return sendError(reply, err.status, err.reason, err.message);
-    }
-    if (err.validation) {
-      return sendError(reply, 400, 'validation', validationMessage(err.validationContext, err.validation));
-    }
+    if (err instanceof AppError) return sendError(reply, err);
+    if (err.validation) return sendError(reply, new AppError('validation', validationMessage(err.validationContext, err.validation)));
     const known = frameworkAnswer(err, req);
-    if (known) return sendError(reply, ...known);
+    if (known) return sendError(reply, known);
     if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-      return sendError(reply, err.statusCode, REASON_OF_STATUS[err.statusCode] ?? 'validation', err.message);
+      return sendError(reply, new AppError(REASON_OF_FRAMEWORK_STATUS[err.statusCode] ?? 'validation', err.message));
     }
     req.log.error({ err: errorSummary(err), url: req.url }, 'unexpected error');
-    return sendError(reply, 500, 'internal', 'internal error; it was logged');
+    return sendError(reply, new AppError('internal', 'internal error; it was logged'));
   });
 
-  app.setNotFoundHandler((req, reply) => sendError(reply, 404, 'not_found', `no route ${req.method} ${req.url.split('?')[0]}`));
+  app.setNotFoundHandler((req, reply) => sendError(reply, new AppError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));
 }
