@@ -45,6 +45,8 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 
 export interface AjvError {
   instancePath?: string;
+  /** Where the failed keyword is in the schema: a union branch's errors lie under `<union>/<i>/`. */
+  schemaPath?: string;
   keyword?: string;
   message?: string;
   params?: Record<string, unknown>;
@@ -218,14 +220,64 @@ function problem(err: AjvError, context: string | undefined): string {
 const COMBINATORS = new Set(['anyOf', 'oneOf']);
 const MISMATCH = new Set(['type', 'const', 'enum']);
 
+type Schema = Record<string, unknown>;
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const branchesOf = (s: Schema): Schema[] | null => {
+  const branches = s.anyOf ?? s.oneOf;
+  return Array.isArray(branches) ? (branches as Schema[]) : null;
+};
+
+/**
+ * How far an object resembles a union's branch: the number of its fields the branch declares (a
+ * field the branch fixes to a constant counts only with that value); -1 for a branch that is no
+ * object. A branch that is itself a union resembles it as its closest branch does.
+ */
+function resemblance(branch: Schema, data: Record<string, unknown>): number {
+  const nested = branchesOf(branch);
+  if (nested) return Math.max(-1, ...nested.map((b) => resemblance(b, data)));
+  if (!isRecord(branch.properties)) return -1;
+  const declared = branch.properties as Record<string, Schema>;
+  return Object.keys(data).filter((k) => isRecord(declared[k]) && (!('const' in declared[k]) || declared[k].const === data[k])).length;
+}
+
+/**
+ * Where an object failed a union (ajv lists the failure of every branch, then the union's), keeps
+ * only the errors of the branches the object resembles most, and drops the union's own error when
+ * one branch is left: an inline party with an unknown field is told about that field, not that the
+ * other branch's `partyId` is missing. A value that is no object is left to the union as a whole.
+ */
+function narrowUnions(errors: AjvError[]): AjvError[] {
+  let kept = errors;
+  for (const union of errors) {
+    const branches = union.parentSchema && union.keyword && COMBINATORS.has(union.keyword) ? branchesOf(union.parentSchema) : null;
+    if (!branches || !union.schemaPath || !isRecord(union.data)) continue;
+    const prefix = `${union.schemaPath}/`;
+    const at = union.instancePath ?? '';
+    const branchOf = (e: AjvError) =>
+      e.schemaPath?.startsWith(prefix) && (e.instancePath ?? '').startsWith(at) ? Number(e.schemaPath.slice(prefix.length).split('/')[0]) : null;
+    if (!kept.some((e) => branchOf(e) !== null)) continue;
+    const data = union.data;
+    const scores = branches.map((b) => resemblance(b, data));
+    const best = Math.max(...scores);
+    kept = kept.filter((e) => {
+      const branch = branchOf(e);
+      return branch === null || scores[branch] === best;
+    });
+    if (scores.filter((s) => s === best).length === 1) kept = kept.filter((e) => e !== union);
+  }
+  return kept;
+}
+
 /**
  * Formats a schema validation failure as `field: problem`. With a union (anyOf), ajv lists the
- * failure of every branch before the union's own: the deepest field wins (the branch the value
- * went furthest into); an unknown or a missing field beats a value problem at the same depth; and
- * when every branch failed on the value's type or constant, the union is described as a whole
- * ("must be one of 305, 320, 400", "must be a string or null").
+ * failure of every branch before the union's own: an object keeps the branches it resembles most
+ * (narrowUnions); then the deepest field wins (the branch the value went furthest into); an unknown
+ * or a missing field beats a value problem at the same depth; and when every branch failed on the
+ * value's type or constant, the union is described as a whole ("must be one of 305, 320, 400",
+ * "must be a string or null").
  */
-export function validationMessage(context: string | undefined, errors: AjvError[]): string {
+export function validationMessage(context: string | undefined, all: AjvError[]): string {
+  const errors = narrowUnions(all);
   const leaves = errors.filter((e) => !COMBINATORS.has(e.keyword ?? '') && e.keyword !== 'if');
   if (leaves.length === 0) {
     const e = errors[errors.length - 1] ?? {};
