@@ -56,9 +56,11 @@ function reasonsInSource(): { reasons: Map<string, string>; opaque: string[] } {
       if (literals.length === 0) opaque.push(`${where(m.index)}: ${arg.trim()}`);
       for (const r of literals) reasons.set(r, where(m.index));
     }
-    // The reason of a framework's status: `{ 401: 'unauthorized' }`.
+    // The reasons a framework's 4xx may be: `FRAMEWORK_REASONS … = ['unauthorized', …]`.
     if (file.endsWith(path.join('http', 'error-handler.ts'))) {
-      for (const m of text.matchAll(/\b\d{3}:\s*'([a-z_]+)'/g)) reasons.set(m[1], where(m.index));
+      const list = /FRAMEWORK_REASONS[^=]*=\s*\[([^\]]*)\]/.exec(text);
+      expect(list).not.toBeNull();
+      for (const m of list![1].matchAll(/'([a-z_]+)'/g)) reasons.set(m[1], where(list!.index));
     }
   }
   return { reasons, opaque };

@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { errorSummary } from '../logger.ts';
-import { ERROR_REASONS, type ErrorReason } from './openapi-reasons.ts';
+import { ERROR_REASONS, statusOf, type ErrorReason } from './openapi-reasons.ts';
 
 /**
  * Every failure body: `{error, reason, requestId}`. `requestId` is the request's id (Fastify's
@@ -318,15 +318,9 @@ function frameworkAnswer(err: FastifyError, req: FastifyRequest): AppError | nul
   return null;
 }
 
-/** The reason of another 4xx a plugin raises, by its status; any other is `validation`. */
-const REASON_OF_FRAMEWORK_STATUS: Record<number, ErrorReason> = {
-  401: 'unauthorized',
-  403: 'forbidden',
-  404: 'not_found',
-  409: 'conflict',
-  413: 'too_large',
-  429: 'rate_limited',
-};
+/** The reasons another 4xx a plugin raises may be, found by their status; any other 4xx is `validation`. */
+const FRAMEWORK_REASONS: readonly ErrorReason[] = ['unauthorized', 'forbidden', 'not_found', 'conflict', 'too_large', 'rate_limited'];
+const frameworkStatusError = (status: number, message: string) => new AppError(FRAMEWORK_REASONS.find((r) => statusOf(r) === status) ?? 'validation', message);
 
 /** For Fastify's `frameworkErrors` option: errors raised before a route is found (bad URL, long param). */
 export function answerFrameworkError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
@@ -365,7 +359,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     const known = frameworkAnswer(err, req);
     if (known) return sendError(reply, known);
     if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-      return sendError(reply, new AppError(REASON_OF_FRAMEWORK_STATUS[err.statusCode] ?? 'validation', err.message));
+      return sendError(reply, frameworkStatusError(err.statusCode, err.message));
     }
     req.log.error({ err: errorSummary(err), url: req.url }, 'unexpected error');
     return sendError(reply, new AppError('internal', 'internal error; it was logged'));
