@@ -143,3 +143,5 @@ module.exports = {
     enhancedResolveOptions: { extensions: ['.ts', '.js'] },
   },
 };
+// Read by test/foundation/architecture-map.test.ts (ARCHITECTURE.md gives the same order); not a cruiser option.
+Object.defineProperty(module.exports, 'LAYERS', { value: LAYERS });
