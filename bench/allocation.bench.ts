@@ -77,7 +77,7 @@ async function timeJobs(
   const db = s.databases[mode];
   const bid = await seed(db, N);
   await before?.(db, bid);
-  const runner = new JobRunner(s.databases, clock, s.logger, { [ALLOCATION_JOB]: allocationJobHandler(s) }, { batch: 50 });
+  const runner = new JobRunner({ databases: s.databases, clock, logger: s.logger }, { [ALLOCATION_JOB]: allocationJobHandler(s) }, { batch: 50 });
   const t0 = performance.now();
   const ran = await runner.runDue(mode);
   const ms = performance.now() - t0;

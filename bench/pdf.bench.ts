@@ -209,7 +209,7 @@ async function benchServer({ live, sandbox }: BenchDatabases) {
         sql`SELECT count(*)::int AS n FROM documents d WHERE status = 'issued' AND NOT EXISTS (SELECT 1 FROM pdf_links l WHERE l.document_id = d.id)`,
       ))!.n,
     );
-  const runner = (pollMs: number) => new JobRunner(s.databases, s.clock, logger, allJobHandlers(s)).start(pollMs);
+  const runner = (pollMs: number) => new JobRunner({ databases: s.databases, clock: s.clock, logger }, allJobHandlers(s)).start(pollMs);
   const close = async () => {
     await app.close();
     await s.pdfRenderer.close();

@@ -32,7 +32,7 @@ export async function startConsent(s: Services, ctx: RequestContext, businessId:
   const state = newState(ctx.mode);
   const request = await ctx.database.db.transaction(async (tx) => {
     const r = await createConsentRequest(tx, now, { state, businessId, keyId: ctx.key.id, accountId: ctx.key.accountId, returnUrl });
-    await appendAudit(tx, now, ctx.actor, {
+    await appendAudit(tx, { at: now, actor: ctx.actor }, {
       businessId,
       action: 'allocation.connect_started',
       entityType: 'ita_connection',
@@ -83,17 +83,13 @@ export async function completeConsent(
   const at = s.clock.now();
   await database.db.transaction(async (tx) => {
     const c = await saveGrant(tx, at, request.businessId, provider.kind, tokens);
-    await appendAudit(
-      tx,
-      at,
-      { accountId: null, keyId: null },
-      {
+    await appendAudit(tx, { at, actor: { accountId: null, keyId: null } }, {
         businessId: request.businessId,
         action: 'allocation.connected',
         entityType: 'ita_connection',
         entityId: request.businessId,
         after: { provider: c.provider, expiresAt: c.refreshExpiresAt, scope: c.scope },
-      },
+      }
     );
   });
   return { ...done, outcome: 'connected' };
@@ -122,7 +118,7 @@ export async function disconnect(s: Services, ctx: RequestContext, businessId: s
   const now = s.clock.now();
   return ctx.database.db.transaction(async (tx) => {
     const gone = await deleteConnection(tx, businessId);
-    if (gone) await appendAudit(tx, now, ctx.actor, { businessId, action: 'allocation.disconnected', entityType: 'ita_connection', entityId: businessId });
+    if (gone) await appendAudit(tx, { at: now, actor: ctx.actor }, { businessId, action: 'allocation.disconnected', entityType: 'ita_connection', entityId: businessId });
     return gone;
   });
 }

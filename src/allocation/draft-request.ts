@@ -76,7 +76,7 @@ export async function requestDraftAllocation(s: Services, ctx: RequestContext, b
     const number = result.status === 'approved' ? result.allocationNumber : null;
     const warnings = result.status === 'approved' ? warningsAfterGrant(d.warnings) : d.warnings;
     await writeDraftAllocation(tx, d.id, number, { allocation, warnings, at });
-    await appendAudit(tx, at, ctx.actor, {
+    await appendAudit(tx, { at, actor: ctx.actor }, {
       businessId: business.id,
       action: result.status === 'approved' ? 'document.allocation_assigned' : 'document.allocation_refused',
       entityType: 'document',

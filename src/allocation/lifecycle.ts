@@ -53,7 +53,7 @@ export async function recordGranted(database: Database, at: Date, documentId: st
     if (!d) return false;
     const allocation = granted(d.allocation, number, at);
     await writeState(tx, d, allocation, warningsAfterGrant(d.warnings), at, number);
-    await appendAudit(tx, at, SYSTEM, {
+    await appendAudit(tx, { at, actor: SYSTEM }, {
       businessId: d.businessId,
       action: 'document.allocation_assigned',
       entityType: 'document',
@@ -85,7 +85,7 @@ export async function recordUnsuccessful(
     const warnings =
       outcome.status === 'refused' ? warningsAfterRefusal(d.warnings, outcome.code, outcome.message) : warningsAfterFailure(d.warnings, outcome.error);
     await writeState(tx, d, allocation, warnings, at, null);
-    await appendAudit(tx, at, SYSTEM, {
+    await appendAudit(tx, { at, actor: SYSTEM }, {
       businessId: d.businessId,
       action: `document.allocation_${outcome.status}`,
       entityType: 'document',

@@ -146,7 +146,7 @@ export async function createBackup(s: Services, database: Database, business: Bu
     });
     await tx.execute(sql`INSERT INTO backups(id, business_id, file_id, summary, created_by_key_id, created_at)
       VALUES (${id}, ${business.id}, ${file.id}, ${JSON.stringify(summary)}::jsonb, ${actor.keyId}, ${at.toISOString()})`);
-    await appendAudit(tx, at, actor, {
+    await appendAudit(tx, { at, actor }, {
       businessId: business.id,
       action: 'backup.create',
       entityType: 'backup',

@@ -145,7 +145,7 @@ export async function createBusiness(s: Services, mode: Mode, actor: Actor & { k
     await setNumbering(tx, id, body.numbering);
     const created = await getOwnedBusiness(tx, actor.accountId, id);
     const view = await viewOf(s, tx, created);
-    await appendAudit(tx, now, actor, { businessId: id, action: 'business.create', entityType: 'business', entityId: id, after: view });
+    await appendAudit(tx, { at: now, actor }, { businessId: id, action: 'business.create', entityType: 'business', entityId: id, after: view });
     return view;
   });
 }
@@ -186,7 +186,7 @@ export async function patchBusiness(s: Services, mode: Mode, actor: Actor & { ac
       );
       await setNumbering(tx, id, body.numbering);
       const after = await viewOf(s, tx, await getOwnedBusiness(tx, actor.accountId, id));
-      await appendAudit(tx, now, actor, { businessId: id, action: 'business.update', entityType: 'business', entityId: id, before, after });
+      await appendAudit(tx, { at: now, actor }, { businessId: id, action: 'business.update', entityType: 'business', entityId: id, before, after });
       return after;
     }),
   );
@@ -215,7 +215,7 @@ export async function setActive(s: Services, mode: Mode, actor: Actor & { accoun
       if (isActive !== active) {
         await tx.execute(sql`UPDATE businesses SET deactivated_at = ${active ? null : now.toISOString()}, updated_at = ${now.toISOString()} WHERE id = ${id}`);
         const after = await getOwnedBusiness(tx, actor.accountId, id);
-        await appendAudit(tx, now, actor, {
+        await appendAudit(tx, { at: now, actor }, {
           businessId: id,
           action: active ? 'business.reactivate' : 'business.deactivate',
           entityType: 'business',
@@ -249,18 +249,14 @@ export async function setApprovalStatus(s: Services, mode: Mode, id: string, sta
       if (current.approvalStatus === status) return current;
       await tx.execute(sql`UPDATE businesses SET approval_status = ${status}, updated_at = ${now.toISOString()} WHERE id = ${id}`);
       const after = { ...current, approvalStatus: status };
-      await appendAudit(
-        tx,
-        now,
-        { accountId: null, keyId: null },
-        {
+      await appendAudit(tx, { at: now, actor: { accountId: null, keyId: null } }, {
           businessId: id,
           action: 'business.set_status',
           entityType: 'business',
           entityId: id,
           before: { approvalStatus: current.approvalStatus },
           after: { approvalStatus: status },
-        },
+        }
       );
       await recordEvent(tx, now, {
         event: 'business.status_changed',
@@ -282,18 +278,14 @@ export async function setBusinessPlan(s: Services, mode: Mode, id: string, planK
       const r = await queryOne<Record<string, unknown>>(tx, sql`SELECT * FROM businesses WHERE id = ${id} FOR UPDATE`);
       if (!r) throw notFound('business');
       await tx.execute(sql`UPDATE businesses SET plan_key = ${planKey}, updated_at = ${now.toISOString()} WHERE id = ${id}`);
-      await appendAudit(
-        tx,
-        now,
-        { accountId: null, keyId: null },
-        {
+      await appendAudit(tx, { at: now, actor: { accountId: null, keyId: null } }, {
           businessId: id,
           action: 'business.set_plan',
           entityType: 'business',
           entityId: id,
           before: { planKey: r.plan_key ?? null },
           after: { planKey },
-        },
+        }
       );
       return toBusinessRecord({ ...r, plan_key: planKey });
     }),

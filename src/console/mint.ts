@@ -36,16 +36,12 @@ export async function mintThroughConsole(s: Services, input: ConsoleMintInput): 
       if (claim.kind !== 'claimed') return claim;
     }
     const r = await mintKey(tx, now, { accountId, mode: form.mode, label: form.label || null, scopes: form.scopes });
-    await appendAudit(
-      tx,
-      now,
-      { accountId, keyId: null },
-      {
+    await appendAudit(tx, { at: now, actor: { accountId, keyId: null } }, {
         action: 'key.minted',
         entityType: 'api_key',
         entityId: r.key.id,
         after: { prefix: r.key.prefix, mode: r.key.mode, label: r.key.label, scopes: r.key.scopes, via: 'console' },
-      },
+      }
     );
     if (token !== undefined) await recordMint(tx, now, accountId, token, r.key.id, sealSecret(r.secret, sessionToken, context, r.key.id));
     return { kind: 'minted' as const, key: r.key, secret: r.secret };

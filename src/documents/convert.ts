@@ -124,7 +124,7 @@ async function addToDraft(s: Services, ctx: RequestContext, business: BusinessRe
           WHERE id = ${draft.id} AND status = 'draft'`,
     );
     const after = documentView(await getDocumentRow(tx, business.id, draft.id));
-    await appendAudit(tx, now, ctx.actor, {
+    await appendAudit(tx, { at: now, actor: ctx.actor }, {
       businessId: business.id,
       action: 'document.update',
       entityType: 'document',

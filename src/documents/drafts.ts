@@ -253,7 +253,7 @@ export async function patchDraft(s: Services, ctx: RequestContext, business: Bus
           WHERE id = ${id}`,
     );
     const after = documentView(await getDocumentRow(tx, business.id, id));
-    await appendAudit(tx, now, ctx.actor, {
+    await appendAudit(tx, { at: now, actor: ctx.actor }, {
       businessId: business.id,
       action: 'document.update',
       entityType: 'document',
@@ -278,7 +278,7 @@ export async function deleteDraft(s: Services, ctx: RequestContext, business: Bu
       if (pgErrorCode(err) === 'P0001') throw notDraft(id);
       throw err;
     }
-    await appendAudit(tx, now, ctx.actor, {
+    await appendAudit(tx, { at: now, actor: ctx.actor }, {
       businessId: business.id,
       action: 'document.delete',
       entityType: 'document',

@@ -75,7 +75,7 @@ export async function recordAnswer(database: Database, at: Date, d: Doc, a: Answ
       decidedAt: at,
       updatedAt: at,
     });
-    await appendAudit(tx, at, SYSTEM, {
+    await appendAudit(tx, { at, actor: SYSTEM }, {
       businessId: d.businessId,
       action: reported ? 'document.donation_reported' : `document.donation_report_${a.status}`,
       entityType: 'document',

@@ -29,7 +29,7 @@ export async function retryFailedReport(s: Services, ctx: RequestContext, d: Doc
     const again = { ...row, status: 'pending' as const, error: null, decidedAt: null, updatedAt: now };
     await writeReport(tx, again);
     await rearmJob(tx, now, { kind: DONATION_JOB, refId: d.id, businessId: d.businessId });
-    await appendAudit(tx, now, ctx.actor, {
+    await appendAudit(tx, { at: now, actor: ctx.actor }, {
       businessId: d.businessId,
       action: 'document.donation_report_retry',
       entityType: 'document',

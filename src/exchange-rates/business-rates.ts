@@ -74,7 +74,7 @@ export async function setBusinessRate(
         RETURNING ${COLUMNS}`,
     );
     const after = toView(row!);
-    await appendAudit(tx, at, actor, {
+    await appendAudit(tx, { at, actor }, {
       businessId,
       action: before ? 'exchange_rate.replace' : 'exchange_rate.set',
       entityType: 'exchange_rate',
@@ -103,7 +103,7 @@ export async function deleteBusinessRate(
     );
     if (!row) throw notFound(`exchange rate of ${currency} effective from ${effectiveFrom}`);
     const before = toView(row);
-    await appendAudit(tx, at, actor, {
+    await appendAudit(tx, { at, actor }, {
       businessId,
       action: 'exchange_rate.delete',
       entityType: 'exchange_rate',

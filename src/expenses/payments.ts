@@ -150,7 +150,7 @@ export async function paySupplier(s: Services, database: Database, actor: Actor,
       })} RETURNING *`,
     );
     const payment = toPayment(row!);
-    await appendAudit(tx, now, actor, {
+    await appendAudit(tx, { at: now, actor }, {
       businessId: b.id,
       action: 'supplier_payment.create',
       entityType: 'supplier_payment',

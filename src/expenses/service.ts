@@ -73,7 +73,7 @@ export async function insertExpense(tx: Tx, at: Date, actor: Actor, b: BusinessR
   );
   if (!row) return undefined;
   const expense = toExpense(row);
-  await appendAudit(tx, at, actor, { businessId: b.id, action: `expense.create.${r.source}`, entityType: 'expense', entityId: id, after: expense });
+  await appendAudit(tx, { at, actor }, { businessId: b.id, action: `expense.create.${r.source}`, entityType: 'expense', entityId: id, after: expense });
   return expense;
 }
 
@@ -167,7 +167,7 @@ export async function patchDraft(s: Services, database: Database, actor: Actor, 
           WHERE id = ${id} RETURNING ${EXPENSE_COLUMNS}`,
     );
     const after = toExpense(row!);
-    await appendAudit(tx, now, actor, { businessId: b.id, action: 'expense.update', entityType: 'expense', entityId: id, before, after });
+    await appendAudit(tx, { at: now, actor }, { businessId: b.id, action: 'expense.update', entityType: 'expense', entityId: id, before, after });
     return after;
   });
 }
@@ -179,7 +179,7 @@ export async function deleteDraft(s: Services, database: Database, actor: Actor,
     const before = toExpense(await expenseRow(tx, b.id, id, true));
     if (before.status !== 'draft') throw notFound('draft expense');
     await tx.execute(sql`DELETE FROM expenses WHERE id = ${id}`);
-    await appendAudit(tx, now, actor, { businessId: b.id, action: 'expense.delete', entityType: 'expense', entityId: id, before });
+    await appendAudit(tx, { at: now, actor }, { businessId: b.id, action: 'expense.delete', entityType: 'expense', entityId: id, before });
   });
 }
 
@@ -275,7 +275,7 @@ export async function recordDraft(
           WHERE id = ${id} RETURNING ${EXPENSE_COLUMNS}`,
     );
     const after = toExpense(row!);
-    await appendAudit(tx, now, actor, { businessId: b.id, action: 'expense.record', entityType: 'expense', entityId: id, before, after });
+    await appendAudit(tx, { at: now, actor }, { businessId: b.id, action: 'expense.record', entityType: 'expense', entityId: id, before, after });
     await announceRecorded(tx, now, b, after, actor.keyId);
     return { expense: after, deduped: false };
   });
@@ -311,7 +311,7 @@ async function writeReversal(
     metadata: original.metadata, // a metadata filter finds the storno beside the row it corrects
   }))!;
   await tx.execute(sql`UPDATE expenses SET reversed_by_expense_id = ${reversal.id} WHERE id = ${original.id}`);
-  await appendAudit(tx, now, actor, {
+  await appendAudit(tx, { at: now, actor }, {
     businessId: b.id,
     action: 'expense.reverse',
     entityType: 'expense',

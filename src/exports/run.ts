@@ -181,7 +181,7 @@ async function storeRun(
       report,
       error: verification.ok ? null : 'verification failed',
     });
-    await appendAudit(tx, at, c.actor, {
+    await appendAudit(tx, { at, actor: c.actor }, {
       businessId: business.id,
       action: 'export.openfrmt',
       entityType: 'export_run',
@@ -213,7 +213,7 @@ async function recordFailure(c: RunContext, err: unknown): Promise<void> {
   await c.db
     .transaction(async (tx) => {
       await finishRun(tx, failedAt, run.id, { status: 'failed', recordCounts: null, fileId: null, verification: null, report: null, error: reason });
-      await appendAudit(tx, failedAt, c.actor, {
+      await appendAudit(tx, { at: failedAt, actor: c.actor }, {
         businessId: business.id,
         action: 'export.openfrmt',
         entityType: 'export_run',

@@ -55,7 +55,7 @@ export async function closePeriod(database: Database, at: Date, actor: Actor, b:
             ON CONFLICT (business_id, period) WHERE reopened_at IS NULL DO NOTHING RETURNING closed_at`,
       );
       if (!row) throw conflict(`${period} is closed already`);
-      await appendAudit(tx, at, actor, {
+      await appendAudit(tx, { at, actor }, {
         businessId: b.id,
         action: 'ledger.period.close',
         entityType: 'ledger_period',
@@ -89,7 +89,7 @@ export async function reopenPeriod(database: Database, at: Date, actor: Actor, b
       );
       if (!row) throw notFound(`closed period ${period}`);
       const after = { period, reason: text };
-      await appendAudit(tx, at, actor, { businessId: b.id, action: 'ledger.period.reopen', entityType: 'ledger_period', entityId: `${b.id}:${period}`, after });
+      await appendAudit(tx, { at, actor }, { businessId: b.id, action: 'ledger.period.reopen', entityType: 'ledger_period', entityId: `${b.id}:${period}`, after });
       await recordEvent(tx, at, { event: 'ledger.period_reopened', accountId: b.accountId, businessId: b.id, data: { businessId: b.id, ...after } });
       return { period, closedAt: iso(row.closed_at), reopenedAt: at.toISOString(), reason: text };
     });

@@ -46,7 +46,7 @@ export async function createAccount(database: Database, at: Date, actor: Actor, 
     );
     if (!row) throw conflict(`account ${input.code} exists already`);
     const account = toAccountView(row);
-    await appendAudit(tx, at, actor, { businessId: b.id, action: 'ledger.account.create', entityType: 'ledger_account', entityId: input.code, after: account });
+    await appendAudit(tx, { at, actor }, { businessId: b.id, action: 'ledger.account.create', entityType: 'ledger_account', entityId: input.code, after: account });
     return account;
   });
 }
@@ -71,7 +71,7 @@ export async function updateAccount(
           WHERE business_id = ${b.id} AND code = ${code} RETURNING *`,
     );
     const after = toAccountView(row!);
-    await appendAudit(tx, at, actor, { businessId: b.id, action: 'ledger.account.update', entityType: 'ledger_account', entityId: code, before, after });
+    await appendAudit(tx, { at, actor }, { businessId: b.id, action: 'ledger.account.update', entityType: 'ledger_account', entityId: code, before, after });
     return after;
   });
 }
@@ -137,7 +137,7 @@ export async function createManualEntry(database: Database, at: Date, actor: Act
         lines,
       });
       if (!posted) throw new AppError(422, 'unbalanced', 'the entry has no lines');
-      await appendAudit(tx, at, actor, {
+      await appendAudit(tx, { at, actor }, {
         businessId: b.id,
         action: 'ledger.entry.create',
         entityType: 'journal_entry',
@@ -175,7 +175,7 @@ export async function reverseEntry(database: Database, at: Date, actor: Actor, b
         keyId: actor.keyId,
         lines: reversed(lines),
       });
-      await appendAudit(tx, at, actor, {
+      await appendAudit(tx, { at, actor }, {
         businessId: b.id,
         action: 'ledger.entry.reverse',
         entityType: 'journal_entry',

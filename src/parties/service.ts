@@ -124,7 +124,7 @@ export async function insertParty(tx: Tx, at: Date, actor: Actor, businessId: st
     })
     .returning();
   const party = toParty(row);
-  await appendAudit(tx, at, actor, { businessId, action: 'party.create', entityType: 'party', entityId: party.id, after: party });
+  await appendAudit(tx, { at, actor }, { businessId, action: 'party.create', entityType: 'party', entityId: party.id, after: party });
   return party;
 }
 
@@ -262,7 +262,7 @@ export async function patchParty(database: Database, at: Date, actor: Actor, bus
       .where(eq(parties.id, id))
       .returning();
     const after = toParty(row);
-    await appendAudit(tx, at, actor, { businessId, action: 'party.update', entityType: 'party', entityId: id, before, after });
+    await appendAudit(tx, { at, actor }, { businessId, action: 'party.update', entityType: 'party', entityId: id, before, after });
     return after;
   });
 }

@@ -93,7 +93,7 @@ export async function handOut(
         createdAt: now,
       }),
     );
-    await appendAudit(tx, now, ctx.actor, {
+    await appendAudit(tx, { at: now, actor: ctx.actor }, {
       businessId: business.id,
       action: `document.${channel}`,
       entityType: 'document',

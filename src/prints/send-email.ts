@@ -73,8 +73,8 @@ export async function emailDocument(s: Services, ctx: RequestContext, business: 
 
   const now = s.clock.now();
   await ctx.database.db.transaction(async (tx) => {
-    if (sent.length > 0) await bumpCounter(tx, israelDate(now), subject.account(business.accountId), 'emails_sent', sent.length);
-    await appendAudit(tx, now, ctx.actor, {
+    if (sent.length > 0) await bumpCounter(tx, { day: israelDate(now), subject: subject.account(business.accountId), metric: 'emails_sent' }, sent.length);
+    await appendAudit(tx, { at: now, actor: ctx.actor }, {
       businessId: business.id,
       action: 'document.email_sent',
       entityType: 'document',

@@ -72,7 +72,7 @@ async function storeRun(
     report: null,
     error: verification.ok ? null : `verification failed: ${verification.problems.slice(0, 3).join('; ')}`,
   });
-  await appendAudit(tx, at, actor, { ...audit, after: { kind: 'pcn874', period: run.period, status, fileId: file.id, recordCounts } });
+  await appendAudit(tx, { at, actor }, { ...audit, after: { kind: 'pcn874', period: run.period, status, fileId: file.id, recordCounts } });
   if (status === 'completed') {
     await recordEvent(tx, at, {
       event: 'export.completed',
@@ -99,7 +99,7 @@ async function recordFailedRun(
   await database.db
     .transaction(async (tx) => {
       await finishRun(tx, failedAt, run.id, { status: 'failed', recordCounts: null, fileId: null, verification: null, report: null, error: reason });
-      await appendAudit(tx, failedAt, actor, { ...run.audit, after: { kind: 'pcn874', period: run.period, status: 'failed', fileId: null, error: reason } });
+      await appendAudit(tx, { at: failedAt, actor }, { ...run.audit, after: { kind: 'pcn874', period: run.period, status: 'failed', fileId: null, error: reason } });
     })
     .catch((e) => s.logger.error({ err: e, exportRunId: run.id }, 'the failed PCN874 run could not be recorded'));
 }

@@ -95,7 +95,7 @@ export async function createWebhook(
       })
       .returning();
     const webhook = toWebhook(row);
-    await appendAudit(tx, at, actor, { businessId, action: 'webhook.create', entityType: 'webhook_endpoint', entityId: webhook.id, after: webhook });
+    await appendAudit(tx, { at, actor }, { businessId, action: 'webhook.create', entityType: 'webhook_endpoint', entityId: webhook.id, after: webhook });
     return { ...webhook, secret };
   });
 }
@@ -139,7 +139,7 @@ export async function patchWebhook(
       .where(eq(webhookEndpoints.id, id))
       .returning();
     const after = toWebhook(row);
-    await appendAudit(tx, at, actor, { businessId: before.businessId, action: 'webhook.update', entityType: 'webhook_endpoint', entityId: id, before, after });
+    await appendAudit(tx, { at, actor }, { businessId: before.businessId, action: 'webhook.update', entityType: 'webhook_endpoint', entityId: id, before, after });
     return after;
   });
 }
@@ -148,5 +148,5 @@ export async function patchWebhook(
 export async function deleteWebhook(tx: Tx, at: Date, actor: Actor & { accountId: string }, id: string): Promise<void> {
   const { secret: _secret, ...before } = await getWebhook(tx, actor.accountId, id, true);
   await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
-  await appendAudit(tx, at, actor, { businessId: before.businessId, action: 'webhook.delete', entityType: 'webhook_endpoint', entityId: id, before });
+  await appendAudit(tx, { at, actor }, { businessId: before.businessId, action: 'webhook.delete', entityType: 'webhook_endpoint', entityId: id, before });
 }
