@@ -82,7 +82,7 @@ export async function completeConsent(
   }
   const at = s.clock.now();
   await database.db.transaction(async (tx) => {
-    const c = await saveGrant(tx, at, request.businessId, provider.kind, tokens);
+    const c = await saveGrant(tx, { at, businessId: request.businessId, provider: provider.kind, tokens });
     await appendAudit(tx, { at, actor: { accountId: null, keyId: null } }, {
         businessId: request.businessId,
         action: 'allocation.connected',

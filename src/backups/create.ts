@@ -85,7 +85,7 @@ async function addBusinessData(r: FileReading, zip: yazl.ZipFile, business: Busi
     const path = `tables/${table}.jsonl`;
     zip.addBuffer(bytes, path, { mtime: at });
     manifest.tables.push({ name: table, rows: lines.length, path, sha256: sha256(bytes) });
-    if (table === 'files') await addFileContents(r, zip, manifest, lines, at);
+    if (table === 'files') await addFileContents(r, zip, { manifest, fileLines: lines, at });
   }
   return manifest;
 }
@@ -95,7 +95,7 @@ async function addBusinessData(r: FileReading, zip: yazl.ZipFile, business: Busi
  * states the sha256 of the row; the bytes are hashed as they pass and a mismatch (or a missing object)
  * ends the zip's stream with the error, so an altered file never makes a backup.
  */
-async function addFileContents(r: FileReading, zip: yazl.ZipFile, manifest: Manifest, fileLines: string[], at: Date): Promise<void> {
+async function addFileContents(r: FileReading, zip: yazl.ZipFile, { manifest, fileLines, at }: { manifest: Manifest; fileLines: string[]; at: Date }): Promise<void> {
   for (const l of fileLines) {
     const id = String(JSON.parse(l).id);
     const f = await storedFile(r.db, id);

@@ -79,11 +79,7 @@ async function putLogo(s: Services, mode: Mode, input: BusinessCreateBody['brand
 
 async function mergeBranding(
   tx: Executor,
-  at: Date,
-  businessId: string,
-  current: StoredBranding,
-  input: BusinessCreateBody['branding'],
-  logo: PutLogo | null,
+  { at, businessId, current, input, logo }: { at: Date; businessId: string; current: StoredBranding; input: BusinessCreateBody['branding']; logo: PutLogo | null },
 ): Promise<StoredBranding> {
   if (!input) return current;
   const next: StoredBranding = { ...current };
@@ -140,7 +136,7 @@ export async function createBusiness(s: Services, mode: Mode, actor: Actor & { k
         updatedAt: now,
       }),
     );
-    const branding = await mergeBranding(tx, now, id, EMPTY_BRANDING, body.branding, logo);
+    const branding = await mergeBranding(tx, { at: now, businessId: id, current: EMPTY_BRANDING, input: body.branding, logo });
     await tx.execute(sql`UPDATE businesses SET branding = ${JSON.stringify(branding)}::jsonb WHERE id = ${id}`);
     await setNumbering(tx, id, body.numbering);
     const created = await getOwnedBusiness(tx, actor.accountId, id);
@@ -150,7 +146,7 @@ export async function createBusiness(s: Services, mode: Mode, actor: Actor & { k
   });
 }
 
-export async function patchBusiness(s: Services, mode: Mode, actor: Actor & { accountId: string }, id: string, body: BusinessPatchBody) {
+export async function patchBusiness(s: Services, { mode, actor, id, body }: { mode: Mode; actor: Actor & { accountId: string }; id: string; body: BusinessPatchBody }) {
   const now = s.clock.now();
   const logo = await putLogo(s, mode, body.branding);
   return seenByCache(
@@ -167,7 +163,7 @@ export async function patchBusiness(s: Services, mode: Mode, actor: Actor & { ac
       }
       // An approval kept from before must still fit the dealer type; a new one replaces it, null clears it.
       const section46 = checkedSection46(body.section46Approval === undefined ? current.section46Approval : body.section46Approval, dealerType);
-      const branding = await mergeBranding(tx, now, id, current.branding, body.branding, logo);
+      const branding = await mergeBranding(tx, { at: now, businessId: id, current: current.branding, input: body.branding, logo });
       const pick = <K extends keyof BusinessPatchBody>(k: K, cur: unknown) => (body[k] === undefined ? cur : body[k]);
       await tx.execute(
         sql`UPDATE businesses SET
@@ -204,7 +200,7 @@ function standingEvent(b: BusinessRecord, previousStatus: string) {
 }
 
 /** Deactivate (pause all writes) or reactivate; each change of standing records `business.status_changed`. */
-export async function setActive(s: Services, mode: Mode, actor: Actor & { accountId: string }, id: string, active: boolean) {
+export async function setActive(s: Services, { mode, actor, id, active }: { mode: Mode; actor: Actor & { accountId: string }; id: string; active: boolean }) {
   const now = s.clock.now();
   return seenByCache(
     s,
