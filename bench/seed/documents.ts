@@ -673,7 +673,7 @@ export async function seedParties(database: Database, businessId: string, actor:
     await database.db.transaction(async (tx) => {
       for (let k = i; k < Math.min(n, i + 200); k++) {
         const body = { name: `${personName(r)} ${k + 1}`, kind: 'customer' as const, address: r.next() < 0.5 ? `${r.pick(CITIES)} ${r.int(1, 200)}` : null };
-        out.push(await insertParty(tx, at, actor, businessId, newPartyFrom(body)));
+        out.push(await insertParty(tx, { at, actor, businessId, party: newPartyFrom(body) }));
       }
     });
   }

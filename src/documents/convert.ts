@@ -75,7 +75,11 @@ const sameParty = (a: DocumentParty | null, b: DocumentParty | null) =>
   (a?.partyId ?? null) === (b?.partyId ?? null) && (a?.name ?? null) === (b?.name ?? null) && (a?.taxId ?? null) === (b?.taxId ?? null);
 
 /** Adds the source's lines to a converted draft of the same type and party, in one transaction with the draft locked. */
-async function addToDraft(s: Services, ctx: RequestContext, business: BusinessRecord, source: DocumentRow, req: ConvertRequest & { draftId: string }) {
+async function addToDraft(
+  s: Services,
+  ctx: RequestContext,
+  { business, source, req }: { business: BusinessRecord; source: DocumentRow; req: ConvertRequest & { draftId: string } },
+) {
   const now = s.clock.now();
   // The draft changes: its issue reads it again rather than the copy remembered at its create (draft-cache.ts).
   forgetDraft(ctx.database, req.draftId);
@@ -124,25 +128,33 @@ async function addToDraft(s: Services, ctx: RequestContext, business: BusinessRe
           WHERE id = ${draft.id} AND status = 'draft'`,
     );
     const after = documentView(await getDocumentRow(tx, business.id, draft.id));
-    await appendAudit(tx, { at: now, actor: ctx.actor }, {
-      businessId: business.id,
-      action: 'document.update',
-      entityType: 'document',
-      entityId: draft.id,
-      before: documentView(draft),
-      after,
-    });
+    await appendAudit(
+      tx,
+      { at: now, actor: ctx.actor },
+      {
+        businessId: business.id,
+        action: 'document.update',
+        entityType: 'document',
+        entityId: draft.id,
+        before: documentView(draft),
+        after,
+      },
+    );
     return after;
   });
 }
 
 /** Converts the issued document `id` (see the header): answers the draft, new or added to. */
-export async function convertDocument(s: Services, ctx: RequestContext, business: BusinessRecord, id: string, req: ConvertRequest): Promise<DocumentView> {
+export async function convertDocument(
+  s: Services,
+  ctx: RequestContext,
+  { business, id, req }: { business: BusinessRecord; id: string; req: ConvertRequest },
+): Promise<DocumentView> {
   const db = ctx.database.db;
   const source = await convertibleSource(db, business, id, req.docType);
   if (req.draftId !== undefined) {
     if (req.draftId === id) throw validation('body.draftId', 'is the document being converted');
-    return addToDraft(s, ctx, business, source, { ...req, draftId: req.draftId });
+    return addToDraft(s, ctx, { business, source, req: { ...req, draftId: req.draftId } });
   }
   const now = s.clock.now();
   const src = asSource(source);
@@ -152,13 +164,17 @@ export async function convertDocument(s: Services, ctx: RequestContext, business
   const hash = createHash('sha256')
     .update(canonicalJson({ convert: id, ...req }))
     .digest('hex');
-  const view = await insertDraft(db, ctx, now, business.id, {
-    fields,
-    totals: totalsOfDraft(fields, business),
-    externalRef: null,
-    hash,
-    metadata: undefined,
-    datedAtIssue: true,
+  const view = await insertDraft(db, ctx, {
+    at: now,
+    businessId: business.id,
+    draft: {
+      fields,
+      totals: totalsOfDraft(fields, business),
+      externalRef: null,
+      hash,
+      metadata: undefined,
+      datedAtIssue: true,
+    },
   });
   // Without an externalRef the insert never meets a conflict: it always answers the row.
   return view!;

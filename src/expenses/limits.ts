@@ -35,7 +35,11 @@ export async function expenseCeiling(s: Services, b: BusinessRecord): Promise<nu
  * Takes `n` expense rows from the business's daily backstop and monthly ceiling, exactly, in the
  * writing transaction (a rollback gives them back), and counts them in the account's usage.
  */
-export async function openExpenseRows(tx: Tx, b: BusinessRecord, maxExpensesPerMonth: number | null, at: Date, n = 1): Promise<void> {
+export async function openExpenseRows(
+  tx: Tx,
+  b: BusinessRecord,
+  { maxExpensesPerMonth, at, n = 1 }: { maxExpensesPerMonth: number | null; at: Date; n?: number },
+): Promise<void> {
   for (let i = 0; i < n; i++) {
     await takeDailyAllowance(tx, {
       day: israelDate(at),

@@ -98,11 +98,17 @@ export interface NewParty {
 
 /** Inserts a party in the caller's transaction (also used for inline parties of documents). */
 /** A new party, in its own transaction. */
-export async function createParty(database: Database, at: Date, actor: Actor, businessId: string, p: NewParty): Promise<PartyView> {
-  return database.db.transaction((tx) => insertParty(tx, at, actor, businessId, p));
+export async function createParty(
+  database: Database,
+  { at, actor, businessId, party: p }: { at: Date; actor: Actor; businessId: string; party: NewParty },
+): Promise<PartyView> {
+  return database.db.transaction((tx) => insertParty(tx, { at, actor, businessId, party: p }));
 }
 
-export async function insertParty(tx: Tx, at: Date, actor: Actor, businessId: string, p: NewParty): Promise<PartyView> {
+export async function insertParty(
+  tx: Tx,
+  { at, actor, businessId, party: p }: { at: Date; actor: Actor; businessId: string; party: NewParty },
+): Promise<PartyView> {
   const key = await nextKey(tx, businessId, seriesOf(p.kind));
   const [row] = await tx
     .insert(parties)
@@ -184,10 +190,7 @@ export async function getParty(ex: Executor, businessId: string, id: string): Pr
  */
 export async function findOrCreateParty(
   database: Database,
-  at: Date,
-  actor: Actor,
-  businessId: string,
-  body: PartyFindOrCreateBody,
+  { at, actor, businessId, body }: { at: Date; actor: Actor; businessId: string; body: PartyFindOrCreateBody },
 ): Promise<{ party: PartyView; created: boolean }> {
   return database.db.transaction(async (tx) => {
     const kind = body.kind ?? 'customer';
@@ -221,12 +224,15 @@ export async function findOrCreateParty(
       metadata: body.metadata ?? {},
     };
     checkCarried(fresh);
-    const party = await insertParty(tx, at, actor, businessId, fresh);
+    const party = await insertParty(tx, { at, actor, businessId, party: fresh });
     return { party, created: true };
   });
 }
 
-export async function patchParty(database: Database, at: Date, actor: Actor, businessId: string, id: string, body: PartyPatchBody): Promise<PartyView> {
+export async function patchParty(
+  database: Database,
+  { at, actor, businessId, id, body }: { at: Date; actor: Actor; businessId: string; id: string; body: PartyPatchBody },
+): Promise<PartyView> {
   return database.db.transaction(async (tx) => {
     const [beforeRow] = await tx
       .select()

@@ -65,10 +65,7 @@ async function refuseBadUrl(checkUrl: UrlCheck, url: string): Promise<void> {
 
 export async function createWebhook(
   database: Database,
-  at: Date,
-  actor: Actor & { accountId: string },
-  body: WebhookCreateBody,
-  checkUrl: UrlCheck,
+  { at, actor, body, checkUrl }: { at: Date; actor: Actor & { accountId: string }; body: WebhookCreateBody; checkUrl: UrlCheck },
 ): Promise<WebhookView & { secret: string }> {
   await refuseBadUrl(checkUrl, body.url);
   return database.db.transaction(async (tx) => {
@@ -103,11 +100,7 @@ export async function createWebhook(
 /** PATCH: `url`, `events`, `active` (true re-arms: clears disabledAt and the failure count). */
 export async function patchWebhook(
   database: Database,
-  at: Date,
-  actor: Actor & { accountId: string },
-  id: string,
-  body: WebhookPatchBody,
-  checkUrl: UrlCheck,
+  { at, actor, id, body, checkUrl }: { at: Date; actor: Actor & { accountId: string }; id: string; body: WebhookPatchBody; checkUrl: UrlCheck },
 ): Promise<WebhookView> {
   if (body.url !== undefined) await refuseBadUrl(checkUrl, body.url);
   return database.db.transaction(async (tx) => {
@@ -139,7 +132,11 @@ export async function patchWebhook(
       .where(eq(webhookEndpoints.id, id))
       .returning();
     const after = toWebhook(row);
-    await appendAudit(tx, { at, actor }, { businessId: before.businessId, action: 'webhook.update', entityType: 'webhook_endpoint', entityId: id, before, after });
+    await appendAudit(
+      tx,
+      { at, actor },
+      { businessId: before.businessId, action: 'webhook.update', entityType: 'webhook_endpoint', entityId: id, before, after },
+    );
     return after;
   });
 }

@@ -290,7 +290,7 @@ describe('from ledger lines to entries', () => {
       sales: { taxable: 49, zeroRatedExport: 0, eilat: 0, exempt: 0, count: 2 },
       zeroRatedOrExemptSales: 0,
     } as LedgerVatReport;
-    const file = pcn874Of('516179157', report, lines, '202602', '2026-03-01');
+    const file = pcn874Of('516179157', { report, lines, firstMonth: '202602', generated: '2026-03-01' });
     expect(file.header).toMatchObject({
       taxableSales: 0,
       taxableVat: 0,
