@@ -74,6 +74,22 @@ function draftOf(source: DocumentRow, to: DocType, lines: DraftFields['lines'], 
 const sameParty = (a: DocumentParty | null, b: DocumentParty | null) =>
   (a?.partyId ?? null) === (b?.partyId ?? null) && (a?.name ?? null) === (b?.name ?? null) && (a?.taxId ?? null) === (b?.taxId ?? null);
 
+/** Refuses a draft that cannot take the source's lines: not a draft, another type or party, or lines priced another way. */
+function checkJoinable(draft: DocumentRow, source: DocumentRow, docType: DocumentRow['docType']): void {
+  if (draft.status !== 'draft') throw notDraft(draft.id);
+  if (draft.docType !== docType) throw conflict(`draft ${draft.id} is a ${draft.docType}, not a ${docType}`);
+  if (!draft.lines.every((l) => l.source))
+    throw conflict(`draft ${draft.id} was not converted from other documents: only a converted draft takes more sources`);
+  const snap = source.snapshot!;
+  if (!sameParty(draft.party, snap.party)) throw conflict(`draft ${draft.id} is for another party than ${source.docType} #${source.docNumber}`);
+  // Lines priced another way (net/gross, currency, VAT treatment) would not add up in one document.
+  if (draft.currency !== source.currency || draft.priceMode !== snap.priceMode || draft.vatExemptionReason !== snap.vatExemptionReason) {
+    throw conflict(
+      `draft ${draft.id} and ${source.docType} #${source.docNumber} differ in currency, price mode or VAT treatment: their lines cannot be one document`,
+    );
+  }
+}
+
 /** Adds the source's lines to a converted draft of the same type and party, in one transaction with the draft locked. */
 async function addToDraft(
   s: Services,
@@ -85,18 +101,7 @@ async function addToDraft(
   forgetDraft(ctx.database, req.draftId);
   return ctx.database.db.transaction(async (tx) => {
     const draft = await getDocumentRow(tx, business.id, req.draftId, true);
-    if (draft.status !== 'draft') throw notDraft(draft.id);
-    if (draft.docType !== req.docType) throw conflict(`draft ${draft.id} is a ${draft.docType}, not a ${req.docType}`);
-    if (!draft.lines.every((l) => l.source))
-      throw conflict(`draft ${draft.id} was not converted from other documents: only a converted draft takes more sources`);
-    if (!sameParty(draft.party, source.snapshot!.party)) throw conflict(`draft ${draft.id} is for another party than ${source.docType} #${source.docNumber}`);
-    const snap = source.snapshot!;
-    // Lines priced another way (net/gross, currency, VAT treatment) would not add up in one document.
-    if (draft.currency !== source.currency || draft.priceMode !== snap.priceMode || draft.vatExemptionReason !== snap.vatExemptionReason) {
-      throw conflict(
-        `draft ${draft.id} and ${source.docType} #${source.docNumber} differ in currency, price mode or VAT treatment: their lines cannot be one document`,
-      );
-    }
+    checkJoinable(draft, source, req.docType);
     const src = asSource(source);
     const issued = await takenInStage(tx, { id: source.id, lineCount: src.lines.length }, stageOf(req.docType));
     const inDraft = quantitiesFrom(source.id, src.lines.length, draft.lines);

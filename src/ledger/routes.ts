@@ -355,15 +355,10 @@ function registerPeriodRoutes(api: FastifyInstance, s: Services): void {
       },
     },
     async (req, reply) => {
-      const ctx = ctxOf(req);
-      const now = s.clock.now();
-      const period = await closePeriod(ctx.database, {
-        at: now,
-        actor: ctx.actor,
-        business: businessOf(req),
-        period: (req.params as { period: string }).period,
-        today: israelDate(now),
-      });
+      const { database, actor } = ctxOf(req);
+      const { period: month } = req.params as { period: string };
+      const at = s.clock.now();
+      const period = await closePeriod(database, { at, actor, business: businessOf(req), period: month, today: israelDate(at) });
       return reply.status(201).send({ ok: true, period });
     },
   );
@@ -382,15 +377,10 @@ function registerPeriodRoutes(api: FastifyInstance, s: Services): void {
       },
     },
     async (req) => {
-      const ctx = ctxOf(req);
+      const { database, actor } = ctxOf(req);
       const { period } = req.params as { period: string };
-      const reopened = await reopenPeriod(ctx.database, {
-        at: s.clock.now(),
-        actor: ctx.actor,
-        business: businessOf(req),
-        period,
-        reason: (req.body as { reason: string }).reason,
-      });
+      const { reason } = req.body as { reason: string };
+      const reopened = await reopenPeriod(database, { at: s.clock.now(), actor, business: businessOf(req), period, reason });
       return { ok: true as const, period: reopened };
     },
   );

@@ -26,6 +26,7 @@ describe('VAT periods', () => {
     ['2026-01/2026-02', 'bimonthly', '2026-01-01', '2026-02-28', '202601'],
     ['2026-11/2026-12', 'bimonthly', '2026-11-01', '2026-12-31', '202611'],
     ['2026-03/2026-04', 'bimonthly', '2026-03-01', '2026-04-30', '202603'],
+    // eslint-disable-next-line @typescript-eslint/max-params -- test.each spreads a row into arguments
   ])('%s → %s %s..%s', (text, kind, from, to, first) => {
     expect(parseVatPeriod(text)).toEqual({ period: text, kind, from, to, firstMonth: first });
   });
