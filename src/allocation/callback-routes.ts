@@ -35,7 +35,7 @@ function finish(reply: FastifyReply, returnUrl: string | null, { outcome, busine
   }
   if (outcome === 'connected') return reply.send({ ok: true, businessId, status: 'connected' });
   // Through the error handler, like every failure: the one error shape, with the request id.
-  throw new AppError(outcome === 'denied' ? 403 : 502, outcome === 'denied' ? 'forbidden' : 'provider', message ?? outcome);
+  throw new AppError(outcome === 'denied' ? 'forbidden' : 'provider', message ?? outcome);
 }
 
 export function registerAllocationRootRoutes(app: FastifyInstance, s: Services): void {

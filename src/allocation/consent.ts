@@ -68,7 +68,7 @@ export async function completeConsent(
     return { outcome: 'denied', businessId: request.businessId, returnUrl: request.returnUrl, message };
   }
   const provider = providerFor(s, mode);
-  if (!provider) throw new AppError(503, 'unconfigured', 'live mode has no tax authority client configured');
+  if (!provider) throw new AppError('unconfigured', 'live mode has no tax authority client configured');
   const request = await claimConsentRequest(database, now, q.state, 'connected');
   if (!request) throw validation('query.state', STALE_STATE);
   const done = { businessId: request.businessId, returnUrl: request.returnUrl };

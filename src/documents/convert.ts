@@ -31,7 +31,7 @@ export interface ConvertRequest {
 
 /** The issued source, its conversion into `to` allowed (404, 409 `conflict`, 400 `doc_type_not_allowed`). */
 async function convertibleSource(ex: Executor, business: BusinessRecord, id: string, to: DocType): Promise<DocumentRow> {
-  if (!docTypeAllowed(business.dealerType, to)) throw new AppError(400, 'doc_type_not_allowed', `docType: ${docTypeRefusal(business.dealerType)}`);
+  if (!docTypeAllowed(business.dealerType, to)) throw new AppError('doc_type_not_allowed', `docType: ${docTypeRefusal(business.dealerType)}`);
   const source = await getDocumentRow(ex, business.id, id);
   if (source.status !== 'issued') throw conflict(`document ${id} is a draft: issue it before converting it`);
   const refusal = conversionRefusal(source.docType, to);

@@ -213,7 +213,7 @@ export async function issueCreditNote(
 ): Promise<DocumentView> {
   const db = ctx.database.db;
   const first = await getDocumentRow(db, business.id, id);
-  if (first.status !== 'issued') throw new AppError(409, 'not_draft', 'a draft cannot be credited: delete or edit it instead');
+  if (first.status !== 'issued') throw new AppError('not_draft', 'a draft cannot be credited: delete or edit it instead');
   if (business.approvalStatus !== 'approved') throw approvalRequired(business);
   const now = s.clock.now();
   try {

@@ -38,7 +38,6 @@ export function checkDonationAtIssue(
       ? `its approval ${a.number} is valid from ${a.validFrom} to ${a.validTo}`
       : 'it has none: set section46Approval (number, validFrom, validTo) on the business';
     throw new AppError(
-      422,
       'donation_approval_missing',
       `a 405 donation receipt dated ${d.documentDate} needs the organisation's section 46 approval in force on that day; ${held}`,
     );

@@ -105,7 +105,7 @@ export type DraftFields = Pick<
  */
 export function checkDraft(d: DraftFields, dealerType: DealerType): void {
   if (!docTypeAllowed(dealerType, d.docType)) {
-    throw new AppError(400, 'doc_type_not_allowed', `docType: ${docTypeRefusal(dealerType)}`);
+    throw new AppError('doc_type_not_allowed', `docType: ${docTypeRefusal(dealerType)}`);
   }
   checkPartsOfType(d, DOC_TYPES[d.docType]);
   checkCurrency(d);

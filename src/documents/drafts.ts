@@ -31,8 +31,7 @@ import { forgetDraft, rememberDraft } from './draft-cache.ts';
 import { metadataToStore, type Metadata } from '../platform/metadata.ts';
 import { SHEKEL } from '../platform/currencies.ts';
 
-export const notDraft = (id: string) =>
-  new AppError(409, 'not_draft', `document ${id} is issued: it cannot be changed or deleted; issue a credit note instead`);
+export const notDraft = (id: string) => new AppError('not_draft', `document ${id} is issued: it cannot be changed or deleted; issue a credit note instead`);
 
 async function resolveParty(ex: Executor, businessId: string, p: PartyInputBody | null | undefined): Promise<DocumentParty | null> {
   if (p === undefined || p === null) return null;
@@ -284,7 +283,7 @@ export async function deleteDraft(s: Services, ctx: RequestContext, business: Bu
   forgetDraft(ctx.database, id);
   await ctx.database.db.transaction(async (tx) => {
     const cur = await findDocumentRow(tx, business.id, id, true);
-    if (!cur) throw new AppError(404, 'not_found', 'document not found');
+    if (!cur) throw new AppError('not_found', 'document not found');
     if (cur.status !== 'draft') throw notDraft(id);
     try {
       await tx.execute(sql`DELETE FROM documents WHERE id = ${id} AND status = 'draft'`);

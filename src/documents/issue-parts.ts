@@ -59,7 +59,7 @@ export async function currentParty(ex: Executor, businessId: string, p: Document
 /** Refusals by the type's rules (doc-types.ts): a dealer that may not issue it, lines it needs. */
 export function checkIssuable(business: BusinessRecord, d: DocumentRow): void {
   if (!docTypeAllowed(business.dealerType, d.docType)) {
-    throw new AppError(422, 'doc_type_not_allowed', docTypeRefusal(business.dealerType));
+    throw AppError.inCase('doc_type_not_allowed', 'atIssue', docTypeRefusal(business.dealerType));
   }
   if (DOC_TYPES[d.docType].linesRequired && d.lines.length === 0) {
     throw validation('lines', `a ${d.docType} needs at least one line`);
@@ -70,7 +70,7 @@ export function checkIssuable(business: BusinessRecord, d: DocumentRow): void {
 export async function figuresAtIssue(s: Services, ex: Executor, business: BusinessRecord, d: DocumentRow) {
   const totals = totalsOfDraft(d, business);
   const payProblem = paymentsProblem(d.docType, totals, d.payments.length);
-  if (payProblem) throw new AppError(422, 'payments_mismatch', `payments: ${payProblem}`);
+  if (payProblem) throw new AppError('payments_mismatch', `payments: ${payProblem}`);
   const lines = d.lines.map((l, i) => ({ ...l, amount: totals.lineAmounts[i] }));
   // A foreign-currency document takes its rate now (the draft's, the business's or the Bank of
   // Israel's for its date); thresholds and the books go by the shekel figures, computed here once.
@@ -110,7 +110,6 @@ export function allocationAtIssue(
   } else if (eligibility.required) {
     if (business.requireAllocation) {
       throw new AppError(
-        422,
         'allocation_required',
         `an allocation number is required: the amount before VAT is above ${eligibility.threshold / 100} NIS and the buyer has a tax id`,
       );

@@ -31,8 +31,7 @@ import { allocationAtIssue, brandingFor, checkIssuable, currentParty, figuresAtI
 /** "Documents opened per business per day" (service-api.md Limits). */
 export const DOCUMENTS_PER_BUSINESS_PER_DAY = 300;
 
-export const approvalRequired = (b: BusinessRecord) =>
-  new AppError(403, 'approval_required', `the business is ${b.approvalStatus}: issuing waits for approval`);
+export const approvalRequired = (b: BusinessRecord) => new AppError('approval_required', `the business is ${b.approvalStatus}: issuing waits for approval`);
 
 /** The upsert that counts one more document issued by the business this Israel month. */
 export function monthCountBump(businessId: string, now: Date): SQL {

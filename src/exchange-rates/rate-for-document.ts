@@ -5,7 +5,7 @@
  * when the Bank cannot be reached and the day is not cached, the caller must send the rate.
  */
 import type { Executor } from '../platform/db/engine.ts';
-import { AppError, unconfigured, validation } from '../platform/errors.ts';
+import { unconfigured, validation } from '../platform/errors.ts';
 import { israelDate } from '../platform/clock.ts';
 import { isCurrencyCode, SHEKEL } from '../platform/currencies.ts';
 import { businessRateOn } from './business-rates.ts';
@@ -36,7 +36,7 @@ export async function rateForDocument(
   const now = deps.clock.now();
   const today = israelDate(now);
   if (documentDate > today) {
-    throw new AppError(422, 'validation', `date: ${documentDate} is after today (${today}, Israel time): no representative rate is known for a future day`);
+    throw validation('date', `${documentDate} is after today (${today}, Israel time): no representative rate is known for a future day`);
   }
   const agreed = await businessRateOn(ex, businessId, currency, documentDate);
   if (agreed) return { rate: agreed.rate, date: agreed.effectiveFrom, source: 'business' };
@@ -60,10 +60,9 @@ export async function rateForDocument(
     throw unconfigured(`the exchange-rate source answered an unusable rate of ${currency} for ${documentDate} (${found.rate} of ${found.date}): ${SEND_RATE}`);
   }
   if (!found) {
-    throw new AppError(
-      422,
-      'validation',
-      `currency: the Bank of Israel published no representative rate of ${currency} on or shortly before ${documentDate}: ${SEND_RATE}, or set an agreed rate (PUT /v1/businesses/{bid}/exchange-rates/${currency})`,
+    throw validation(
+      'currency',
+      `the Bank of Israel published no representative rate of ${currency} on or shortly before ${documentDate}: ${SEND_RATE}, or set an agreed rate (PUT /v1/businesses/{bid}/exchange-rates/${currency})`,
     );
   }
   const rate = canonicalDecimal(found.rate)!;

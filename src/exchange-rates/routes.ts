@@ -45,7 +45,7 @@ function registerRateReadRoutes(api: FastifyInstance, s: Services): void {
         summary: "The exchange rate a document of `date` in this currency would use: the business's agreed rate, else the Bank of Israel representative rate",
         params: CurrencyParams,
         querystring: RateQuery,
-        response: { 200: Ok({ exchangeRate: DocumentRateView }), ...errors(...AUTH_ERRORS, 422, 503) },
+        response: { 200: Ok({ exchangeRate: DocumentRateView }), ...errors(...AUTH_ERRORS, 503) },
       },
     },
     async (req) => {

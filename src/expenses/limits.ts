@@ -19,7 +19,7 @@ const MONTHLY_METRIC = 'expense_rows_month';
 /** 403 `approval_required` unless the business is approved (record, upload, scan, correction). */
 export function requireApproved(b: BusinessRecord, what: string): void {
   if (b.approvalStatus !== 'approved') {
-    throw new AppError(403, 'approval_required', `${what} needs an approved business; this one is ${b.approvalStatus}`);
+    throw new AppError('approval_required', `${what} needs an approved business; this one is ${b.approvalStatus}`);
   }
 }
 

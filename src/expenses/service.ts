@@ -153,7 +153,7 @@ export async function createDraft(
 
 async function lockedDraft(tx: Tx, businessId: string, id: string): Promise<ExpenseView> {
   const e = toExpense(await expenseRow(tx, businessId, id, true));
-  if (e.status !== 'draft') throw new AppError(409, 'not_draft', 'the expense is recorded: it cannot change; correct it with POST .../correction');
+  if (e.status !== 'draft') throw new AppError('not_draft', 'the expense is recorded: it cannot change; correct it with POST .../correction');
   return e;
 }
 
@@ -279,7 +279,7 @@ export async function recordDraft(
       allocationNumber: f.allocationNumber,
     });
     // A strict business records no tax invoice whose VAT waits for a number (nothing is written).
-    if (input.refusal && b.requireAllocation) throw new AppError(422, 'allocation_required', input.refusal);
+    if (input.refusal && b.requireAllocation) throw new AppError('allocation_required', input.refusal);
     const warnings = [...input.warnings, ...(await closedPeriodWarning(tx, b.id, f.supplierDocDate!))];
     const row = await queryOne<Record<string, unknown>>(
       tx,
@@ -301,7 +301,7 @@ async function writeReversal(
   { now, actor, business: b, ceiling, id }: { now: Date; actor: Actor; business: BusinessRecord; ceiling: number | null; id: string },
 ): Promise<{ reversal: ExpenseView; original: ExpenseView }> {
   const original = toExpense(await expenseRow(tx, b.id, id, true));
-  if (original.status !== 'recorded') throw new AppError(409, 'not_draft', 'only a recorded expense is corrected; edit or delete the draft instead');
+  if (original.status !== 'recorded') throw new AppError('not_draft', 'only a recorded expense is corrected; edit or delete the draft instead');
   if (original.reversesExpenseId) throw conflict('this row is itself a storno and cannot be corrected');
   if (original.reversedByExpenseId) throw conflict(`the expense was already corrected by ${original.reversedByExpenseId}`);
   await openExpenseRows(tx, b, { maxExpensesPerMonth: ceiling, at: now });

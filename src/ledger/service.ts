@@ -113,14 +113,13 @@ function accountProblem(err: unknown, lines: JournalLine[]): AppError | null {
   for (let e = err as { message?: string; cause?: unknown } | undefined, i = 0; e && i < 4; e = e.cause as typeof e, i++) message += ` ${e.message ?? ''}`;
   if (code === '23503')
     return new AppError(
-      422,
       'unknown_account',
       `an account of the entry does not exist: ${lines.map((l) => l.account).join(', ')} — add it first (POST …/ledger/accounts)`,
     );
   const closed = /account (\S+) is closed/.exec(message);
-  if (closed) return new AppError(422, 'account_closed', `account ${closed[1]} is closed`);
+  if (closed) return new AppError('account_closed', `account ${closed[1]} is closed`);
   const period = /(\d{4}-\d{2}-\d{2}) is in a closed period/.exec(message);
-  if (period) return new AppError(422, 'period_closed', `${period[1]} is in a closed period of the books: date the entry after it`);
+  if (period) return new AppError('period_closed', `${period[1]} is in a closed period of the books: date the entry after it`);
   return null;
 }
 
@@ -142,7 +141,7 @@ export async function createManualEntry(
         keyId: actor.keyId,
         lines,
       });
-      if (!posted) throw new AppError(422, 'unbalanced', 'the entry has no lines');
+      if (!posted) throw new AppError('unbalanced', 'the entry has no lines');
       await appendAudit(
         tx,
         { at, actor },

@@ -98,7 +98,7 @@ export type JournalCall = ReturnType<typeof journalCall>;
 /** The call of one balanced entry (null for an entry without lines: a zero document writes none). */
 export function journalCall(at: Date, e: NewEntry) {
   if (e.lines.length === 0) return null;
-  if (!balanced(e.lines)) throw new AppError(422, 'unbalanced', 'the entry is not balanced: debits must equal credits, with two lines or more');
+  if (!balanced(e.lines)) throw new AppError('unbalanced', 'the entry is not balanced: debits must equal credits, with two lines or more');
   return {
     id: newId('je', at.getTime()),
     businessId: e.businessId,

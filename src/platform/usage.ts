@@ -46,7 +46,7 @@ export async function takeDailyAllowance(
   const rows = await query<{ count: number }>(tx, allowanceTake(opts.day, opts.subject, opts.metric, opts.limit));
   if (rows.length === 0 || rows[0].count > opts.limit) {
     const message = `${opts.what}: the daily limit of ${opts.limit} is reached; it resets at midnight Israel time`;
-    throw opts.reason === 'quota_exceeded' ? new AppError(429, 'quota_exceeded', message) : limitReached(message);
+    throw opts.reason === 'quota_exceeded' ? new AppError('quota_exceeded', message) : limitReached(message);
   }
 }
 

@@ -36,7 +36,7 @@ export interface PrintLogEntry {
 
 export function pdfPending(s: Services): AppError {
   const seconds = s.config.prints.pendingRetryAfterSeconds;
-  return new AppError(409, 'pdf_pending', 'the signed PDF of this document is still being rendered; retry shortly', { 'Retry-After': String(seconds) });
+  return new AppError('pdf_pending', 'the signed PDF of this document is still being rendered; retry shortly', { 'Retry-After': String(seconds) });
 }
 
 /** The document of the business, issued and rendered; the precise 404 / 409 otherwise. */

@@ -193,7 +193,7 @@ export function registerPublicPdfRoutes(app: FastifyInstance, s: Services): void
       const { slug } = req.params as { slug: string };
       if (!/^[A-Za-z0-9_-]{22,64}$/.test(slug)) throw notFound('document');
       const pdf = await sharedPdf(s, slug);
-      if (!pdf) throw new AppError(404, 'not_found', 'document not found');
+      if (!pdf) throw new AppError('not_found', 'document not found');
       reply.header('X-Service-Mode', pdf.mode).header('X-Robots-Tag', 'noindex, nofollow').header('Referrer-Policy', 'no-referrer');
       return sendPdf(reply, pdf);
     },

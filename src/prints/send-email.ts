@@ -29,7 +29,7 @@ async function takeEmailAllowance(s: Services, ctx: RequestContext): Promise<voi
   );
   if (!r!.allowed) {
     const seconds = Math.max(1, Math.ceil(Number(r!.retry_after_ms) / 1000));
-    throw new AppError(429, 'rate_limited', `at most ${limit} email calls per minute per key; retry in ${seconds} s`, { 'Retry-After': String(seconds) });
+    throw new AppError('rate_limited', `at most ${limit} email calls per minute per key; retry in ${seconds} s`, { 'Retry-After': String(seconds) });
   }
 }
 
@@ -56,7 +56,7 @@ export async function emailDocument(
     await mailer.verify();
   } catch (err) {
     s.logger.warn({ err: errorSummary(err) }, 'mail server unreachable');
-    throw new AppError(502, 'provider', 'the mail server did not answer; nothing was sent and the document was not handed out');
+    throw new AppError('provider', 'the mail server did not answer; nothing was sent and the document was not handed out');
   }
 
   const recipients = [...new Map(to.map((a) => [a.trim().toLowerCase(), a.trim()])).values()];

@@ -1805,7 +1805,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1816,7 +1816,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1827,7 +1827,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1838,7 +1838,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1849,7 +1849,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1861,7 +1861,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1912,7 +1912,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1923,7 +1923,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1934,7 +1934,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1945,7 +1945,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1956,7 +1956,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1968,7 +1968,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2004,7 +2004,7 @@ export interface operations {
                     "application/json": components["schemas"]["BusinessList"];
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2015,7 +2015,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2026,7 +2026,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2037,7 +2037,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2048,7 +2048,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2060,7 +2060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2184,7 +2184,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2195,7 +2195,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2206,7 +2206,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2217,7 +2217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2228,7 +2228,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2240,7 +2240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2251,7 +2251,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2262,7 +2262,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2274,7 +2274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2314,7 +2314,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2325,7 +2325,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2336,7 +2336,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2347,7 +2347,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2358,7 +2358,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2370,7 +2370,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2474,7 +2474,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2485,7 +2485,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2496,7 +2496,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2507,7 +2507,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2518,7 +2518,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2530,7 +2530,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2541,7 +2541,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2552,7 +2552,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2564,7 +2564,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2604,7 +2604,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2615,7 +2615,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2626,7 +2626,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2637,7 +2637,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2648,7 +2648,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2659,7 +2659,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2670,7 +2670,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2682,7 +2682,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2722,7 +2722,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2733,7 +2733,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2744,7 +2744,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2755,7 +2755,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2766,7 +2766,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2777,7 +2777,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2788,7 +2788,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2800,7 +2800,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2843,7 +2843,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartyPage"];
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2854,7 +2854,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2865,7 +2865,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2876,7 +2876,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2887,7 +2887,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2899,7 +2899,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2977,7 +2977,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2988,7 +2988,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2999,7 +2999,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3010,7 +3010,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3021,7 +3021,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3033,7 +3033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3044,7 +3044,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3055,7 +3055,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3067,7 +3067,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3109,7 +3109,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3120,7 +3120,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3131,7 +3131,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3142,7 +3142,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3153,7 +3153,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3165,7 +3165,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3223,7 +3223,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3234,7 +3234,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3245,7 +3245,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3256,7 +3256,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3267,7 +3267,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3278,7 +3278,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3289,7 +3289,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3301,7 +3301,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3391,7 +3391,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3402,7 +3402,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3413,7 +3413,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3424,7 +3424,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3435,7 +3435,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3447,7 +3447,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3458,7 +3458,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3469,7 +3469,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3481,7 +3481,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3526,7 +3526,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3537,7 +3537,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3548,7 +3548,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3559,7 +3559,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3570,7 +3570,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3582,7 +3582,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3630,7 +3630,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3641,7 +3641,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3652,7 +3652,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3663,7 +3663,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3674,7 +3674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3685,7 +3685,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3696,7 +3696,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3708,7 +3708,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3754,7 +3754,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3765,7 +3765,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3776,7 +3776,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3787,7 +3787,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3799,7 +3799,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3853,7 +3853,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExpensePage"];
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3864,7 +3864,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3875,7 +3875,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3886,7 +3886,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3897,7 +3897,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3909,7 +3909,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3985,7 +3985,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3996,7 +3996,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4007,7 +4007,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4018,7 +4018,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4029,7 +4029,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4041,7 +4041,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4052,7 +4052,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4063,7 +4063,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4075,7 +4075,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4117,7 +4117,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4128,7 +4128,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4139,7 +4139,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4150,7 +4150,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4161,7 +4161,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4173,7 +4173,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4214,7 +4214,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4225,7 +4225,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4236,7 +4236,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4247,7 +4247,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4258,7 +4258,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4269,7 +4269,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4280,7 +4280,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4292,7 +4292,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4358,7 +4358,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4369,7 +4369,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4380,7 +4380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4391,7 +4391,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4402,7 +4402,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4414,7 +4414,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4425,7 +4425,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4436,7 +4436,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4448,7 +4448,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4491,7 +4491,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4502,7 +4502,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4513,7 +4513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4524,7 +4524,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4535,7 +4535,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4546,7 +4546,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4557,7 +4557,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A business rule refused the request (`payments_mismatch`, `allocation_required`, `unbalanced`, `period_closed`, ...). */
+            /** @description A business rule refused the request. Reasons: `doc_type_not_allowed` (at issue), `allocation_required`, `donation_approval_missing`, `payments_mismatch`, `unbalanced`, `unknown_account`, `account_closed`, `period_closed`. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4568,7 +4568,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4580,7 +4580,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4634,7 +4634,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4645,7 +4645,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4656,7 +4656,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4667,7 +4667,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4678,7 +4678,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4690,7 +4690,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4701,7 +4701,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4712,7 +4712,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4724,7 +4724,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4768,7 +4768,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4779,7 +4779,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4790,7 +4790,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4801,7 +4801,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4812,7 +4812,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4824,7 +4824,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4899,7 +4899,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4910,7 +4910,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4921,7 +4921,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4932,7 +4932,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4943,7 +4943,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4955,7 +4955,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4966,7 +4966,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4977,7 +4977,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A business rule refused the request (`payments_mismatch`, `allocation_required`, `unbalanced`, `period_closed`, ...). */
+            /** @description A business rule refused the request. Reasons: `doc_type_not_allowed` (at issue), `allocation_required`, `donation_approval_missing`, `payments_mismatch`, `unbalanced`, `unknown_account`, `account_closed`, `period_closed`. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4988,7 +4988,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5000,7 +5000,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5042,7 +5042,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5053,7 +5053,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5064,7 +5064,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5075,7 +5075,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5086,7 +5086,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5098,7 +5098,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5151,7 +5151,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5162,7 +5162,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5173,7 +5173,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5184,7 +5184,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5195,7 +5195,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5206,7 +5206,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5217,7 +5217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5229,7 +5229,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5240,7 +5240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The feature is not configured on this server or the business has not connected it (`unconfigured`), or the server cannot answer it now (`unavailable`). */
+            /** @description The feature is not configured on this server or the business has not connected it, or the server cannot answer it now. Reasons: `unconfigured`, `unavailable`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5292,7 +5292,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5303,7 +5303,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5314,7 +5314,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5325,7 +5325,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5336,7 +5336,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5348,7 +5348,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5388,7 +5388,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5399,7 +5399,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5410,7 +5410,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5421,7 +5421,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5432,7 +5432,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5443,7 +5443,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5454,7 +5454,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5466,7 +5466,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5523,7 +5523,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5534,7 +5534,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5545,7 +5545,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5556,7 +5556,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5567,7 +5567,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5579,7 +5579,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5590,7 +5590,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5601,7 +5601,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5613,7 +5613,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5624,7 +5624,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A provider (tax authority, OCR, email) failed or could not be reached (`provider`). */
+            /** @description A provider (tax authority, OCR, email) failed or could not be reached. Reasons: `provider`. */
             502: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5635,7 +5635,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The feature is not configured on this server or the business has not connected it (`unconfigured`), or the server cannot answer it now (`unavailable`). */
+            /** @description The feature is not configured on this server or the business has not connected it, or the server cannot answer it now. Reasons: `unconfigured`, `unavailable`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5677,7 +5677,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5688,7 +5688,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5699,7 +5699,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5710,7 +5710,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5721,7 +5721,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5733,7 +5733,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5775,7 +5775,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5786,7 +5786,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5797,7 +5797,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5808,7 +5808,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5819,7 +5819,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5831,7 +5831,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5842,7 +5842,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5853,7 +5853,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5865,7 +5865,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5902,7 +5902,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointPage"];
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5913,7 +5913,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5924,7 +5924,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5935,7 +5935,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5946,7 +5946,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5958,7 +5958,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6009,7 +6009,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6020,7 +6020,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6031,7 +6031,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6042,7 +6042,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6053,7 +6053,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6065,7 +6065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6076,7 +6076,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6087,7 +6087,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6099,7 +6099,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6139,7 +6139,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6150,7 +6150,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6161,7 +6161,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6172,7 +6172,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6183,7 +6183,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6195,7 +6195,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6234,7 +6234,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6245,7 +6245,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6256,7 +6256,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6267,7 +6267,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6278,7 +6278,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6289,7 +6289,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6300,7 +6300,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6312,7 +6312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6363,7 +6363,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6374,7 +6374,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6385,7 +6385,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6396,7 +6396,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6407,7 +6407,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6418,7 +6418,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6429,7 +6429,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6441,7 +6441,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6482,7 +6482,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6493,7 +6493,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6504,7 +6504,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6515,7 +6515,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6526,7 +6526,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6537,7 +6537,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6548,7 +6548,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6560,7 +6560,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6602,7 +6602,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryPage"];
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6613,7 +6613,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6624,7 +6624,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6635,7 +6635,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6646,7 +6646,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6658,7 +6658,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6701,7 +6701,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6712,7 +6712,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6723,7 +6723,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6734,7 +6734,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6745,7 +6745,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6757,7 +6757,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6768,7 +6768,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6779,7 +6779,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6791,7 +6791,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6854,7 +6854,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6865,7 +6865,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6876,7 +6876,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6887,7 +6887,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6898,7 +6898,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6909,7 +6909,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6920,7 +6920,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6932,7 +6932,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6977,7 +6977,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6988,7 +6988,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6999,7 +6999,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7010,7 +7010,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7021,7 +7021,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7033,7 +7033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7073,7 +7073,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7084,7 +7084,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7095,7 +7095,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7106,7 +7106,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7117,7 +7117,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7129,7 +7129,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7168,7 +7168,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiRequestPage"];
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7179,7 +7179,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7190,7 +7190,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7201,7 +7201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7212,7 +7212,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7224,7 +7224,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7323,7 +7323,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7334,7 +7334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7345,7 +7345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7356,7 +7356,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7367,7 +7367,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7379,7 +7379,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7390,7 +7390,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7401,7 +7401,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7413,7 +7413,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7424,7 +7424,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The feature is not configured on this server or the business has not connected it (`unconfigured`), or the server cannot answer it now (`unavailable`). */
+            /** @description The feature is not configured on this server or the business has not connected it, or the server cannot answer it now. Reasons: `unconfigured`, `unavailable`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7512,7 +7512,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7523,7 +7523,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7534,7 +7534,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7545,7 +7545,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7556,7 +7556,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7568,7 +7568,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7649,7 +7649,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7660,7 +7660,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7671,7 +7671,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7682,7 +7682,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7693,7 +7693,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7705,7 +7705,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7802,7 +7802,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7813,7 +7813,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7824,7 +7824,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7835,7 +7835,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7846,7 +7846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7858,7 +7858,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7963,7 +7963,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7974,7 +7974,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7985,7 +7985,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7996,7 +7996,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8007,7 +8007,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8019,7 +8019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8109,7 +8109,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8120,7 +8120,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8131,7 +8131,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8142,7 +8142,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8153,7 +8153,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8165,7 +8165,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8239,7 +8239,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8250,7 +8250,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8261,7 +8261,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8272,7 +8272,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8283,7 +8283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8295,7 +8295,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8366,7 +8366,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8377,7 +8377,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8388,7 +8388,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8399,7 +8399,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8410,7 +8410,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8422,7 +8422,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8433,7 +8433,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8444,7 +8444,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8456,7 +8456,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8467,7 +8467,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The feature is not configured on this server or the business has not connected it (`unconfigured`), or the server cannot answer it now (`unavailable`). */
+            /** @description The feature is not configured on this server or the business has not connected it, or the server cannot answer it now. Reasons: `unconfigured`, `unavailable`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8524,7 +8524,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentPage"];
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8535,7 +8535,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8546,7 +8546,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8557,7 +8557,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8568,7 +8568,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8580,7 +8580,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8734,7 +8734,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8745,7 +8745,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8756,7 +8756,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8767,7 +8767,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8778,7 +8778,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8790,7 +8790,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8801,7 +8801,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8812,7 +8812,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8824,7 +8824,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8866,7 +8866,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8877,7 +8877,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8888,7 +8888,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8899,7 +8899,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8910,7 +8910,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8922,7 +8922,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8963,7 +8963,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8974,7 +8974,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8985,7 +8985,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8996,7 +8996,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9007,7 +9007,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9019,7 +9019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9030,7 +9030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9041,7 +9041,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9053,7 +9053,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9175,7 +9175,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9186,7 +9186,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9197,7 +9197,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9208,7 +9208,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9219,7 +9219,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9231,7 +9231,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9242,7 +9242,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9253,7 +9253,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9265,7 +9265,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9323,7 +9323,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9334,7 +9334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9345,7 +9345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9356,7 +9356,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9367,7 +9367,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9379,7 +9379,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9390,7 +9390,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9401,7 +9401,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A business rule refused the request (`payments_mismatch`, `allocation_required`, `unbalanced`, `period_closed`, ...). */
+            /** @description A business rule refused the request. Reasons: `doc_type_not_allowed` (at issue), `allocation_required`, `donation_approval_missing`, `payments_mismatch`, `unbalanced`, `unknown_account`, `account_closed`, `period_closed`. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9412,7 +9412,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9424,7 +9424,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9487,7 +9487,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9498,7 +9498,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9509,7 +9509,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9520,7 +9520,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9531,7 +9531,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9543,7 +9543,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9554,7 +9554,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9565,7 +9565,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9577,7 +9577,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9639,7 +9639,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9650,7 +9650,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9661,7 +9661,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9672,7 +9672,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9683,7 +9683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9695,7 +9695,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9706,7 +9706,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9717,7 +9717,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9729,7 +9729,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9800,7 +9800,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9811,7 +9811,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9822,7 +9822,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9833,7 +9833,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9844,7 +9844,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9856,7 +9856,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9905,7 +9905,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9916,7 +9916,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9927,7 +9927,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9938,7 +9938,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9949,7 +9949,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9961,7 +9961,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10022,7 +10022,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10033,7 +10033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10044,7 +10044,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10055,7 +10055,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10066,7 +10066,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10078,7 +10078,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10089,7 +10089,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10100,7 +10100,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10112,7 +10112,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10195,7 +10195,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10206,7 +10206,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10217,7 +10217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10228,7 +10228,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10239,7 +10239,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10251,7 +10251,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10308,7 +10308,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10319,7 +10319,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10330,7 +10330,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10341,7 +10341,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10352,7 +10352,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10363,7 +10363,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10374,7 +10374,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10386,7 +10386,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10458,7 +10458,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10469,7 +10469,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10480,7 +10480,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10491,7 +10491,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10502,7 +10502,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10514,7 +10514,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10594,7 +10594,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10605,7 +10605,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10616,7 +10616,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10627,7 +10627,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10638,7 +10638,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10650,7 +10650,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10661,7 +10661,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10672,7 +10672,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A business rule refused the request (`payments_mismatch`, `allocation_required`, `unbalanced`, `period_closed`, ...). */
+            /** @description A business rule refused the request. Reasons: `doc_type_not_allowed` (at issue), `allocation_required`, `donation_approval_missing`, `payments_mismatch`, `unbalanced`, `unknown_account`, `account_closed`, `period_closed`. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10683,7 +10683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10695,7 +10695,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10756,7 +10756,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10767,7 +10767,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10778,7 +10778,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10789,7 +10789,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10800,7 +10800,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10812,7 +10812,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10883,7 +10883,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10894,7 +10894,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10905,7 +10905,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10916,7 +10916,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10927,7 +10927,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10939,7 +10939,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10950,7 +10950,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10961,7 +10961,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A business rule refused the request (`payments_mismatch`, `allocation_required`, `unbalanced`, `period_closed`, ...). */
+            /** @description A business rule refused the request. Reasons: `doc_type_not_allowed` (at issue), `allocation_required`, `donation_approval_missing`, `payments_mismatch`, `unbalanced`, `unknown_account`, `account_closed`, `period_closed`. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10972,7 +10972,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10984,7 +10984,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11027,7 +11027,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11038,7 +11038,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11049,7 +11049,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11060,7 +11060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11071,7 +11071,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11083,7 +11083,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11127,7 +11127,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11138,7 +11138,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11149,7 +11149,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11160,7 +11160,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11171,7 +11171,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11183,7 +11183,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11194,7 +11194,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11205,7 +11205,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11217,7 +11217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11269,7 +11269,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11280,7 +11280,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11291,7 +11291,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11302,7 +11302,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11313,7 +11313,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11325,7 +11325,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11336,7 +11336,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11347,7 +11347,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11359,7 +11359,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11429,7 +11429,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11440,7 +11440,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11451,7 +11451,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11462,7 +11462,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11473,7 +11473,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11485,7 +11485,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11555,7 +11555,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11566,7 +11566,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11577,7 +11577,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11588,7 +11588,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11599,7 +11599,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11611,7 +11611,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11673,7 +11673,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11684,7 +11684,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11695,7 +11695,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11706,7 +11706,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11717,7 +11717,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11729,7 +11729,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11823,7 +11823,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11834,7 +11834,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11845,7 +11845,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11856,7 +11856,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11867,7 +11867,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11879,7 +11879,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11890,7 +11890,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11901,7 +11901,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11913,7 +11913,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11963,7 +11963,7 @@ export interface operations {
                     "application/pdf": string;
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11974,7 +11974,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11985,7 +11985,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11996,7 +11996,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12007,7 +12007,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12019,7 +12019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12030,7 +12030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12041,7 +12041,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12053,7 +12053,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12105,7 +12105,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12116,7 +12116,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12127,7 +12127,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12138,7 +12138,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12149,7 +12149,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12161,7 +12161,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12219,7 +12219,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12230,7 +12230,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12241,7 +12241,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12252,7 +12252,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12263,7 +12263,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12275,7 +12275,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12286,7 +12286,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12297,7 +12297,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12309,7 +12309,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12365,7 +12365,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12376,7 +12376,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12387,7 +12387,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12398,7 +12398,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12409,7 +12409,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12421,7 +12421,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12432,7 +12432,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12443,7 +12443,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12455,7 +12455,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12466,7 +12466,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A provider (tax authority, OCR, email) failed or could not be reached (`provider`). */
+            /** @description A provider (tax authority, OCR, email) failed or could not be reached. Reasons: `provider`. */
             502: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12477,7 +12477,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The feature is not configured on this server or the business has not connected it (`unconfigured`), or the server cannot answer it now (`unavailable`). */
+            /** @description The feature is not configured on this server or the business has not connected it, or the server cannot answer it now. Reasons: `unconfigured`, `unavailable`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12529,7 +12529,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12540,7 +12540,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12551,7 +12551,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12562,7 +12562,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12573,18 +12573,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A business rule refused the request (`payments_mismatch`, `allocation_required`, `unbalanced`, `period_closed`, ...). */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-Service-Mode": components["headers"]["ServiceMode"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12596,7 +12585,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12607,7 +12596,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The feature is not configured on this server or the business has not connected it (`unconfigured`), or the server cannot answer it now (`unavailable`). */
+            /** @description The feature is not configured on this server or the business has not connected it, or the server cannot answer it now. Reasons: `unconfigured`, `unavailable`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12666,7 +12655,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12677,7 +12666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12688,7 +12677,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12699,7 +12688,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12710,7 +12699,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12721,7 +12710,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12732,7 +12721,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12744,7 +12733,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12792,7 +12781,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12803,7 +12792,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12814,7 +12803,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12825,7 +12814,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12836,7 +12825,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12848,7 +12837,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12896,7 +12885,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12907,7 +12896,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12918,7 +12907,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12929,7 +12918,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12940,7 +12929,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12951,7 +12940,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12962,7 +12951,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12974,7 +12963,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13034,7 +13023,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13045,7 +13034,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13056,7 +13045,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13067,7 +13056,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13078,7 +13067,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13090,7 +13079,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13101,7 +13090,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13112,7 +13101,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13124,7 +13113,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13184,7 +13173,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13195,7 +13184,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13206,7 +13195,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13217,7 +13206,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13228,7 +13217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13240,7 +13229,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13251,7 +13240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13262,7 +13251,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13274,7 +13263,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13285,7 +13274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A provider (tax authority, OCR, email) failed or could not be reached (`provider`). */
+            /** @description A provider (tax authority, OCR, email) failed or could not be reached. Reasons: `provider`. */
             502: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13296,7 +13285,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The feature is not configured on this server or the business has not connected it (`unconfigured`), or the server cannot answer it now (`unavailable`). */
+            /** @description The feature is not configured on this server or the business has not connected it, or the server cannot answer it now. Reasons: `unconfigured`, `unavailable`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13351,7 +13340,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13362,7 +13351,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13373,7 +13362,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13384,7 +13373,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A provider (tax authority, OCR, email) failed or could not be reached (`provider`). */
+            /** @description A provider (tax authority, OCR, email) failed or could not be reached. Reasons: `provider`. */
             502: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13395,7 +13384,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The feature is not configured on this server or the business has not connected it (`unconfigured`), or the server cannot answer it now (`unavailable`). */
+            /** @description The feature is not configured on this server or the business has not connected it, or the server cannot answer it now. Reasons: `unconfigured`, `unavailable`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13434,7 +13423,7 @@ export interface operations {
                     "application/pdf": string;
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13445,7 +13434,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13456,7 +13445,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
