@@ -158,14 +158,19 @@ async function allocationJobs(first: BenchDatabases, second: BenchDatabases) {
         const t = (await res.json()) as Record<string, string | number>;
         const now = clock.now();
         await db.db.transaction((tx) =>
-          saveGrant(tx, { at: now, businessId: bid, provider: 'ita', tokens: {
-            accessToken: String(t.access_token),
-            refreshToken: String(t.refresh_token),
-            scope: 'scope',
-            consentedOn: null,
-            accessExpiresAt: new Date(now.getTime() + 600_000),
-            refreshExpiresAt: new Date(now.getTime() + 30 * 86_400_000),
-          } }),
+          saveGrant(tx, {
+            at: now,
+            businessId: bid,
+            provider: 'ita',
+            tokens: {
+              accessToken: String(t.access_token),
+              refreshToken: String(t.refresh_token),
+              scope: 'scope',
+              consentedOn: null,
+              accessExpiresAt: new Date(now.getTime() + 600_000),
+              refreshExpiresAt: new Date(now.getTime() + 30 * 86_400_000),
+            },
+          }),
         );
       },
     );

@@ -37,7 +37,10 @@ export function pinkasQueue(database: Database): Queue {
     name: 'pinkas',
     enqueue: (tx, ref) => enqueueJob(tx, new Date(), { kind: 'document.render', refId: ref }),
     async start(handle, concurrency, opts = {}) {
-      const runner = new JobRunner({ databases: { live: database, sandbox: database }, clock: systemClock, logger: createLogger('silent') }, { 'document.render': { concurrency, handle: (job) => handle(job.refId) } }, { leaseMs: opts.leaseMs, batch: concurrency }
+      const runner = new JobRunner(
+        { databases: { live: database, sandbox: database }, clock: systemClock, logger: createLogger('silent') },
+        { 'document.render': { concurrency, handle: (job) => handle(job.refId) } },
+        { leaseMs: opts.leaseMs, batch: concurrency },
       );
       // Only the live database: the bench's jobs are there (start() would poll the same one twice).
       let stopped = false;

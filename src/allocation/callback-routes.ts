@@ -26,7 +26,11 @@ const CallbackQuery = Type.Object(
   { additionalProperties: true },
 );
 
-function finish(reply: FastifyReply, returnUrl: string | null, { outcome, businessId, message }: { outcome: 'connected' | 'denied' | 'failed'; businessId: string; message?: string }) {
+function finish(
+  reply: FastifyReply,
+  returnUrl: string | null,
+  { outcome, businessId, message }: { outcome: 'connected' | 'denied' | 'failed'; businessId: string; message?: string },
+) {
   if (returnUrl) {
     const url = new URL(returnUrl);
     url.searchParams.set('allocation', outcome);

@@ -39,13 +39,16 @@ export async function warnExpiringConnections(s: Services, database: Database): 
       );
       if (!claimed) return false;
       const expired = new Date(expiresAt).getTime() <= now.getTime();
-      await appendAudit(tx, { at: now, actor: { accountId: null, keyId: null } }, {
+      await appendAudit(
+        tx,
+        { at: now, actor: { accountId: null, keyId: null } },
+        {
           businessId: c.business_id,
           action: 'allocation.connection_expiring',
           entityType: 'ita_connection',
           entityId: c.business_id,
           after: { expiresAt, expired },
-        }
+        },
       );
       await recordEvent(tx, now, {
         event: 'allocation.connection_expiring',

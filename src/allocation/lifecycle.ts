@@ -34,7 +34,11 @@ async function accountOf(ex: Executor, businessId: string): Promise<string> {
   return r!.account_id;
 }
 
-async function writeState(tx: Executor, d: DocumentRow, { allocation, warnings, at, number }: { allocation: AllocationState; warnings: DocumentRow['warnings']; at: Date; number: string | null }) {
+async function writeState(
+  tx: Executor,
+  d: DocumentRow,
+  { allocation, warnings, at, number }: { allocation: AllocationState; warnings: DocumentRow['warnings']; at: Date; number: string | null },
+) {
   await writeIssuedAllocation(tx, d.id, number, { allocation, warnings, at });
 }
 
@@ -53,14 +57,18 @@ export async function recordGranted(database: Database, at: Date, documentId: st
     if (!d) return false;
     const allocation = granted(d.allocation, number, at);
     await writeState(tx, d, { allocation, warnings: warningsAfterGrant(d.warnings), at, number });
-    await appendAudit(tx, { at, actor: SYSTEM }, {
-      businessId: d.businessId,
-      action: 'document.allocation_assigned',
-      entityType: 'document',
-      entityId: d.id,
-      before: { allocation: d.allocation, allocationNumber: null },
-      after: { allocation, allocationNumber: number },
-    });
+    await appendAudit(
+      tx,
+      { at, actor: SYSTEM },
+      {
+        businessId: d.businessId,
+        action: 'document.allocation_assigned',
+        entityType: 'document',
+        entityId: d.id,
+        before: { allocation: d.allocation, allocationNumber: null },
+        after: { allocation, allocationNumber: number },
+      },
+    );
     await recordEvent(tx, at, {
       event: 'document.allocation_assigned',
       accountId: await accountOf(tx, d.businessId),
@@ -85,14 +93,18 @@ export async function recordUnsuccessful(
     const warnings =
       outcome.status === 'refused' ? warningsAfterRefusal(d.warnings, outcome.code, outcome.message) : warningsAfterFailure(d.warnings, outcome.error);
     await writeState(tx, d, { allocation, warnings, at, number: null });
-    await appendAudit(tx, { at, actor: SYSTEM }, {
-      businessId: d.businessId,
-      action: `document.allocation_${outcome.status}`,
-      entityType: 'document',
-      entityId: d.id,
-      before: { allocation: d.allocation },
-      after: { allocation },
-    });
+    await appendAudit(
+      tx,
+      { at, actor: SYSTEM },
+      {
+        businessId: d.businessId,
+        action: `document.allocation_${outcome.status}`,
+        entityType: 'document',
+        entityId: d.id,
+        before: { allocation: d.allocation },
+        after: { allocation },
+      },
+    );
     await recordEvent(tx, at, {
       event: 'document.allocation_failed',
       accountId: await accountOf(tx, d.businessId),

@@ -79,7 +79,13 @@ async function putLogo(s: Services, mode: Mode, input: BusinessCreateBody['brand
 
 async function mergeBranding(
   tx: Executor,
-  { at, businessId, current, input, logo }: { at: Date; businessId: string; current: StoredBranding; input: BusinessCreateBody['branding']; logo: PutLogo | null },
+  {
+    at,
+    businessId,
+    current,
+    input,
+    logo,
+  }: { at: Date; businessId: string; current: StoredBranding; input: BusinessCreateBody['branding']; logo: PutLogo | null },
 ): Promise<StoredBranding> {
   if (!input) return current;
   const next: StoredBranding = { ...current };
@@ -146,7 +152,10 @@ export async function createBusiness(s: Services, mode: Mode, actor: Actor & { k
   });
 }
 
-export async function patchBusiness(s: Services, { mode, actor, id, body }: { mode: Mode; actor: Actor & { accountId: string }; id: string; body: BusinessPatchBody }) {
+export async function patchBusiness(
+  s: Services,
+  { mode, actor, id, body }: { mode: Mode; actor: Actor & { accountId: string }; id: string; body: BusinessPatchBody },
+) {
   const now = s.clock.now();
   const logo = await putLogo(s, mode, body.branding);
   return seenByCache(
@@ -211,14 +220,18 @@ export async function setActive(s: Services, { mode, actor, id, active }: { mode
       if (isActive !== active) {
         await tx.execute(sql`UPDATE businesses SET deactivated_at = ${active ? null : now.toISOString()}, updated_at = ${now.toISOString()} WHERE id = ${id}`);
         const after = await getOwnedBusiness(tx, actor.accountId, id);
-        await appendAudit(tx, { at: now, actor }, {
-          businessId: id,
-          action: active ? 'business.reactivate' : 'business.deactivate',
-          entityType: 'business',
-          entityId: id,
-          before: { deactivatedAt: current.deactivatedAt },
-          after: { deactivatedAt: after.deactivatedAt },
-        });
+        await appendAudit(
+          tx,
+          { at: now, actor },
+          {
+            businessId: id,
+            action: active ? 'business.reactivate' : 'business.deactivate',
+            entityType: 'business',
+            entityId: id,
+            before: { deactivatedAt: current.deactivatedAt },
+            after: { deactivatedAt: after.deactivatedAt },
+          },
+        );
         await recordEvent(tx, now, {
           event: 'business.status_changed',
           accountId: current.accountId,
@@ -245,14 +258,17 @@ export async function setApprovalStatus(s: Services, mode: Mode, id: string, sta
       if (current.approvalStatus === status) return current;
       await tx.execute(sql`UPDATE businesses SET approval_status = ${status}, updated_at = ${now.toISOString()} WHERE id = ${id}`);
       const after = { ...current, approvalStatus: status };
-      await appendAudit(tx, { at: now, actor: { accountId: null, keyId: null } }, {
+      await appendAudit(
+        tx,
+        { at: now, actor: { accountId: null, keyId: null } },
+        {
           businessId: id,
           action: 'business.set_status',
           entityType: 'business',
           entityId: id,
           before: { approvalStatus: current.approvalStatus },
           after: { approvalStatus: status },
-        }
+        },
       );
       await recordEvent(tx, now, {
         event: 'business.status_changed',
@@ -274,14 +290,17 @@ export async function setBusinessPlan(s: Services, mode: Mode, id: string, planK
       const r = await queryOne<Record<string, unknown>>(tx, sql`SELECT * FROM businesses WHERE id = ${id} FOR UPDATE`);
       if (!r) throw notFound('business');
       await tx.execute(sql`UPDATE businesses SET plan_key = ${planKey}, updated_at = ${now.toISOString()} WHERE id = ${id}`);
-      await appendAudit(tx, { at: now, actor: { accountId: null, keyId: null } }, {
+      await appendAudit(
+        tx,
+        { at: now, actor: { accountId: null, keyId: null } },
+        {
           businessId: id,
           action: 'business.set_plan',
           entityType: 'business',
           entityId: id,
           before: { planKey: r.plan_key ?? null },
           after: { planKey },
-        }
+        },
       );
       return toBusinessRecord({ ...r, plan_key: planKey });
     }),

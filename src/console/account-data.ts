@@ -23,12 +23,15 @@ export async function revokeThroughConsole(s: Services, keyId: string, accountId
   const now = s.clock.now();
   const revoked = await s.databases.live.db.transaction(async (tx) => {
     const k = await revokeKey(tx, now, keyId, accountId);
-    await appendAudit(tx, { at: now, actor: { accountId, keyId: null } }, {
+    await appendAudit(
+      tx,
+      { at: now, actor: { accountId, keyId: null } },
+      {
         action: 'key.revoked',
         entityType: 'api_key',
         entityId: k.id,
         after: { prefix: k.prefix, revokedAt: k.revokedAt, via: 'console' },
-      }
+      },
     );
     return k;
   });

@@ -36,12 +36,15 @@ export async function signUp(control: Database, now: Date, ip: string, v: SignUp
         what: 'console sign-ups from this address',
       });
       const a = await createAccount(tx, now, { name: v.name, email: v.email, phone: v.phone, passwordHash, approvalStatus: 'pending' });
-      await appendAudit(tx, { at: now, actor: { accountId: a.id, keyId: null } }, {
+      await appendAudit(
+        tx,
+        { at: now, actor: { accountId: a.id, keyId: null } },
+        {
           action: 'account.signed_up',
           entityType: 'account',
           entityId: a.id,
           after: { name: a.name, email: a.email, phone: a.phone, approvalStatus: a.approvalStatus },
-        }
+        },
       );
       return a;
     });

@@ -73,13 +73,16 @@ async function failInterruptedRuns(ex: Executor, businessId: string, cutOff: Dat
         RETURNING id, from_date::text AS period_from, to_date::text AS period_to`,
   );
   for (const r of interrupted) {
-    await appendAudit(ex, { at: cutOff, actor: { accountId: null, keyId: null } }, {
+    await appendAudit(
+      ex,
+      { at: cutOff, actor: { accountId: null, keyId: null } },
+      {
         businessId,
         action: 'export.openfrmt',
         entityType: 'export_run',
         entityId: r.id,
         after: { from: r.period_from, to: r.period_to, status: 'failed', fileId: null, error: INTERRUPTED },
-      }
+      },
     );
   }
 }

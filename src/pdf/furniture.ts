@@ -31,13 +31,19 @@ export function drawPageFurniture(w: PdfWriter, m: RenderModel, furniture: Furni
     const markX = f.rtl ? CONTENT.left + 90 : CONTENT.left;
     const markColor = variant === 'draft' ? ALERT : theme.text;
     const at = fy;
-    const used = w.forVariants((v) => w.text(footerLine(v, f.lang), { x: markX, w: CONTENT.width - 90, y: at }, { ...f.para, size: 8.5, bold: true, color: markColor }));
-    w.text(pageLabel(i - range.start + 1, range.count, f.lang), { x: f.atEnd(85), w: 85, y: fy }, {
-      size: 8,
-      dir: f.para.dir,
-      align: f.rtl ? 'left' : 'right',
-      color: theme.muted,
-    });
+    const used = w.forVariants((v) =>
+      w.text(footerLine(v, f.lang), { x: markX, w: CONTENT.width - 90, y: at }, { ...f.para, size: 8.5, bold: true, color: markColor }),
+    );
+    w.text(
+      pageLabel(i - range.start + 1, range.count, f.lang),
+      { x: f.atEnd(85), w: 85, y: fy },
+      {
+        size: 8,
+        dir: f.para.dir,
+        align: f.rtl ? 'left' : 'right',
+        color: theme.muted,
+      },
+    );
     if (variant !== 'draft')
       w.text(signatureStatement(furniture.signature, f.lang), { x: markX, w: CONTENT.width - 90, y: fy + used }, { ...f.para, size: 7, color: theme.muted });
     if (furniture.sandbox) drawSandboxBanner(w, f);

@@ -265,7 +265,11 @@ export function drawTotals(w: PdfWriter, m: RenderModel, theme: Theme): void {
   const f = flowOf(m);
   drawSummary({ w, f, theme }, totalsRows(m));
   if (!isReceiptStyle(m) && isNoVatDealer(m)) {
-    w.y += w.text(label(f.lang, 'noVatPatur'), { x: f.atEnd(240), w: 240, y: w.y - 6 }, { size: 8.5, color: theme.muted, dir: f.para.dir, align: f.rtl ? 'left' : 'right' });
+    w.y += w.text(
+      label(f.lang, 'noVatPatur'),
+      { x: f.atEnd(240), w: 240, y: w.y - 6 },
+      { size: 8.5, color: theme.muted, dir: f.para.dir, align: f.rtl ? 'left' : 'right' },
+    );
   }
 }
 

@@ -236,7 +236,8 @@ export function paymentDetails(p: RenderPayment, lang: Language = 'he'): string 
   if (p.accountNumber) parts.push(`${w('account')} ${p.accountNumber}`);
   if (p.cardCompany) parts.push(named(lang, { he: CARD_ACQUIRER_NAMES, en: EN_CARD_ACQUIRER_NAMES }, p.cardCompany.trim(), p.cardCompany));
   if (p.cardName) parts.push(p.cardName);
-  if (p.cardTxType) parts.push(`${w('dealType')}: ${named(lang, { he: CARD_DEAL_TYPE_NAMES, en: EN_CARD_DEAL_TYPE_NAMES }, p.cardTxType.trim(), p.cardTxType)}`);
+  if (p.cardTxType)
+    parts.push(`${w('dealType')}: ${named(lang, { he: CARD_DEAL_TYPE_NAMES, en: EN_CARD_DEAL_TYPE_NAMES }, p.cardTxType.trim(), p.cardTxType)}`);
   if (p.currency && p.originalAmount !== null && p.originalAmount !== undefined) {
     const rate = p.exchangeRate ? ` (${formatExchangeRate(p.exchangeRate, p.currency.code)})` : '';
     parts.push(`${w('paidIn')}: ${formatAmount(p.originalAmount, p.currency)}${rate}`);

@@ -127,7 +127,10 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     sandboxDatabaseUrl,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, { min: 1, max: 1000 }),
-    processes: { webWorkers: integer(env, 'WEB_CONCURRENCY', 0, { min: 0, max: 64 }), backgroundNice: integer(env, 'BACKGROUND_NICE', 10, { min: 0, max: 19 }) },
+    processes: {
+      webWorkers: integer(env, 'WEB_CONCURRENCY', 0, { min: 0, max: 64 }),
+      backgroundNice: integer(env, 'BACKGROUND_NICE', 10, { min: 0, max: 19 }),
+    },
     logLevel,
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 60, { min: 1, max: 10_000_000 }),
     authThrottle: authThrottleConfig(env),

@@ -90,13 +90,16 @@ async function refused(r: FileReading, file: StoredFile, found: { sha256: string
   );
   try {
     await r.db.transaction((tx) =>
-      appendAudit(tx, { at: r.clock.now(), actor: { accountId: null, keyId: null } }, {
+      appendAudit(
+        tx,
+        { at: r.clock.now(), actor: { accountId: null, keyId: null } },
+        {
           businessId: file.businessId,
           action: 'file.integrity_failed',
           entityType: 'file',
           entityId: file.id,
           after: { store: where, expected: { sha256: file.sha256, size: file.size }, found },
-        }
+        },
       ),
     );
   } catch (err) {

@@ -215,13 +215,16 @@ export class WebhookDispatcher {
       );
       // Audited once, by the attempt that switched it off (others of the same batch may fail after it).
       if (ep && before?.active && !ep.active) {
-        await appendAudit(tx, { at: now, actor: { accountId: String(ep.account_id), keyId: null } }, {
+        await appendAudit(
+          tx,
+          { at: now, actor: { accountId: String(ep.account_id), keyId: null } },
+          {
             businessId: (ep.business_id as string | null) ?? null,
             action: 'webhook.auto_disable',
             entityType: 'webhook_endpoint',
             entityId: d.endpointId,
             after: { active: false, disabledAt: nowIso, consecutiveFailures: Number(ep.consecutive_failures) },
-          }
+          },
         );
         this.s.logger.warn({ endpoint: d.endpointId, failures: Number(ep.consecutive_failures) }, 'webhook endpoint disabled after consecutive failures');
       }
