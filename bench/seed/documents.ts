@@ -60,15 +60,8 @@ import { allocationEligibility } from '../../src/documents/allocation-eligibilit
 import { requestHash } from '../../src/documents/drafts.ts';
 import { checkDraft, normalizeInlineParty, normalizeLine, normalizePayment, type DraftFields } from '../../src/documents/draft-input.ts';
 import { buyerTaxIdRequired, docTypeAllowed, paymentsProblem, totalsOfDraft } from '../../src/documents/totals.ts';
-import {
-  documentView,
-  type AllocationState,
-  type DocType,
-  type DocumentParty,
-  type DocumentRow,
-  type DocumentSnapshot,
-  type DocumentWarning,
-} from '../../src/documents/snapshot.ts';
+import { documentView, type DocType, type DocumentRow } from '../../src/documents/snapshot.ts';
+import { type AllocationState, type DocumentParty, type DocumentSnapshot, type DocumentWarning } from '../../src/documents/snapshot-types.ts';
 import type { DraftCreateBody } from '../../src/documents/schemas.ts';
 import { DOCUMENTS_PER_BUSINESS_PER_DAY } from '../../src/documents/issue.ts';
 

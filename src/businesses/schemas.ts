@@ -4,9 +4,8 @@ import { carrier, maxLength, maxScaled } from '../openfrmt/index.ts';
 import type { ApprovalStatus } from '../accounts/index.ts';
 import { MetadataCreate, MetadataPatch, MetadataSchema } from '../platform/metadata.ts';
 import { DOC_TYPE_RULES } from '../documents/doc-types.ts';
+import { DEALER_TYPES } from './dealer-types.ts';
 
-export const DEALER_TYPES = ['patur', 'murshe', 'company', 'ngo'] as const;
-export type DealerType = (typeof DEALER_TYPES)[number];
 const APPROVAL_STATUSES = ['approved', 'pending', 'suspended'] as const satisfies readonly ApprovalStatus[];
 
 /** A logo data URI may be at most 400 KB. */

@@ -27,9 +27,9 @@ import {
   viewOf,
   type BusinessRecord,
   type Section46Approval,
-  type StoredBranding,
   EMPTY_BRANDING,
 } from './records.ts';
+import type { StoredBranding } from './tables.ts';
 
 /**
  * The business's name and address are A000/1018 and 1019 of every export: they must fit those

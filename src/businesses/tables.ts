@@ -4,7 +4,16 @@
  */
 import { boolean, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { day, int8, metadataColumn, timestamptz3 } from '../platform/db/tables.ts';
-import type { StoredBranding } from './records.ts';
+
+/** A business's branding as stored in its jsonb column (a missing key reads as empty). */
+export interface StoredBranding {
+  logoRef: { fileId: string; sha256: string; mime: string } | null;
+  accentColor: string | null;
+  tagline: string | null;
+  website: string | null;
+  footerText: string | null;
+  template: 'classic' | 'stripe';
+}
 
 export const businesses = pgTable('businesses', {
   id: text('id').primaryKey(),

@@ -8,7 +8,8 @@ import { query } from '../platform/db/sql.ts';
 import { conflict } from '../platform/errors.ts';
 import type { ConversionStage, DocType } from './doc-types.ts';
 import { conversionRefusal, q4, quantitiesFrom, stageOf } from './conversion.ts';
-import type { DocumentLine, DocumentRow } from './snapshot.ts';
+import type { DocumentRow } from './snapshot.ts';
+import type { DocumentLine } from './snapshot-types.ts';
 
 /** The quantity (ten-thousandths) of each of the source's lines its issued conversions of `stage` took. */
 export async function takenInStage(ex: Executor, source: { id: string; lineCount: number }, stage: ConversionStage): Promise<number[]> {

@@ -13,7 +13,7 @@ import { decimalsProblemOf } from '../openfrmt/index.ts';
 import { DOC_TYPES, listOfCodes, type ConversionStage, type DocType } from './doc-types.ts';
 import { lineAmount } from './totals.ts';
 import { shareOf } from './partial-credit.ts';
-import type { DocumentLine } from './snapshot.ts';
+import type { DocumentLine } from './snapshot-types.ts';
 
 const Q = 4;
 /** A quantity in ten-thousandths (D110/1264's four decimals): sums of quantities stay exact. */

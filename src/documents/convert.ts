@@ -19,7 +19,8 @@ import { checkDraft, type DraftFields } from './draft-input.ts';
 import { totalsOfDraft } from './totals.ts';
 import { insertDraft, notDraft } from './drafts.ts';
 import { forgetDraft } from './draft-cache.ts';
-import { documentView, getDocumentRow, type DocumentParty, type DocumentRow, type DocumentView } from './snapshot.ts';
+import { documentView, getDocumentRow, type DocumentRow, type DocumentView } from './snapshot.ts';
+import { type DocumentParty } from './snapshot-types.ts';
 import { conversionRefusal, convertedLines, discountShare, quantitiesFrom, stageOf, type ChosenLines, type ConversionSource } from './conversion.ts';
 import { takenInStage } from './conversion-store.ts';
 

@@ -4,7 +4,7 @@
  */
 import { Type } from 'typebox';
 import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
-import { PAYMENT_METHOD_CODES, type AllocationStatus } from './snapshot.ts';
+import { PAYMENT_METHOD_CODES, type AllocationStatus } from './snapshot-types.ts';
 import { METADATA_DESCRIPTION, MetadataSchema, type Metadata } from '../platform/metadata.ts';
 
 import { DocType, Language, PRICE_MODES, VAT_EXEMPTION_REASONS } from './schemas.ts';

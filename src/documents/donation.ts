@@ -7,7 +7,7 @@ import { AppError, validation } from '../platform/errors.ts';
 import type { JobKind } from '../platform/catalog/jobs.ts';
 import type { BusinessRecord, Section46Approval } from '../businesses/index.ts';
 import { DOC_TYPES, type DocType } from './doc-types.ts';
-import type { DocumentParty } from './snapshot.ts';
+import type { DocumentParty } from './snapshot-types.ts';
 
 /** Whether an approval is in force on a day (both ends included). */
 export function approvalInForce(a: Section46Approval | null, day: string): boolean {

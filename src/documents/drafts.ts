@@ -14,16 +14,8 @@ import type { Services } from '../platform/http/services.ts';
 import type { RequestContext } from '../platform/http/context.ts';
 import type { BusinessRecord } from '../businesses/index.ts';
 import { getParty } from '../parties/index.ts';
-import {
-  documentColumns,
-  documentView,
-  findDocumentRow,
-  getDocumentRow,
-  toDocumentRow,
-  type DocumentParty,
-  type DocumentRow,
-  type DocumentView,
-} from './snapshot.ts';
+import { documentColumns, documentView, findDocumentRow, getDocumentRow, toDocumentRow, type DocumentRow, type DocumentView } from './snapshot.ts';
+import { type DocumentParty } from './snapshot-types.ts';
 import type { DraftCreateBody, DraftPatchBody, PartyInputBody } from './schemas.ts';
 import { checkDraft, normalizeInlineParty, normalizeLine, normalizePayment, type DraftFields } from './draft-input.ts';
 import { totalsOfDraft } from './totals.ts';

@@ -9,7 +9,8 @@ import type { Services } from '../platform/http/services.ts';
 import { exchangeRateDeps, rateForDocument } from '../exchange-rates/index.ts';
 import { carrier, maxAgorot, type CarriedField } from '../openfrmt/index.ts';
 import { paymentInOwnCurrency, shekelFigures, toAgorot, toHundredths } from './currency.ts';
-import type { DocType, DocumentCurrency, DocumentLine, DocumentPayment, DocumentRow, PriceMode, Totals } from './snapshot.ts';
+import type { DocType, DocumentRow, Totals } from './snapshot.ts';
+import type { DocumentCurrency, DocumentLine, DocumentPayment, PriceMode } from './snapshot-types.ts';
 
 /** The rate of a draft at issue; null for a shekel document. May ask the Bank of Israel (cached daily). */
 export async function rateAtIssue(

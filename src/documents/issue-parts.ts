@@ -11,16 +11,8 @@ import type { Services } from '../platform/http/services.ts';
 import { type BusinessRecord, type StoredBranding, decodeLogo } from '../businesses/index.ts';
 import { getParty } from '../parties/index.ts';
 import { allocationEligibility } from './allocation-eligibility.ts';
-import {
-  type AllocationState,
-  dealerOf,
-  type DocumentLine,
-  type DocumentParty,
-  type DocumentRow,
-  type DocumentSnapshot,
-  type DocumentWarning,
-  type Totals,
-} from './snapshot.ts';
+import { dealerOf, type DocumentRow, type Totals } from './snapshot.ts';
+import { type AllocationState, type DocumentLine, type DocumentParty, type DocumentSnapshot, type DocumentWarning } from './snapshot-types.ts';
 import type { IssueBodyInput } from './schemas.ts';
 import { buyerTaxIdRequired, paymentsProblem, totalsOfDraft } from './totals.ts';
 import { DOC_TYPES, docTypeAllowed, docTypeRefusal } from './doc-types.ts';

@@ -26,7 +26,7 @@ export async function retryFailedReport(s: Services, ctx: RequestContext, d: Doc
     const status = row?.status ?? 'pending';
     if (!row || status !== 'failed')
       throw new AppError('conflict', `the donation report of ${d.id} is ${status}: ${NOT_FAILED[status]}; only a failed report is asked again`);
-    const again = { ...row, status: 'pending' as const, error: null, decidedAt: null, updatedAt: now };
+    const again = { ...row, status: 'pending' as const, error: null, decidedAt: null, updatedAt: now.toISOString() };
     await writeReport(tx, again);
     await rearmJob(tx, now, { kind: DONATION_JOB, refId: d.id, businessId: d.businessId });
     await appendAudit(

@@ -15,8 +15,8 @@
  *   Dr input VAT (the deductible share; fixed assets apart) / Cr supplier. Its storno row carries
  *   negative amounts: the same lines on the other side.
  */
-import type { DealerType } from '../businesses/index.ts';
-import type { DocumentSnapshot } from '../documents/index.ts';
+import type { DealerType } from '../businesses/dealer-types.ts';
+import type { DocumentSnapshot } from '../documents/snapshot-types.ts';
 import { ilsPaymentAmounts } from '../documents/currency.ts';
 import { DOC_TYPES } from '../documents/doc-types.ts';
 import {

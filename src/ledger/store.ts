@@ -10,7 +10,7 @@ import { iso, prepared, query, queryOne } from '../platform/db/sql.ts';
 import { newId } from '../platform/ids.ts';
 import { AppError } from '../platform/errors.ts';
 import { holeParts } from '../platform/audit.ts';
-import type { DealerType } from '../businesses/index.ts';
+import type { DealerType } from '../businesses/dealer-types.ts';
 import { EXPENSE_CATEGORIES } from '../expenses/categories.ts';
 import { defaultChart, type ChartAccount } from './chart.ts';
 import { balanced, type JournalLine, type PartyAccount } from './journal.ts';

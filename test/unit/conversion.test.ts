@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { conversionRefusal, convertedLines, discountShare, q4, quantitiesFrom, stageOf, type ConversionSource } from '../../src/documents/conversion.ts';
 import { DOC_TYPE_CODES, DOC_TYPES, type DocType } from '../../src/documents/doc-types.ts';
 import { AppError } from '../../src/platform/errors.ts';
-import type { DocumentLine } from '../../src/documents/snapshot.ts';
+import type { DocumentLine } from '../../src/documents/snapshot-types.ts';
 
 const line = (over: Partial<DocumentLine> = {}): DocumentLine => ({
   description: 'בלוק',

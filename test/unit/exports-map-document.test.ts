@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { acquirerCode, dealTypeCode, exportDocument, israelDateTime } from '../../src/exports/map-document.ts';
 import { c100 } from '../../src/openfrmt/records.ts';
-import type { DocumentSnapshot } from '../../src/documents/snapshot.ts';
+import type { DocumentSnapshot } from '../../src/documents/snapshot-types.ts';
 
 const base: DocumentSnapshot = {
   docType: 305,

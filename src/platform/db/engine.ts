@@ -2,9 +2,9 @@ import pg from 'pg';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { dbRoundTripCounter } from '../metrics.ts';
+import type { Mode } from './mode.ts';
 
-/** Which database answered: the API's `X-Service-Mode`. Test keys use the sandbox. */
-export type Mode = 'live' | 'sandbox';
+export type { Mode } from './mode.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, Record<string, never>>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
