@@ -75,14 +75,18 @@ export async function requestDraftAllocation(s: Services, ctx: RequestContext, b
     const number = result.status === 'approved' ? result.allocationNumber : null;
     const warnings = result.status === 'approved' ? warningsAfterGrant(d.warnings) : d.warnings;
     await writeDraftAllocation(tx, d.id, number, { allocation, warnings, at });
-    await appendAudit(tx, at, ctx.actor, {
-      businessId: business.id,
-      action: result.status === 'approved' ? 'document.allocation_assigned' : 'document.allocation_refused',
-      entityType: 'document',
-      entityId: d.id,
-      before: { allocation: d.allocation, allocationNumber: d.allocationNumber },
-      after: { allocation, allocationNumber: number },
-    });
+    await appendAudit(
+      tx,
+      { at, actor: ctx.actor },
+      {
+        businessId: business.id,
+        action: result.status === 'approved' ? 'document.allocation_assigned' : 'document.allocation_refused',
+        entityType: 'document',
+        entityId: d.id,
+        before: { allocation: d.allocation, allocationNumber: d.allocationNumber },
+        after: { allocation, allocationNumber: number },
+      },
+    );
     return { ...d, allocationNumber: number, allocation, warnings, updatedAt: at.toISOString() };
   });
 }

@@ -36,14 +36,18 @@ export async function retryFailedAllocation(s: Services, ctx: RequestContext, bu
     ];
     await writeIssuedAllocation(tx, d.id, null, { allocation, warnings, at: now });
     await rearmJob(tx, now, { kind: ALLOCATION_JOB, refId: d.id, businessId });
-    await appendAudit(tx, now, ctx.actor, {
-      businessId,
-      action: 'document.allocation_retry',
-      entityType: 'document',
-      entityId: d.id,
-      before: { allocation: d.allocation },
-      after: { allocation },
-    });
+    await appendAudit(
+      tx,
+      { at: now, actor: ctx.actor },
+      {
+        businessId,
+        action: 'document.allocation_retry',
+        entityType: 'document',
+        entityId: d.id,
+        before: { allocation: d.allocation },
+        after: { allocation },
+      },
+    );
     return { ...d, allocation, warnings, updatedAt: now.toISOString() };
   });
 }

@@ -125,11 +125,7 @@ function creditSnapshot(
 async function insertCredit(
   tx: Tx,
   ctx: RequestContext,
-  business: BusinessRecord,
-  original: DocumentRow,
-  snapshot: DocumentSnapshot,
-  now: Date,
-  full: boolean,
+  { business, original, snapshot, now, full }: { business: BusinessRecord; original: DocumentRow; snapshot: DocumentSnapshot; now: Date; full: boolean },
 ): Promise<DocumentRow> {
   const allocation: AllocationState = { status: 'not_required', number: null, error: null, requestedAt: null, decidedAt: null };
   const id = newId('doc', now.getTime());
@@ -214,9 +210,7 @@ function partOf(original: DocumentRow, credit: CreditRule, earlier: DocumentSnap
 export async function issueCreditNote(
   s: Services,
   ctx: RequestContext,
-  business: BusinessRecord,
-  id: string,
-  body: { reason: string | null } & CreditRequest,
+  { business, id, body }: { business: BusinessRecord; id: string; body: { reason: string | null } & CreditRequest },
 ): Promise<DocumentView> {
   const db = ctx.database.db;
   const first = await getDocumentRow(db, business.id, id);
@@ -231,8 +225,8 @@ export async function issueCreditNote(
       const part = partOf(original, credit, await earlierCredits(tx, business.id, id), body);
       const docNumber = await takeNextNumber(tx, business.id, credit.docType, israelToday(now));
       const snapshot = creditSnapshot(business, { original, reason: body.reason, part, docNumber, now });
-      const row = await insertCredit(tx, ctx, business, original, snapshot, now, part?.full ?? true);
-      return afterIssue(tx, ctx, business, row, now, 'document.credit_note', [monthCountBump(business.id, now)]);
+      const row = await insertCredit(tx, ctx, { business, original, snapshot, now, full: part?.full ?? true });
+      return afterIssue(tx, ctx, { business, row, now, action: 'document.credit_note', extra: [monthCountBump(business.id, now)] });
     });
     countDocumentIssued(ctx.database.mode, creditNote.docType);
     return creditNote;

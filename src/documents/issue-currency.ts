@@ -23,7 +23,7 @@ export async function rateAtIssue(
   if (d.exchangeRate !== null) {
     return { currency: d.currency, exchangeRate: d.exchangeRate, exchangeRateDate: d.documentDate, exchangeRateSource: 'request' };
   }
-  const r = await rateForDocument(exchangeRateDeps(s), ex, businessId, d.currency, d.documentDate);
+  const r = await rateForDocument(exchangeRateDeps(s), ex, { businessId, currency: d.currency, documentDate: d.documentDate });
   return { currency: d.currency, exchangeRate: r.rate, exchangeRateDate: r.date, exchangeRateSource: r.source };
 }
 
@@ -51,7 +51,10 @@ export function frozenCurrency(
     const withIls = inShekels ? p : { ...p, amountIls: paymentAmounts[i] };
     if (own === rate.currency) return withIls;
     const payRate = own === SHEKEL ? null : (p.exchangeRate ?? null);
-    return { ...withIls, originalAmount: paymentInOwnCurrency(p.amount, rate.currency, rate.exchangeRate, own, payRate) };
+    return {
+      ...withIls,
+      originalAmount: paymentInOwnCurrency(p.amount, { docCurrency: rate.currency, docRate: rate.exchangeRate, payCurrency: own, payRate }),
+    };
   });
   return { ...rate, ils, lines, payments };
 }

@@ -23,9 +23,7 @@ import { frozenCurrency, rateAtIssue, shekelFiguresProblem, type FrozenCurrency 
 export async function brandingFor(
   ex: Executor,
   store: FileStore,
-  at: Date,
-  business: BusinessRecord,
-  override: NonNullable<IssueBodyInput>['branding'],
+  { at, business, override }: { at: Date; business: BusinessRecord; override: NonNullable<IssueBodyInput>['branding'] },
 ): Promise<StoredBranding> {
   const b: StoredBranding = { ...business.branding };
   if (!override) return b;
@@ -75,7 +73,10 @@ export async function figuresAtIssue(s: Services, ex: Executor, business: Busine
 }
 
 /** The warnings and the allocation state at issue (decisions.md); a strict business is refused a missing number. */
-export function allocationAtIssue(business: BusinessRecord, d: DocumentRow, party: DocumentParty | null, ils: Totals, now: Date) {
+export function allocationAtIssue(
+  business: BusinessRecord,
+  { document: d, party, ils, now }: { document: DocumentRow; party: DocumentParty | null; ils: Totals; now: Date },
+) {
   const warnings: DocumentWarning[] = [];
   if (buyerTaxIdRequired(d.docType, ils.totalExVat, d.vatExemptionReason) && !party?.taxId) {
     warnings.push({

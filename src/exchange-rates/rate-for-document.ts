@@ -26,7 +26,11 @@ export interface DocumentRate {
 
 const SEND_RATE = 'send `exchangeRate` with the document';
 
-export async function rateForDocument(deps: ExchangeRateDeps, ex: Executor, businessId: string, currency: string, documentDate: string): Promise<DocumentRate> {
+export async function rateForDocument(
+  deps: ExchangeRateDeps,
+  ex: Executor,
+  { businessId, currency, documentDate }: { businessId: string; currency: string; documentDate: string },
+): Promise<DocumentRate> {
   if (currency === SHEKEL) throw validation('currency', 'a document in shekels has no exchange rate');
   if (!isCurrencyCode(currency)) throw validation('currency', `"${currency}" is not an ISO 4217 currency code`);
   const now = deps.clock.now();
@@ -62,6 +66,6 @@ export async function rateForDocument(deps: ExchangeRateDeps, ex: Executor, busi
     );
   }
   const rate = canonicalDecimal(found.rate)!;
-  await storeBoiRate(ex, now, currency, documentDate, { rate, date: found.date }, today);
+  await storeBoiRate(ex, { at: now, currency, asked: documentDate, found: { rate, date: found.date }, today });
   return { rate, date: found.date, source: 'boi' };
 }

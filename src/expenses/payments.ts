@@ -109,7 +109,11 @@ function checkedInput(input: SupplierPaymentInput, today: string): { method: Pay
 }
 
 /** Records a payment to a supplier with its journal entry and audit row (422 `period_closed` for a date in a closed month). */
-export async function paySupplier(s: Services, database: Database, actor: Actor, b: BusinessRecord, input: SupplierPaymentInput): Promise<SupplierPaymentView> {
+export async function paySupplier(
+  s: Services,
+  database: Database,
+  { actor, business: b, input }: { actor: Actor; business: BusinessRecord; input: SupplierPaymentInput },
+): Promise<SupplierPaymentView> {
   requireApproved(b, 'paying a supplier');
   const now = s.clock.now();
   const { method, date } = checkedInput(input, israelDate(now));
@@ -150,13 +154,17 @@ export async function paySupplier(s: Services, database: Database, actor: Actor,
       })} RETURNING *`,
     );
     const payment = toPayment(row!);
-    await appendAudit(tx, now, actor, {
-      businessId: b.id,
-      action: 'supplier_payment.create',
-      entityType: 'supplier_payment',
-      entityId: payment.id,
-      after: payment,
-    });
+    await appendAudit(
+      tx,
+      { at: now, actor },
+      {
+        businessId: b.id,
+        action: 'supplier_payment.create',
+        entityType: 'supplier_payment',
+        entityId: payment.id,
+        after: payment,
+      },
+    );
     return payment;
   });
 }

@@ -42,7 +42,7 @@ function registerCreateRoute(api: FastifyInstance, s: Services): void {
     async (req, reply) => {
       const ctx = ctxOf(req);
       const body = req.body as { from: string; to: string };
-      const result = await runOpenfrmtExport(s, ctx.database, businessOf(req), body, ctx.actor);
+      const result = await runOpenfrmtExport(s, ctx.database, { business: businessOf(req), range: body, actor: ctx.actor });
       return reply.status(201).send({ ok: true, ...result });
     },
   );

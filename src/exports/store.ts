@@ -75,8 +75,7 @@ async function failInterruptedRuns(ex: Executor, businessId: string, cutOff: Dat
   for (const r of interrupted) {
     await appendAudit(
       ex,
-      cutOff,
-      { accountId: null, keyId: null },
+      { at: cutOff, actor: { accountId: null, keyId: null } },
       {
         businessId,
         action: 'export.openfrmt',

@@ -104,11 +104,17 @@ export interface NewParty {
 
 /** Inserts a party in the caller's transaction (also used for inline parties of documents). */
 /** A new party, in its own transaction. */
-export async function createParty(database: Database, at: Date, actor: Actor, businessId: string, p: NewParty): Promise<PartyView> {
-  return database.db.transaction((tx) => insertParty(tx, at, actor, businessId, p));
+export async function createParty(
+  database: Database,
+  { at, actor, businessId, party: p }: { at: Date; actor: Actor; businessId: string; party: NewParty },
+): Promise<PartyView> {
+  return database.db.transaction((tx) => insertParty(tx, { at, actor, businessId, party: p }));
 }
 
-export async function insertParty(tx: Tx, at: Date, actor: Actor, businessId: string, p: NewParty): Promise<PartyView> {
+export async function insertParty(
+  tx: Tx,
+  { at, actor, businessId, party: p }: { at: Date; actor: Actor; businessId: string; party: NewParty },
+): Promise<PartyView> {
   const key = await nextKey(tx, businessId, seriesOf(p.kind));
   const inserted = insertInto(parties, {
     id: newId('pty', at.getTime()),
@@ -128,7 +134,7 @@ export async function insertParty(tx: Tx, at: Date, actor: Actor, businessId: st
   });
   const [row] = await query(tx, sql`${inserted} RETURNING ${columnList(parties)}`);
   const party = toParty(readParty(row));
-  await appendAudit(tx, at, actor, { businessId, action: 'party.create', entityType: 'party', entityId: party.id, after: party });
+  await appendAudit(tx, { at, actor }, { businessId, action: 'party.create', entityType: 'party', entityId: party.id, after: party });
   return party;
 }
 
@@ -184,10 +190,7 @@ export async function getParty(ex: Executor, businessId: string, id: string): Pr
  */
 export async function findOrCreateParty(
   database: Database,
-  at: Date,
-  actor: Actor,
-  businessId: string,
-  body: PartyFindOrCreateBody,
+  { at, actor, businessId, body }: { at: Date; actor: Actor; businessId: string; body: PartyFindOrCreateBody },
 ): Promise<{ party: PartyView; created: boolean }> {
   return database.db.transaction(async (tx) => {
     const kind = body.kind ?? 'customer';
@@ -218,12 +221,15 @@ export async function findOrCreateParty(
       metadata: body.metadata ?? {},
     };
     checkCarried(fresh);
-    const party = await insertParty(tx, at, actor, businessId, fresh);
+    const party = await insertParty(tx, { at, actor, businessId, party: fresh });
     return { party, created: true };
   });
 }
 
-export async function patchParty(database: Database, at: Date, actor: Actor, businessId: string, id: string, body: PartyPatchBody): Promise<PartyView> {
+export async function patchParty(
+  database: Database,
+  { at, actor, businessId, id, body }: { at: Date; actor: Actor; businessId: string; id: string; body: PartyPatchBody },
+): Promise<PartyView> {
   return database.db.transaction(async (tx) => {
     const t = parties;
     const beforeRow = await queryOne(tx, sql`SELECT ${columnList(t)} FROM ${t} WHERE ${t.id} = ${id} AND ${t.businessId} = ${businessId} FOR UPDATE`);
@@ -255,7 +261,7 @@ export async function patchParty(database: Database, at: Date, actor: Actor, bus
       })} WHERE ${t.id} = ${id} RETURNING ${columnList(t)}`,
     );
     const after = toParty(readParty(row));
-    await appendAudit(tx, at, actor, { businessId, action: 'party.update', entityType: 'party', entityId: id, before, after });
+    await appendAudit(tx, { at, actor }, { businessId, action: 'party.update', entityType: 'party', entityId: id, before, after });
     return after;
   });
 }

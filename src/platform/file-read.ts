@@ -92,8 +92,7 @@ async function refused(r: FileReading, file: StoredFile, found: { sha256: string
     await r.db.transaction((tx) =>
       appendAudit(
         tx,
-        r.clock.now(),
-        { accountId: null, keyId: null },
+        { at: r.clock.now(), actor: { accountId: null, keyId: null } },
         {
           businessId: file.businessId,
           action: 'file.integrity_failed',

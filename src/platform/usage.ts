@@ -19,8 +19,8 @@ export function counterBump(day: string, subj: string, metric: string, by = 1): 
 }
 
 /** Adds `by` to a counter in the caller's transaction. */
-export async function bumpCounter(tx: Executor, day: string, subj: string, metric: string, by = 1): Promise<void> {
-  await tx.execute(counterBump(day, subj, metric, by));
+export async function bumpCounter(tx: Executor, { day, subject, metric }: { day: string; subject: string; metric: string }, by = 1): Promise<void> {
+  await tx.execute(counterBump(day, subject, metric, by));
 }
 
 /**
@@ -71,7 +71,7 @@ export class RequestCounter {
       const [mode, day, accountId] = k.split('\u0000');
       const database = this.databases[mode];
       if (!database) continue;
-      await bumpCounter(database.db, day, subject.account(accountId), 'requests', n);
+      await bumpCounter(database.db, { day, subject: subject.account(accountId), metric: 'requests' }, n);
     }
   }
 }

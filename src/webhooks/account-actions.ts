@@ -46,7 +46,7 @@ export async function retryAccountDelivery(
   dispatcher: WebhookDispatcher = new WebhookDispatcher(s),
 ): Promise<{ delivered: boolean; delivery: DeliveryView }> {
   const endpoint = await getWebhook(s.databases[target.mode].db, target.accountId, target.webhookId);
-  return resendDelivery(s, dispatcher, target.mode, endpoint, target.deliveryId);
+  return resendDelivery(s, dispatcher, { mode: target.mode, endpoint, deliveryId: target.deliveryId });
 }
 
 /** Replays to the account's endpoint (replay.ts): its failed deliveries, or every event since a time; another account's is 404. */

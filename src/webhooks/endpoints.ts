@@ -70,10 +70,7 @@ async function refuseBadUrl(checkUrl: UrlCheck, url: string): Promise<void> {
 
 export async function createWebhook(
   database: Database,
-  at: Date,
-  actor: Actor & { accountId: string },
-  body: WebhookCreateBody,
-  checkUrl: UrlCheck,
+  { at, actor, body, checkUrl }: { at: Date; actor: Actor & { accountId: string }; body: WebhookCreateBody; checkUrl: UrlCheck },
 ): Promise<WebhookView & { secret: string }> {
   await refuseBadUrl(checkUrl, body.url);
   return database.db.transaction(async (tx) => {
@@ -99,7 +96,7 @@ export async function createWebhook(
     });
     const [row] = await query(tx, sql`${inserted} RETURNING ${columnList(t)}`);
     const webhook = toWebhook(readEndpoint(row));
-    await appendAudit(tx, at, actor, { businessId, action: 'webhook.create', entityType: 'webhook_endpoint', entityId: webhook.id, after: webhook });
+    await appendAudit(tx, { at, actor }, { businessId, action: 'webhook.create', entityType: 'webhook_endpoint', entityId: webhook.id, after: webhook });
     return { ...webhook, secret };
   });
 }
@@ -107,11 +104,7 @@ export async function createWebhook(
 /** PATCH: `url`, `events`, `active` (true re-arms: clears disabledAt and the failure count). */
 export async function patchWebhook(
   database: Database,
-  at: Date,
-  actor: Actor & { accountId: string },
-  id: string,
-  body: WebhookPatchBody,
-  checkUrl: UrlCheck,
+  { at, actor, id, body, checkUrl }: { at: Date; actor: Actor & { accountId: string }; id: string; body: WebhookPatchBody; checkUrl: UrlCheck },
 ): Promise<WebhookView> {
   if (body.url !== undefined) await refuseBadUrl(checkUrl, body.url);
   return database.db.transaction(async (tx) => {
@@ -141,7 +134,11 @@ export async function patchWebhook(
     });
     const [row] = await query(tx, sql`${changed} WHERE ${t.id} = ${id} RETURNING ${columnList(t)}`);
     const after = toWebhook(readEndpoint(row));
-    await appendAudit(tx, at, actor, { businessId: before.businessId, action: 'webhook.update', entityType: 'webhook_endpoint', entityId: id, before, after });
+    await appendAudit(
+      tx,
+      { at, actor },
+      { businessId: before.businessId, action: 'webhook.update', entityType: 'webhook_endpoint', entityId: id, before, after },
+    );
     return after;
   });
 }
@@ -150,5 +147,5 @@ export async function patchWebhook(
 export async function deleteWebhook(tx: Tx, at: Date, actor: Actor & { accountId: string }, id: string): Promise<void> {
   const { secret: _secret, ...before } = await getWebhook(tx, actor.accountId, id, true);
   await tx.execute(sql`DELETE FROM ${webhookEndpoints} WHERE ${webhookEndpoints.id} = ${id}`);
-  await appendAudit(tx, at, actor, { businessId: before.businessId, action: 'webhook.delete', entityType: 'webhook_endpoint', entityId: id, before });
+  await appendAudit(tx, { at, actor }, { businessId: before.businessId, action: 'webhook.delete', entityType: 'webhook_endpoint', entityId: id, before });
 }

@@ -106,10 +106,14 @@ describe('the rate a document would use: Bank of Israel', () => {
 
   it('rateForDocument is what the documents side calls: same answer, on a transaction too', async () => {
     const deps = exchangeRateDeps(env.s);
-    expect(await rateForDocument(deps, env.db.sandbox.db, biz.id, 'USD', '2026-03-08')).toEqual({ rate: '3.077', date: '2026-03-06', source: 'boi' });
-    const inTx = await env.db.sandbox.db.transaction((tx) => rateForDocument(deps, tx, biz.id, 'JPY', '2026-03-05'));
+    expect(await rateForDocument(deps, env.db.sandbox.db, { businessId: biz.id, currency: 'USD', documentDate: '2026-03-08' })).toEqual({
+      rate: '3.077',
+      date: '2026-03-06',
+      source: 'boi',
+    });
+    const inTx = await env.db.sandbox.db.transaction((tx) => rateForDocument(deps, tx, { businessId: biz.id, currency: 'JPY', documentDate: '2026-03-05' }));
     expect(inTx).toEqual({ rate: '0.01958', date: '2026-03-05', source: 'boi' });
-    await expect(rateForDocument(deps, env.db.sandbox.db, biz.id, 'ILS', '2026-03-05')).rejects.toThrow(/shekels/);
+    await expect(rateForDocument(deps, env.db.sandbox.db, { businessId: biz.id, currency: 'ILS', documentDate: '2026-03-05' })).rejects.toThrow(/shekels/);
   });
 });
 

@@ -94,22 +94,22 @@ describe('answers Fastify produces itself', () => {
       ['DELETE', '/healthz', undefined],
       ['GET', `/api/docs/${'A'.repeat(32)}/d.pdf`, undefined],
     ] as const) {
-      expectRefused(await env.call(method, url, { key }), 404, 'not_found', undefined, `${method} ${url}`);
+      expectRefused(await env.call(method, url, { key }), 404, { reason: 'not_found', field: undefined, label: `${method} ${url}` });
     }
   });
 
   it('401, 403, 413, 415 and malformed JSON', async () => {
-    expectRefused(await env.call('GET', '/v1/businesses'), 401, 'unauthorized');
-    expectRefused(await env.call('GET', '/v1/businesses', { key: 'bk_test_nope' }), 401, 'unauthorized');
+    expectRefused(await env.call('GET', '/v1/businesses'), 401, { reason: 'unauthorized' });
+    expectRefused(await env.call('GET', '/v1/businesses', { key: 'bk_test_nope' }), 401, { reason: 'unauthorized' });
     const narrow = await a.mint({ mode: 'test', scopes: ['documents'] });
-    expectRefused(await env.call('GET', '/v1/businesses', { key: narrow.secret }), 403, 'forbidden');
-    expectRefused(await env.call('POST', '/v1/businesses', { key: a.test, body: { name: 'x'.repeat(1_100_000) } }), 413, 'too_large');
+    expectRefused(await env.call('GET', '/v1/businesses', { key: narrow.secret }), 403, { reason: 'forbidden' });
+    expectRefused(await env.call('POST', '/v1/businesses', { key: a.test, body: { name: 'x'.repeat(1_100_000) } }), 413, { reason: 'too_large' });
     expectRefused(
       await env.call('POST', '/v1/businesses', { key: a.test, payload: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
       415,
-      'validation',
+      { reason: 'validation' },
     );
-    expectRefused(await env.call('POST', '/v1/businesses', { key: a.test, payload: '{', headers: JSON_HEADERS }), 400, 'validation', 'body');
+    expectRefused(await env.call('POST', '/v1/businesses', { key: a.test, payload: '{', headers: JSON_HEADERS }), 400, { reason: 'validation', field: 'body' });
   });
 
   it('429 rate_limited carries the shape and Retry-After', async () => {
@@ -119,7 +119,7 @@ describe('answers Fastify produces itself', () => {
       await limited.call('GET', '/v1/keys', { key: acc.test });
       await limited.call('GET', '/v1/keys', { key: acc.test });
       const r = await limited.call('GET', '/v1/keys', { key: acc.test });
-      expectRefused(r, 429, 'rate_limited');
+      expectRefused(r, 429, { reason: 'rate_limited' });
       expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
     } finally {
       await limited.close();
@@ -220,7 +220,7 @@ describe('validation messages say what is allowed', () => {
     ];
     for (const [method, url, body, message] of cases) {
       const r = await env.call(method, url, { key: a.test, body });
-      expectRefused(r, 400, 'validation', undefined, `${method} ${url} ${JSON.stringify(body)?.slice(0, 80)}`);
+      expectRefused(r, 400, { reason: 'validation', field: undefined, label: `${method} ${url} ${JSON.stringify(body)?.slice(0, 80)}` });
       expect(r.body.error).toBe(message);
       expect(r.body.error).not.toMatch(RAW_AJV);
     }
