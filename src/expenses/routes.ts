@@ -46,7 +46,7 @@ function registerExpenseReadRoutes(api: FastifyInstance): void {
         response: { 200: Ok({ categories: Type.Array(Category) }), ...errors(401, 403, 429) },
       },
     },
-    async () => ({ ok: true as const, categories: EXPENSE_CATEGORIES }),
+    async () => ({ ok: true as const, categories: [...EXPENSE_CATEGORIES] }),
   );
 
   api.get(

@@ -33,7 +33,8 @@ const EntrySchema = Type.Object({
   id: Type.String(),
   entryNo: Int,
   date: IsoDate,
-  source: Type.Union(['document', 'expense', 'manual', 'reversal', 'payment'].map((k) => Type.Literal(k))),
+  // A tuple, so that TypeBox infers the union (over a mapped array it infers never).
+  source: Type.Union([Type.Literal('document'), Type.Literal('expense'), Type.Literal('manual'), Type.Literal('reversal'), Type.Literal('payment')]),
   documentId: Nullable(Type.String()),
   expenseId: Nullable(Type.String()),
   reference: Nullable(Type.String()),
