@@ -25,7 +25,7 @@ export async function brandingFor(
   store: FileStore,
   at: Date,
   business: BusinessRecord,
-  override: NonNullable<IssueBodyInput>['branding'],
+  override: IssueBodyInput['branding'],
 ): Promise<StoredBranding> {
   const b: StoredBranding = { ...business.branding };
   if (!override) return b;

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidParams, errors, IsoDate, Nullable, Ok } from '../platform/http/schemas.ts';
@@ -12,7 +12,7 @@ import { accountWithLedger, chartOfAccounts } from './account-reads.ts';
 import { registerLedgerReportRoutes } from './report-routes.ts';
 import { closePeriod, listClosedPeriods, reopenPeriod } from './periods.ts';
 import { asCsv, Int, read, tags } from './route-parts.ts';
-import { createAccount, createManualEntry, getEntry, reverseEntry, updateAccount, type ManualEntryInput, type NewAccountInput } from './service.ts';
+import { createAccount, createManualEntry, getEntry, reverseEntry, updateAccount } from './service.ts';
 
 const write = { scope: 'businesses' as const };
 const Code = Type.String({ pattern: '^[0-9A-Za-z-]{1,15}$', description: 'Account code (B110 1402): up to 15 letters, digits or hyphens' });
@@ -58,7 +58,7 @@ const PeriodParams = Type.Object(
   { additionalProperties: false },
 );
 
-export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
+export function registerLedgerRoutes(api: Api, s: Services): void {
   registerChartRoutes(api, s);
   registerLedgerAccountRoutes(api, s);
   registerEntryListRoutes(api, s);
@@ -68,7 +68,7 @@ export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
 }
 
 /** The chart of accounts: list (made on first read) and add. */
-function registerChartRoutes(api: FastifyInstance, s: Services): void {
+function registerChartRoutes(api: Api, s: Services): void {
   api.get(
     '/businesses/:bid/ledger/accounts',
     {
@@ -108,14 +108,14 @@ function registerChartRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
-      const account = await createAccount(ctx.database, s.clock.now(), ctx.actor, businessOf(req), req.body as NewAccountInput);
+      const account = await createAccount(ctx.database, s.clock.now(), ctx.actor, businessOf(req), req.body);
       return reply.status(201).send({ ok: true, account });
     },
   );
 }
 
 /** One account: its lines over a range (JSON or CSV), and its name or state. */
-function registerLedgerAccountRoutes(api: FastifyInstance, s: Services): void {
+function registerLedgerAccountRoutes(api: Api, s: Services): void {
   registerAccountLedgerRoute(api, s);
   registerAccountUpdateRoute(api, s);
 }
@@ -134,7 +134,7 @@ const AccountLedgerResponse = jsonOrCsvResponse(
   'the lines with their running balance after an opening-balance row',
 );
 
-function registerAccountLedgerRoute(api: FastifyInstance, s: Services): void {
+function registerAccountLedgerRoute(api: Api, s: Services): void {
   api.get(
     '/businesses/:bid/ledger/accounts/:code',
     {
@@ -151,8 +151,8 @@ function registerAccountLedgerRoute(api: FastifyInstance, s: Services): void {
     async (req, reply) => {
       const b = businessOf(req);
       const db = ctxOf(req).database.db;
-      const { code } = req.params as { code: string };
-      const q = req.query as { from?: string; to?: string };
+      const { code } = req.params;
+      const q = req.query;
       const to = q.to ?? israelDate(s.clock.now());
       const from = q.from ?? `${to.slice(0, 4)}-01-01`;
       if (from > to) throw validation('querystring.from', `must not be after to (${to})`);
@@ -173,7 +173,7 @@ function registerAccountLedgerRoute(api: FastifyInstance, s: Services): void {
   );
 }
 
-function registerAccountUpdateRoute(api: FastifyInstance, s: Services): void {
+function registerAccountUpdateRoute(api: Api, s: Services): void {
   api.patch(
     '/businesses/:bid/ledger/accounts/:code',
     {
@@ -192,22 +192,22 @@ function registerAccountUpdateRoute(api: FastifyInstance, s: Services): void {
     },
     async (req) => {
       const ctx = ctxOf(req);
-      const { code } = req.params as { code: string };
+      const { code } = req.params;
       return {
         ok: true as const,
-        account: await updateAccount(ctx.database, s.clock.now(), ctx.actor, businessOf(req), code, req.body as { name?: string; closed?: boolean }),
+        account: await updateAccount(ctx.database, s.clock.now(), ctx.actor, businessOf(req), code, req.body),
       };
     },
   );
 }
 
 /** Journal entries: list and write a manual one. */
-function registerEntryListRoutes(api: FastifyInstance, s: Services): void {
+function registerEntryListRoutes(api: Api, s: Services): void {
   registerEntryListRoute(api);
   registerManualEntryRoute(api, s);
 }
 
-function registerEntryListRoute(api: FastifyInstance): void {
+function registerEntryListRoute(api: Api): void {
   api.get(
     '/businesses/:bid/ledger/entries',
     {
@@ -231,7 +231,7 @@ function registerEntryListRoute(api: FastifyInstance): void {
       },
     },
     async (req) => {
-      const q = req.query as { from?: string; to?: string; account?: string; after?: number; take?: number };
+      const q = req.query;
       const take = q.take ?? 100;
       const entries = await listEntries(ctxOf(req).database.db, businessOf(req).id, { ...q, afterEntryNo: q.after, take });
       return { ok: true as const, entries, nextAfter: entries.length === take ? entries[entries.length - 1].entryNo : null };
@@ -239,7 +239,7 @@ function registerEntryListRoute(api: FastifyInstance): void {
   );
 }
 
-function registerManualEntryRoute(api: FastifyInstance, s: Services): void {
+function registerManualEntryRoute(api: Api, s: Services): void {
   api.post(
     '/businesses/:bid/ledger/entries',
     {
@@ -265,14 +265,14 @@ function registerManualEntryRoute(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
-      const entry = await createManualEntry(ctx.database, s.clock.now(), ctx.actor, businessOf(req), req.body as ManualEntryInput);
+      const entry = await createManualEntry(ctx.database, s.clock.now(), ctx.actor, businessOf(req), req.body);
       return reply.status(201).send({ ok: true, entry });
     },
   );
 }
 
 /** One journal entry: read and reverse. */
-function registerEntryRoutes(api: FastifyInstance, s: Services): void {
+function registerEntryRoutes(api: Api, s: Services): void {
   api.get(
     '/businesses/:bid/ledger/entries/:id',
     {
@@ -285,7 +285,7 @@ function registerEntryRoutes(api: FastifyInstance, s: Services): void {
         response: { 200: Ok({ entry: EntrySchema }), ...errors(...AUTH_ERRORS) },
       },
     },
-    async (req) => ({ ok: true as const, entry: await getEntry(ctxOf(req).database, businessOf(req).id, (req.params as { id: string }).id) }),
+    async (req) => ({ ok: true as const, entry: await getEntry(ctxOf(req).database, businessOf(req).id, req.params.id) }),
   );
 
   api.post(
@@ -303,21 +303,14 @@ function registerEntryRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
-      const entry = await reverseEntry(
-        ctx.database,
-        s.clock.now(),
-        ctx.actor,
-        businessOf(req),
-        (req.params as { id: string }).id,
-        (req.body as { date: string }).date,
-      );
+      const entry = await reverseEntry(ctx.database, s.clock.now(), ctx.actor, businessOf(req), req.params.id, req.body.date);
       return reply.status(201).send({ ok: true, entry });
     },
   );
 }
 
 /** Closed months: list, close, reopen the last. */
-function registerPeriodRoutes(api: FastifyInstance, s: Services): void {
+function registerPeriodRoutes(api: Api, s: Services): void {
   api.get(
     '/businesses/:bid/ledger/periods',
     {
@@ -348,7 +341,7 @@ function registerPeriodRoutes(api: FastifyInstance, s: Services): void {
     async (req, reply) => {
       const ctx = ctxOf(req);
       const now = s.clock.now();
-      const period = await closePeriod(ctx.database, now, ctx.actor, businessOf(req), (req.params as { period: string }).period, israelDate(now));
+      const period = await closePeriod(ctx.database, now, ctx.actor, businessOf(req), req.params.period, israelDate(now));
       return reply.status(201).send({ ok: true, period });
     },
   );
@@ -368,8 +361,8 @@ function registerPeriodRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req) => {
       const ctx = ctxOf(req);
-      const { period } = req.params as { period: string };
-      const reopened = await reopenPeriod(ctx.database, s.clock.now(), ctx.actor, businessOf(req), period, (req.body as { reason: string }).reason);
+      const { period } = req.params;
+      const reopened = await reopenPeriod(ctx.database, s.clock.now(), ctx.actor, businessOf(req), period, req.body.reason);
       return { ok: true as const, period: reopened };
     },
   );
