@@ -2,6 +2,20 @@
 // closed unions that miss a case, unused variables. `npm run lint`; CI runs it.
 import tseslint from 'typescript-eslint';
 
+const REQUEST_PART = '[object.name=/^(req|request)$/][property.name=/^(body|params|query|headers)$/]';
+const REQUEST_PART_FIELD = '[object.object.name=/^(req|request)$/][object.property.name=/^(body|params|query|headers)$/]';
+const REQUEST_PART_CAST_MESSAGE =
+  "Don't cast a request part: the route's schema types it (TypeBox type provider, src/platform/http/api.ts). " +
+  'Give the route a schema for the part; a part no schema checks is unknown: narrow it (isJsonObject, src/console/request-parts.ts).';
+const REQUEST_PART_CASTS = ['TSAsExpression', 'TSTypeAssertion'].flatMap((cast) =>
+  [
+    `${cast} > MemberExpression${REQUEST_PART}`,
+    `${cast} > MemberExpression${REQUEST_PART_FIELD}`,
+    `${cast} > ChainExpression > MemberExpression${REQUEST_PART_FIELD}`,
+    `${cast} > LogicalExpression > MemberExpression${REQUEST_PART}`,
+  ].map((selector) => ({ selector, message: REQUEST_PART_CAST_MESSAGE })),
+);
+
 export default tseslint.config(
   {
     ignores: [
@@ -32,6 +46,14 @@ export default tseslint.config(
       '@typescript-eslint/await-thenable': 'error',
       // More than four inputs travel as one object, so a call names what it passes (issue 34).
       '@typescript-eslint/max-params': ['error', { max: 4 }],
+    },
+  },
+  {
+    // A request part's type comes from its route's schema (the TypeBox type provider, src/platform/http/api.ts);
+    // a cast would claim a type nothing checked.
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', ...REQUEST_PART_CASTS],
     },
   },
   {

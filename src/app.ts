@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifySchemaValidationError } from 'fastify';
 import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swaggerUi from '@fastify/swagger-ui';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -116,7 +117,9 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
 
   // One authentication for the REST API and /mcp: one count of failed attempts per address.
   const auth = createApiAuth(s);
-  await app.register(
+  // Typed by each route's schema (platform/http/api.ts); the same instance, so compile time only.
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  await typed.register(
     async (api) => {
       auth.install(api);
       installBusinessGuard(api, s);
@@ -125,7 +128,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     },
     { prefix: '/v1' },
   );
-  for (const d of domains) await d.root?.(app, s);
+  for (const d of domains) await d.root?.(typed, s);
   await registerMcpRoutes(app, { auth, operations: mcpOperations, version: API_VERSION });
 
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -2,7 +2,7 @@
  * What a domain is to the app (its own file: a domain declares itself without importing the list of
  * domains in domains.ts, which imports every domain).
  */
-import type { FastifyInstance } from 'fastify';
+import type { Api } from './platform/http/api.ts';
 import type { Services } from './platform/http/services.ts';
 import type { JobHandlers } from './platform/jobs.ts';
 import type { Database } from './platform/db/engine.ts';
@@ -15,9 +15,9 @@ export interface Worker {
 export interface Domain {
   name: string;
   /** Routes under /v1, behind the API key (auth, rate limit, scope and business guard already applied). */
-  api?(api: FastifyInstance, s: Services): void;
+  api?(api: Api, s: Services): void;
   /** Routes outside /v1: public links, the console. */
-  root?(app: FastifyInstance, s: Services): void | Promise<void>;
+  root?(app: Api, s: Services): void | Promise<void>;
   /** Background work the server process runs (tests start it themselves, with their own clock). */
   worker?(s: Services): Worker;
   /**

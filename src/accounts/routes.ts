@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { SCOPES } from '../platform/catalog/scopes.ts';
@@ -29,7 +29,7 @@ const UsageDay = Type.Object({
   emailsSent: Type.Integer(),
 });
 
-export function registerAccountRoutes(api: FastifyInstance, s: Services): void {
+export function registerAccountRoutes(api: Api, s: Services): void {
   api.get(
     '/keys',
     {
@@ -63,7 +63,7 @@ export function registerAccountRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req) => {
       const ctx = ctxOf(req);
-      const { days = 30 } = req.query as { days?: number };
+      const { days = 30 } = req.query;
       return { ok: true as const, mode: ctx.mode, days: await usageByDay(s, ctx.mode, ctx.key.accountId, days) };
     },
   );

@@ -4,7 +4,8 @@
  *   GET /ita/simulator/authorize      the simulated consent screen (sandbox, development)
  * The state names the database (l_… live, s_… sandbox) and is single use, 30 minutes.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import { Type } from 'typebox';
 import type { Services } from '../platform/http/services.ts';
 import { redirectResponse } from '../platform/http/openapi.ts';
@@ -42,12 +43,12 @@ function finish(
   throw new AppError(outcome === 'denied' ? 'forbidden' : 'provider', message ?? outcome);
 }
 
-export function registerAllocationRootRoutes(app: FastifyInstance, s: Services): void {
+export function registerAllocationRootRoutes(app: Api, s: Services): void {
   registerConsentCallback(app, s);
   registerSimulatorConsentScreen(app, s);
 }
 
-function registerConsentCallback(app: FastifyInstance, s: Services): void {
+function registerConsentCallback(app: Api, s: Services): void {
   app.get(
     '/ita/callback',
     {
@@ -68,7 +69,7 @@ function registerConsentCallback(app: FastifyInstance, s: Services): void {
       },
     },
     async (req, reply) => {
-      const q = req.query as { state: string; code?: string; error?: string; error_description?: string };
+      const q = req.query;
       const mode = modeOfState(q.state);
       if (!mode) throw validation('query.state', 'unknown consent state');
       const done = await completeConsent(s, mode, q);
@@ -77,7 +78,7 @@ function registerConsentCallback(app: FastifyInstance, s: Services): void {
   );
 }
 
-function registerSimulatorConsentScreen(app: FastifyInstance, s: Services): void {
+function registerSimulatorConsentScreen(app: Api, s: Services): void {
   // The simulated consent screen grants at once: it redirects back to the callback with a code.
   app.get(
     '/ita/simulator/authorize',
@@ -88,7 +89,7 @@ function registerSimulatorConsentScreen(app: FastifyInstance, s: Services): void
       },
     },
     async (req, reply) => {
-      const q = req.query as { state: string; deny?: string };
+      const q = req.query;
       const mode = modeOfState(q.state);
       if (!mode || providerFor(s, mode)?.kind !== 'simulator') throw notFound('consent screen');
       const url = new URL(`${s.config.publicBaseUrl}/ita/callback`);

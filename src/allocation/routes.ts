@@ -5,8 +5,9 @@
  *   DELETE /businesses/{bid}/allocation/connection   forget the grant
  *   POST   /businesses/{bid}/documents/{id}/allocation  strict mode: a draft's number, synchronously
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Type, type Static } from 'typebox';
+import type { FastifyRequest } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
+import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidIdParams, BidParams, errors, IsoDateTime, Nullable, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
@@ -46,13 +47,13 @@ const emptyBodyIsEmptyObject = async (req: FastifyRequest) => {
   if (req.body === undefined || req.body === null) req.body = {};
 };
 
-export function registerAllocationRoutes(api: FastifyInstance, s: Services): void {
+export function registerAllocationRoutes(api: Api, s: Services): void {
   registerConnect(api, s);
   registerConnection(api, s);
   registerDocumentAllocation(api, s);
 }
 
-function registerConnect(api: FastifyInstance, s: Services): void {
+function registerConnect(api: Api, s: Services): void {
   api.post(
     '/businesses/:bid/allocation/connect',
     {
@@ -68,7 +69,7 @@ function registerConnect(api: FastifyInstance, s: Services): void {
       },
     },
     async (req, reply) => {
-      const body = (req.body ?? {}) as Static<typeof ConnectBody>;
+      const body = req.body;
       const ctx = ctxOf(req);
       const business = businessOf(req);
       requireProvider(s, ctx.mode);
@@ -79,7 +80,7 @@ function registerConnect(api: FastifyInstance, s: Services): void {
   );
 }
 
-function registerConnection(api: FastifyInstance, s: Services): void {
+function registerConnection(api: Api, s: Services): void {
   api.get(
     '/businesses/:bid/allocation/connection',
     {
@@ -114,7 +115,7 @@ function registerConnection(api: FastifyInstance, s: Services): void {
   );
 }
 
-function registerDocumentAllocation(api: FastifyInstance, s: Services): void {
+function registerDocumentAllocation(api: Api, s: Services): void {
   api.post(
     '/businesses/:bid/documents/:id/allocation',
     {
@@ -132,7 +133,7 @@ function registerDocumentAllocation(api: FastifyInstance, s: Services): void {
       },
     },
     async (req, reply) => {
-      const { id } = req.params as { id: string };
+      const { id } = req.params;
       const { status, document } = await requestAllocation(s, ctxOf(req), businessOf(req), id);
       return reply.status(status).send({ ok: true, document });
     },

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidParams, errors, IsoDateTime, Nullable, Ok } from '../platform/http/schemas.ts';
@@ -28,7 +28,7 @@ const BackupSchema = Type.Object({
   }),
 });
 
-export function registerBackupRoutes(api: FastifyInstance, s: Services): void {
+export function registerBackupRoutes(api: Api, s: Services): void {
   api.post(
     '/businesses/:bid/backups',
     {
@@ -68,7 +68,7 @@ export function registerBackupRoutes(api: FastifyInstance, s: Services): void {
       },
     },
     async (req) => {
-      const { take = 200, cursor } = req.query as { take?: number; cursor?: string };
+      const { take = 200, cursor } = req.query;
       return { ok: true as const, ...(await listBackups(ctxOf(req).database.db, businessOf(req).id, { take, cursor })) };
     },
   );

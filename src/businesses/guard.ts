@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { forbidden } from '../platform/errors.ts';
 import { ctxOf } from '../platform/http/context.ts';
+import { isJsonObject } from '../platform/http/input.ts';
 import type { Services } from '../platform/http/services.ts';
 import { cachedOwnedBusiness } from './cache.ts';
 import type { BusinessRecord } from './records.ts';
@@ -20,7 +21,8 @@ declare module 'fastify' {
  */
 export function installBusinessGuard(api: FastifyInstance, s: Services): void {
   api.addHook('preValidation', async (req) => {
-    const bid = (req.params as Record<string, unknown> | undefined)?.bid;
+    // Before validation: the router's params, not yet checked by the route's schema.
+    const bid = isJsonObject(req.params) ? req.params.bid : undefined;
     if (typeof bid !== 'string') return;
     const ctx = ctxOf(req);
     const business = await cachedOwnedBusiness(s, ctx.mode, ctx.key.accountId, bid);

@@ -1,11 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidParams, errors, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
 import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { MetadataQuery } from '../platform/metadata.ts';
-import { Business, BusinessCreate, BusinessPatch, type BusinessCreateBody, type BusinessPatchBody } from './schemas.ts';
+import { Business, BusinessCreate, BusinessPatch } from './schemas.ts';
 import { createBusiness, patchBusiness, setActive } from './service.ts';
 import { listOwnedBusinesses, viewOf, viewsOf } from './records.ts';
 import { businessOf } from './guard.ts';
@@ -15,14 +15,14 @@ const BusinessOk = Ok({ business: Business });
 
 const config = { scope: 'businesses' as const };
 
-export function registerBusinessRoutes(api: FastifyInstance, s: Services): void {
+export function registerBusinessRoutes(api: Api, s: Services): void {
   registerBusinessListRoutes(api, s);
   registerOneBusinessRoutes(api, s);
   registerActivationRoutes(api, s);
 }
 
 /** Businesses: create and list. */
-function registerBusinessListRoutes(api: FastifyInstance, s: Services): void {
+function registerBusinessListRoutes(api: Api, s: Services): void {
   api.post(
     '/businesses',
     {
@@ -42,7 +42,7 @@ function registerBusinessListRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
-      const business = await createBusiness(s, ctx.mode, ctx.actor as typeof ctx.actor & { keyId: string; accountId: string }, req.body as BusinessCreateBody);
+      const business = await createBusiness(s, ctx.mode, ctx.actor as typeof ctx.actor & { keyId: string; accountId: string }, req.body);
       return reply.status(201).send({ ok: true, business });
     },
   );
@@ -63,14 +63,14 @@ function registerBusinessListRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req) => {
       const ctx = ctxOf(req);
-      const rows = await listOwnedBusinesses(ctx.database.db, ctx.key.accountId, (req.query as { metadata?: string[] }).metadata);
+      const rows = await listOwnedBusinesses(ctx.database.db, ctx.key.accountId, req.query.metadata);
       return { ok: true as const, businesses: await viewsOf(s, ctx.database.db, ctx.key.accountId, rows) };
     },
   );
 }
 
 /** One business: read and change. */
-function registerOneBusinessRoutes(api: FastifyInstance, s: Services): void {
+function registerOneBusinessRoutes(api: Api, s: Services): void {
   api.get(
     '/businesses/:bid',
     {
@@ -113,7 +113,7 @@ function registerOneBusinessRoutes(api: FastifyInstance, s: Services): void {
         mode: ctx.mode,
         actor: { ...ctx.actor, accountId: ctx.key.accountId },
         id: businessOf(req).id,
-        body: req.body as BusinessPatchBody,
+        body: req.body,
       });
       return { ok: true as const, business };
     },
@@ -121,7 +121,7 @@ function registerOneBusinessRoutes(api: FastifyInstance, s: Services): void {
 }
 
 /** Deactivate and reactivate. */
-function registerActivationRoutes(api: FastifyInstance, s: Services): void {
+function registerActivationRoutes(api: Api, s: Services): void {
   for (const [path, active] of [
     ['deactivate', false],
     ['reactivate', true],

@@ -1,10 +1,12 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import { AppError } from '../platform/errors.ts';
 import type { Services } from '../platform/http/services.ts';
 import { randomToken } from '../platform/ids.ts';
 import { accountWithKeys, revokeThroughConsole, usageView } from './account-data.ts';
 import { accountMode } from './browse-scope.ts';
 import { frameOf, signedIn, stateOf } from './context.ts';
+import { pathParam, type RawQuery } from './request-parts.ts';
 import { field, fieldList } from './forms.ts';
 import { t, type Lang } from './i18n.ts';
 import { mintThroughConsole } from './mint.ts';
@@ -39,18 +41,18 @@ async function renderKeys(
     .send(keysPage(frameOf(req), { account, keys, nowMs: s.clock.now().getTime(), mintToken, ...extra }));
 }
 
-export function registerAccountPages(c: FastifyInstance, s: Services): void {
+export function registerAccountPages(c: Api, s: Services): void {
   registerKeysPage(c, s);
   registerMintForm(c, s);
   registerRevokeForm(c, s);
   registerUsagePage(c, s);
 }
 
-function registerKeysPage(c: FastifyInstance, s: Services): void {
-  c.get('/keys', async (req, reply) => {
+function registerKeysPage(c: Api, s: Services): void {
+  c.get<{ Querystring: RawQuery }>('/keys', async (req, reply) => {
     const accountId = signedIn(req, reply);
     if (!accountId) return reply;
-    const revoked = (req.query as { revoked?: string }).revoked;
+    const revoked = req.query.revoked;
     const lang = stateOf(req).lang;
     const message =
       typeof revoked === 'string' && /^bk_(live|test)_[0-9A-Za-z]{0,4}$/.test(revoked)
@@ -60,7 +62,7 @@ function registerKeysPage(c: FastifyInstance, s: Services): void {
   });
 }
 
-function registerMintForm(c: FastifyInstance, s: Services): void {
+function registerMintForm(c: Api, s: Services): void {
   c.post('/keys', async (req, reply) => {
     const accountId = signedIn(req, reply);
     if (!accountId) return reply;
@@ -98,11 +100,11 @@ function registerMintForm(c: FastifyInstance, s: Services): void {
   });
 }
 
-function registerRevokeForm(c: FastifyInstance, s: Services): void {
+function registerRevokeForm(c: Api, s: Services): void {
   c.post('/keys/:id/revoke', async (req, reply) => {
     const accountId = signedIn(req, reply);
     if (!accountId) return reply;
-    const id = (req.params as { id: string }).id;
+    const id = pathParam(req, 'id');
     try {
       const key = await revokeThroughConsole(s, id, accountId);
       return reply.redirect(`/console/keys?revoked=${encodeURIComponent(key.prefix)}`, 303);
@@ -114,11 +116,11 @@ function registerRevokeForm(c: FastifyInstance, s: Services): void {
   });
 }
 
-function registerUsagePage(c: FastifyInstance, s: Services): void {
-  c.get('/usage', async (req, reply) => {
+function registerUsagePage(c: Api, s: Services): void {
+  c.get<{ Querystring: RawQuery }>('/usage', async (req, reply) => {
     const accountId = signedIn(req, reply);
     if (!accountId) return reply;
-    const q = req.query as { mode?: string; days?: string };
+    const q = req.query;
     // Without a choice, the mode the account has keys in (a sandbox-only integrator sees its sandbox figures).
     const mode = q.mode === 'sandbox' || q.mode === 'live' ? q.mode : await accountMode(s, accountId);
     const days = USAGE_DAY_CHOICES.includes(Number(q.days)) ? Number(q.days) : 30;

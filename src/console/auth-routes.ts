@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import type { Services } from '../platform/http/services.ts';
 import { clientIp, cookieOptions, frameOf, stateOf } from './context.ts';
 import { checkSignUp, field, maskPhone, normalizeCode, normalizeEmail } from './forms.ts';
@@ -23,7 +24,7 @@ function lockedOut(reply: FastifyReply, f: Frame, { now, until, email }: { now: 
   return send(reply, 429, signInPage(f, { ...(email !== undefined ? { email } : {}), message: t(f.lang, 'locked_out', { minutes }) }));
 }
 
-export function registerAuthRoutes(c: FastifyInstance, s: Services, sms: SmsSender | null): void {
+export function registerAuthRoutes(c: Api, s: Services, sms: SmsSender | null): void {
   registerEntry(c);
   registerSignUp(c, s);
   registerSignIn(c, s, sms);
@@ -32,7 +33,7 @@ export function registerAuthRoutes(c: FastifyInstance, s: Services, sms: SmsSend
   registerSignOut(c, s);
 }
 
-function registerEntry(c: FastifyInstance): void {
+function registerEntry(c: Api): void {
   c.get('/', async (req, reply) => {
     const st = stateOf(req);
     if (st.session?.secondFactorAt) return reply.redirect('/console/keys', 303);
@@ -41,7 +42,7 @@ function registerEntry(c: FastifyInstance): void {
   });
 }
 
-function registerSignUp(c: FastifyInstance, s: Services): void {
+function registerSignUp(c: Api, s: Services): void {
   c.get('/sign-up', async (req, reply) => send(reply, 200, signUpPage(frameOf(req))));
 
   c.post('/sign-up', async (req, reply) => {
@@ -56,7 +57,7 @@ function registerSignUp(c: FastifyInstance, s: Services): void {
   });
 }
 
-function registerSignIn(c: FastifyInstance, s: Services, sms: SmsSender | null): void {
+function registerSignIn(c: Api, s: Services, sms: SmsSender | null): void {
   c.get('/sign-in', async (req, reply) => {
     const st = stateOf(req);
     if (st.session?.secondFactorAt) return reply.redirect('/console/keys', 303);
@@ -129,7 +130,7 @@ function refusedCodeMessage(f: Frame, result: Extract<CodeOutcome, { kind: 'refu
   return result.verdict === 'expired' || result.verdict === 'none' ? t(f.lang, 'code_expired') : t(f.lang, 'code_exhausted');
 }
 
-function registerVerify(c: FastifyInstance, s: Services): void {
+function registerVerify(c: Api, s: Services): void {
   c.get('/verify', async (req, reply) => {
     const p = await pendingOnly(s, req, reply);
     if (!p) return reply;
@@ -158,7 +159,7 @@ function registerVerify(c: FastifyInstance, s: Services): void {
   });
 }
 
-function registerResend(c: FastifyInstance, s: Services, sms: SmsSender | null): void {
+function registerResend(c: Api, s: Services, sms: SmsSender | null): void {
   c.post('/verify/resend', async (req, reply) => {
     const p = await pendingOnly(s, req, reply);
     if (!p) return reply;
@@ -191,7 +192,7 @@ function registerResend(c: FastifyInstance, s: Services, sms: SmsSender | null):
   });
 }
 
-function registerSignOut(c: FastifyInstance, s: Services): void {
+function registerSignOut(c: Api, s: Services): void {
   c.post('/sign-out', async (req, reply) => {
     const st = stateOf(req);
     if (st.session) await endSession(s.databases.live.db, st.session.id, s.clock.now());

@@ -1,12 +1,13 @@
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import { listOwnedBusinesses } from '../businesses/index.ts';
-import { DocumentListQuery, type DocumentListQueryInput, documentView, getDocumentRow, listDocuments } from '../documents/index.ts';
+import { DocumentListQuery, documentView, getDocumentRow, listDocuments } from '../documents/index.ts';
 import { listDocumentEvents } from '../events/index.ts';
 import type { Mode } from '../platform/db/engine.ts';
 import type { Services } from '../platform/http/services.ts';
 import { documentPreviewPdf, printLog } from '../prints/index.ts';
 import { accountMode, dataPage, dropEmptyFields, MODES, ownedBusiness, PAGE_ROWS, queryProblem } from './browse-scope.ts';
 import { signedIn } from './context.ts';
+import { pathParam } from './request-parts.ts';
 import { businessesPage } from './views/businesses-page.ts';
 import { documentPage } from './views/document-page.ts';
 import { documentsPage } from './views/documents-page.ts';
@@ -15,7 +16,7 @@ const htmlType = 'text/html; charset=utf-8';
 /** Events shown on a document's page: a document has a handful (issued, PDF ready, allocation, credited). */
 const DOCUMENT_EVENTS_SHOWN = 50;
 
-export function registerBrowsePages(c: FastifyInstance, s: Services): void {
+export function registerBrowsePages(c: Api, s: Services): void {
   // The navigation's entry: the businesses of the mode the account has keys in.
   c.get('/data', async (req, reply) => {
     const accountId = signedIn(req, reply);
@@ -30,7 +31,7 @@ export function registerBrowsePages(c: FastifyInstance, s: Services): void {
   }
 }
 
-function registerBusinessesPage(c: FastifyInstance, s: Services, mode: Mode): void {
+function registerBusinessesPage(c: Api, s: Services, mode: Mode): void {
   c.get(`/${mode}/businesses`, async (req, reply) => {
     const p = await dataPage(s, req, reply);
     if (!p) return reply;
@@ -40,16 +41,16 @@ function registerBusinessesPage(c: FastifyInstance, s: Services, mode: Mode): vo
 }
 
 /** The API's list (GET /businesses/{bid}/documents): its filters and `q`, checked by its schema, one cursor page at a time. */
-function registerDocumentsPage(c: FastifyInstance, s: Services, mode: Mode): void {
+function registerDocumentsPage(c: Api, s: Services, mode: Mode): void {
   c.get(
     `/${mode}/businesses/:bid/documents`,
     { schema: { querystring: DocumentListQuery }, attachValidation: true, preValidation: dropEmptyFields },
     async (req, reply) => {
       const p = await dataPage(s, req, reply);
       if (!p) return reply;
-      const business = await ownedBusiness(s, mode, p.accountId, (req.params as { bid: string }).bid);
+      const business = await ownedBusiness(s, mode, p.accountId, pathParam(req, 'bid'));
       const problem = queryProblem(req);
-      const q = problem ? {} : (req.query as DocumentListQueryInput);
+      const q = problem ? {} : req.query;
       // A console page never offsets or counts: the newest PAGE_ROWS after the cursor, whatever the URL says.
       const result = problem
         ? { documents: [], nextCursor: null }
@@ -64,12 +65,12 @@ function registerDocumentsPage(c: FastifyInstance, s: Services, mode: Mode): voi
   );
 }
 
-function registerDocumentPage(c: FastifyInstance, s: Services, mode: Mode): void {
+function registerDocumentPage(c: Api, s: Services, mode: Mode): void {
   c.get(`/${mode}/businesses/:bid/documents/:id`, async (req, reply) => {
     const p = await dataPage(s, req, reply);
     if (!p) return reply;
-    const { bid, id } = req.params as { bid: string; id: string };
-    const business = await ownedBusiness(s, mode, p.accountId, bid);
+    const business = await ownedBusiness(s, mode, p.accountId, pathParam(req, 'bid'));
+    const id = pathParam(req, 'id');
     const db = s.databases[mode].db;
     const document = documentView(await getDocumentRow(db, business.id, id));
     const [prints, events] = await Promise.all([
@@ -81,12 +82,12 @@ function registerDocumentPage(c: FastifyInstance, s: Services, mode: Mode): void
 }
 
 /** The PDF in the document page's frame: framed by the console's own pages only. */
-function registerDocumentPdf(c: FastifyInstance, s: Services, mode: Mode): void {
+function registerDocumentPdf(c: Api, s: Services, mode: Mode): void {
   c.get(`/${mode}/businesses/:bid/documents/:id/pdf`, async (req, reply) => {
     const accountId = signedIn(req, reply);
     if (!accountId) return reply;
-    const { bid, id } = req.params as { bid: string; id: string };
-    const business = await ownedBusiness(s, mode, accountId, bid);
+    const business = await ownedBusiness(s, mode, accountId, pathParam(req, 'bid'));
+    const id = pathParam(req, 'id');
     const pdf = await documentPreviewPdf(s, s.databases[mode], business, id);
     return reply
       .header('X-Frame-Options', 'SAMEORIGIN')

@@ -8,6 +8,7 @@ import { getAccount, listKeys, type KeyRecord } from '../accounts/index.ts';
 import { getOwnedBusiness, type BusinessRecord } from '../businesses/index.ts';
 import type { Mode } from '../platform/db/engine.ts';
 import { validationMessage, type AjvError } from '../platform/http/error-handler.ts';
+import { isJsonObject } from '../platform/http/input.ts';
 import type { Services } from '../platform/http/services.ts';
 import { frameOf, signedIn } from './context.ts';
 import type { Frame } from './views/auth-pages.ts';
@@ -53,8 +54,8 @@ export function ownedBusiness(s: Services, mode: Mode, accountId: string, busine
 
 /** preValidation of a GET form's page: a field left empty is a filter not given (the API would refuse `q=`). */
 export async function dropEmptyFields(req: FastifyRequest): Promise<void> {
-  const q = req.query as Record<string, unknown> | undefined;
-  if (!q) return;
+  const q = req.query;
+  if (!isJsonObject(q)) return;
   for (const [k, v] of Object.entries(q)) if (v === '' || (Array.isArray(v) && v.every((x) => x === ''))) delete q[k];
 }
 

@@ -1,4 +1,5 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { Services } from '../platform/http/services.ts';
@@ -13,6 +14,7 @@ import { registerBrowsePages } from './browse-routes.ts';
 import { registerRequestLogPages } from './request-log-routes.ts';
 import { registerWebhookPages } from './webhook-routes.ts';
 import { cookieOptions, csrfOk, frameOf, LANG_COOKIE, loadState, stateOf } from './context.ts';
+import type { RawQuery } from './request-parts.ts';
 import { safeConsolePath } from './forms.ts';
 import { pickLang, t } from './i18n.ts';
 import { smsSenderFor } from './sms.ts';
@@ -32,7 +34,7 @@ const SECURITY_HEADERS = {
  * without JavaScript). Cookies and form bodies are parsed only inside this plugin's scope, so the
  * JSON API keeps its strict parsers.
  */
-export async function registerConsole(app: FastifyInstance, s: Services): Promise<void> {
+export async function registerConsole(app: Api, s: Services): Promise<void> {
   const sms = smsSenderFor(s.config, s.logger);
   if (!sms) s.logger.warn('console: no SMS gateway configured in production; console sign-in is refused until TWILIO_* and SMS_FROM are set');
 
@@ -72,11 +74,11 @@ export async function registerConsole(app: FastifyInstance, s: Services): Promis
         reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(CONSOLE_JS),
       );
 
-      c.get('/lang', async (req, reply) => {
-        const q = req.query as { to?: string; back?: string };
+      c.get<{ Querystring: RawQuery }>('/lang', async (req, reply) => {
+        const q = req.query;
         const to = q.to === 'he' ? 'he' : 'en';
         reply.setCookie(LANG_COOKIE, to, { ...cookieOptions(s, 365 * 86_400), httpOnly: false });
-        return reply.redirect(safeConsolePath(q.back), 303);
+        return reply.redirect(safeConsolePath(typeof q.back === 'string' ? q.back : undefined), 303);
       });
 
       registerAuthRoutes(c, s, sms);
@@ -91,7 +93,7 @@ export async function registerConsole(app: FastifyInstance, s: Services): Promis
 }
 
 /** Failures and unknown pages of the console answer an HTML page in the visitor's language. */
-function installErrorPages(c: FastifyInstance): void {
+function installErrorPages(c: Api): void {
   c.setErrorHandler((err: FastifyError & { validationContext?: string }, req, reply) => {
     const lang = pickLang(req.cookies?.[LANG_COOKIE], req.headers['accept-language']);
     const f = { lang, csrf: '', path: '/console' };

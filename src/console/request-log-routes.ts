@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import type { Mode } from '../platform/db/engine.ts';
 import type { Services } from '../platform/http/services.ts';
 import { listRequests, RequestsQuery } from '../request-log/index.ts';
@@ -6,7 +6,7 @@ import { accountMode, dataPage, dropEmptyFields, MODES, PAGE_ROWS, queryProblem 
 import { signedIn } from './context.ts';
 import { requestsPage, requestsPath } from './views/requests-page.ts';
 
-export function registerRequestLogPages(c: FastifyInstance, s: Services): void {
+export function registerRequestLogPages(c: Api, s: Services): void {
   c.get('/requests', async (req, reply) => {
     const accountId = signedIn(req, reply);
     if (!accountId) return reply;
@@ -16,12 +16,12 @@ export function registerRequestLogPages(c: FastifyInstance, s: Services): void {
 }
 
 /** GET /requests of the API, for the signed-in account: its requests of the last 7 days in one mode, searchable by request id. */
-function registerRequestsPage(c: FastifyInstance, s: Services, mode: Mode): void {
+function registerRequestsPage(c: Api, s: Services, mode: Mode): void {
   c.get(`/${mode}/requests`, { schema: { querystring: RequestsQuery }, attachValidation: true, preValidation: dropEmptyFields }, async (req, reply) => {
     const p = await dataPage(s, req, reply);
     if (!p) return reply;
     const problem = queryProblem(req);
-    const q = problem ? {} : (req.query as { requestId?: string; cursor?: string });
+    const q = problem ? {} : req.query;
     // This process's buffered rows first, as the API does: a request made a moment ago is found.
     await s.requestLog.flush();
     const result = problem

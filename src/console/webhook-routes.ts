@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import type { Mode } from '../platform/db/engine.ts';
 import { AppError } from '../platform/errors.ts';
 import { validationMessage, type AjvError } from '../platform/http/error-handler.ts';
@@ -6,6 +7,7 @@ import type { Services } from '../platform/http/services.ts';
 import { endpointWithDeliveries, listWebhooks, replayAccountWebhook, retryAccountDelivery, WebhookReplay, type WebhookReplayBody } from '../webhooks/index.ts';
 import { accountMode, dataPage, MODES, PAGE_ROWS } from './browse-scope.ts';
 import { signedIn, stateOf } from './context.ts';
+import { cursorOf, pathParam, type RawQuery } from './request-parts.ts';
 import { field } from './forms.ts';
 import { t } from './i18n.ts';
 import { webhookPage, webhookPath, webhooksPage, webhooksPath, type WebhookPageView } from './views/webhooks-page.ts';
@@ -13,9 +15,12 @@ import { webhookPage, webhookPath, webhooksPage, webhooksPath, type WebhookPageV
 const htmlType = 'text/html; charset=utf-8';
 const DAY_MS = 86_400_000;
 
+/** A webhook page's request: its query is the redirect's outcome and the deliveries' cursor. */
+type WebhookPageRequest = FastifyRequest<{ Querystring: RawQuery }>;
+
 type BodyCheck = ((body: unknown) => boolean) & { errors?: AjvError[] | null };
 
-export function registerWebhookPages(c: FastifyInstance, s: Services): void {
+export function registerWebhookPages(c: Api, s: Services): void {
   c.get('/webhooks', async (req, reply) => {
     const accountId = signedIn(req, reply);
     if (!accountId) return reply;
@@ -31,47 +36,43 @@ export function registerWebhookPages(c: FastifyInstance, s: Services): void {
   }
 }
 
-const cursorOf = (req: FastifyRequest) => {
-  const cursor = (req.query as { cursor?: unknown }).cursor;
-  return typeof cursor === 'string' && cursor !== '' ? cursor : undefined;
-};
-
-function registerWebhooksPage(c: FastifyInstance, s: Services, mode: Mode): void {
-  c.get(`/${mode}/webhooks`, async (req, reply) => {
+function registerWebhooksPage(c: Api, s: Services, mode: Mode): void {
+  c.get<{ Querystring: RawQuery }>(`/${mode}/webhooks`, async (req, reply) => {
     const p = await dataPage(s, req, reply);
     if (!p) return reply;
-    const cursor = cursorOf(req);
+    const cursor = cursorOf(req.query);
     const result = await listWebhooks(s.databases[mode].db, p.accountId, { take: PAGE_ROWS, cursor });
     return reply.type(htmlType).send(webhooksPage(p.f, { user: p.user, mode, cursor, ...result }));
   });
 }
 
 /** What the redirect after a resend or a replay says (its query), in the page's language. */
-function outcomeMessage(req: FastifyRequest): WebhookPageView['message'] {
+function outcomeMessage(req: WebhookPageRequest): WebhookPageView['message'] {
   const lang = stateOf(req).lang;
-  const q = req.query as Record<string, string | undefined>;
+  const q = req.query;
   if (q.resent === '1' || q.resent === '0') {
     return {
       kind: q.resent === '1' ? 'ok' : 'error',
       text: t(lang, 'resend_done', { outcome: t(lang, q.resent === '1' ? 'resend_delivered' : 'resend_failed') }),
     };
   }
-  if (/^\d{1,9}$/.test(q.replayed ?? '') && /^\d{1,9}$/.test(q.created ?? '')) {
-    return { kind: 'ok', text: t(lang, 'replay_done', { replayed: q.replayed!, created: q.created! }) };
+  const { replayed, created } = q;
+  if (typeof replayed === 'string' && typeof created === 'string' && /^\d{1,9}$/.test(replayed) && /^\d{1,9}$/.test(created)) {
+    return { kind: 'ok', text: t(lang, 'replay_done', { replayed, created }) };
   }
   return undefined;
 }
 
 async function renderWebhook(
   s: Services,
-  req: FastifyRequest,
+  req: WebhookPageRequest,
   reply: FastifyReply,
   o: { mode: Mode; status: number; message?: WebhookPageView['message']; since?: string },
 ) {
   const p = await dataPage(s, req, reply);
   if (!p) return reply;
-  const cursor = cursorOf(req);
-  const { id } = req.params as { id: string };
+  const cursor = cursorOf(req.query);
+  const id = pathParam(req, 'id');
   const result = await endpointWithDeliveries(s.databases[o.mode].db, p.accountId, id, { take: PAGE_ROWS, cursor });
   const since = o.since ?? new Date(s.clock.now().getTime() - DAY_MS).toISOString();
   const view = { user: p.user, mode: o.mode, cursor, ...result, message: o.message ?? outcomeMessage(req), since };
@@ -79,16 +80,17 @@ async function renderWebhook(
 }
 
 /** One endpoint: its deliveries (request, response status and body excerpt, attempts), resend and replay. */
-function registerWebhookPage(c: FastifyInstance, s: Services, mode: Mode): void {
-  c.get(`/${mode}/webhooks/:id`, async (req, reply) => renderWebhook(s, req, reply, { mode, status: 200 }));
+function registerWebhookPage(c: Api, s: Services, mode: Mode): void {
+  c.get<{ Querystring: RawQuery }>(`/${mode}/webhooks/:id`, async (req, reply) => renderWebhook(s, req, reply, { mode, status: 200 }));
 }
 
 /** The API's retry: the delivery sent again now under its id; the page says whether it went through. */
-function registerRetryForm(c: FastifyInstance, s: Services, mode: Mode): void {
-  c.post(`/${mode}/webhooks/:id/deliveries/:deliveryId/retry`, async (req, reply) => {
+function registerRetryForm(c: Api, s: Services, mode: Mode): void {
+  c.post<{ Querystring: RawQuery }>(`/${mode}/webhooks/:id/deliveries/:deliveryId/retry`, async (req, reply) => {
     const accountId = signedIn(req, reply);
     if (!accountId) return reply;
-    const { id, deliveryId } = req.params as { id: string; deliveryId: string };
+    const id = pathParam(req, 'id');
+    const deliveryId = pathParam(req, 'deliveryId');
     try {
       const { delivered } = await retryAccountDelivery(s, { mode, accountId, webhookId: id, deliveryId });
       return reply.redirect(`${webhookPath(mode, id)}?resent=${delivered ? 1 : 0}`, 303);
@@ -107,11 +109,11 @@ function replayBodyOf(form: unknown): Record<string, unknown> {
 }
 
 /** The API's replay, refused with the API's message when the API would refuse it. */
-function registerReplayForm(c: FastifyInstance, s: Services, mode: Mode, check: BodyCheck): void {
-  c.post(`/${mode}/webhooks/:id/replay`, async (req, reply) => {
+function registerReplayForm(c: Api, s: Services, mode: Mode, check: BodyCheck): void {
+  c.post<{ Querystring: RawQuery }>(`/${mode}/webhooks/:id/replay`, async (req, reply) => {
     const accountId = signedIn(req, reply);
     if (!accountId) return reply;
-    const { id } = req.params as { id: string };
+    const id = pathParam(req, 'id');
     const body = replayBodyOf(req.body);
     const since = typeof body.since === 'string' ? body.since : undefined;
     const refuse = (status: number, text: string) => renderWebhook(s, req, reply, { mode, status, message: { kind: 'error', text }, since });

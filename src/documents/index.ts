@@ -29,4 +29,4 @@ export {
 } from './snapshot-types.ts';
 export { computeTotals, lineAmount, resolveVatRateBp, totalsOfDraft } from './totals.ts';
 export { listDocuments } from './list.ts';
-export { ListQuery as DocumentListQuery, type ListQueryInput as DocumentListQueryInput } from './schemas.ts';
+export { ListQuery as DocumentListQuery } from './schemas.ts';

@@ -23,7 +23,7 @@ import { frozenCurrency, rateAtIssue, shekelFiguresProblem, type FrozenCurrency 
 export async function brandingFor(
   ex: Executor,
   store: FileStore,
-  { at, business, override }: { at: Date; business: BusinessRecord; override: NonNullable<IssueBodyInput>['branding'] },
+  { at, business, override }: { at: Date; business: BusinessRecord; override: IssueBodyInput['branding'] },
 ): Promise<StoredBranding> {
   const b: StoredBranding = { ...business.branding };
   if (!override) return b;

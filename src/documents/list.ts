@@ -6,7 +6,7 @@ import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http
 import { documentColumns, documentView, toDocumentRow, type DocumentView } from './snapshot.ts';
 import type { ListQueryInput } from './schemas.ts';
 import { metadataCondition } from '../platform/metadata.ts';
-import { DOC_TYPE_CODES } from './doc-types.ts';
+import { DOC_TYPE_CODES, type DocType } from './doc-types.ts';
 import { docTypeIn } from './doc-type-sql.ts';
 
 function likeEscape(s: string): string {
@@ -147,7 +147,7 @@ export async function listDocuments(ex: Executor, businessId: string, q: ListQue
 }
 
 export interface ContinuityEntry {
-  docType: number;
+  docType: DocType;
   /** Smallest stored issued number, or null when none is stored. */
   first: number | null;
   /** Largest stored issued number, or null when none is stored. */
@@ -188,7 +188,7 @@ export interface SeriesCounter {
  * twice is a duplicate; a stored number outside the series (below the start, or beyond what the
  * counter handed out) is out of series. Work is bounded by the stored numbers, not by the counter.
  */
-export function continuityOf(docType: number, numbers: number[], series: SeriesCounter): ContinuityEntry {
+export function continuityOf(docType: DocType, numbers: number[], series: SeriesCounter): ContinuityEntry {
   const sorted = [...numbers].sort((a, b) => a - b);
   const expectedFirst = series.startNumber;
   const counter = series.lastNumber;
@@ -241,7 +241,7 @@ export const continuityOk = (e: ContinuityEntry) => e.gapCount === 0 && e.duplic
  * (documents read later). A type with no counter row starts at 1 and has handed out nothing.
  * `ok` is true when no series has a gap, a duplicate or a number out of series.
  */
-export async function continuityReport(ex: Executor, businessId: string, docType?: number) {
+export async function continuityReport(ex: Executor, businessId: string, docType?: DocType) {
   const types = docType ? [docType] : [...DOC_TYPE_CODES];
   const rows = await query<{ doc_type: number; kind: 'counter' | 'document'; a: number; b: number | null }>(
     ex,

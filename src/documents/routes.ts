@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidIdParams, BidParams, errors, Ok } from '../platform/http/schemas.ts';
@@ -7,21 +8,7 @@ import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { NextCursor } from '../platform/http/cursor.ts';
 import { businessOf } from '../businesses/index.ts';
 import { documentView, getDocumentRow } from './snapshot.ts';
-import {
-  CreditNoteBody,
-  type CreditNoteInput,
-  DocType,
-  ConvertBody,
-  DraftCreate,
-  DraftPatch,
-  IssueBody,
-  ListQuery,
-  type ConvertInput,
-  type DraftCreateBody,
-  type DraftPatchBody,
-  type IssueBodyInput,
-  type ListQueryInput,
-} from './schemas.ts';
+import { CreditNoteBody, DocType, ConvertBody, DraftCreate, DraftPatch, IssueBody, ListQuery } from './schemas.ts';
 import { Document } from './document-schema.ts';
 import { createDraft, deleteDraft, patchDraft } from './drafts.ts';
 import { issueDocument } from './issue.ts';
@@ -55,7 +42,7 @@ const ContinuityEntry = Type.Object({
 
 const DocumentRef = Type.Ref('Document');
 
-export function registerDocumentRoutes(api: FastifyInstance, s: Services): void {
+export function registerDocumentRoutes(api: Api, s: Services): void {
   // The Document schema is shared: other areas answer documents with Type.Ref('Document').
   api.addSchema({ ...Document, $id: 'Document' });
   registerDraftListRoutes(api, s);
@@ -66,7 +53,7 @@ export function registerDocumentRoutes(api: FastifyInstance, s: Services): void 
 }
 
 /** Drafts and documents: create a draft, list. */
-function registerDraftListRoutes(api: FastifyInstance, s: Services): void {
+function registerDraftListRoutes(api: Api, s: Services): void {
   api.post(
     '/businesses/:bid/documents',
     {
@@ -88,7 +75,7 @@ function registerDraftListRoutes(api: FastifyInstance, s: Services): void {
       const header = req.headers['idempotency-key'];
       const result = await createDraft(s, ctxOf(req), {
         business: businessOf(req),
-        body: req.body as DraftCreateBody,
+        body: req.body,
         headerKey: typeof header === 'string' ? header : undefined,
       });
       // The contract's header of a repeat, as on every idempotent create (platform/http/idempotency.ts).
@@ -114,14 +101,14 @@ function registerDraftListRoutes(api: FastifyInstance, s: Services): void {
       },
     },
     async (req) => {
-      const result = await listDocuments(ctxOf(req).database.db, businessOf(req).id, req.query as ListQueryInput);
+      const result = await listDocuments(ctxOf(req).database.db, businessOf(req).id, req.query);
       return { ok: true as const, ...result };
     },
   );
 }
 
 /** One document: read; a draft: change, delete. */
-function registerDraftRoutes(api: FastifyInstance, s: Services): void {
+function registerDraftRoutes(api: Api, s: Services): void {
   api.get(
     '/businesses/:bid/documents/:id',
     {
@@ -135,7 +122,7 @@ function registerDraftRoutes(api: FastifyInstance, s: Services): void {
       },
     },
     async (req) => {
-      const { id } = req.params as { id: string };
+      const { id } = req.params;
       const db = ctxOf(req).database.db;
       const row = await getDocumentRow(db, businessOf(req).id, id);
       // convertedTo is an issued document's (a draft is never a source).
@@ -158,8 +145,8 @@ function registerDraftRoutes(api: FastifyInstance, s: Services): void {
       },
     },
     async (req) => {
-      const { id } = req.params as { id: string };
-      const document = await patchDraft(s, ctxOf(req), { business: businessOf(req), id, body: req.body as DraftPatchBody });
+      const { id } = req.params;
+      const document = await patchDraft(s, ctxOf(req), { business: businessOf(req), id, body: req.body });
       return { ok: true as const, document };
     },
   );
@@ -177,7 +164,7 @@ function registerDraftRoutes(api: FastifyInstance, s: Services): void {
       },
     },
     async (req) => {
-      const { id } = req.params as { id: string };
+      const { id } = req.params;
       await deleteDraft(s, ctxOf(req), businessOf(req), id);
       return { ok: true as const };
     },
@@ -185,7 +172,7 @@ function registerDraftRoutes(api: FastifyInstance, s: Services): void {
 }
 
 /** Issue a draft; credit an issued document. */
-function registerIssueRoutes(api: FastifyInstance, s: Services): void {
+function registerIssueRoutes(api: Api, s: Services): void {
   api.post(
     '/businesses/:bid/documents/:id/issue',
     {
@@ -201,9 +188,9 @@ function registerIssueRoutes(api: FastifyInstance, s: Services): void {
       },
     },
     async (req, reply) => {
-      const { id } = req.params as { id: string };
+      const { id } = req.params;
       const ctx = ctxOf(req);
-      const result = await issueDocument(s, ctx, { business: businessOf(req), id, body: req.body as IssueBodyInput });
+      const result = await issueDocument(s, ctx, { business: businessOf(req), id, body: req.body });
       // Nothing is converted from a document issued just now; an issue answered again may have been since.
       const convertedTo = result.deduped ? await convertedToOf(ctx.database.db, result.document.businessId, id) : [];
       return reply.status(201).send({ ok: true, ...result, document: { ...result.document, convertedTo } });
@@ -226,8 +213,8 @@ function registerIssueRoutes(api: FastifyInstance, s: Services): void {
       },
     },
     async (req, reply) => {
-      const { id } = req.params as { id: string };
-      const body = (req.body as CreditNoteInput) ?? {};
+      const { id } = req.params;
+      const body = req.body ?? {};
       const document = await issueCreditNote(s, ctxOf(req), {
         business: businessOf(req),
         id,
@@ -244,7 +231,7 @@ function registerIssueRoutes(api: FastifyInstance, s: Services): void {
 }
 
 /** Convert an issued document into a draft of the next type (issue 30). */
-function registerConvertRoute(api: FastifyInstance, s: Services): void {
+function registerConvertRoute(api: Api, s: Services): void {
   api.post(
     '/businesses/:bid/documents/:id/convert',
     {
@@ -262,8 +249,8 @@ function registerConvertRoute(api: FastifyInstance, s: Services): void {
       },
     },
     async (req, reply) => {
-      const { id } = req.params as { id: string };
-      const body = req.body as ConvertInput;
+      const { id } = req.params;
+      const body = req.body;
       const document = await convertDocument(s, ctxOf(req), {
         business: businessOf(req),
         id,
@@ -278,7 +265,7 @@ function registerConvertRoute(api: FastifyInstance, s: Services): void {
   );
 }
 
-function registerContinuityRoute(api: FastifyInstance): void {
+function registerContinuityRoute(api: Api): void {
   api.get(
     '/businesses/:bid/reports/continuity',
     {
@@ -301,7 +288,7 @@ function registerContinuityRoute(api: FastifyInstance): void {
       },
     },
     async (req) => {
-      const { docType } = req.query as { docType?: number };
+      const { docType } = req.query;
       return { ok: true as const, report: await continuityReport(ctxOf(req).database.db, businessOf(req).id, docType) };
     },
   );

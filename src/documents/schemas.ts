@@ -199,7 +199,7 @@ export const IssueBody = Type.Object(
   { branding: Type.Optional(BrandingInput) },
   { additionalProperties: false, description: 'Optional.', examples: [{}, { branding: { accentColor: '#1A73E8', template: 'stripe' } }] },
 );
-export type IssueBodyInput = { branding?: Static<typeof BrandingInput> } | undefined;
+export type IssueBodyInput = Static<typeof IssueBody>;
 
 export const CreditNoteBody = Type.Object(
   {
@@ -241,7 +241,6 @@ export const CreditNoteBody = Type.Object(
     examples: [{}, { reason: 'החזרה חלקית', lines: [{ index: 0, quantity: 1 }] }, { amount: 10000 }],
   },
 );
-export type CreditNoteInput = Static<typeof CreditNoteBody> | undefined;
 
 export const ConvertBody = Type.Object(
   {
@@ -280,7 +279,6 @@ export const ConvertBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export type ConvertInput = Static<typeof ConvertBody>;
 
 export const ListQuery = Type.Object(
   {

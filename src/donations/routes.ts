@@ -3,7 +3,7 @@
  *   GET  /businesses/{bid}/documents/{id}/donation-report   an issued 405's report to the digital donation system
  *   POST /businesses/{bid}/documents/{id}/donation-report   ask again for a report that failed
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Api, ApiRequest } from '../platform/http/api.ts';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidIdParams, errors, IsoDateTime, Nullable, Ok } from '../platform/http/schemas.ts';
@@ -36,8 +36,8 @@ const DonationReport = Type.Object(
 );
 
 /** The issued donation receipt a route names; 404 for a draft or another type. */
-async function donationReceiptOf(req: FastifyRequest): Promise<DocumentRow> {
-  const { id } = req.params as { id: string };
+async function donationReceiptOf(req: ApiRequest<{ params: typeof BidIdParams }>): Promise<DocumentRow> {
+  const { id } = req.params;
   const d = await getDocumentRow(ctxOf(req).database.db, businessOf(req).id, id);
   if (d.status !== 'issued' || !DOC_TYPES[d.docType].donation) {
     throw new AppError('not_found', `donation report not found: only an issued donation receipt (${docTypesWhere((r) => r.donation).join(', ')}) is reported`);
@@ -45,7 +45,7 @@ async function donationReceiptOf(req: FastifyRequest): Promise<DocumentRow> {
   return d;
 }
 
-export function registerDonationRoutes(api: FastifyInstance, s: Services): void {
+export function registerDonationRoutes(api: Api, s: Services): void {
   api.get(
     '/businesses/:bid/documents/:id/donation-report',
     {

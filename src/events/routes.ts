@@ -1,9 +1,9 @@
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, errors, IdParams, Ok } from '../platform/http/schemas.ts';
 import { NextCursor } from '../platform/http/cursor.ts';
-import { Event, EventsQuery, type EventsQueryValue } from './schemas.ts';
+import { Event, EventsQuery } from './schemas.ts';
 import { getEvent, listEvents } from './list.ts';
 
 const tags = ['events'];
@@ -18,7 +18,7 @@ function splitCommaList(query: unknown): void {
   q.type = [value].flat().flatMap((v) => (typeof v === 'string' ? v.split(',').filter((s) => s !== '') : [v]));
 }
 
-export function registerEventRoutes(api: FastifyInstance): void {
+export function registerEventRoutes(api: Api): void {
   api.get(
     '/events',
     {
@@ -36,7 +36,7 @@ export function registerEventRoutes(api: FastifyInstance): void {
     },
     async (req) => {
       const ctx = ctxOf(req);
-      const q = req.query as EventsQueryValue;
+      const q = req.query;
       return { ok: true as const, ...(await listEvents(ctx.database.db, ctx.mode, ctx.key.accountId, { ...q, take: q.take ?? 200 })) };
     },
   );
@@ -55,7 +55,7 @@ export function registerEventRoutes(api: FastifyInstance): void {
     },
     async (req) => {
       const ctx = ctxOf(req);
-      return { ok: true as const, event: await getEvent(ctx.database.db, ctx.mode, ctx.key.accountId, (req.params as { id: string }).id) };
+      return { ok: true as const, event: await getEvent(ctx.database.db, ctx.mode, ctx.key.accountId, req.params.id) };
     },
   );
 }

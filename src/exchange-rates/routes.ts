@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidParams, errors, Ok } from '../platform/http/schemas.ts';
@@ -10,17 +10,7 @@ import { canonicalDecimal, rateProblem } from './decimal.ts';
 import { deleteBusinessRate, listBusinessRates, setBusinessRate } from './business-rates.ts';
 import { exchangeRateDeps } from './deps.ts';
 import { rateForDocument } from './rate-for-document.ts';
-import {
-  BusinessRate,
-  checkForeignCurrency,
-  CurrencyDateParams,
-  CurrencyParams,
-  DocumentRateView,
-  ListQuery,
-  RateBody,
-  RateQuery,
-  type RateBodyInput,
-} from './schemas.ts';
+import { BusinessRate, checkForeignCurrency, CurrencyDateParams, CurrencyParams, DocumentRateView, ListQuery, RateBody, RateQuery } from './schemas.ts';
 
 // No tag of their own in platform/http/openapi.ts TAGS yet: agreed rates are a setting of the business.
 const tags = ['exchange-rates'];
@@ -28,13 +18,13 @@ const tags = ['exchange-rates'];
 const read = { scope: 'documents' as const };
 const settings = { scope: 'businesses' as const };
 
-export function registerExchangeRateRoutes(api: FastifyInstance, s: Services): void {
+export function registerExchangeRateRoutes(api: Api, s: Services): void {
   registerRateReadRoutes(api, s);
   registerRateWriteRoutes(api, s);
 }
 
 /** The rate for a date, and the rates the business set. */
-function registerRateReadRoutes(api: FastifyInstance, s: Services): void {
+function registerRateReadRoutes(api: Api, s: Services): void {
   api.get(
     '/businesses/:bid/exchange-rates/:currency',
     {
@@ -49,9 +39,9 @@ function registerRateReadRoutes(api: FastifyInstance, s: Services): void {
       },
     },
     async (req) => {
-      const { currency } = req.params as { currency: string };
+      const { currency } = req.params;
       checkForeignCurrency(currency);
-      const date = (req.query as { date?: string }).date ?? israelDate(s.clock.now());
+      const date = req.query.date ?? israelDate(s.clock.now());
       const found = await rateForDocument(exchangeRateDeps(s), ctxOf(req).database.db, { businessId: businessOf(req).id, currency, documentDate: date });
       return { ok: true as const, exchangeRate: { currency, ...found } };
     },
@@ -71,14 +61,14 @@ function registerRateReadRoutes(api: FastifyInstance, s: Services): void {
       },
     },
     async (req) => {
-      const { currency } = req.query as { currency?: string };
+      const { currency } = req.query;
       return { ok: true as const, exchangeRates: await listBusinessRates(ctxOf(req).database.db, businessOf(req).id, currency) };
     },
   );
 }
 
 /** Set and remove the business's own rate of a day. */
-function registerRateWriteRoutes(api: FastifyInstance, s: Services): void {
+function registerRateWriteRoutes(api: Api, s: Services): void {
   api.put(
     '/businesses/:bid/exchange-rates/:currency',
     {
@@ -94,9 +84,9 @@ function registerRateWriteRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req) => {
       const ctx = ctxOf(req);
-      const { currency } = req.params as { currency: string };
+      const { currency } = req.params;
       checkForeignCurrency(currency);
-      const body = req.body as RateBodyInput;
+      const body = req.body;
       const problem = rateProblem(body.rate);
       if (problem) throw validation('body.rate', problem);
       const input = { currency, effectiveFrom: body.effectiveFrom, rate: canonicalDecimal(body.rate)! };
@@ -119,7 +109,7 @@ function registerRateWriteRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req) => {
       const ctx = ctxOf(req);
-      const { currency, effectiveFrom } = req.params as { currency: string; effectiveFrom: string };
+      const { currency, effectiveFrom } = req.params;
       checkForeignCurrency(currency);
       const removed = await deleteBusinessRate(ctx.database, { at: s.clock.now(), actor: ctx.actor, businessId: businessOf(req).id, currency, effectiveFrom });
       return { ok: true as const, exchangeRate: removed };

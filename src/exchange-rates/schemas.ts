@@ -25,7 +25,6 @@ export const RateBody = Type.Object(
   { rate: Rate, effectiveFrom: { ...IsoDate, description: 'The first document date the rate applies to (until a later one of the same currency)' } },
   { additionalProperties: false },
 );
-export type RateBodyInput = { rate: string; effectiveFrom: string };
 
 export const DocumentRateView = Type.Object({
   currency: Type.String(),

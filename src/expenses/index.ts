@@ -1,4 +1,4 @@
 /** The expenses domain's public surface: what other folders may import (ARCHITECTURE.md, "Boundaries"). */
 export { RECEIPT_MIMES } from './receipt-bytes.ts';
 export { listExpenses } from './rows.ts';
-export { ListQuery as ExpenseListQuery, type ListQueryValue as ExpenseListQueryValue } from './schemas.ts';
+export { ListQuery as ExpenseListQuery } from './schemas.ts';

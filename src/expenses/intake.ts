@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../platform/db/engine.ts';
 import { queryOne } from '../platform/db/sql.ts';
 import { AppError, unconfigured, validation } from '../platform/errors.ts';
-import { textProblem } from '../platform/http/input.ts';
+import { isJsonObject, textProblem } from '../platform/http/input.ts';
 import type { Actor } from '../platform/audit.ts';
 import { putSpool, recordFile } from '../platform/files.ts';
 import { discardSpool, spoolStream, SpoolTooLarge, type Spool } from '../platform/file-store/spool.ts';
@@ -71,8 +71,9 @@ async function spoolPart(req: FastifyRequest, maxBytes: number, spoolDir: string
 
 /** A JSON `{file: dataUri, name?}` body, decoded (its size is bound by the route's body limit) and spooled. */
 async function spoolDataUri(req: FastifyRequest, maxBytes: number, spoolDir: string): Promise<{ spool: Spool; declared: string | null; name?: string }> {
-  const body = req.body as Record<string, unknown> | undefined;
-  if (!body || typeof body !== 'object' || Array.isArray(body)) {
+  // The route has no body schema (multipart or JSON): the body is checked here.
+  const body = req.body;
+  if (!isJsonObject(body)) {
     throw validation('body', 'send multipart/form-data with a "file" part, or JSON {"file": "data:<mime>;base64,..."}');
   }
   for (const k of Object.keys(body)) if (k !== 'file' && k !== 'name') throw validation(`body.${k}`, 'unknown field');
@@ -82,7 +83,7 @@ async function spoolDataUri(req: FastifyRequest, maxBytes: number, spoolDir: str
   if (body.file.length > Math.ceil(maxBytes / 3) * 4 + 256) throw tooLarge(maxBytes);
   const { bytes, declaredMime } = parseDataUri(body.file, 'body.file');
   if (bytes.length > maxBytes) throw tooLarge(maxBytes);
-  return { spool: await spoolStream([bytes], { dir: spoolDir }), declared: declaredMime, name: body.name as string | undefined };
+  return { spool: await spoolStream([bytes], { dir: spoolDir }), declared: declaredMime, name: body.name };
 }
 
 /**

@@ -1,38 +1,16 @@
 /** Payments to suppliers (issue 29): record one, list them, read one. */
-import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
+import type { Api } from '../platform/http/api.ts';
+import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidIdParams, BidParams, errors, IsoDate, IsoDateTime, Nullable, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
 import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { businessOf } from '../businesses/index.ts';
-import { getSupplierPayment, listSupplierPayments, paySupplier, SUPPLIER_PAYMENT_METHODS, type SupplierPaymentInput } from './payments.ts';
+import { getSupplierPayment, listSupplierPayments, paySupplier } from './payments.ts';
+import { PaymentCreate } from './payment-schemas.ts';
 
 const tags = ['expenses'];
 const config = { scope: 'expenses' as const };
-
-const PaymentCreate = Type.Object(
-  {
-    date: Type.Optional({ ...IsoDate, description: 'When it was paid (default today); not after today, not in a closed month of the books.' }),
-    method: Type.Enum(Object.keys(SUPPLIER_PAYMENT_METHODS), {
-      type: 'string',
-      description: 'How it was paid: cash from the till (account 1200); any other method from the bank (1230).',
-    }),
-    amount: Type.Integer({ minimum: 1, maximum: 99_999_999_999_999, description: 'Agorot.' }),
-    expenseId: Type.Optional(
-      Type.String({
-        maxLength: 40,
-        description: 'A recorded expense to pay (at most what is left of its total); its supplier account is the one it booked to.',
-      }),
-    ),
-    partyId: Type.Optional(
-      Type.String({ maxLength: 40, description: 'A saved supplier (kind supplier or both) to pay on account. Give expenseId or partyId.' }),
-    ),
-    reference: Type.Optional(Nullable(Type.String({ maxLength: 20, description: 'A cheque number or a transfer reference (B100 1357 of its entry).' }))),
-    note: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
-  },
-  { additionalProperties: false, examples: [{ expenseId: 'exp_01J…', method: 'transfer', amount: 35_400, reference: 'TR-7731' }] },
-);
 
 const SupplierPayment = Type.Object(
   {
@@ -61,7 +39,7 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export function registerSupplierPaymentRoutes(api: FastifyInstance, s: Services): void {
+export function registerSupplierPaymentRoutes(api: Api, s: Services): void {
   api.post(
     '/businesses/:bid/supplier-payments',
     {
@@ -81,7 +59,7 @@ export function registerSupplierPaymentRoutes(api: FastifyInstance, s: Services)
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
-      const payment = await paySupplier(s, ctx.database, { actor: ctx.actor, business: businessOf(req), input: req.body as SupplierPaymentInput });
+      const payment = await paySupplier(s, ctx.database, { actor: ctx.actor, business: businessOf(req), input: req.body });
       return reply.status(201).send({ ok: true, payment });
     },
   );
@@ -101,7 +79,7 @@ export function registerSupplierPaymentRoutes(api: FastifyInstance, s: Services)
     },
     async (req) => ({
       ok: true as const,
-      payments: await listSupplierPayments(ctxOf(req).database, businessOf(req).id, req.query as Static<typeof ListQuery>),
+      payments: await listSupplierPayments(ctxOf(req).database, businessOf(req).id, req.query),
     }),
   );
 
@@ -117,6 +95,6 @@ export function registerSupplierPaymentRoutes(api: FastifyInstance, s: Services)
         response: { 200: Ok({ payment: SupplierPayment }), ...errors(...AUTH_ERRORS) },
       },
     },
-    async (req) => ({ ok: true as const, payment: await getSupplierPayment(ctxOf(req).database, businessOf(req).id, (req.params as { id: string }).id) }),
+    async (req) => ({ ok: true as const, payment: await getSupplierPayment(ctxOf(req).database, businessOf(req).id, req.params.id) }),
   );
 }

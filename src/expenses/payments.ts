@@ -15,27 +15,13 @@ import { israelDate } from '../platform/clock.ts';
 import { newId } from '../platform/ids.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { BusinessRecord } from '../businesses/index.ts';
-import { PAYMENT_METHOD_NAMES, type PaymentMethodCode } from '../documents/index.ts';
+import type { PaymentMethodCode } from '../documents/index.ts';
 import { getParty } from '../parties/index.ts';
 import { expenseSupplierAccount, inClosedPeriod, postSupplierPaymentEntry } from '../ledger/index.ts';
 import { expenseRow, toExpense } from './rows.ts';
 import { requireApproved } from './limits.ts';
 import { supplierPayments, type SupplierPaymentRow } from './tables.ts';
-
-/** Payment methods by name (decisions.md "Money and tax"); vouchers are taken, not given. */
-export const SUPPLIER_PAYMENT_METHODS: Record<string, PaymentMethodCode> = Object.fromEntries(
-  Object.entries(PAYMENT_METHOD_NAMES).filter(([, code]) => code !== 5),
-);
-
-export interface SupplierPaymentInput {
-  date?: string;
-  method: string;
-  amount: number;
-  expenseId?: string;
-  partyId?: string;
-  reference?: string | null;
-  note?: string | null;
-}
+import { SUPPLIER_PAYMENT_METHODS, type SupplierPaymentInput } from './payment-schemas.ts';
 
 export interface SupplierPaymentView {
   id: string;

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import multipart from '@fastify/multipart';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
@@ -6,7 +7,7 @@ import { AUTH_ERRORS, BidIdParams, BidParams, errors, Ok } from '../platform/htt
 import type { Services } from '../platform/http/services.ts';
 import { businessOf } from '../businesses/index.ts';
 import { EXPENSE_CATEGORIES } from './categories.ts';
-import { Category, CorrectionBody, Expense, ExpenseCreate, ExpensePatch, ListQuery, UploadJson, type ListQueryValue } from './schemas.ts';
+import { Category, CorrectionBody, Expense, ExpenseCreate, ExpensePatch, ListQuery, UploadJson } from './schemas.ts';
 import { getExpense, listExpenses } from './rows.ts';
 import { correctExpense, createDraft, deleteDraft, patchDraft, recordDraft } from './service.ts';
 import { readReceipt, receiptFingerprint, scanReceipt, uploadReceipt } from './intake.ts';
@@ -25,7 +26,7 @@ async function emptyBodyIsEmptyObject(req: FastifyRequest): Promise<void> {
   if (req.body === undefined || req.body === null) req.body = {};
 }
 
-export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
+export function registerExpenseRoutes(api: Api, s: Services): void {
   registerExpenseReadRoutes(api);
   registerExpenseDraftRoutes(api, s);
   registerExpenseRecordRoutes(api, s);
@@ -34,7 +35,7 @@ export function registerExpenseRoutes(api: FastifyInstance, s: Services): void {
 }
 
 /** Categories, the expense list, one expense. */
-function registerExpenseReadRoutes(api: FastifyInstance): void {
+function registerExpenseReadRoutes(api: Api): void {
   api.get(
     '/expense-categories',
     {
@@ -46,7 +47,7 @@ function registerExpenseReadRoutes(api: FastifyInstance): void {
         response: { 200: Ok({ categories: Type.Array(Category) }), ...errors(401, 403, 429) },
       },
     },
-    async () => ({ ok: true as const, categories: EXPENSE_CATEGORIES }),
+    async () => ({ ok: true as const, categories: [...EXPENSE_CATEGORIES] }),
   );
 
   api.get(
@@ -66,7 +67,7 @@ function registerExpenseReadRoutes(api: FastifyInstance): void {
         },
       },
     },
-    async (req) => ({ ok: true as const, ...(await listExpenses(ctxOf(req).database.db, businessOf(req).id, req.query as ListQueryValue)) }),
+    async (req) => ({ ok: true as const, ...(await listExpenses(ctxOf(req).database.db, businessOf(req).id, req.query)) }),
   );
 
   api.get(
@@ -82,19 +83,19 @@ function registerExpenseReadRoutes(api: FastifyInstance): void {
       },
     },
     async (req) => {
-      const { id } = req.params as { id: string };
+      const { id } = req.params;
       return { ok: true as const, expense: await getExpense(ctxOf(req).database.db, businessOf(req).id, id) };
     },
   );
 }
 
 /** Expense drafts: create, change, delete. */
-function registerExpenseDraftRoutes(api: FastifyInstance, s: Services): void {
+function registerExpenseDraftRoutes(api: Api, s: Services): void {
   registerExpenseCreateRoute(api, s);
   registerExpenseDraftEditRoutes(api, s);
 }
 
-function registerExpenseCreateRoute(api: FastifyInstance, s: Services): void {
+function registerExpenseCreateRoute(api: Api, s: Services): void {
   api.post(
     '/businesses/:bid/expenses',
     {
@@ -125,7 +126,7 @@ function registerExpenseCreateRoute(api: FastifyInstance, s: Services): void {
 }
 
 /** Change or discard a draft. */
-function registerExpenseDraftEditRoutes(api: FastifyInstance, s: Services): void {
+function registerExpenseDraftEditRoutes(api: Api, s: Services): void {
   api.patch(
     '/businesses/:bid/expenses/:id',
     {
@@ -141,7 +142,7 @@ function registerExpenseDraftEditRoutes(api: FastifyInstance, s: Services): void
     },
     async (req) => {
       const ctx = ctxOf(req);
-      const { id } = req.params as { id: string };
+      const { id } = req.params;
       return { ok: true as const, expense: await patchDraft(s, ctx.database, { actor: ctx.actor, business: businessOf(req), id, body: req.body ?? {} }) };
     },
   );
@@ -160,7 +161,7 @@ function registerExpenseDraftEditRoutes(api: FastifyInstance, s: Services): void
     },
     async (req) => {
       const ctx = ctxOf(req);
-      const { id } = req.params as { id: string };
+      const { id } = req.params;
       await deleteDraft(s, ctx.database, { actor: ctx.actor, business: businessOf(req), id });
       return { ok: true as const };
     },
@@ -168,7 +169,7 @@ function registerExpenseDraftEditRoutes(api: FastifyInstance, s: Services): void
 }
 
 /** Record a draft; correct a recorded expense. */
-function registerExpenseRecordRoutes(api: FastifyInstance, s: Services): void {
+function registerExpenseRecordRoutes(api: Api, s: Services): void {
   api.post(
     '/businesses/:bid/expenses/:id/record',
     {
@@ -186,7 +187,7 @@ function registerExpenseRecordRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
-      const { id } = req.params as { id: string };
+      const { id } = req.params;
       return reply.status(201).send({ ok: true, ...(await recordDraft(s, ctx.database, { actor: ctx.actor, business: businessOf(req), id })) });
     },
   );
@@ -210,8 +211,8 @@ function registerExpenseRecordRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
-      const { id } = req.params as { id: string };
-      const redraft = Boolean((req.body as { redraft?: boolean } | undefined)?.redraft);
+      const { id } = req.params;
+      const redraft = Boolean(req.body?.redraft);
       return reply.status(201).send({ ok: true, ...(await correctExpense(s, ctx.database, { actor: ctx.actor, business: businessOf(req), id, redraft })) });
     },
   );
@@ -240,7 +241,7 @@ function receiptIntakeSchema(maxBytes: number, operationId: string, summary: str
 }
 
 /** Receipt uploads (multipart, in their own scope). */
-function registerReceiptIntakeRoutes(api: FastifyInstance, s: Services): void {
+function registerReceiptIntakeRoutes(api: Api, s: Services): void {
   // Upload and scan accept multipart: the parser is registered in this scope only.
   const maxBytes = s.config.expenses.uploadMaxBytes;
   // A JSON data URI of the largest file: base64 (4/3) plus the envelope.

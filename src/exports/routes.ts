@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidIdParams, BidParams, errors, IsoDate, Nullable, Ok } from '../platform/http/schemas.ts';
@@ -17,13 +17,13 @@ const ExportBody = Type.Object(
   { additionalProperties: false, description: 'Documents are cut by document date, both ends included.' },
 );
 
-export function registerExportRoutes(api: FastifyInstance, s: Services): void {
+export function registerExportRoutes(api: Api, s: Services): void {
   registerCreateRoute(api, s);
   registerListRoute(api);
   registerGetRoute(api);
 }
 
-function registerCreateRoute(api: FastifyInstance, s: Services): void {
+function registerCreateRoute(api: Api, s: Services): void {
   const config = { scope: 'export' as const, allowWhenDeactivated: true };
   api.post(
     '/businesses/:bid/exports/openfrmt',
@@ -41,14 +41,14 @@ function registerCreateRoute(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
-      const body = req.body as { from: string; to: string };
+      const body = req.body;
       const result = await runOpenfrmtExport(s, ctx.database, { business: businessOf(req), range: body, actor: ctx.actor });
       return reply.status(201).send({ ok: true, ...result });
     },
   );
 }
 
-function registerListRoute(api: FastifyInstance): void {
+function registerListRoute(api: Api): void {
   api.get(
     '/businesses/:bid/exports',
     {
@@ -75,13 +75,13 @@ function registerListRoute(api: FastifyInstance): void {
       },
     },
     async (req) => {
-      const { limit = 20, before, cursor } = req.query as { limit?: number; before?: string; cursor?: string };
+      const { limit = 20, before, cursor } = req.query;
       return { ok: true as const, ...(await listRuns(ctxOf(req).database.db, businessOf(req).id, { limit, before, cursor })) };
     },
   );
 }
 
-function registerGetRoute(api: FastifyInstance): void {
+function registerGetRoute(api: Api): void {
   api.get(
     '/businesses/:bid/exports/:id',
     {
@@ -97,7 +97,7 @@ function registerGetRoute(api: FastifyInstance): void {
       },
     },
     async (req) => {
-      const { id } = req.params as { id: string };
+      const { id } = req.params;
       return { ok: true as const, ...(await getRun(ctxOf(req).database.db, businessOf(req).id, id)) };
     },
   );

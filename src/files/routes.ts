@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import { ctxOf } from '../platform/http/context.ts';
 import { Type } from 'typebox';
 import { AUTH_ERRORS, BidParams, errors, IdParams, Ok } from '../platform/http/schemas.ts';
@@ -13,7 +13,7 @@ import { openAccountFile } from './access.ts';
 /** What is stored: receipts (RECEIPT_MIMES: images and PDF), logos (PNG, JPEG), document PDFs, export and backup zips, PCN874 files (ASCII text). */
 const STORED_FILE_MIMES = [...new Set([...RECEIPT_MIMES, 'application/zip', 'text/plain'])];
 
-export function registerFileRoutes(api: FastifyInstance, s: Services): void {
+export function registerFileRoutes(api: Api, s: Services): void {
   api.get(
     '/files/:id',
     {
@@ -34,7 +34,7 @@ export function registerFileRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
-      const { id } = req.params as { id: string };
+      const { id } = req.params;
       // Checked against the file's sha256 before the first byte goes out; a large file streams from a checked spool.
       const { file, body } = await openAccountFile(s, ctx.database, ctx.key.accountId, id);
       const safeName = file.name.replace(/[^\w.-]+/g, '_');
@@ -64,7 +64,7 @@ export function registerFileRoutes(api: FastifyInstance, s: Services): void {
       },
     },
     async (req) => {
-      const { ids } = req.body as { ids: string[] };
+      const { ids } = req.body;
       return { ok: true as const, thumbs: await thumbnails(fileReading(s, ctxOf(req).database), businessOf(req).id, ids) };
     },
   );

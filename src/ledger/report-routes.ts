@@ -1,5 +1,6 @@
 // The ledger's reports (docs/ledger.md): income statement, balance sheet and trial balance, as JSON or CSV.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidParams, errors, IsoDate, Ok } from '../platform/http/schemas.ts';
@@ -26,13 +27,13 @@ const groupRows = (section: string, groups: GroupAmount[], totalName: string, to
 ];
 const sendGroups = (reply: FastifyReply, name: string, rows: CsvCell[][]) => sendCsv(reply, name, csvFile(GROUP_HEADER, rows));
 
-export function registerLedgerReportRoutes(api: FastifyInstance, s: Services): void {
+export function registerLedgerReportRoutes(api: Api, s: Services): void {
   registerIncomeStatementRoute(api, s);
   registerBalanceSheetRoute(api, s);
   registerTrialBalanceRoute(api, s);
 }
 
-function registerIncomeStatementRoute(api: FastifyInstance, s: Services): void {
+function registerIncomeStatementRoute(api: Api, s: Services): void {
   api.get(
     '/businesses/:bid/ledger/income-statement',
     {
@@ -53,7 +54,7 @@ function registerIncomeStatementRoute(api: FastifyInstance, s: Services): void {
       },
     },
     async (req, reply) => {
-      const q = req.query as { from?: string; to?: string };
+      const q = req.query;
       const to = q.to ?? israelDate(s.clock.now());
       const from = q.from ?? `${to.slice(0, 4)}-01-01`;
       if (from > to) throw validation('querystring.from', `must not be after to (${to})`);
@@ -71,7 +72,7 @@ function registerIncomeStatementRoute(api: FastifyInstance, s: Services): void {
   );
 }
 
-function registerBalanceSheetRoute(api: FastifyInstance, s: Services): void {
+function registerBalanceSheetRoute(api: Api, s: Services): void {
   api.get(
     '/businesses/:bid/ledger/balance-sheet',
     {
@@ -102,7 +103,7 @@ function registerBalanceSheetRoute(api: FastifyInstance, s: Services): void {
       },
     },
     async (req, reply) => {
-      const at = (req.query as { at?: string }).at ?? israelDate(s.clock.now());
+      const at = req.query.at ?? israelDate(s.clock.now());
       const b = businessOf(req);
       const r = await balanceSheet(ctxOf(req).database.db, b.id, at);
       if (asCsv(req)) {
@@ -118,7 +119,7 @@ function registerBalanceSheetRoute(api: FastifyInstance, s: Services): void {
   );
 }
 
-function registerTrialBalanceRoute(api: FastifyInstance, s: Services): void {
+function registerTrialBalanceRoute(api: Api, s: Services): void {
   api.get(
     '/businesses/:bid/ledger/trial-balance',
     {
@@ -145,7 +146,7 @@ function registerTrialBalanceRoute(api: FastifyInstance, s: Services): void {
       },
     },
     async (req, reply) => {
-      const at = (req.query as { at?: string }).at ?? israelDate(s.clock.now());
+      const at = req.query.at ?? israelDate(s.clock.now());
       const b = businessOf(req);
       const tb = await trialBalance(ctxOf(req).database.db, b.id, at);
       if (asCsv(req)) {

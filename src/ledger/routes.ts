@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidParams, errors, IsoDate, Nullable, Ok } from '../platform/http/schemas.ts';
@@ -12,7 +12,7 @@ import { accountWithLedger, chartOfAccounts } from './account-reads.ts';
 import { registerLedgerReportRoutes } from './report-routes.ts';
 import { closePeriod, listClosedPeriods, reopenPeriod } from './periods.ts';
 import { asCsv, Int, read, tags } from './route-parts.ts';
-import { createAccount, createManualEntry, getEntry, reverseEntry, updateAccount, type ManualEntryInput, type NewAccountInput } from './service.ts';
+import { createAccount, createManualEntry, getEntry, reverseEntry, updateAccount } from './service.ts';
 
 const write = { scope: 'businesses' as const };
 const Code = Type.String({ pattern: '^[0-9A-Za-z-]{1,15}$', description: 'Account code (B110 1402): up to 15 letters, digits or hyphens' });
@@ -33,7 +33,8 @@ const EntrySchema = Type.Object({
   id: Type.String(),
   entryNo: Int,
   date: IsoDate,
-  source: Type.Union(['document', 'expense', 'manual', 'reversal', 'payment'].map((k) => Type.Literal(k))),
+  // A tuple, so that TypeBox infers the union (over a mapped array it infers never).
+  source: Type.Union([Type.Literal('document'), Type.Literal('expense'), Type.Literal('manual'), Type.Literal('reversal'), Type.Literal('payment')]),
   documentId: Nullable(Type.String()),
   expenseId: Nullable(Type.String()),
   reference: Nullable(Type.String()),
@@ -57,7 +58,7 @@ const PeriodParams = Type.Object(
   { additionalProperties: false },
 );
 
-export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
+export function registerLedgerRoutes(api: Api, s: Services): void {
   registerChartRoutes(api, s);
   registerLedgerAccountRoutes(api, s);
   registerEntryListRoutes(api, s);
@@ -67,7 +68,7 @@ export function registerLedgerRoutes(api: FastifyInstance, s: Services): void {
 }
 
 /** The chart of accounts: list (made on first read) and add. */
-function registerChartRoutes(api: FastifyInstance, s: Services): void {
+function registerChartRoutes(api: Api, s: Services): void {
   api.get(
     '/businesses/:bid/ledger/accounts',
     {
@@ -107,14 +108,14 @@ function registerChartRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
-      const account = await createAccount(ctx.database, { at: s.clock.now(), actor: ctx.actor, business: businessOf(req), input: req.body as NewAccountInput });
+      const account = await createAccount(ctx.database, { at: s.clock.now(), actor: ctx.actor, business: businessOf(req), input: req.body });
       return reply.status(201).send({ ok: true, account });
     },
   );
 }
 
 /** One account: its lines over a range (JSON or CSV), and its name or state. */
-function registerLedgerAccountRoutes(api: FastifyInstance, s: Services): void {
+function registerLedgerAccountRoutes(api: Api, s: Services): void {
   registerAccountLedgerRoute(api, s);
   registerAccountUpdateRoute(api, s);
 }
@@ -133,7 +134,7 @@ const AccountLedgerResponse = jsonOrCsvResponse(
   'the lines with their running balance after an opening-balance row',
 );
 
-function registerAccountLedgerRoute(api: FastifyInstance, s: Services): void {
+function registerAccountLedgerRoute(api: Api, s: Services): void {
   api.get(
     '/businesses/:bid/ledger/accounts/:code',
     {
@@ -150,8 +151,8 @@ function registerAccountLedgerRoute(api: FastifyInstance, s: Services): void {
     async (req, reply) => {
       const b = businessOf(req);
       const db = ctxOf(req).database.db;
-      const { code } = req.params as { code: string };
-      const q = req.query as { from?: string; to?: string };
+      const { code } = req.params;
+      const q = req.query;
       const to = q.to ?? israelDate(s.clock.now());
       const from = q.from ?? `${to.slice(0, 4)}-01-01`;
       if (from > to) throw validation('querystring.from', `must not be after to (${to})`);
@@ -172,7 +173,7 @@ function registerAccountLedgerRoute(api: FastifyInstance, s: Services): void {
   );
 }
 
-function registerAccountUpdateRoute(api: FastifyInstance, s: Services): void {
+function registerAccountUpdateRoute(api: Api, s: Services): void {
   api.patch(
     '/businesses/:bid/ledger/accounts/:code',
     {
@@ -191,28 +192,22 @@ function registerAccountUpdateRoute(api: FastifyInstance, s: Services): void {
     },
     async (req) => {
       const ctx = ctxOf(req);
-      const { code } = req.params as { code: string };
+      const { code } = req.params;
       return {
         ok: true as const,
-        account: await updateAccount(ctx.database, {
-          at: s.clock.now(),
-          actor: ctx.actor,
-          business: businessOf(req),
-          code,
-          patch: req.body as { name?: string; closed?: boolean },
-        }),
+        account: await updateAccount(ctx.database, { at: s.clock.now(), actor: ctx.actor, business: businessOf(req), code, patch: req.body }),
       };
     },
   );
 }
 
 /** Journal entries: list and write a manual one. */
-function registerEntryListRoutes(api: FastifyInstance, s: Services): void {
+function registerEntryListRoutes(api: Api, s: Services): void {
   registerEntryListRoute(api);
   registerManualEntryRoute(api, s);
 }
 
-function registerEntryListRoute(api: FastifyInstance): void {
+function registerEntryListRoute(api: Api): void {
   api.get(
     '/businesses/:bid/ledger/entries',
     {
@@ -236,7 +231,7 @@ function registerEntryListRoute(api: FastifyInstance): void {
       },
     },
     async (req) => {
-      const q = req.query as { from?: string; to?: string; account?: string; after?: number; take?: number };
+      const q = req.query;
       const take = q.take ?? 100;
       const entries = await listEntries(ctxOf(req).database.db, businessOf(req).id, { ...q, afterEntryNo: q.after, take });
       return { ok: true as const, entries, nextAfter: entries.length === take ? entries[entries.length - 1].entryNo : null };
@@ -244,7 +239,7 @@ function registerEntryListRoute(api: FastifyInstance): void {
   );
 }
 
-function registerManualEntryRoute(api: FastifyInstance, s: Services): void {
+function registerManualEntryRoute(api: Api, s: Services): void {
   api.post(
     '/businesses/:bid/ledger/entries',
     {
@@ -270,19 +265,14 @@ function registerManualEntryRoute(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
-      const entry = await createManualEntry(ctx.database, {
-        at: s.clock.now(),
-        actor: ctx.actor,
-        business: businessOf(req),
-        input: req.body as ManualEntryInput,
-      });
+      const entry = await createManualEntry(ctx.database, { at: s.clock.now(), actor: ctx.actor, business: businessOf(req), input: req.body });
       return reply.status(201).send({ ok: true, entry });
     },
   );
 }
 
 /** One journal entry: read and reverse. */
-function registerEntryRoutes(api: FastifyInstance, s: Services): void {
+function registerEntryRoutes(api: Api, s: Services): void {
   api.get(
     '/businesses/:bid/ledger/entries/:id',
     {
@@ -295,7 +285,7 @@ function registerEntryRoutes(api: FastifyInstance, s: Services): void {
         response: { 200: Ok({ entry: EntrySchema }), ...errors(...AUTH_ERRORS) },
       },
     },
-    async (req) => ({ ok: true as const, entry: await getEntry(ctxOf(req).database, businessOf(req).id, (req.params as { id: string }).id) }),
+    async (req) => ({ ok: true as const, entry: await getEntry(ctxOf(req).database, businessOf(req).id, req.params.id) }),
   );
 
   api.post(
@@ -317,8 +307,8 @@ function registerEntryRoutes(api: FastifyInstance, s: Services): void {
         at: s.clock.now(),
         actor: ctx.actor,
         business: businessOf(req),
-        id: (req.params as { id: string }).id,
-        date: (req.body as { date: string }).date,
+        id: req.params.id,
+        date: req.body.date,
       });
       return reply.status(201).send({ ok: true, entry });
     },
@@ -326,7 +316,7 @@ function registerEntryRoutes(api: FastifyInstance, s: Services): void {
 }
 
 /** Closed months: list, close, reopen the last. */
-function registerPeriodRoutes(api: FastifyInstance, s: Services): void {
+function registerPeriodRoutes(api: Api, s: Services): void {
   api.get(
     '/businesses/:bid/ledger/periods',
     {
@@ -356,9 +346,8 @@ function registerPeriodRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const { database, actor } = ctxOf(req);
-      const { period: month } = req.params as { period: string };
       const at = s.clock.now();
-      const period = await closePeriod(database, { at, actor, business: businessOf(req), period: month, today: israelDate(at) });
+      const period = await closePeriod(database, { at, actor, business: businessOf(req), period: req.params.period, today: israelDate(at) });
       return reply.status(201).send({ ok: true, period });
     },
   );
@@ -377,10 +366,9 @@ function registerPeriodRoutes(api: FastifyInstance, s: Services): void {
       },
     },
     async (req) => {
-      const { database, actor } = ctxOf(req);
-      const { period } = req.params as { period: string };
-      const { reason } = req.body as { reason: string };
-      const reopened = await reopenPeriod(database, { at: s.clock.now(), actor, business: businessOf(req), period, reason });
+      const ctx = ctxOf(req);
+      const { period } = req.params;
+      const reopened = await reopenPeriod(ctx.database, { at: s.clock.now(), actor: ctx.actor, business: businessOf(req), period, reason: req.body.reason });
       return { ok: true as const, period: reopened };
     },
   );

@@ -172,7 +172,7 @@ export interface EntryView {
   id: string;
   entryNo: number;
   date: string;
-  source: string;
+  source: NewEntry['source'];
   documentId: string | null;
   expenseId: string | null;
   reference: string | null;
@@ -205,7 +205,7 @@ export async function listEntries(
     id: String(r.id),
     entryNo: Number(r.entry_no),
     date: String(r.day),
-    source: String(r.source),
+    source: String(r.source) as NewEntry['source'],
     documentId: (r.document_id as string | null) ?? null,
     expenseId: (r.expense_id as string | null) ?? null,
     reference: (r.reference as string | null) ?? null,

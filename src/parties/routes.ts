@@ -1,21 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidIdParams, BidParams, errors, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
 import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { businessOf } from '../businesses/index.ts';
-import {
-  PartiesQuery,
-  Party,
-  PartyCreate,
-  PartyFindOrCreate,
-  PartyPatch,
-  type PartyCreateBody,
-  type PartyFindOrCreateBody,
-  type PartyKind,
-  type PartyPatchBody,
-} from './schemas.ts';
+import { PartiesQuery, Party, PartyCreate, PartyFindOrCreate, PartyPatch } from './schemas.ts';
 import { createParty, findOrCreateParty, getParty, listPartiesPage, newPartyFrom, patchParty } from './service.ts';
 import { NextCursor } from '../platform/http/cursor.ts';
 
@@ -23,14 +13,14 @@ const tags = ['parties'];
 
 const config = { scope: 'businesses' as const };
 
-export function registerPartyRoutes(api: FastifyInstance, s: Services): void {
+export function registerPartyRoutes(api: Api, s: Services): void {
   registerPartyReadRoutes(api);
   registerPartyCreateRoutes(api, s);
   registerPartyUpdateRoute(api, s);
 }
 
 /** Parties: list and read. */
-function registerPartyReadRoutes(api: FastifyInstance): void {
+function registerPartyReadRoutes(api: Api): void {
   api.get(
     '/businesses/:bid/parties',
     {
@@ -45,7 +35,7 @@ function registerPartyReadRoutes(api: FastifyInstance): void {
       },
     },
     async (req) => {
-      const { kind, take = 200, cursor, metadata } = req.query as { kind?: PartyKind; take?: number; cursor?: string; metadata?: string[] };
+      const { kind, take = 200, cursor, metadata } = req.query;
       return { ok: true as const, ...(await listPartiesPage(ctxOf(req).database.db, businessOf(req).id, { kind, take, cursor, metadata })) };
     },
   );
@@ -64,14 +54,14 @@ function registerPartyReadRoutes(api: FastifyInstance): void {
       },
     },
     async (req) => {
-      const { id } = req.params as { id: string };
+      const { id } = req.params;
       return { ok: true as const, party: await getParty(ctxOf(req).database.db, businessOf(req).id, id) };
     },
   );
 }
 
 /** Create, and find-or-create by tax id. */
-function registerPartyCreateRoutes(api: FastifyInstance, s: Services): void {
+function registerPartyCreateRoutes(api: Api, s: Services): void {
   api.post(
     '/businesses/:bid/parties',
     {
@@ -91,7 +81,7 @@ function registerPartyCreateRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
-      const input = newPartyFrom(req.body as PartyCreateBody);
+      const input = newPartyFrom(req.body);
       const party = await createParty(ctx.database, { at: s.clock.now(), actor: ctx.actor, businessId: businessOf(req).id, party: input });
       return reply.status(201).send({ ok: true, party });
     },
@@ -113,18 +103,13 @@ function registerPartyCreateRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
-      const result = await findOrCreateParty(ctx.database, {
-        at: s.clock.now(),
-        actor: ctx.actor,
-        businessId: businessOf(req).id,
-        body: req.body as PartyFindOrCreateBody,
-      });
+      const result = await findOrCreateParty(ctx.database, { at: s.clock.now(), actor: ctx.actor, businessId: businessOf(req).id, body: req.body });
       return reply.status(result.created ? 201 : 200).send({ ok: true, ...result });
     },
   );
 }
 
-function registerPartyUpdateRoute(api: FastifyInstance, s: Services): void {
+function registerPartyUpdateRoute(api: Api, s: Services): void {
   api.patch(
     '/businesses/:bid/parties/:id',
     {
@@ -141,14 +126,8 @@ function registerPartyUpdateRoute(api: FastifyInstance, s: Services): void {
     },
     async (req) => {
       const ctx = ctxOf(req);
-      const { id } = req.params as { id: string };
-      const party = await patchParty(ctx.database, {
-        at: s.clock.now(),
-        actor: ctx.actor,
-        businessId: businessOf(req).id,
-        id,
-        body: req.body as PartyPatchBody,
-      });
+      const { id } = req.params;
+      const party = await patchParty(ctx.database, { at: s.clock.now(), actor: ctx.actor, businessId: businessOf(req).id, id, body: req.body });
       return { ok: true as const, party };
     },
   );

@@ -120,4 +120,3 @@ export const PartiesQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-export type PartiesQueryValue = Static<typeof PartiesQuery>;

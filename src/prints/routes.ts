@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidIdParams, errors, Ok } from '../platform/http/schemas.ts';
@@ -11,7 +12,7 @@ import type { Readable } from 'node:stream';
 import { businessOf } from '../businesses/index.ts';
 import { findDocumentRow } from '../documents/index.ts';
 import { documentPreviewPdf } from './preview.ts';
-import { consentWarnings, handOut, printLog, type PrintKind } from './handout.ts';
+import { consentWarnings, handOut, printLog } from './handout.ts';
 import { emailDocument } from './send-email.ts';
 import { sharedPdf } from './shared-link.ts';
 import { EmailBody, PrintBody, PrintLogEntry, Variant, Warning } from './schemas.ts';
@@ -36,14 +37,14 @@ export function publicPdfPath(slug: string): string {
 
 const config = { scope: 'documents' as const };
 
-export function registerPrintRoutes(api: FastifyInstance, s: Services): void {
+export function registerPrintRoutes(api: Api, s: Services): void {
   registerPrintRoute(api, s);
   registerPrintLogRoute(api);
   registerShareRoute(api, s);
   registerEmailRoute(api, s);
 }
 
-function registerPrintRoute(api: FastifyInstance, s: Services): void {
+function registerPrintRoute(api: Api, s: Services): void {
   api.post(
     '/businesses/:bid/documents/:id/print',
     {
@@ -63,8 +64,8 @@ function registerPrintRoute(api: FastifyInstance, s: Services): void {
     async (req, reply) => {
       const ctx = ctxOf(req);
       const business = businessOf(req);
-      const { id } = req.params as { id: string };
-      const { kind = 'auto' } = req.body as { kind?: PrintKind };
+      const { id } = req.params;
+      const { kind = 'auto' } = req.body;
       const doc = await findDocumentRow(ctx.database.db, business.id, id);
       if (!doc) throw notFound('document');
       // A draft's preview: rendered on demand, unsigned, never logged, never counted.
@@ -78,7 +79,7 @@ function registerPrintRoute(api: FastifyInstance, s: Services): void {
   );
 }
 
-function registerPrintLogRoute(api: FastifyInstance): void {
+function registerPrintLogRoute(api: Api): void {
   api.get(
     '/businesses/:bid/documents/:id/prints',
     {
@@ -93,7 +94,7 @@ function registerPrintLogRoute(api: FastifyInstance): void {
     },
     async (req) => {
       const ctx = ctxOf(req);
-      const { id } = req.params as { id: string };
+      const { id } = req.params;
       const doc = await findDocumentRow(ctx.database.db, businessOf(req).id, id);
       if (!doc) throw notFound('document');
       return { ok: true as const, prints: await printLog(ctx.database.db, doc.businessId, doc.id), printCount: doc.printCount };
@@ -101,7 +102,7 @@ function registerPrintLogRoute(api: FastifyInstance): void {
   );
 }
 
-function registerShareRoute(api: FastifyInstance, s: Services): void {
+function registerShareRoute(api: Api, s: Services): void {
   api.post(
     '/businesses/:bid/documents/:id/share',
     {
@@ -122,8 +123,8 @@ function registerShareRoute(api: FastifyInstance, s: Services): void {
     async (req) => {
       const ctx = ctxOf(req);
       const business = businessOf(req);
-      const { id } = req.params as { id: string };
-      const { kind = 'auto' } = req.body as { kind?: PrintKind };
+      const { id } = req.params;
+      const { kind = 'auto' } = req.body;
       const handout = await handOut(s, ctx, { business, documentId: id, kind, channel: 'share' });
       const doc = (await findDocumentRow(ctx.database.db, business.id, id))!;
       const path = publicPdfPath(handout.slug);
@@ -140,7 +141,7 @@ function registerShareRoute(api: FastifyInstance, s: Services): void {
   );
 }
 
-function registerEmailRoute(api: FastifyInstance, s: Services): void {
+function registerEmailRoute(api: Api, s: Services): void {
   api.post(
     '/businesses/:bid/documents/:id/email',
     {
@@ -158,8 +159,8 @@ function registerEmailRoute(api: FastifyInstance, s: Services): void {
       },
     },
     async (req) => {
-      const { id } = req.params as { id: string };
-      const { to } = req.body as { to: string[] };
+      const { id } = req.params;
+      const { to } = req.body;
       return { ok: true as const, ...(await emailDocument(s, ctxOf(req), { business: businessOf(req), documentId: id, to })) };
     },
   );
@@ -176,7 +177,7 @@ function sendPdf(reply: import('fastify').FastifyReply, pdf: { body: Buffer | Re
 }
 
 /** The public capability link: no key; the slug is looked up in both mode databases. */
-export function registerPublicPdfRoutes(app: FastifyInstance, s: Services): void {
+export function registerPublicPdfRoutes(app: Api, s: Services): void {
   app.get(
     '/api/docs/:slug/d.pdf',
     {
@@ -190,7 +191,7 @@ export function registerPublicPdfRoutes(app: FastifyInstance, s: Services): void
       },
     },
     async (req, reply) => {
-      const { slug } = req.params as { slug: string };
+      const { slug } = req.params;
       if (!/^[A-Za-z0-9_-]{22,64}$/.test(slug)) throw notFound('document');
       const pdf = await sharedPdf(s, slug);
       if (!pdf) throw new AppError('not_found', 'document not found');

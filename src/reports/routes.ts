@@ -1,10 +1,10 @@
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidParams, errors, IsoDate, Nullable, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
 import { businessOf } from '../businesses/index.ts';
-import { summaryReport, vatReportOf, type Range } from './queries.ts';
+import { summaryReport, vatReportOf } from './queries.ts';
 import {
   LedgerVatFields,
   VatLineSchema,
@@ -75,12 +75,12 @@ const VatSchema = Type.Object({
   ...LedgerVatFields,
 });
 
-export function registerReportRoutes(api: FastifyInstance, _s: Services): void {
+export function registerReportRoutes(api: Api, _s: Services): void {
   registerSummaryRoute(api);
   registerVatReportRoutes(api);
 }
 
-function registerSummaryRoute(api: FastifyInstance): void {
+function registerSummaryRoute(api: Api): void {
   api.get(
     '/businesses/:bid/reports/summary',
     {
@@ -94,12 +94,12 @@ function registerSummaryRoute(api: FastifyInstance): void {
         response: { 200: Ok({ report: SummarySchema }), ...errors(...AUTH_ERRORS) },
       },
     },
-    async (req) => ({ ok: true as const, report: await summaryReport(ctxOf(req).database.db, businessOf(req), req.query as Range) }),
+    async (req) => ({ ok: true as const, report: await summaryReport(ctxOf(req).database.db, businessOf(req), req.query) }),
   );
 }
 
 /** The periodic VAT report and the journal lines behind it (JSON or CSV). */
-function registerVatReportRoutes(api: FastifyInstance): void {
+function registerVatReportRoutes(api: Api): void {
   api.get(
     '/businesses/:bid/reports/vat',
     {
@@ -115,7 +115,7 @@ function registerVatReportRoutes(api: FastifyInstance): void {
     },
     async (req, reply) => {
       const b = businessOf(req);
-      const report = await vatReportOf(ctxOf(req).database.db, b, req.query as { period?: string; from?: string; to?: string });
+      const report = await vatReportOf(ctxOf(req).database.db, b, req.query);
       if (prefersCsv(req.headers.accept)) return sendCsv(reply, vatReportCsvName(b, report), vatReportCsv(report));
       return { ok: true as const, report };
     },
@@ -138,7 +138,7 @@ function registerVatReportRoutes(api: FastifyInstance): void {
       },
     },
     async (req, reply) => {
-      const q = req.query as { period: string; after?: number; take?: number };
+      const q = req.query;
       if (prefersCsv(req.headers.accept)) return sendVatLinesCsv(reply, ctxOf(req).database, businessOf(req), q.period);
       const take = q.take ?? 100;
       const lines = await vatLines(ctxOf(req).database.db, businessOf(req).id, parseVatPeriod(q.period, 'querystring.period'), { after: q.after, take });

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, errors, Ok } from '../platform/http/schemas.ts';
@@ -7,7 +7,7 @@ import type { Services } from '../platform/http/services.ts';
 import { ApiRequest, RequestsQuery } from './schemas.ts';
 import { listRequests } from './list.ts';
 
-export function registerRequestLogRoutes(api: FastifyInstance, s: Services): void {
+export function registerRequestLogRoutes(api: Api, s: Services): void {
   // Like GET /usage: the account's own figures, readable with any of its keys (no scope).
   api.get(
     '/requests',
@@ -24,7 +24,7 @@ export function registerRequestLogRoutes(api: FastifyInstance, s: Services): voi
     },
     async (req) => {
       const ctx = ctxOf(req);
-      const q = req.query as { take?: number; cursor?: string; requestId?: string };
+      const q = req.query;
       await s.requestLog.flush();
       return { ok: true as const, ...(await listRequests(ctx.database.db, ctx.key.accountId, { ...q, take: q.take ?? 200 })) };
     },

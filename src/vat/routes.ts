@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidParams, errors, Ok } from '../platform/http/schemas.ts';
@@ -9,7 +9,7 @@ import { ExportRunSchema, FileMetaSchema } from '../exports/index.ts';
 import { runPcn874Export } from './pcn874-run.ts';
 import { VatPeriodString } from './schemas.ts';
 
-export function registerVatRoutes(api: FastifyInstance, s: Services): void {
+export function registerVatRoutes(api: Api, s: Services): void {
   api.post(
     '/businesses/:bid/exports/pcn874',
     {
@@ -26,7 +26,7 @@ export function registerVatRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
-      const result = await runPcn874Export(s, ctx.database, { business: businessOf(req), body: req.body as { period: string }, actor: ctx.actor });
+      const result = await runPcn874Export(s, ctx.database, { business: businessOf(req), body: req.body, actor: ctx.actor });
       return reply.status(201).send({ ok: true, ...result });
     },
   );

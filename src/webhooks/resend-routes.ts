@@ -1,9 +1,9 @@
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, errors, IdParams, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
-import { Delivery, DeliveryParams, WebhookReplay, type WebhookReplayBody } from './schemas.ts';
+import { Delivery, DeliveryParams, WebhookReplay } from './schemas.ts';
 import type { WebhookDispatcher } from './dispatcher.ts';
 import { replayAccountWebhook, retryAccountDelivery } from './account-actions.ts';
 
@@ -11,7 +11,7 @@ const tags = ['webhooks'];
 const config = { scope: 'businesses' as const };
 
 /** Resend one delivery now, and replay many to an endpoint; another account's (or mode's) endpoint is 404. */
-export function registerResendRoutes(api: FastifyInstance, s: Services, dispatcher: WebhookDispatcher): void {
+export function registerResendRoutes(api: Api, s: Services, dispatcher: WebhookDispatcher): void {
   api.post(
     '/webhooks/:id/deliveries/:deliveryId/retry',
     {
@@ -29,7 +29,7 @@ export function registerResendRoutes(api: FastifyInstance, s: Services, dispatch
     },
     async (req) => {
       const ctx = ctxOf(req);
-      const { id, deliveryId } = req.params as { id: string; deliveryId: string };
+      const { id, deliveryId } = req.params;
       const target = { mode: ctx.mode, accountId: ctx.key.accountId, webhookId: id, deliveryId };
       return { ok: true as const, ...(await retryAccountDelivery(s, target, dispatcher)) };
     },
@@ -60,8 +60,8 @@ export function registerResendRoutes(api: FastifyInstance, s: Services, dispatch
     },
     async (req) => {
       const ctx = ctxOf(req);
-      const target = { mode: ctx.mode, accountId: ctx.key.accountId, webhookId: (req.params as { id: string }).id };
-      return { ok: true as const, ...(await replayAccountWebhook(s, target, req.body as WebhookReplayBody)) };
+      const target = { mode: ctx.mode, accountId: ctx.key.accountId, webhookId: req.params.id };
+      return { ok: true as const, ...(await replayAccountWebhook(s, target, req.body)) };
     },
   );
 }

@@ -1,21 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../platform/http/api.ts';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, errors, IdParams, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
 import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { NextCursor } from '../platform/http/cursor.ts';
-import {
-  DeliveriesQuery,
-  Delivery,
-  Webhook,
-  WebhooksQuery,
-  WebhookCreate,
-  WebhookPatch,
-  WebhookWithSecret,
-  type WebhookCreateBody,
-  type WebhookPatchBody,
-} from './schemas.ts';
+import { DeliveriesQuery, Delivery, Webhook, WebhooksQuery, WebhookCreate, WebhookPatch, WebhookWithSecret } from './schemas.ts';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, patchWebhook } from './endpoints.ts';
 import { listDeliveries } from './deliveries.ts';
 import { WebhookDispatcher } from './dispatcher.ts';
@@ -34,7 +24,7 @@ const urlCheck = (s: Services, mode: Mode) => (url: string) => webhookSender(s).
 
 const config = { scope: 'businesses' as const };
 
-export function registerWebhookRoutes(api: FastifyInstance, s: Services): void {
+export function registerWebhookRoutes(api: Api, s: Services): void {
   // The process's sender (its connection pool) closes with the app.
   api.addHook('onClose', async () => closeWebhookSender(s));
   registerEndpointListRoutes(api, s);
@@ -47,7 +37,7 @@ export function registerWebhookRoutes(api: FastifyInstance, s: Services): void {
 }
 
 /** Endpoints: register and list. */
-function registerEndpointListRoutes(api: FastifyInstance, s: Services): void {
+function registerEndpointListRoutes(api: Api, s: Services): void {
   api.post(
     '/webhooks',
     {
@@ -63,7 +53,7 @@ function registerEndpointListRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
-      const body = req.body as WebhookCreateBody;
+      const body = req.body;
       const webhook = await createWebhook(ctx.database, {
         at: s.clock.now(),
         actor: { ...ctx.actor, accountId: ctx.key.accountId },
@@ -88,20 +78,20 @@ function registerEndpointListRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req) => {
       const ctx = ctxOf(req);
-      const { take = 200, cursor } = req.query as { take?: number; cursor?: string };
+      const { take = 200, cursor } = req.query;
       return { ok: true as const, ...(await listWebhooks(ctx.database.db, ctx.key.accountId, { take, cursor })) };
     },
   );
 }
 
 /** One endpoint: read, change, delete. */
-function registerEndpointRoutes(api: FastifyInstance, s: Services): void {
+function registerEndpointRoutes(api: Api, s: Services): void {
   registerEndpointReadRoute(api);
   registerEndpointUpdateRoute(api, s);
   registerEndpointDeleteRoute(api, s);
 }
 
-function registerEndpointReadRoute(api: FastifyInstance): void {
+function registerEndpointReadRoute(api: Api): void {
   api.get(
     '/webhooks/:id',
     {
@@ -116,13 +106,13 @@ function registerEndpointReadRoute(api: FastifyInstance): void {
     },
     async (req) => {
       const ctx = ctxOf(req);
-      const { secret: _secret, ...webhook } = await getWebhook(ctx.database.db, ctx.key.accountId, (req.params as { id: string }).id);
+      const { secret: _secret, ...webhook } = await getWebhook(ctx.database.db, ctx.key.accountId, req.params.id);
       return { ok: true as const, webhook };
     },
   );
 }
 
-function registerEndpointUpdateRoute(api: FastifyInstance, s: Services): void {
+function registerEndpointUpdateRoute(api: Api, s: Services): void {
   api.patch(
     '/webhooks/:id',
     {
@@ -138,8 +128,8 @@ function registerEndpointUpdateRoute(api: FastifyInstance, s: Services): void {
     },
     async (req) => {
       const ctx = ctxOf(req);
-      const body = req.body as WebhookPatchBody;
-      const { id } = req.params as { id: string };
+      const body = req.body;
+      const { id } = req.params;
       const webhook = await patchWebhook(ctx.database, {
         at: s.clock.now(),
         actor: { ...ctx.actor, accountId: ctx.key.accountId },
@@ -152,7 +142,7 @@ function registerEndpointUpdateRoute(api: FastifyInstance, s: Services): void {
   );
 }
 
-function registerEndpointDeleteRoute(api: FastifyInstance, s: Services): void {
+function registerEndpointDeleteRoute(api: Api, s: Services): void {
   api.delete(
     '/webhooks/:id',
     {
@@ -167,15 +157,13 @@ function registerEndpointDeleteRoute(api: FastifyInstance, s: Services): void {
     },
     async (req) => {
       const ctx = ctxOf(req);
-      await ctx.database.db.transaction((tx) =>
-        deleteWebhook(tx, s.clock.now(), { ...ctx.actor, accountId: ctx.key.accountId }, (req.params as { id: string }).id),
-      );
+      await ctx.database.db.transaction((tx) => deleteWebhook(tx, s.clock.now(), { ...ctx.actor, accountId: ctx.key.accountId }, req.params.id));
       return { ok: true as const };
     },
   );
 }
 
-function registerTestDeliveryRoute(api: FastifyInstance, dispatcher: WebhookDispatcher): void {
+function registerTestDeliveryRoute(api: Api, dispatcher: WebhookDispatcher): void {
   api.post(
     '/webhooks/:id/test',
     {
@@ -190,14 +178,14 @@ function registerTestDeliveryRoute(api: FastifyInstance, dispatcher: WebhookDisp
     },
     async (req) => {
       const ctx = ctxOf(req);
-      const endpoint = await getWebhook(ctx.database.db, ctx.key.accountId, (req.params as { id: string }).id);
+      const endpoint = await getWebhook(ctx.database.db, ctx.key.accountId, req.params.id);
       const result = await dispatcher.sendTest(ctx.mode, endpoint);
       return { ok: true as const, ...result };
     },
   );
 }
 
-function registerDeliveryListRoute(api: FastifyInstance): void {
+function registerDeliveryListRoute(api: Api): void {
   api.get(
     '/webhooks/:id/deliveries',
     {
@@ -225,8 +213,8 @@ function registerDeliveryListRoute(api: FastifyInstance): void {
     },
     async (req) => {
       const ctx = ctxOf(req);
-      const endpoint = await getWebhook(ctx.database.db, ctx.key.accountId, (req.params as { id: string }).id);
-      const q = req.query as { before?: string; cursor?: string; take?: number };
+      const endpoint = await getWebhook(ctx.database.db, ctx.key.accountId, req.params.id);
+      const q = req.query;
       return { ok: true as const, ...(await listDeliveries(ctx.database.db, endpoint.id, { before: q.before, cursor: q.cursor, take: q.take ?? 200 })) };
     },
   );

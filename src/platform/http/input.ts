@@ -162,6 +162,11 @@ function checkStructure(text: string): void {
   }
 }
 
+/** A JSON object (not null, not an array): how a part read before or without its schema is looked into. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /**
  * The body of an `application/json` request: undefined when empty (a POST with no options), else
  * the parsed value after every check above; each refusal is a 400 `validation` naming the field.

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { hoistNamedSchemas } from './named-schemas.ts';
 import { Type, type TSchema } from 'typebox';
 import { errors } from './schemas.ts';
@@ -27,7 +28,8 @@ export const IdempotencyKeyHeaders = Type.Object({
   ),
 });
 
-const BINARY = { type: 'string', format: 'binary' } as const;
+// Typed as what Fastify sends as it is, so a binary route's `reply.send` takes its bytes or stream.
+const BINARY = Type.Unsafe<Buffer | Readable | string>({ type: 'string', format: 'binary' });
 
 /** A 2xx whose body is bytes of the given types (not JSON), with its own response headers. */
 export function binaryResponse(description: string, contentTypes: readonly string[], headers: Record<string, TSchema> = {}) {
