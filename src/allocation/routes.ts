@@ -1,3 +1,4 @@
+import { emptyBodyIsEmptyObject } from '../platform/http/openapi.ts';
 /**
  * API routes of allocation numbers (under /v1, behind the key):
  *   POST   /businesses/{bid}/allocation/connect      start the authority's consent flow
@@ -5,7 +6,6 @@
  *   DELETE /businesses/{bid}/allocation/connection   forget the grant
  *   POST   /businesses/{bid}/documents/{id}/allocation  strict mode: a draft's number, synchronously
  */
-import type { FastifyRequest } from 'fastify';
 import type { Api } from '../platform/http/api.ts';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
@@ -41,11 +41,6 @@ const ConnectBody = Type.Object(
   },
   { additionalProperties: false },
 );
-
-/** The connect body is optional: no body means no options. */
-const emptyBodyIsEmptyObject = async (req: FastifyRequest) => {
-  if (req.body === undefined || req.body === null) req.body = {};
-};
 
 export function registerAllocationRoutes(api: Api, s: Services): void {
   registerConnect(api, s);

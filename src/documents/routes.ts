@@ -1,10 +1,9 @@
-import type { FastifyRequest } from 'fastify';
 import type { Api } from '../platform/http/api.ts';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidIdParams, BidParams, errors, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
-import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
+import { IdempotencyKeyHeaders, emptyBodyIsEmptyObject } from '../platform/http/openapi.ts';
 import { NextCursor } from '../platform/http/cursor.ts';
 import { businessOf } from '../businesses/index.ts';
 import { documentView, getDocumentRow } from './snapshot.ts';
@@ -18,10 +17,6 @@ import { convertedToOf } from './conversion-store.ts';
 import { continuityReport, listDocuments, MAX_LISTED } from './list.ts';
 
 const tags = ['documents'];
-/** An empty body on an endpoint whose body is optional means "no options". */
-const emptyBodyIsEmptyObject = async (req: FastifyRequest) => {
-  if (req.body === undefined || req.body === null) req.body = {};
-};
 const config = { scope: 'documents' as const };
 
 const Counts = Type.Object({ total: Type.Integer(), byStatus: Type.Object({ draft: Type.Integer(), issued: Type.Integer() }) });

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { Api } from '../platform/http/api.ts';
 import multipart from '@fastify/multipart';
 import { Type } from 'typebox';
@@ -13,18 +12,13 @@ import { correctExpense, createDraft, deleteDraft, patchDraft, recordDraft } fro
 import { readReceipt, receiptFingerprint, scanReceipt, uploadReceipt } from './intake.ts';
 import { discardSpool } from '../platform/file-store/spool.ts';
 import { claimIdempotencyKey } from '../platform/http/idempotency.ts';
-import { DOCUMENTED_BODY, IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
+import { DOCUMENTED_BODY, IdempotencyKeyHeaders, emptyBodyIsEmptyObject } from '../platform/http/openapi.ts';
 import { NextCursor } from '../platform/http/cursor.ts';
 import { registerSupplierPaymentRoutes } from './payment-routes.ts';
 
 const tags = ['expenses'];
 const config = { scope: 'expenses' as const };
 const Counts = Type.Object({ total: Type.Integer(), byStatus: Type.Object({ draft: Type.Integer(), recorded: Type.Integer() }) });
-
-/** A POST with no body (or an empty one) means "no options". */
-async function emptyBodyIsEmptyObject(req: FastifyRequest): Promise<void> {
-  if (req.body === undefined || req.body === null) req.body = {};
-}
 
 export function registerExpenseRoutes(api: Api, s: Services): void {
   registerExpenseReadRoutes(api);

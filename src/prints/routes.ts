@@ -1,10 +1,9 @@
-import type { FastifyRequest } from 'fastify';
 import type { Api } from '../platform/http/api.ts';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
 import { AUTH_ERRORS, BidIdParams, errors, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
-import { binaryResponse } from '../platform/http/openapi.ts';
+import { binaryResponse, emptyBodyIsEmptyObject } from '../platform/http/openapi.ts';
 import { AppError, notFound } from '../platform/errors.ts';
 import { storedFile } from '../platform/files.ts';
 import { fileReading, openFile } from '../platform/file-read.ts';
@@ -18,11 +17,6 @@ import { sharedPdf } from './shared-link.ts';
 import { EmailBody, PrintBody, PrintLogEntry, Variant, Warning } from './schemas.ts';
 
 const tags = ['documents'];
-
-/** `POST …/print` with no body means `{}`. */
-const emptyBodyIsEmptyObject = async (req: FastifyRequest) => {
-  if (req.body === undefined || req.body === null) req.body = {};
-};
 
 const PdfResponse = binaryResponse('The PDF.', ['application/pdf'], {
   'X-Print-Variant': Type.Union([Type.Literal('origin'), Type.Literal('copy'), Type.Literal('draft')], {

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { hoistNamedSchemas } from './named-schemas.ts';
 import { Type, type TSchema } from 'typebox';
@@ -98,9 +99,13 @@ interface RouteInfo {
 /** Marks an operation whose body may be left out (its route reads an empty body as `{}`). */
 const EMPTY_BODY = 'x-empty-body-accepted';
 
-/** A route that reads an empty body as `{}` (its preValidation emptyBodyIsEmptyObject: issue, credit note, print, share…). */
-export const acceptsEmptyBody = (route: { preValidation?: unknown }): boolean =>
-  [route.preValidation].flat().some((f) => typeof f === 'function' && f.name === 'emptyBodyIsEmptyObject');
+/** A route's preValidation for a body that may be left out (issue, credit note, print, share…): none means `{}`. */
+export async function emptyBodyIsEmptyObject(req: FastifyRequest): Promise<void> {
+  if (req.body === undefined || req.body === null) req.body = {};
+}
+
+/** A route that reads an empty body as `{}` (its preValidation is emptyBodyIsEmptyObject). */
+export const acceptsEmptyBody = (route: { preValidation?: unknown }): boolean => [route.preValidation].flat().includes(emptyBodyIsEmptyObject);
 
 const hasIdempotencyKey = (schema: Json) => Boolean(schema.headers?.properties?.['idempotency-key']);
 
