@@ -37,9 +37,13 @@ module.exports = {
       comment:
         'OPENFRMT record formatting and the PDF layout are pure: each imports only its own folder, the document ' +
         "types' table (src/documents/doc-types.ts, pure; it imports only the DealerType type) and the money arithmetic " +
-        '(src/platform/money.ts, pure: the one rounding of quantities and of quantity × price).',
+        '(src/platform/money.ts, pure: the one rounding of quantities and of quantity × price) and the Israel wall clock ' +
+        '(src/platform/israel-time.ts, pure: the date and time of an instant, for the production directory).',
       from: { path: '^src/(openfrmt|pdf)/' },
-      to: { path: '^src/', pathNot: ['^src/openfrmt/', '^src/pdf/', '^src/documents/doc-types\\.ts$', '^src/platform/money\\.ts$'] },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/openfrmt/', '^src/pdf/', '^src/documents/doc-types\\.ts$', '^src/platform/money\\.ts$', '^src/platform/israel-time\\.ts$'],
+      },
     },
     {
       name: 'doc-types-table-is-pure',

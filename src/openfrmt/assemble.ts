@@ -4,6 +4,7 @@
  * Pure: callers feed documents in chunks and write the returned bytes wherever they like.
  */
 import { randomInt } from 'node:crypto';
+import { israelDateTime } from '../platform/israel-time.ts';
 import { encodeIso88598 } from './charset.ts';
 import { b110, writeB100, type B100Input, type B110Input } from './ledger-records.ts';
 import { RecordOut } from './out.ts';
@@ -47,25 +48,10 @@ export function newPrimaryId(): string {
  * both from the Israel wall-clock time of the same instant (reference §1.2).
  */
 export function productionDirectory(vatId: string, at: Date): { dir: string; date: string; time: string } {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-GB', {
-      timeZone: 'Asia/Jerusalem',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    })
-      .formatToParts(at)
-      .map((p) => [p.type, p.value]),
-  ) as Record<string, string>;
+  const { date, time } = israelDateTime(at);
   const vat9 = vatId.padStart(9, '0');
-  return {
-    dir: `OPENFRMT/${vat9.slice(0, 8)}.${parts.year.slice(2)}/${parts.month}${parts.day}${parts.hour}${parts.minute}`,
-    date: `${parts.year}-${parts.month}-${parts.day}`,
-    time: `${parts.hour}:${parts.minute}`,
-  };
+  const stamp = date.slice(5, 7) + date.slice(8, 10) + time.slice(0, 2) + time.slice(3, 5);
+  return { dir: `OPENFRMT/${vat9.slice(0, 8)}.${date.slice(2, 4)}/${stamp}`, date, time };
 }
 
 /** The most bytes one record takes, CR LF included. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { acquirerCode, dealTypeCode, exportDocument, israelDateTime } from '../../src/exports/map-document.ts';
+import { acquirerCode, dealTypeCode, exportDocument } from '../../src/exports/map-document.ts';
+import { israelDateTime } from '../../src/platform/israel-time.ts';
 import { c100 } from '../../src/openfrmt/records.ts';
 import type { DocumentSnapshot } from '../../src/documents/snapshot.ts';
 
