@@ -13,7 +13,7 @@
  * A document in a foreign currency is credited in its currency at its own rate; its credits' shekel
  * figures are partial-credit-ils.ts's. A receipt is reversed whole (credit-note.ts).
  */
-import { divideHalfAwayFromZero, roundHalfAwayFromZero, scaledQuantity } from '../platform/money.ts';
+import { divideHalfAwayFromZero, quantityOfTenThousandths, quantityTenThousandths, roundHalfAwayFromZero } from '../platform/money.ts';
 import { conflict, validation } from '../platform/errors.ts';
 import { SHEKEL } from '../platform/currencies.ts';
 import { decimalsProblemOf } from '../openfrmt/index.ts';
@@ -42,9 +42,6 @@ export interface CreditedSoFar {
   quantities: number[];
 }
 
-const Q = 4;
-const q4 = (quantity: number) => scaledQuantity(quantity, Q);
-
 export function creditedSoFar(original: DocumentSnapshot, credits: DocumentSnapshot[]): CreditedSoFar {
   const soFar: CreditedSoFar = {
     count: 0,
@@ -68,9 +65,9 @@ export function creditedSoFar(original: DocumentSnapshot, credits: DocumentSnaps
     soFar.ils.totalIncVat += ils.totalIncVat;
     // A credit before issue 29 (no `credited`) was whole: every quantity.
     const part = c.credited ?? { kind: 'whole' };
-    if (part.kind === 'whole') original.lines.forEach((l, i) => (soFar.quantities[i] += q4(l.quantity)));
+    if (part.kind === 'whole') original.lines.forEach((l, i) => (soFar.quantities[i] += quantityTenThousandths(l.quantity)));
     if (part.kind === 'lines') {
-      part.lines.forEach((l) => (soFar.quantities[l.index] += q4(l.quantity)));
+      part.lines.forEach((l) => (soFar.quantities[l.index] += quantityTenThousandths(l.quantity)));
       soFar.linesTotal += c.lines.reduce((a, l) => a + l.amount, 0);
     }
   }
@@ -108,13 +105,15 @@ function chosenLines(original: DocumentSnapshot, soFar: CreditedSoFar, chosen: N
     seen.add(index);
     const decimals = decimalsProblemOf(quantity, 'quantity');
     if (decimals) throw validation(`${field}.quantity`, decimals);
-    const of = q4(line.quantity);
+    const of = quantityTenThousandths(line.quantity);
     if (of <= 0) throw validation(`${field}.index`, `line ${index} has no positive quantity to credit`);
     const left = of - soFar.quantities[index];
-    if (q4(quantity) > left) {
-      throw conflict(`line ${index} ("${line.description}"): ${left / 10 ** Q} of its ${line.quantity} are left to credit, the credit asks ${quantity}`);
+    if (quantityTenThousandths(quantity) > left) {
+      throw conflict(
+        `line ${index} ("${line.description}"): ${quantityOfTenThousandths(left)} of its ${line.quantity} are left to credit, the credit asks ${quantity}`,
+      );
     }
-    const lineDiscount = shareOf(line.lineDiscount, soFar.quantities[index], q4(quantity), of);
+    const lineDiscount = shareOf(line.lineDiscount, soFar.quantities[index], quantityTenThousandths(quantity), of);
     const { amountIls: _frozenOnForeignOnly, ...rest } = line;
     return { ...rest, quantity, lineDiscount, amount: lineAmount({ quantity, unitPriceExVat: line.unitPriceExVat, lineDiscount }) };
   });

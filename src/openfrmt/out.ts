@@ -5,7 +5,7 @@
  * string forms for everything else, and test/unit/openfrmt-out.test.ts holds both to the same output.
  */
 import { foldToRepertoire } from './charset.ts';
-import { FieldError, quantityTenThousandths } from './fields.ts';
+import { FieldError, quantityField } from './fields.ts';
 
 const SPACE = 0x20;
 const ZERO = 0x30;
@@ -158,7 +158,7 @@ export class RecordOut {
   }
 
   quantity17(qty: number, field = 'quantity'): void {
-    this.signed(quantityTenThousandths(qty), 12, 4, field);
+    this.signed(quantityField(qty), 12, 4, field);
   }
 
   unsignedScaled(scaled: number, intDigits: number, decDigits: number, field = 'amount'): void {
