@@ -11,7 +11,6 @@ import { RecordOut } from './out.ts';
 import {
   a000,
   a100,
-  m100,
   writeC100,
   summaryLine,
   z900,
@@ -21,7 +20,6 @@ import {
   type A000Input,
   type C100Input,
   type DocumentRef,
-  type M100Input,
   type SummarisedType,
 } from './records.ts';
 import { writeD110, writeD120, type D110Input, type D120Input } from './line-records.ts';
@@ -143,12 +141,6 @@ export class BkmvAssembler {
       this.counts.B100++;
     }
     return o.bytes();
-  }
-
-  items(items: Omit<M100Input, Head>[]): Buffer {
-    const out = items.map((it) => m100({ ...it, ...this.head() }));
-    this.counts.M100 += items.length;
-    return this.bytes(out);
   }
 
   /** The Z900 closing record; answers it with the total number of records (A100 and Z900 included). */

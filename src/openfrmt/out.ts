@@ -201,16 +201,3 @@ function isIsoDate(s: string): boolean {
   }
   return true;
 }
-
-/** One record written by `write`, as the text the string writers give (without CR LF): ISO-8859-8 decoded. */
-export function recordText(write: (o: RecordOut) => void): string {
-  const o = new RecordOut(1024);
-  write(o);
-  const bytes = o.bytes();
-  let out = '';
-  for (let i = 0; i < bytes.length - 2; i++) {
-    const b = bytes[i];
-    out += String.fromCharCode(b >= 0xe0 ? b - 0xe0 + 0x05d0 : b);
-  }
-  return out;
-}

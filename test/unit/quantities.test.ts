@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { quantityOfTenThousandths, quantityTenThousandths, quantityText, quantityTimesPrice } from '../../src/platform/money.ts';
 import { quantity17 } from '../../src/openfrmt/fields.ts';
-import { recordText } from '../../src/openfrmt/out.ts';
+import { recordText } from '../helpers/openfrmt-records.ts';
 import { formatQuantity } from '../../src/pdf/hebrew.ts';
 import { tenThousandthsOf } from '../verifier/quantities.ts';
 
