@@ -10,6 +10,7 @@ import {
   computeTotals,
   convertedFromOf,
   dealerOf,
+  DOCUMENT_LANGUAGES,
   lineAmount,
   resolveVatRateBp,
 } from '../documents/index.ts';
@@ -43,7 +44,8 @@ function paymentOf(p: DocumentPayment, docCurrency: string): RenderPayment {
   };
 }
 
-const LANGUAGES: readonly Language[] = ['he', 'en', 'he+en'];
+// The printed languages are the document's (the PDF's Language names the same three).
+const LANGUAGES: readonly Language[] = DOCUMENT_LANGUAGES;
 const languageOf = (value: unknown): Language => (LANGUAGES.includes(value as Language) ? (value as Language) : 'he');
 
 /**

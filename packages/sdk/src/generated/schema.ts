@@ -1246,6 +1246,7 @@ export interface components {
         Document: {
             id: string;
             businessId: string;
+            /** @enum {string} */
             status: "draft" | "issued";
             /**
              * @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt, 405 donation receipt.
