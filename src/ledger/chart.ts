@@ -6,8 +6,9 @@
  */
 import type { DealerType } from '../businesses/index.ts';
 import type { PaymentMethodCode, VatExemptionReason } from '../documents/index.ts';
+import type { AccountKind } from './lists.ts';
 
-export type AccountKind = 'asset' | 'liability' | 'equity' | 'revenue' | 'expense';
+export type { AccountKind } from './lists.ts';
 
 export interface ChartAccount {
   code: string;

@@ -2,4 +2,5 @@
 export { INPUT_VAT, INPUT_VAT_FIXED_ASSETS, OUTPUT_VAT, taxIdOfAccountCode } from './chart.ts';
 export { documentJournalCall, expenseSupplierAccount, inClosedPeriod, postExpenseEntry, postSupplierPaymentEntry } from './post.ts';
 export { registerLedgerRoutes } from './routes.ts';
+export type { EntrySource } from './lists.ts';
 export { trialBalance, type TrialBalanceRow } from './store.ts';

@@ -14,6 +14,7 @@ import type { DealerType } from '../businesses/index.ts';
 import { EXPENSE_CATEGORIES } from '../expenses/categories.ts';
 import { defaultChart, type ChartAccount } from './chart.ts';
 import { balanced, type JournalLine, type PartyAccount } from './journal.ts';
+import type { EntrySource } from './lists.ts';
 
 const categoryNames = Object.fromEntries(EXPENSE_CATEGORIES.map((c) => [c.key, c.nameHe]));
 const charts = new Map<DealerType, Map<string, ChartAccount>>();
@@ -78,7 +79,7 @@ export interface NewEntry {
   businessId: string;
   dealerType: DealerType;
   date: string;
-  source: 'document' | 'expense' | 'manual' | 'reversal' | 'payment';
+  source: EntrySource;
   documentId?: string;
   expenseId?: string;
   /** May hold NUMBER_HOLE (platform/audit.ts) where the document's number goes, as `description` may. */
