@@ -5,8 +5,9 @@ import { insertInto } from '../platform/db/insert-values.ts';
 import { accounts } from './tables.ts';
 import { notFound, validation } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
+import type { ApprovalStatus } from './lists.ts';
 
-export type ApprovalStatus = 'approved' | 'pending' | 'suspended';
+export type { ApprovalStatus };
 
 export interface Account {
   id: string;

@@ -6,3 +6,4 @@ export { type KeyRecord, listKeys, mintKey, revokeKey, toKeyRecord } from './key
 export { getPlan, listPlans, upsertPlan } from './plans.ts';
 export { registerAccountRoutes } from './routes.ts';
 export { usageByDay } from './usage.ts';
+export { APPROVAL_STATUSES } from './lists.ts';

@@ -12,7 +12,7 @@ import {
   docTypeRuleOf,
   type DocType,
 } from '../../src/documents/doc-types.ts';
-import { DEALER_TYPES } from '../../src/businesses/schemas.ts';
+import { DEALER_TYPES } from '../../src/businesses/lists.ts';
 import { buyerTaxIdRequired, computeTotals, paymentsProblem, resolveVatRateBp } from '../../src/documents/totals.ts';
 import { checkDraft, type DraftFields } from '../../src/documents/draft-input.ts';
 import { reversalOf } from '../../src/documents/credit-note.ts';

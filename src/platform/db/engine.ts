@@ -4,7 +4,8 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { dbRoundTripCounter } from '../metrics.ts';
 
 /** Which database answered: the API's `X-Service-Mode`. Test keys use the sandbox. */
-export type Mode = 'live' | 'sandbox';
+export const MODES = ['live', 'sandbox'] as const;
+export type Mode = (typeof MODES)[number];
 
 export type Db = PgDatabase<PgQueryResultHKT, Record<string, never>>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];

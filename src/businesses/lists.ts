@@ -1,0 +1,12 @@
+/** The closed lists of a business, each once: the table, the request and response schemas and the types read them. Pure. */
+
+export const DEALER_TYPES = ['patur', 'murshe', 'company', 'ngo'] as const;
+export type DealerType = (typeof DEALER_TYPES)[number];
+
+/** Single- or double-entry books. */
+export const BOOKKEEPING_KINDS = ['single', 'double'] as const;
+export type Bookkeeping = (typeof BOOKKEEPING_KINDS)[number];
+
+/** How often the business reports VAT, as the VAT office set it. */
+export const VAT_REPORTING_PERIODS = ['monthly', 'bimonthly'] as const;
+export type VatReportingPeriod = (typeof VAT_REPORTING_PERIODS)[number];
