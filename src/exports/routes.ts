@@ -8,6 +8,8 @@ import { CursorQuery, NextCursor } from '../platform/http/cursor.ts';
 import { businessOf } from '../businesses/index.ts';
 import { runOpenfrmtExport } from './run.ts';
 import { getRun, listRuns } from './store.ts';
+import { enumOf } from '../platform/http/enums.ts';
+import { EXPORT_KINDS, EXPORT_STATUSES } from './lists.ts';
 
 const tags = ['exports'];
 
@@ -22,10 +24,10 @@ export const FileMetaSchema = Type.Object({
 
 export const ExportRunSchema = Type.Object({
   id: Type.String({ description: '`exr_…`' }),
-  kind: Type.Union([Type.Literal('openfrmt'), Type.Literal('pcn874')]),
+  kind: enumOf(EXPORT_KINDS),
   from: IsoDate,
   to: IsoDate,
-  status: Type.Union([Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')]),
+  status: enumOf(EXPORT_STATUSES),
   directory: Type.String({ description: 'OPENFRMT/<first 8 digits of the tax id>.<YY>/<MMDDhhmm> inside the zip' }),
   cutOffAt: Type.String({ description: 'Documents issued up to this instant are in the run (the fixed set).' }),
   recordCounts: Type.Unknown({ description: 'Records per type in BKMVDATA.TXT, and `total`.' }),

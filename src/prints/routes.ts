@@ -15,6 +15,8 @@ import { consentWarnings, handOut, printLog, type PrintKind } from './handout.ts
 import { emailDocument } from './send-email.ts';
 import { sharedPdf } from './shared-link.ts';
 import { EmailBody, PrintBody, PrintLogEntry, Variant, Warning } from './schemas.ts';
+import { enumOf } from '../platform/http/enums.ts';
+import { PDF_VARIANTS } from './lists.ts';
 
 const tags = ['documents'];
 
@@ -24,7 +26,7 @@ const emptyBodyIsEmptyObject = async (req: FastifyRequest) => {
 };
 
 const PdfResponse = binaryResponse('The PDF.', ['application/pdf'], {
-  'X-Print-Variant': Type.Union([Type.Literal('origin'), Type.Literal('copy'), Type.Literal('draft')], {
+  'X-Print-Variant': enumOf(PDF_VARIANTS, {
     description: '`origin` (the one original), `copy`, or `draft` (an unsigned watermarked preview).',
   }),
   'Content-Disposition': Type.String({ description: '`inline; filename="…"`.' }),

@@ -1,6 +1,9 @@
 /** The retry schedule and auto-disable rule of webhook deliveries (pure). */
 import { listedRetries, nextAttemptAt as nextAttemptOf } from '../platform/retry-schedule.ts';
 
+/** A delivery waits (`pending`), is `delivered`, or has `failed` once its attempts are spent. */
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
