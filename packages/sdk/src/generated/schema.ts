@@ -1428,7 +1428,9 @@ export interface components {
             email: string | null;
             defaultVatRateBp: number | null;
             requireAllocation: boolean;
+            /** @enum {string} */
             bookkeeping: "single" | "double";
+            /** @enum {string} */
             vatReportingPeriod: "monthly" | "bimonthly";
             branding: {
                 logoRef: {
@@ -1530,6 +1532,7 @@ export interface components {
             /** @description Prefix `exp_`. */
             id: string;
             businessId: string;
+            /** @enum {string} */
             status: "draft" | "recorded";
             /** @description `manual`, `upload`, `scan`, `reversal` (a storno row) or `redraft`. */
             source: string;
@@ -1590,9 +1593,15 @@ export interface components {
         /** DonationReport */
         DonationReport: {
             documentId: string;
-            /** @description `donation` for a 405; `cancellation` for the negative 405 its credit issued. */
+            /**
+             * @description `donation` for a 405; `cancellation` for the negative 405 its credit issued.
+             * @enum {string}
+             */
             kind: "donation" | "cancellation";
-            /** @description `pending` until the system answers (also while live has no client: then `error` starts with `unconfigured`); `reported` with `reportNumber`; `refused` (final) or `failed` (retries ran out) with `error`. */
+            /**
+             * @description `pending` until the system answers (also while live has no client: then `error` starts with `unconfigured`); `reported` with `reportNumber`; `refused` (final) or `failed` (retries ran out) with `error`.
+             * @enum {string}
+             */
             status: "pending" | "reported" | "refused" | "failed";
             reportNumber: string | null;
             cancelsReportNumber: string | null;
@@ -1655,7 +1664,7 @@ export interface components {
              */
             event: "document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "document.donation_reported" | "document.donation_report_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test";
             businessId: string | null;
-            /** @enum {unknown} */
+            /** @enum {string} */
             status: "pending" | "delivered" | "failed";
             attempts: {
                 n: number;
@@ -1793,6 +1802,7 @@ export interface operations {
                             /** @description The first characters of the key, for recognising it. */
                             prefix: string;
                             label: string | null;
+                            /** @enum {string} */
                             mode: "live" | "test";
                             scopes: ("businesses" | "documents" | "expenses" | "export" | "ocr")[];
                             /** Format: date-time */
@@ -1897,6 +1907,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
+                        /** @enum {string} */
                         mode: "live" | "sandbox";
                         days: {
                             /**
@@ -2114,7 +2125,10 @@ export interface operations {
                     email?: string | null;
                     defaultVatRateBp?: number | null;
                     requireAllocation?: boolean;
-                    /** @description Single- or double-entry books; default double for company and ngo, single otherwise. Double exports the ledger (B100/B110) with OPENFRMT. */
+                    /**
+                     * @description Single- or double-entry books; default double for company and ngo, single otherwise. Double exports the ledger (B100/B110) with OPENFRMT.
+                     * @enum {string}
+                     */
                     bookkeeping?: "single" | "double";
                     /** @description Fields given replace the stored ones; null clears one. */
                     branding?: {
@@ -2138,7 +2152,10 @@ export interface operations {
                         400?: number;
                         405?: number;
                     };
-                    /** @description The VAT reporting period the VAT office set: `monthly` (default) or `bimonthly`. `period=YYYY-MM` of the VAT report and the PCN874 file means the business's period holding that month. */
+                    /**
+                     * @description The VAT reporting period the VAT office set: `monthly` (default) or `bimonthly`. `period=YYYY-MM` of the VAT report and the PCN874 file means the business's period holding that month.
+                     * @enum {string}
+                     */
                     vatReportingPeriod?: "monthly" | "bimonthly";
                     /** @description An ngo's approval under section 46 of the Income Tax Ordinance: its number and the days it is valid (both included). A 405 donation receipt is issued only on a day inside them (else 422 `donation_approval_missing`) and prints it. Only an ngo holds one; null clears it. */
                     section46Approval?: {
@@ -2411,7 +2428,10 @@ export interface operations {
                     email?: string | null;
                     defaultVatRateBp?: number | null;
                     requireAllocation?: boolean;
-                    /** @description Single- or double-entry books; default double for company and ngo, single otherwise. Double exports the ledger (B100/B110) with OPENFRMT. */
+                    /**
+                     * @description Single- or double-entry books; default double for company and ngo, single otherwise. Double exports the ledger (B100/B110) with OPENFRMT.
+                     * @enum {string}
+                     */
                     bookkeeping?: "single" | "double";
                     /** @description Fields given replace the stored ones; null clears one. */
                     branding?: {
@@ -2435,7 +2455,10 @@ export interface operations {
                         400?: number;
                         405?: number;
                     };
-                    /** @description The VAT reporting period the VAT office set: `monthly` (default) or `bimonthly`. `period=YYYY-MM` of the VAT report and the PCN874 file means the business's period holding that month. */
+                    /**
+                     * @description The VAT reporting period the VAT office set: `monthly` (default) or `bimonthly`. `period=YYYY-MM` of the VAT report and the PCN874 file means the business's period holding that month.
+                     * @enum {string}
+                     */
                     vatReportingPeriod?: "monthly" | "bimonthly";
                     /** @description An ngo's approval under section 46 of the Income Tax Ordinance: its number and the days it is valid (both included). A 405 donation receipt is issued only on a day inside them (else 422 `donation_approval_missing`) and prints it. Only an ngo holds one; null clears it. */
                     section46Approval?: {
@@ -7284,6 +7307,7 @@ export interface operations {
                         exportRun: {
                             /** @description `exr_…` */
                             id: string;
+                            /** @enum {string} */
                             kind: "openfrmt" | "pcn874";
                             /**
                              * Format: date
@@ -7295,6 +7319,7 @@ export interface operations {
                              * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                              */
                             to: string;
+                            /** @enum {string} */
                             status: "running" | "completed" | "failed";
                             /** @description OPENFRMT/<first 8 digits of the tax id>.<YY>/<MMDDhhmm> inside the zip */
                             directory: string;
@@ -7470,6 +7495,7 @@ export interface operations {
                         exportRuns: ({
                             /** @description `exr_…` */
                             id: string;
+                            /** @enum {string} */
                             kind: "openfrmt" | "pcn874";
                             /**
                              * Format: date
@@ -7481,6 +7507,7 @@ export interface operations {
                              * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                              */
                             to: string;
+                            /** @enum {string} */
                             status: "running" | "completed" | "failed";
                             /** @description OPENFRMT/<first 8 digits of the tax id>.<YY>/<MMDDhhmm> inside the zip */
                             directory: string;
@@ -7610,6 +7637,7 @@ export interface operations {
                         exportRun: {
                             /** @description `exr_…` */
                             id: string;
+                            /** @enum {string} */
                             kind: "openfrmt" | "pcn874";
                             /**
                              * Format: date
@@ -7621,6 +7649,7 @@ export interface operations {
                              * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                              */
                             to: string;
+                            /** @enum {string} */
                             status: "running" | "completed" | "failed";
                             /** @description OPENFRMT/<first 8 digits of the tax id>.<YY>/<MMDDhhmm> inside the zip */
                             directory: string;
@@ -7932,6 +7961,7 @@ export interface operations {
                              * @example 2026-01/2026-02
                              */
                             period?: string;
+                            /** @enum {string} */
                             kind?: "monthly" | "bimonthly";
                             /**
                              * @description The figures are the ledger's accounts 2200, 1400, 1410 and revenue 4000–4100 over the entries dated in the period
@@ -9896,7 +9926,8 @@ export interface operations {
                         accounts: {
                             code: string;
                             name: string;
-                            kind: string;
+                            /** @enum {string} */
+                            kind: "asset" | "liability" | "equity" | "revenue" | "expense";
                             trialBalanceCode: string;
                             trialBalanceName: string;
                             partyId: string | null;
@@ -9991,6 +10022,7 @@ export interface operations {
                     /** @description Account code (B110 1402): up to 15 letters, digits or hyphens */
                     code: string;
                     name: string;
+                    /** @enum {string} */
                     kind: "asset" | "liability" | "equity" | "revenue" | "expense";
                     /** @description Account code (B110 1402): up to 15 letters, digits or hyphens */
                     trialBalanceCode: string;
@@ -10013,7 +10045,8 @@ export interface operations {
                         account: {
                             code: string;
                             name: string;
-                            kind: string;
+                            /** @enum {string} */
+                            kind: "asset" | "liability" | "equity" | "revenue" | "expense";
                             trialBalanceCode: string;
                             trialBalanceName: string;
                             partyId: string | null;
@@ -10160,7 +10193,8 @@ export interface operations {
                         account: {
                             code: string;
                             name: string;
-                            kind: string;
+                            /** @enum {string} */
+                            kind: "asset" | "liability" | "equity" | "revenue" | "expense";
                             trialBalanceCode: string;
                             trialBalanceName: string;
                             partyId: string | null;
@@ -10299,7 +10333,8 @@ export interface operations {
                         account: {
                             code: string;
                             name: string;
-                            kind: string;
+                            /** @enum {string} */
+                            kind: "asset" | "liability" | "equity" | "revenue" | "expense";
                             trialBalanceCode: string;
                             trialBalanceName: string;
                             partyId: string | null;
@@ -10441,6 +10476,7 @@ export interface operations {
                              * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                              */
                             date: string;
+                            /** @enum {string} */
                             source: "document" | "expense" | "manual" | "reversal" | "payment";
                             documentId: string | null;
                             expenseId: string | null;
@@ -10578,6 +10614,7 @@ export interface operations {
                              * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                              */
                             date: string;
+                            /** @enum {string} */
                             source: "document" | "expense" | "manual" | "reversal" | "payment";
                             documentId: string | null;
                             expenseId: string | null;
@@ -10740,6 +10777,7 @@ export interface operations {
                              * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                              */
                             date: string;
+                            /** @enum {string} */
                             source: "document" | "expense" | "manual" | "reversal" | "payment";
                             documentId: string | null;
                             expenseId: string | null;
@@ -10867,6 +10905,7 @@ export interface operations {
                              * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                              */
                             date: string;
+                            /** @enum {string} */
                             source: "document" | "expense" | "manual" | "reversal" | "payment";
                             documentId: string | null;
                             expenseId: string | null;
@@ -11784,6 +11823,7 @@ export interface operations {
                         exportRun: {
                             /** @description `exr_…` */
                             id: string;
+                            /** @enum {string} */
                             kind: "openfrmt" | "pcn874";
                             /**
                              * Format: date
@@ -11795,6 +11835,7 @@ export interface operations {
                              * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                              */
                             to: string;
+                            /** @enum {string} */
                             status: "running" | "completed" | "failed";
                             /** @description OPENFRMT/<first 8 digits of the tax id>.<YY>/<MMDDhhmm> inside the zip */
                             directory: string;
@@ -11943,7 +11984,10 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description `auto` (default): the origin the first time, a copy afterwards. */
+                    /**
+                     * @description `auto` (default): the origin the first time, a copy afterwards.
+                     * @enum {string}
+                     */
                     kind?: "auto" | "origin" | "copy";
                 };
             };
@@ -12094,7 +12138,9 @@ export interface operations {
                         ok: true;
                         prints: {
                             id: string;
+                            /** @enum {string} */
                             variant: "origin" | "copy";
+                            /** @enum {string} */
                             channel: "print" | "share" | "email";
                             fileId: string;
                             keyPrefix: string | null;
@@ -12191,7 +12237,10 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description `auto` (default): the origin the first time, a copy afterwards. */
+                    /**
+                     * @description `auto` (default): the origin the first time, a copy afterwards.
+                     * @enum {string}
+                     */
                     kind?: "auto" | "origin" | "copy";
                 };
             };
@@ -12208,6 +12257,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
+                        /** @enum {string} */
                         variant: "origin" | "copy";
                         fileId: string;
                         slug: string;
@@ -12357,6 +12407,7 @@ export interface operations {
                         ok: true;
                         sent: string[];
                         failed: string[];
+                        /** @enum {string} */
                         variant: "origin" | "copy";
                         url: string;
                         warnings: {
