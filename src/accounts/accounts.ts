@@ -7,8 +7,6 @@ import { notFound, validation } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import type { ApprovalStatus } from './lists.ts';
 
-export type { ApprovalStatus };
-
 export interface Account {
   id: string;
   name: string;

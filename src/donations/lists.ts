@@ -5,4 +5,3 @@ export const DONATION_REPORT_KINDS = ['donation', 'cancellation'] as const;
 export type DonationReportKind = (typeof DONATION_REPORT_KINDS)[number];
 
 export const DONATION_REPORT_STATUSES = ['pending', 'reported', 'refused', 'failed'] as const;
-export type DonationReportStatus = (typeof DONATION_REPORT_STATUSES)[number];
