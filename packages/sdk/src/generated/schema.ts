@@ -12575,7 +12575,10 @@ export interface operations {
                             rate: string;
                             /** @description The day of the rate: the Bank of Israel publication day, or the effective-from day of an agreed rate */
                             date: string;
-                            /** @description `boi`: Bank of Israel representative rate; `business`: the business's agreed rate */
+                            /**
+                             * @description `boi`: Bank of Israel representative rate; `business`: the business's agreed rate
+                             * @enum {string}
+                             */
                             source: "boi" | "business";
                         };
                     };
