@@ -7,4 +7,4 @@ export { registerBusinessRoutes } from './routes.ts';
 export { BrandingInput, type DealerType } from './schemas.ts';
 export { businessCeilings, type BusinessRecord, getOwnedBusiness, listOwnedBusinesses, type Section46Approval, type StoredBranding } from './records.ts';
 export { setApprovalStatus, setBusinessPlan } from './service.ts';
-export { VAT_REPORTING_PERIODS, type VatReportingPeriod } from './lists.ts';
+export { VAT_REPORTING_PERIODS, type BrandingTemplate, type VatReportingPeriod } from './lists.ts';

@@ -27,7 +27,7 @@ export {
   documentColumns,
   type VatExemptionReason,
 } from './snapshot.ts';
-export { DOCUMENT_LANGUAGES } from './lists.ts';
+export { DOCUMENT_LANGUAGES, type DocumentLanguage, type ExchangeRateSource } from './lists.ts';
 export { computeTotals, lineAmount, resolveVatRateBp, totalsOfDraft } from './totals.ts';
 export { listDocuments } from './list.ts';
 export { ListQuery as DocumentListQuery, type ListQueryInput as DocumentListQueryInput } from './schemas.ts';

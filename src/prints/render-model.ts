@@ -1,7 +1,9 @@
 // From the documents area's rows to the renderer's model (pure).
+import type * as Pdf from '../pdf/index.ts';
 import type { Language, RenderCurrency, RenderModel, RenderPayment } from '../pdf/index.ts';
 import { SHEKEL, minorUnitsOf } from '../platform/currencies.ts';
-import type { BusinessRecord } from '../businesses/index.ts';
+import type { BrandingTemplate, BusinessRecord, DealerType } from '../businesses/index.ts';
+import type { PDF_VARIANTS } from './lists.ts';
 import {
   type DocumentLine,
   type DocumentPayment,
@@ -11,6 +13,8 @@ import {
   convertedFromOf,
   dealerOf,
   DOCUMENT_LANGUAGES,
+  type DocumentLanguage,
+  type ExchangeRateSource,
   lineAmount,
   resolveVatRateBp,
 } from '../documents/index.ts';
@@ -165,3 +169,14 @@ function draftTotals(doc: DocumentRow, vatRateBp: number): RenderModel['totals']
     withholdingAmount: t.withholdingAmount,
   };
 }
+
+// The PDF layer imports no domain, so it names its own closed lists; each must be the domain's list exactly.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const pdfListsAgree: [
+  Same<Pdf.Language, DocumentLanguage>,
+  Same<Pdf.ExchangeRateSource, ExchangeRateSource>,
+  Same<Pdf.DealerType, DealerType>,
+  Same<Pdf.Template, BrandingTemplate>,
+  Same<Pdf.Variant, (typeof PDF_VARIANTS)[number]>,
+] = [true, true, true, true, true];
+void pdfListsAgree;

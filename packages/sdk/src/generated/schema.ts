@@ -1442,6 +1442,7 @@ export interface components {
                 tagline: string | null;
                 website: string | null;
                 footerText: string | null;
+                /** @enum {string} */
                 template: "classic" | "stripe";
             };
             /** @description An ngo's approval under section 46 of the Income Tax Ordinance: its number and the days it is valid (both included). A 405 donation receipt is issued only on a day inside them (else 422 `donation_approval_missing`) and prints it. Only an ngo holds one; null clears it. */
@@ -2137,6 +2138,7 @@ export interface operations {
                         tagline?: string | null;
                         website?: string | null;
                         footerText?: string | null;
+                        /** @enum {string} */
                         template?: "classic" | "stripe";
                     };
                     /** @description First number per doc type, e.g. {"305": 1001}; settable only before that type's first issue. */
@@ -2440,6 +2442,7 @@ export interface operations {
                         tagline?: string | null;
                         website?: string | null;
                         footerText?: string | null;
+                        /** @enum {string} */
                         template?: "classic" | "stripe";
                     };
                     /** @description First number per doc type, e.g. {"305": 1001}; settable only before that type's first issue. */
@@ -9332,6 +9335,7 @@ export interface operations {
                         tagline?: string | null;
                         website?: string | null;
                         footerText?: string | null;
+                        /** @enum {string} */
                         template?: "classic" | "stripe";
                     };
                 };
