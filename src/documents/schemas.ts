@@ -19,7 +19,7 @@ const PAYMENT_ALIASES = Object.keys(PAYMENT_METHOD_NAMES) as PaymentMethodName[]
 const str = (max: number) => Type.String({ maxLength: max });
 
 /** An ISO 4217 code (docs/currency.md). */
-export const CurrencyCode = (description: string) => Type.Enum([...CURRENCY_CODES], { type: 'string', description });
+export const CurrencyCode = (description: string) => enumOf(CURRENCY_CODES, { description });
 /** Shekels for one unit of a currency, as a decimal string (never a float). */
 export const ExchangeRate = (description: string) => Type.String({ pattern: EXCHANGE_RATE_PATTERN, maxLength: 17, description, examples: ['3.6540'] });
 export const Language = enumOf(DOCUMENT_LANGUAGES, {

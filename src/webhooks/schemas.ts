@@ -5,7 +5,7 @@ import { CursorQuery } from '../platform/http/cursor.ts';
 import { enumOf } from '../platform/http/enums.ts';
 import { DELIVERY_STATUSES } from './schedule.ts';
 
-const EventName = Type.Enum([...EVENT_NAMES], { type: 'string', description: 'An event name (see Events).' });
+const EventName = enumOf(EVENT_NAMES, { description: 'An event name (see Events).' });
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'HTTPS only; must reach a public host.' });
 const Events = Type.Array(EventName, { maxItems: EVENT_NAMES.length * 2, description: 'Events to receive; empty means all.' });
 
