@@ -77,7 +77,7 @@ async function timeJobs(
   const db = s.databases[mode];
   const bid = await seed(db, N);
   await before?.(db, bid);
-  const runner = new JobRunner(s.databases, clock, s.logger, { [ALLOCATION_JOB]: allocationJobHandler(s) }, { batch: 50 });
+  const runner = new JobRunner({ databases: s.databases, clock, logger: s.logger }, { [ALLOCATION_JOB]: allocationJobHandler(s) }, { batch: 50 });
   const t0 = performance.now();
   const ran = await runner.runDue(mode);
   const ms = performance.now() - t0;
@@ -158,13 +158,18 @@ async function allocationJobs(first: BenchDatabases, second: BenchDatabases) {
         const t = (await res.json()) as Record<string, string | number>;
         const now = clock.now();
         await db.db.transaction((tx) =>
-          saveGrant(tx, now, bid, 'ita', {
-            accessToken: String(t.access_token),
-            refreshToken: String(t.refresh_token),
-            scope: 'scope',
-            consentedOn: null,
-            accessExpiresAt: new Date(now.getTime() + 600_000),
-            refreshExpiresAt: new Date(now.getTime() + 30 * 86_400_000),
+          saveGrant(tx, {
+            at: now,
+            businessId: bid,
+            provider: 'ita',
+            tokens: {
+              accessToken: String(t.access_token),
+              refreshToken: String(t.refresh_token),
+              scope: 'scope',
+              consentedOn: null,
+              accessExpiresAt: new Date(now.getTime() + 600_000),
+              refreshExpiresAt: new Date(now.getTime() + 30 * 86_400_000),
+            },
           }),
         );
       },

@@ -68,13 +68,11 @@ async function exportOnly(url: string, businessId: string, accountId: string): P
     let phase = '';
     let mark = performance.now();
     const t0 = mark;
-    const r = await runOpenfrmtExport(
-      s,
-      sandbox,
+    const r = await runOpenfrmtExport(s, sandbox, {
       business,
-      { from: range.f, to: range.t },
-      { accountId, keyId: null },
-      {
+      range: { from: range.f, to: range.t },
+      actor: { accountId, keyId: null },
+      opts: {
         onPhase: (p) => {
           const now = performance.now();
           if (phase) phases[phase] = Math.round(now - mark);
@@ -82,7 +80,7 @@ async function exportOnly(url: string, businessId: string, accountId: string): P
           mark = now;
         },
       },
-    );
+    });
     const end = performance.now();
     clearInterval(sampler);
     phases[phase] = Math.round(end - mark);

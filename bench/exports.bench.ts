@@ -55,20 +55,18 @@ async function bench(label: string, sandbox: Database, live: Database, sizes: nu
     let last = performance.now();
     let longestGap = 0;
     const start = performance.now();
-    const result = await runOpenfrmtExport(
-      s,
-      sandbox,
+    const result = await runOpenfrmtExport(s, sandbox, {
       business,
-      { from: '2026-02-01', to: '2026-02-28' },
-      { accountId: account.id, keyId: null },
-      {
+      range: { from: '2026-02-01', to: '2026-02-28' },
+      actor: { accountId: account.id, keyId: null },
+      opts: {
         afterChunk: async () => {
           const now = performance.now();
           longestGap = Math.max(longestGap, now - last);
           last = now;
         },
       },
-    );
+    });
     const ms = performance.now() - start;
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage().rss);

@@ -99,7 +99,11 @@ async function drain(db: Database, queue: Queue, refs: string[]) {
   return { perSecond: (refs.length / ms) * 1000, ...r.rows[0] };
 }
 
-async function enqueueOne(db: Database, queue: Queue, ref: string, times = 1, rollBack = false): Promise<void> {
+async function enqueueOne(
+  db: Database,
+  queue: Queue,
+  { ref, times = 1, rollBack = false }: { ref: string; times?: number; rollBack?: boolean },
+): Promise<void> {
   await db.db
     .transaction(async (tx) => {
       await tx.execute(sql`INSERT INTO bench_items(id) VALUES (${ref})`);
@@ -131,7 +135,7 @@ async function pickup(db: Database, queue: Queue, samples: number): Promise<numb
     await sleep(300 + Math.random() * 1_000);
     const ref = `pickup-${queue.name}-${i}`;
     const t = performance.now();
-    await enqueueOne(db, queue, ref);
+    await enqueueOne(db, queue, { ref });
     await until(() => started.has(ref), `${queue.name} pickup`);
     ms.push(started.get(ref)! - t);
   }
@@ -142,7 +146,7 @@ async function pickup(db: Database, queue: Queue, samples: number): Promise<numb
 /** A handler that throws on the first attempt: the delay from that attempt to the second. */
 async function retryDelay(db: Database, queue: Queue): Promise<number | null> {
   const ref = `throw-${queue.name}`;
-  await enqueueOne(db, queue, ref);
+  await enqueueOne(db, queue, { ref });
   let first: number | null = null;
   let second: number | null = null;
   const runner = await queue.start(async (r) => {
@@ -244,8 +248,8 @@ async function main() {
 
     console.log('\nchecks:');
     for (const q of queues) {
-      await enqueueOne(db, q, `rolled-back-${q.name}`, 1, true);
-      await enqueueOne(db, q, `twice-${q.name}`, 2);
+      await enqueueOne(db, q, { ref: `rolled-back-${q.name}`, times: 1, rollBack: true });
+      await enqueueOne(db, q, { ref: `twice-${q.name}`, times: 2 });
       const finished = `r0-${q.name}-0`;
       await q.enqueue(db.db, finished);
       const again = await q.pending([finished]);
@@ -262,7 +266,7 @@ async function main() {
     console.log(`\ncrash (SIGKILL of the runner holding the job; a new runner starts; time from the kill until the job runs again):`);
     const crash = async (label: string, q: Queue, recover: (ref: string) => Promise<void>, leaseMs?: number) => {
       const ref = `crash-${label.replace(/\W+/g, '-')}`;
-      await enqueueOne(db, q, ref);
+      await enqueueOne(db, q, { ref });
       const killed = await killHolder(url, q, ref, leaseMs);
       await recover(ref);
       console.log(`  ${label.padEnd(64)} ${s(await timeToRun(q, ref, killed, BOUND_MS))}`);

@@ -190,7 +190,11 @@ async function benchEngine(name: string, live: Database, sandbox: Database) {
       let peak = before;
       const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
       const t0 = performance.now();
-      const r = await runOpenfrmtExport(s, sandbox, business, { from: seeded.firstDay, to: seeded.lastDay }, { accountId: account.id, keyId: null });
+      const r = await runOpenfrmtExport(s, sandbox, {
+        business,
+        range: { from: seeded.firstDay, to: seeded.lastDay },
+        actor: { accountId: account.id, keyId: null },
+      });
       const ms = performance.now() - t0;
       clearInterval(sampler);
       peak = Math.max(peak, process.memoryUsage().rss);

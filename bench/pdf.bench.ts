@@ -101,15 +101,16 @@ async function pureFigures() {
  */
 async function floorFigures() {
   type Run = { text: string; x: number; y: number; bold: boolean; size: number };
-  type DrawLine = (runs: unknown, visual: string, x: number, y: number, underline: boolean) => void;
+  type DrawLine = (runs: unknown, visual: string, at: { x: number; y: number }, underline: boolean) => void;
   const runs: Run[] = [];
   // The writer's one place where a line goes into the page (private: reached through the prototype here only).
   const proto = PdfWriter.prototype as unknown as { drawLine: DrawLine };
   const drawLine = proto.drawLine;
-  proto.drawLine = function (this: PdfWriter, glyphRuns, visual, x, y, underline) {
+  // eslint-disable-next-line @typescript-eslint/max-params -- the private method's own shape, patched
+  proto.drawLine = function (this: PdfWriter, glyphRuns, visual, at, underline) {
     const d = this.doc as unknown as { _font: { name: string }; _fontSize: number };
-    runs.push({ text: visual, x, y, bold: d._font.name.includes('Bold'), size: d._fontSize });
-    drawLine.call(this, glyphRuns, visual, x, y, underline);
+    runs.push({ text: visual, x: at.x, y: at.y, bold: d._font.name.includes('Bold'), size: d._fontSize });
+    drawLine.call(this, glyphRuns, visual, at, underline);
   };
   await renderDocumentPdf(variedModel(0), 'draft', { at: new Date() });
   proto.drawLine = drawLine;
@@ -124,7 +125,7 @@ async function floorFigures() {
   });
   const own = await perDocument(N, 3, () => {
     const w = new PdfWriter({ title: 't', author: 'a' });
-    for (const r of runs) drawLine.call(w, w.useFont(r.bold, r.size), r.text, r.x, r.y, false);
+    for (const r of runs) drawLine.call(w, w.useFont(r.bold, r.size), r.text, { x: r.x, y: r.y }, false);
     return w.finish();
   });
   const empty = await perDocument(N, 3, () => new PdfWriter({ title: 't', author: 'a' }).finish());
@@ -209,7 +210,7 @@ async function benchServer({ live, sandbox }: BenchDatabases) {
         sql`SELECT count(*)::int AS n FROM documents d WHERE status = 'issued' AND NOT EXISTS (SELECT 1 FROM pdf_links l WHERE l.document_id = d.id)`,
       ))!.n,
     );
-  const runner = (pollMs: number) => new JobRunner(s.databases, s.clock, logger, allJobHandlers(s)).start(pollMs);
+  const runner = (pollMs: number) => new JobRunner({ databases: s.databases, clock: s.clock, logger }, allJobHandlers(s)).start(pollMs);
   const close = async () => {
     await app.close();
     await s.pdfRenderer.close();

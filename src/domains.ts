@@ -1,47 +1,49 @@
 import type { Services } from './platform/http/services.ts';
 import type { JobHandlers } from './platform/jobs.ts';
 import { JOB_KINDS } from './platform/catalog/jobs.ts';
-import { registerAccountRoutes } from './accounts/index.ts';
-import { registerBusinessRoutes } from './businesses/index.ts';
-import { registerPartyRoutes } from './parties/index.ts';
-import { fileSweepWorker, registerFileRoutes } from './files/index.ts';
-import { registerExpenseRoutes } from './expenses/index.ts';
-import { allocationDomain } from './allocation/index.ts';
-import { donationsDomain } from './donations/index.ts';
-import { registerConsole, consoleWorker } from './console/index.ts';
-import { webhooksDomain } from './webhooks/index.ts';
-import { eventsDomain } from './events/index.ts';
-import { requestLogDomain } from './request-log/index.ts';
-import { registerExportRoutes } from './exports/index.ts';
-import { registerReportRoutes } from './reports/index.ts';
-import { registerBackupRoutes } from './backups/index.ts';
-import { registerDocumentRoutes } from './documents/index.ts';
-import { printsDomain } from './prints/index.ts';
-import { registerLedgerRoutes } from './ledger/index.ts';
-import { registerVatRoutes } from './vat/index.ts';
-import { exchangeRatesDomain } from './exchange-rates/index.ts';
+// Each domain's domain.ts (its routes and background work) is imported here only: another folder meets a domain
+// through its index.ts, the service surface, without loading its HTTP layer.
+import { accountsDomain } from './accounts/domain.ts';
+import { businessesDomain } from './businesses/domain.ts';
+import { partiesDomain } from './parties/domain.ts';
+import { filesDomain } from './files/domain.ts';
+import { expensesDomain } from './expenses/domain.ts';
+import { allocationDomain } from './allocation/domain.ts';
+import { donationsDomain } from './donations/domain.ts';
+import { consoleDomain } from './console/domain.ts';
+import { webhooksDomain } from './webhooks/domain.ts';
+import { eventsDomain } from './events/domain.ts';
+import { requestLogDomain } from './request-log/domain.ts';
+import { exportsDomain } from './exports/domain.ts';
+import { reportsDomain } from './reports/domain.ts';
+import { backupsDomain } from './backups/domain.ts';
+import { documentsDomain } from './documents/domain.ts';
+import { printsDomain } from './prints/domain.ts';
+import { ledgerDomain } from './ledger/domain.ts';
+import { vatDomain } from './vat/domain.ts';
+import { exchangeRatesDomain } from './exchange-rates/domain.ts';
 
 export type { Domain, Worker } from './domain.ts';
 import type { Domain } from './domain.ts';
 
 export const domains: Domain[] = [
-  { name: 'accounts', api: registerAccountRoutes },
-  { name: 'businesses', api: registerBusinessRoutes },
-  { name: 'parties', api: registerPartyRoutes },
-  { name: 'files', api: registerFileRoutes, worker: (s) => fileSweepWorker(s) },
-  { name: 'expenses', api: registerExpenseRoutes },
+  accountsDomain,
+  businessesDomain,
+  partiesDomain,
+  filesDomain,
+  expensesDomain,
   allocationDomain,
   donationsDomain,
-  { name: 'console', root: registerConsole, worker: consoleWorker },
+  consoleDomain,
   webhooksDomain,
   eventsDomain,
   requestLogDomain,
-  { name: 'exports', api: registerExportRoutes },
-  { name: 'reports', api: registerReportRoutes },
-  { name: 'backups', api: registerBackupRoutes },
-  { name: 'documents', api: registerDocumentRoutes },
-  { name: 'ledger', api: registerLedgerRoutes },
-  { name: 'vat', api: registerVatRoutes },
+  exportsDomain,
+  reportsDomain,
+  backupsDomain,
+  documentsDomain,
+  ledgerDomain,
+  vatDomain,
   printsDomain,
   exchangeRatesDomain,
 ];

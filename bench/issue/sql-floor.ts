@@ -67,7 +67,10 @@ function draftStatement(s: Sample, id: string, businessId: string, at: string) {
   Object.assign(row, { external_ref: null, created_at: at, updated_at: at, allocation: null, warnings: [], print_count: 0, origin_handed_out_at: null });
   const cols = s.columns.map((c) => `"${c}"`).join(', ');
   const recorded = { ...(s.audit.after as Record<string, unknown>), id, businessId, status: 'draft', docNumber: null, issuedAt: null };
-  const audit = { ...auditOf(s, businessId, id, at, 'document.create'), hashParts: [JSON.stringify({ after: recorded, before: null, id })] };
+  const audit = {
+    ...auditOf(s, { businessId, entityId: id, at, action: 'document.create' }),
+    hashParts: [JSON.stringify({ after: recorded, before: null, id })],
+  };
   return {
     text: `WITH inserted AS (INSERT INTO documents (${cols}) SELECT ${cols} FROM jsonb_populate_record(NULL::documents, $1::jsonb) RETURNING id)
            SELECT audit_append($2::jsonb, NULL) FROM inserted`,
@@ -75,7 +78,7 @@ function draftStatement(s: Sample, id: string, businessId: string, at: string) {
   };
 }
 
-function auditOf(s: Sample, businessId: string, entityId: string, at: string, action: string) {
+function auditOf(s: Sample, { businessId, entityId, at, action }: { businessId: string; entityId: string; at: string; action: string }) {
   return {
     id: `aud_${randomUUID()}`,
     chain: `biz:${businessId}`,
@@ -90,7 +93,7 @@ function auditOf(s: Sample, businessId: string, entityId: string, at: string, ac
 }
 
 /** issue_document's argument, as issue.ts builds it. */
-function issueArgument(s: Sample, id: string, businessId: string, version: string, at: string) {
+function issueArgument(s: Sample, { id, businessId, version, at }: { id: string; businessId: string; version: string; at: string }) {
   const snapshot = s.row.snapshot as Record<string, unknown>;
   // What the server's audit row recorded of its document, for this one.
   const after = JSON.stringify({ ...(s.audit.after as Record<string, unknown>), id, businessId, docNumber: HOLE });
@@ -111,7 +114,7 @@ function issueArgument(s: Sample, id: string, businessId: string, version: strin
     warnings: s.row.warnings,
     writes: {
       journal: { ...s.journal, id: `je_${randomUUID()}`, businessId, documentId: id, expenseId: null, reversesEntryId: null, keyId: s.audit.key_id, at },
-      audit: { ...auditOf(s, businessId, id, at, 'document.issue'), hashParts: [`{"after":${head}`, `${tail},"before":null}`] },
+      audit: { ...auditOf(s, { businessId, entityId: id, at, action: 'document.issue' }), hashParts: [`{"after":${head}`, `${tail},"before":null}`] },
       event: { id: `evt_${randomUUID()}`, event: 'document.issued', accountId: s.accountId, businessId, data: { documentId: id }, at },
       usage: { day: at.slice(0, 10), subject: `biz:${businessId}`, metric: 'documents_issued' },
       // Due tomorrow: the server's job runner leaves the floor's render jobs alone.
@@ -130,7 +133,7 @@ export async function floorDocument(db: pg.Pool, s: Sample, businessId: string):
     text: draft.text.replace('RETURNING id)', 'RETURNING id, xmin::text AS v)').replace('SELECT audit_append', 'SELECT v, audit_append'),
   });
   const r = await db.query<{ outcome: string; doc_number: number }>(`SELECT outcome, doc_number FROM issue_document($1::jsonb)`, [
-    JSON.stringify(issueArgument(s, id, businessId, inserted.rows[0].v, at)),
+    JSON.stringify(issueArgument(s, { id, businessId, version: inserted.rows[0].v, at })),
   ]);
   if (r.rows[0].outcome !== 'issued') throw new Error(`floor: issue_document answered ${r.rows[0].outcome}`);
   return r.rows[0].doc_number;

@@ -38,9 +38,7 @@ export function pinkasQueue(database: Database): Queue {
     enqueue: (tx, ref) => enqueueJob(tx, new Date(), { kind: 'document.render', refId: ref }),
     async start(handle, concurrency, opts = {}) {
       const runner = new JobRunner(
-        { live: database, sandbox: database },
-        systemClock,
-        createLogger('silent'),
+        { databases: { live: database, sandbox: database }, clock: systemClock, logger: createLogger('silent') },
         { 'document.render': { concurrency, handle: (job) => handle(job.refId) } },
         { leaseMs: opts.leaseMs, batch: concurrency },
       );

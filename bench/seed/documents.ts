@@ -60,15 +60,8 @@ import { allocationEligibility } from '../../src/documents/allocation-eligibilit
 import { requestHash } from '../../src/documents/drafts.ts';
 import { checkDraft, normalizeInlineParty, normalizeLine, normalizePayment, type DraftFields } from '../../src/documents/draft-input.ts';
 import { buyerTaxIdRequired, docTypeAllowed, paymentsProblem, totalsOfDraft } from '../../src/documents/totals.ts';
-import {
-  documentView,
-  type AllocationState,
-  type DocType,
-  type DocumentParty,
-  type DocumentRow,
-  type DocumentSnapshot,
-  type DocumentWarning,
-} from '../../src/documents/snapshot.ts';
+import { documentView, type DocType, type DocumentRow } from '../../src/documents/snapshot.ts';
+import { type AllocationState, type DocumentParty, type DocumentSnapshot, type DocumentWarning } from '../../src/documents/snapshot-types.ts';
 import type { DraftCreateBody } from '../../src/documents/schemas.ts';
 import { DOCUMENTS_PER_BUSINESS_PER_DAY } from '../../src/documents/issue.ts';
 
@@ -247,7 +240,10 @@ function lineBodies(r: Rng) {
  * The draft body of document number `n` (0-based) of the seed: deterministic for a given PRNG
  * state. `partyIds` are the saved parties to draw from.
  */
-export function draftBody(r: Rng, business: BusinessRecord, partyIds: string[], documentDate: string, externalRef: string | null): DraftCreateBody {
+export function draftBody(
+  r: Rng,
+  { business, partyIds, documentDate, externalRef }: { business: BusinessRecord; partyIds: string[]; documentDate: string; externalRef: string | null },
+): DraftCreateBody {
   const receiptsOnly = !docTypeAllowed(business.dealerType, 305);
   const x = r.next();
   const docType: 305 | 320 | 400 = receiptsOnly ? 400 : x < 0.5 ? 305 : x < 0.85 ? 320 : 400;
@@ -377,10 +373,17 @@ export interface IssuedRows {
  */
 export function issuedRows(
   business: BusinessRecord,
-  savedParties: Map<string, PartyView>,
-  keyId: string | null,
-  body: DraftCreateBody,
-  ids: { id: string; createdAt: string; issuedAt: string; docNumber: number },
+  {
+    savedParties,
+    keyId,
+    body,
+    ids,
+  }: {
+    savedParties: Map<string, PartyView>;
+    keyId: string | null;
+    body: DraftCreateBody;
+    ids: { id: string; createdAt: string; issuedAt: string; docNumber: number };
+  },
 ): IssuedRows {
   const party = ((): DocumentParty | null => {
     const p = body.party;
@@ -618,7 +621,7 @@ class Chain {
     readonly businessId: string,
   ) {}
   rows = 0;
-  append(out: string[], at: string, action: string, entityId: string, after: unknown): void {
+  append(out: string[], { at, action, entityId, after }: { at: string; action: string; entityId: string; after: unknown }): void {
     const fields = {
       id: seedId('aud', Date.parse(at)),
       chain: this.chain,
@@ -666,14 +669,17 @@ const DAY_MS = 86_400_000;
 const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
 
 /** Creates `n` saved parties (through the parties service, audit rows included), dated `at`. */
-export async function seedParties(database: Database, businessId: string, actor: Actor, n: number, at: Date, seed = 17): Promise<PartyView[]> {
+export async function seedParties(
+  database: Database,
+  { businessId, actor, n, at, seed = 17 }: { businessId: string; actor: Actor; n: number; at: Date; seed?: number },
+): Promise<PartyView[]> {
   const r = prng(seed * 7919 + 1);
   const out: PartyView[] = [];
   for (let i = 0; i < n; i += 200) {
     await database.db.transaction(async (tx) => {
       for (let k = i; k < Math.min(n, i + 200); k++) {
         const body = { name: `${personName(r)} ${k + 1}`, kind: 'customer' as const, address: r.next() < 0.5 ? `${r.pick(CITIES)} ${r.int(1, 200)}` : null };
-        out.push(await insertParty(tx, at, actor, businessId, newPartyFrom(body)));
+        out.push(await insertParty(tx, { at, actor, businessId, party: newPartyFrom(body) }));
       }
     });
   }
@@ -698,14 +704,13 @@ export async function seedDocuments(database: Database, o: SeedOptions): Promise
   const actor: Actor = o.actor ?? { accountId: business.accountId, keyId: business.createdByKeyId };
   const r = prng(o.seed ?? 17);
 
-  const parties = await seedParties(
-    database,
-    business.id,
+  const parties = await seedParties(database, {
+    businessId: business.id,
     actor,
-    o.parties ?? (o.bodies ? 0 : 500),
-    new Date(`${addDays(firstDay, -1)}T06:00:00.000Z`),
-    o.seed,
-  );
+    n: o.parties ?? (o.bodies ? 0 : 500),
+    at: new Date(`${addDays(firstDay, -1)}T06:00:00.000Z`),
+    seed: o.seed,
+  });
   const partyIds = parties.map((p) => p.id);
   // Every saved party of the business (explicit bodies may name any of them).
   const savedParties = new Map((await listParties(database.db, business.id)).map((p) => [p.id, p]));
@@ -784,16 +789,21 @@ export async function seedDocuments(database: Database, o: SeedOptions): Promise
           const issuedAt = new Date(createdMs + 250).toISOString();
           const body = given
             ? given
-            : draftBody(r, business, partyIds, day, r.next() < 0.9 ? `${r.pick(REF_PREFIXES)}${String(++refSeq).padStart(8, '0')}` : null);
+            : draftBody(r, {
+                business,
+                partyIds,
+                documentDate: day,
+                externalRef: r.next() < 0.9 ? `${r.pick(REF_PREFIXES)}${String(++refSeq).padStart(8, '0')}` : null,
+              });
           const docNumber = next.get(body.docType)!;
           next.set(body.docType, docNumber + 1);
           if (!first.has(body.docType)) first.set(body.docType, docNumber);
-          const rows = issuedRows(business, savedParties, actor.keyId, body, { id: seedId('doc', createdMs), createdAt, issuedAt, docNumber });
+          const rows = issuedRows(business, { savedParties, keyId: actor.keyId, body, ids: { id: seedId('doc', createdMs), createdAt, issuedAt, docNumber } });
           const d = rows.issued;
           docLines.push(documentLine(d));
-          chain.append(auditLines, createdAt, 'document.create', d.id, documentView(rows.draft));
+          chain.append(auditLines, { at: createdAt, action: 'document.create', entityId: d.id, after: documentView(rows.draft) });
           const view = documentView(d);
-          chain.append(auditLines, issuedAt, 'document.issue', d.id, view);
+          chain.append(auditLines, { at: issuedAt, action: 'document.issue', entityId: d.id, after: view });
           const data = {
             documentId: d.id,
             docType: d.docType,

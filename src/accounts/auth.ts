@@ -63,7 +63,7 @@ export function createApiAuth(s: Services): ApiAuth {
 
   const throttled = (decision: RateDecision) => {
     const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-    return new AppError(429, 'rate_limited', `too many failed authentications from this address; retry in ${seconds} s`, { 'Retry-After': String(seconds) });
+    return new AppError('rate_limited', `too many failed authentications from this address; retry in ${seconds} s`, { 'Retry-After': String(seconds) });
   };
   /** Counts a failed attempt; the one past the limit already answers 429 instead of 401. */
   const refuse = async (ip: string, nowMs: number, err: AppError): Promise<never> => {
@@ -135,7 +135,7 @@ async function limitKeyRate(s: Services, keyId: string, now: Date, reply: Fastif
   reply.header('X-RateLimit-Remaining', String(decision.remaining));
   if (!decision.allowed) {
     const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-    throw new AppError(429, 'rate_limited', `more than ${decision.limit} requests per minute with this key; retry in ${seconds} s`, {
+    throw new AppError('rate_limited', `more than ${decision.limit} requests per minute with this key; retry in ${seconds} s`, {
       'Retry-After': String(seconds),
       'X-RateLimit-Reset': String(seconds),
     });

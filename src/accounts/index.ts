@@ -4,6 +4,5 @@ export { API_KEY_HEADER, createApiAuth, type ApiAuth, type KeySource } from './a
 export { accountLimitsOf, createAccountCaches, plansOf } from './caches.ts';
 export { type KeyRecord, listKeys, mintKey, revokeKey, toKeyRecord } from './keys.ts';
 export { getPlan, listPlans, upsertPlan } from './plans.ts';
-export { registerAccountRoutes } from './routes.ts';
 export { usageByDay } from './usage.ts';
 export { APPROVAL_STATUSES } from './lists.ts';

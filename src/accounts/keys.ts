@@ -96,7 +96,7 @@ export async function mintKey(control: Db, now: Date, input: MintInput): Promise
     );
     if (!account) throw notFound('account');
     if (account.approval_status !== 'approved') {
-      throw new AppError(403, 'approval_required', 'the account is not approved; keys are minted only for approved accounts');
+      throw new AppError('approval_required', 'the account is not approved; keys are minted only for approved accounts');
     }
     if (scopes.includes('ocr') && !account.ocr_granted) {
       throw forbidden('the ocr scope is granted on request; this account does not have it');

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ctxOf, KEY_MODES } from '../platform/http/context.ts';
 import { enumOf } from '../platform/http/enums.ts';
-import { MODES } from '../platform/db/engine.ts';
+import { MODES } from '../platform/db/mode.ts';
 import { SCOPES } from '../platform/catalog/scopes.ts';
 import { AUTH_ERRORS, errors, IsoDate, IsoDateTime, Nullable, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';

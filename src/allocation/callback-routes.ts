@@ -26,7 +26,11 @@ const CallbackQuery = Type.Object(
   { additionalProperties: true },
 );
 
-function finish(reply: FastifyReply, returnUrl: string | null, outcome: 'connected' | 'denied' | 'failed', businessId: string, message?: string) {
+function finish(
+  reply: FastifyReply,
+  returnUrl: string | null,
+  { outcome, businessId, message }: { outcome: 'connected' | 'denied' | 'failed'; businessId: string; message?: string },
+) {
   if (returnUrl) {
     const url = new URL(returnUrl);
     url.searchParams.set('allocation', outcome);
@@ -35,7 +39,7 @@ function finish(reply: FastifyReply, returnUrl: string | null, outcome: 'connect
   }
   if (outcome === 'connected') return reply.send({ ok: true, businessId, status: 'connected' });
   // Through the error handler, like every failure: the one error shape, with the request id.
-  throw new AppError(outcome === 'denied' ? 403 : 502, outcome === 'denied' ? 'forbidden' : 'provider', message ?? outcome);
+  throw new AppError(outcome === 'denied' ? 'forbidden' : 'provider', message ?? outcome);
 }
 
 export function registerAllocationRootRoutes(app: FastifyInstance, s: Services): void {
@@ -68,7 +72,7 @@ function registerConsentCallback(app: FastifyInstance, s: Services): void {
       const mode = modeOfState(q.state);
       if (!mode) throw validation('query.state', 'unknown consent state');
       const done = await completeConsent(s, mode, q);
-      return finish(reply, done.returnUrl, done.outcome, done.businessId, done.message);
+      return finish(reply, done.returnUrl, { outcome: done.outcome, businessId: done.businessId, message: done.message });
     },
   );
 }

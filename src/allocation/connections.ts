@@ -50,7 +50,10 @@ export async function getConnection(ex: Executor, businessId: string): Promise<C
 }
 
 /** A new grant (the callback): replaces any earlier one of the business. */
-export async function saveGrant(tx: Executor, at: Date, businessId: string, provider: Connection['provider'], t: TokenSet): Promise<Connection> {
+export async function saveGrant(
+  tx: Executor,
+  { at, businessId, provider, tokens: t }: { at: Date; businessId: string; provider: Connection['provider']; tokens: TokenSet },
+): Promise<Connection> {
   const r = await queryOne<Record<string, unknown>>(
     tx,
     sql`${insertInto(itaConnections, {
@@ -76,7 +79,10 @@ export async function saveGrant(tx: Executor, at: Date, businessId: string, prov
 }
 
 /** A refreshed token pair. Only applies if the refresh token used is still the stored one. */
-export async function saveRefreshed(ex: Executor, at: Date, businessId: string, usedRefreshToken: string, t: TokenSet): Promise<void> {
+export async function saveRefreshed(
+  ex: Executor,
+  { at, businessId, usedRefreshToken, tokens: t }: { at: Date; businessId: string; usedRefreshToken: string; tokens: TokenSet },
+): Promise<void> {
   await ex.execute(
     sql`UPDATE ita_connections SET access_token = ${t.accessToken}, access_expires_at = ${t.accessExpiresAt.toISOString()},
           refresh_token = ${t.refreshToken}, refresh_expires_at = ${t.refreshExpiresAt.toISOString()},

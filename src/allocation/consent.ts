@@ -33,13 +33,17 @@ export async function startConsent(s: Services, ctx: RequestContext, businessId:
   const state = newState(ctx.mode);
   const request = await ctx.database.db.transaction(async (tx) => {
     const r = await createConsentRequest(tx, now, { state, businessId, keyId: ctx.key.id, accountId: ctx.key.accountId, returnUrl });
-    await appendAudit(tx, now, ctx.actor, {
-      businessId,
-      action: 'allocation.connect_started',
-      entityType: 'ita_connection',
-      entityId: businessId,
-      after: { provider: provider.kind, expiresAt: r.expiresAt },
-    });
+    await appendAudit(
+      tx,
+      { at: now, actor: ctx.actor },
+      {
+        businessId,
+        action: 'allocation.connect_started',
+        entityType: 'ita_connection',
+        entityId: businessId,
+        after: { provider: provider.kind, expiresAt: r.expiresAt },
+      },
+    );
     return r;
   });
   return { authorizationUrl: provider.authorizationUrl(state), state, expiresAt: request.expiresAt };
@@ -69,7 +73,7 @@ export async function completeConsent(
     return { outcome: 'denied', businessId: request.businessId, returnUrl: request.returnUrl, message };
   }
   const provider = providerFor(s, mode);
-  if (!provider) throw new AppError(503, 'unconfigured', 'live mode has no tax authority client configured');
+  if (!provider) throw new AppError('unconfigured', 'live mode has no tax authority client configured');
   const request = await claimConsentRequest(database, now, q.state, 'connected');
   if (!request) throw validation('query.state', STALE_STATE);
   const done = { businessId: request.businessId, returnUrl: request.returnUrl };
@@ -83,11 +87,10 @@ export async function completeConsent(
   }
   const at = s.clock.now();
   await database.db.transaction(async (tx) => {
-    const c = await saveGrant(tx, at, request.businessId, provider.kind, tokens);
+    const c = await saveGrant(tx, { at, businessId: request.businessId, provider: provider.kind, tokens });
     await appendAudit(
       tx,
-      at,
-      { accountId: null, keyId: null },
+      { at, actor: { accountId: null, keyId: null } },
       {
         businessId: request.businessId,
         action: 'allocation.connected',
@@ -123,7 +126,12 @@ export async function disconnect(s: Services, ctx: RequestContext, businessId: s
   const now = s.clock.now();
   return ctx.database.db.transaction(async (tx) => {
     const gone = await deleteConnection(tx, businessId);
-    if (gone) await appendAudit(tx, now, ctx.actor, { businessId, action: 'allocation.disconnected', entityType: 'ita_connection', entityId: businessId });
+    if (gone)
+      await appendAudit(
+        tx,
+        { at: now, actor: ctx.actor },
+        { businessId, action: 'allocation.disconnected', entityType: 'ita_connection', entityId: businessId },
+      );
     return gone;
   });
 }

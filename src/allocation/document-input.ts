@@ -4,7 +4,7 @@
  * exactly as issue will compute them.
  */
 import { roundHalfAwayFromZero } from '../platform/money.ts';
-import type { DealerType } from '../businesses/index.ts';
+import type { DealerType } from '../businesses/dealer-types.ts';
 import { type DocumentRow, totalsOfDraft, allocationEligibility, type Eligibility } from '../documents/index.ts';
 import { DOC_TYPES, docTypesWhere, listOfCodes } from '../documents/doc-types.ts';
 import { shekelFigures } from '../documents/currency.ts';

@@ -44,8 +44,7 @@ function requestSeqOf(d: DocumentRow, figures: string): number {
 export async function requestDraftAllocation(s: Services, ctx: RequestContext, business: BusinessRecord, documentId: string): Promise<DocumentRow> {
   const database = ctx.database;
   const draft = await getDocumentRow(database.db, business.id, documentId);
-  if (draft.status !== 'draft')
-    throw new AppError(409, 'not_draft', 'the document is issued: an issued document gets its number through the background request');
+  if (draft.status !== 'draft') throw new AppError('not_draft', 'the document is issued: an issued document gets its number through the background request');
   const now = s.clock.now();
   const a = approvalInputOfDraft(draft, business, israelDate(now));
   const figures = figuresFingerprint(a.input);
@@ -62,7 +61,7 @@ export async function requestDraftAllocation(s: Services, ctx: RequestContext, b
     result = await provider.requestApproval({ ...a.input, invoiceId: requestSeq > 1 ? `${draft.id}.${requestSeq}` : draft.id });
   } catch (err) {
     if (err instanceof AllocationNotConnectedError) throw unconfigured(err.message);
-    if (err instanceof AllocationTransportError) throw new AppError(502, 'provider', `the tax authority could not be reached: ${err.message}`);
+    if (err instanceof AllocationTransportError) throw new AppError('provider', `the tax authority could not be reached: ${err.message}`);
     throw err;
   }
 
@@ -76,14 +75,18 @@ export async function requestDraftAllocation(s: Services, ctx: RequestContext, b
     const number = result.status === 'approved' ? result.allocationNumber : null;
     const warnings = result.status === 'approved' ? warningsAfterGrant(d.warnings) : d.warnings;
     await writeDraftAllocation(tx, d.id, number, { allocation, warnings, at });
-    await appendAudit(tx, at, ctx.actor, {
-      businessId: business.id,
-      action: result.status === 'approved' ? 'document.allocation_assigned' : 'document.allocation_refused',
-      entityType: 'document',
-      entityId: d.id,
-      before: { allocation: d.allocation, allocationNumber: d.allocationNumber },
-      after: { allocation, allocationNumber: number },
-    });
+    await appendAudit(
+      tx,
+      { at, actor: ctx.actor },
+      {
+        businessId: business.id,
+        action: result.status === 'approved' ? 'document.allocation_assigned' : 'document.allocation_refused',
+        entityType: 'document',
+        entityId: d.id,
+        before: { allocation: d.allocation, allocationNumber: d.allocationNumber },
+        after: { allocation, allocationNumber: number },
+      },
+    );
     return { ...d, allocationNumber: number, allocation, warnings, updatedAt: at.toISOString() };
   });
 }

@@ -41,8 +41,7 @@ export async function warnExpiringConnections(s: Services, database: Database): 
       const expired = new Date(expiresAt).getTime() <= now.getTime();
       await appendAudit(
         tx,
-        now,
-        { accountId: null, keyId: null },
+        { at: now, actor: { accountId: null, keyId: null } },
         {
           businessId: c.business_id,
           action: 'allocation.connection_expiring',

@@ -85,7 +85,7 @@ export class ItaClient implements AllocationProvider, ConsentProvider {
     const p = (async () => {
       try {
         const t = await this.refresh(c.refreshToken);
-        await saveRefreshed(this.database.db, this.clock.now(), businessId, c.refreshToken, t);
+        await saveRefreshed(this.database.db, { at: this.clock.now(), businessId, usedRefreshToken: c.refreshToken, tokens: t });
         return t.accessToken;
       } catch (err) {
         if (err instanceof AllocationTransportError && err.code === 'invalid_grant') {

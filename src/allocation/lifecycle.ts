@@ -35,7 +35,11 @@ async function accountOf(ex: Executor, businessId: string): Promise<string> {
   return r!.account_id;
 }
 
-async function writeState(tx: Executor, d: DocumentRow, allocation: AllocationState, warnings: DocumentRow['warnings'], at: Date, number: string | null) {
+async function writeState(
+  tx: Executor,
+  d: DocumentRow,
+  { allocation, warnings, at, number }: { allocation: AllocationState; warnings: DocumentRow['warnings']; at: Date; number: string | null },
+) {
   await writeIssuedAllocation(tx, d.id, number, { allocation, warnings, at });
 }
 
@@ -53,15 +57,19 @@ export async function recordGranted(database: Database, at: Date, documentId: st
     const d = await lockPending(tx, documentId);
     if (!d) return false;
     const allocation = granted(d.allocation, number, at);
-    await writeState(tx, d, allocation, warningsAfterGrant(d.warnings), at, number);
-    await appendAudit(tx, at, SYSTEM, {
-      businessId: d.businessId,
-      action: 'document.allocation_assigned',
-      entityType: 'document',
-      entityId: d.id,
-      before: { allocation: d.allocation, allocationNumber: null },
-      after: { allocation, allocationNumber: number },
-    });
+    await writeState(tx, d, { allocation, warnings: warningsAfterGrant(d.warnings), at, number });
+    await appendAudit(
+      tx,
+      { at, actor: SYSTEM },
+      {
+        businessId: d.businessId,
+        action: 'document.allocation_assigned',
+        entityType: 'document',
+        entityId: d.id,
+        before: { allocation: d.allocation, allocationNumber: null },
+        after: { allocation, allocationNumber: number },
+      },
+    );
     await recordEvent(tx, at, {
       event: 'document.allocation_assigned',
       accountId: await accountOf(tx, d.businessId),
@@ -85,15 +93,19 @@ export async function recordUnsuccessful(
     const allocation = outcome.status === 'refused' ? refused(d.allocation, outcome.code, outcome.message, at) : failed(d.allocation, outcome.error, at);
     const warnings =
       outcome.status === 'refused' ? warningsAfterRefusal(d.warnings, outcome.code, outcome.message) : warningsAfterFailure(d.warnings, outcome.error);
-    await writeState(tx, d, allocation, warnings, at, null);
-    await appendAudit(tx, at, SYSTEM, {
-      businessId: d.businessId,
-      action: `document.allocation_${outcome.status}`,
-      entityType: 'document',
-      entityId: d.id,
-      before: { allocation: d.allocation },
-      after: { allocation },
-    });
+    await writeState(tx, d, { allocation, warnings, at, number: null });
+    await appendAudit(
+      tx,
+      { at, actor: SYSTEM },
+      {
+        businessId: d.businessId,
+        action: `document.allocation_${outcome.status}`,
+        entityType: 'document',
+        entityId: d.id,
+        before: { allocation: d.allocation },
+        after: { allocation },
+      },
+    );
     await recordEvent(tx, at, {
       event: 'document.allocation_failed',
       accountId: await accountOf(tx, d.businessId),
@@ -112,7 +124,7 @@ async function recordTransient(database: Database, at: Date, documentId: string,
   await database.db.transaction(async (tx) => {
     const d = await lockPending(tx, documentId);
     if (!d) return;
-    await writeState(tx, d, stillPending(d.allocation, error, at), d.warnings, at, null);
+    await writeState(tx, d, { allocation: stillPending(d.allocation, error, at), warnings: d.warnings, at, number: null });
   });
 }
 

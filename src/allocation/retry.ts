@@ -27,7 +27,7 @@ export async function retryFailedAllocation(s: Services, ctx: RequestContext, bu
             : status === 'refused'
               ? 'the tax authority refused it: correct the invoice (credit note and a new invoice)'
               : 'it needs no allocation number';
-      throw new AppError(409, 'not_draft', `the document is issued and ${why}; only a failed request is asked again`);
+      throw new AppError('not_draft', `the document is issued and ${why}; only a failed request is asked again`);
     }
     const allocation: AllocationState = { status: 'pending', number: null, error: null, requestedAt: now.toISOString(), decidedAt: null };
     const warnings = [
@@ -36,14 +36,18 @@ export async function retryFailedAllocation(s: Services, ctx: RequestContext, bu
     ];
     await writeIssuedAllocation(tx, d.id, null, { allocation, warnings, at: now });
     await rearmJob(tx, now, { kind: ALLOCATION_JOB, refId: d.id, businessId });
-    await appendAudit(tx, now, ctx.actor, {
-      businessId,
-      action: 'document.allocation_retry',
-      entityType: 'document',
-      entityId: d.id,
-      before: { allocation: d.allocation },
-      after: { allocation },
-    });
+    await appendAudit(
+      tx,
+      { at: now, actor: ctx.actor },
+      {
+        businessId,
+        action: 'document.allocation_retry',
+        entityType: 'document',
+        entityId: d.id,
+        before: { allocation: d.allocation },
+        after: { allocation },
+      },
+    );
     return { ...d, allocation, warnings, updatedAt: now.toISOString() };
   });
 }

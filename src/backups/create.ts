@@ -85,7 +85,7 @@ async function addBusinessData(r: FileReading, zip: yazl.ZipFile, business: Busi
     const path = `tables/${table}.jsonl`;
     zip.addBuffer(bytes, path, { mtime: at });
     manifest.tables.push({ name: table, rows: lines.length, path, sha256: sha256(bytes) });
-    if (table === 'files') await addFileContents(r, zip, manifest, lines, at);
+    if (table === 'files') await addFileContents(r, zip, { manifest, fileLines: lines, at });
   }
   return manifest;
 }
@@ -95,7 +95,11 @@ async function addBusinessData(r: FileReading, zip: yazl.ZipFile, business: Busi
  * states the sha256 of the row; the bytes are hashed as they pass and a mismatch (or a missing object)
  * ends the zip's stream with the error, so an altered file never makes a backup.
  */
-async function addFileContents(r: FileReading, zip: yazl.ZipFile, manifest: Manifest, fileLines: string[], at: Date): Promise<void> {
+async function addFileContents(
+  r: FileReading,
+  zip: yazl.ZipFile,
+  { manifest, fileLines, at }: { manifest: Manifest; fileLines: string[]; at: Date },
+): Promise<void> {
   for (const l of fileLines) {
     const id = String(JSON.parse(l).id);
     const f = await storedFile(r.db, id);
@@ -146,13 +150,17 @@ export async function createBackup(s: Services, database: Database, business: Bu
     });
     await tx.execute(sql`INSERT INTO backups(id, business_id, file_id, summary, created_by_key_id, created_at)
       VALUES (${id}, ${business.id}, ${file.id}, ${JSON.stringify(summary)}::jsonb, ${actor.keyId}, ${at.toISOString()})`);
-    await appendAudit(tx, at, actor, {
-      businessId: business.id,
-      action: 'backup.create',
-      entityType: 'backup',
-      entityId: id,
-      after: { fileId: file.id, summary },
-    });
+    await appendAudit(
+      tx,
+      { at, actor },
+      {
+        businessId: business.id,
+        action: 'backup.create',
+        entityType: 'backup',
+        entityId: id,
+        after: { fileId: file.id, summary },
+      },
+    );
     return { backup: { id, fileId: file.id, createdAt: at.toISOString(), summary }, file };
   });
 }

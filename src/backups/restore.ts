@@ -131,7 +131,7 @@ export async function restoreBackup(database: Database, zipBytes: Uint8Array, op
   }
   const known = new Set(await businessTables(db));
   const missing = manifest.tables.find((t) => !known.has(t.name));
-  if (missing) throw new AppError(400, 'validation', `table ${missing.name} of the backup does not exist here: migrate the target first`);
+  if (missing) throw new AppError('validation', `table ${missing.name} of the backup does not exist here: migrate the target first`);
   const { order } = loadOrder(
     manifest.tables.map((t) => t.name),
     await foreignKeys(db),

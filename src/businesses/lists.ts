@@ -1,7 +1,4 @@
-/** The closed lists of a business, each once: the table, the request and response schemas and the types read them. Pure. */
-
-export const DEALER_TYPES = ['patur', 'murshe', 'company', 'ngo'] as const;
-export type DealerType = (typeof DEALER_TYPES)[number];
+/** The closed lists of a business (its dealer types: dealer-types.ts), each once: the table, the request and response schemas and the types read them. Pure. */
 
 /** Single- or double-entry books. */
 export const BOOKKEEPING_KINDS = ['single', 'double'] as const;

@@ -4,26 +4,18 @@ import type { Executor } from '../platform/db/engine.ts';
 import { iso, isoDay, isoOrNull, prepared, query, queryOne } from '../platform/db/sql.ts';
 import { notFound } from '../platform/errors.ts';
 import { columnList } from '../platform/db/row-reader.ts';
-import { businesses } from './tables.ts';
+import { businesses, type StoredBranding } from './tables.ts';
 
 import type { Services } from '../platform/http/services.ts';
 import { accountLimitsOf, plansOf } from '../accounts/index.ts';
 
 import { metadataCondition, metadataOf, type Metadata } from '../platform/metadata.ts';
 
-import type { BusinessView, DealerType } from './schemas.ts';
+import type { BusinessView } from './schemas.ts';
+import type { DealerType } from './dealer-types.ts';
 import type { Bookkeeping, VatReportingPeriod } from './lists.ts';
 
 export const NEW_BUSINESSES_PER_KEY_PER_DAY = 50;
-
-export interface StoredBranding {
-  logoRef: { fileId: string; sha256: string; mime: string } | null;
-  accentColor: string | null;
-  tagline: string | null;
-  website: string | null;
-  footerText: string | null;
-  template: 'classic' | 'stripe';
-}
 
 /**
  * An ngo's approval under section 46 of the Income Tax Ordinance: its donors get a tax credit for

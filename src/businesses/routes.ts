@@ -109,7 +109,12 @@ function registerOneBusinessRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req) => {
       const ctx = ctxOf(req);
-      const business = await patchBusiness(s, ctx.mode, { ...ctx.actor, accountId: ctx.key.accountId }, businessOf(req).id, req.body as BusinessPatchBody);
+      const business = await patchBusiness(s, {
+        mode: ctx.mode,
+        actor: { ...ctx.actor, accountId: ctx.key.accountId },
+        id: businessOf(req).id,
+        body: req.body as BusinessPatchBody,
+      });
       return { ok: true as const, business };
     },
   );
@@ -135,7 +140,7 @@ function registerActivationRoutes(api: FastifyInstance, s: Services): void {
       },
       async (req) => {
         const ctx = ctxOf(req);
-        const business = await setActive(s, ctx.mode, { ...ctx.actor, accountId: ctx.key.accountId }, businessOf(req).id, active);
+        const business = await setActive(s, { mode: ctx.mode, actor: { ...ctx.actor, accountId: ctx.key.accountId }, id: businessOf(req).id, active });
         return { ok: true as const, business };
       },
     );

@@ -3,11 +3,10 @@ import { IsoDate, IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { carrier, maxLength, maxScaled } from '../openfrmt/index.ts';
 import { APPROVAL_STATUSES } from '../accounts/index.ts';
 import { enumOf } from '../platform/http/enums.ts';
-import { BOOKKEEPING_KINDS, BRANDING_TEMPLATES, DEALER_TYPES, VAT_REPORTING_PERIODS } from './lists.ts';
+import { BOOKKEEPING_KINDS, BRANDING_TEMPLATES, VAT_REPORTING_PERIODS } from './lists.ts';
 import { MetadataCreate, MetadataPatch, MetadataSchema } from '../platform/metadata.ts';
 import { DOC_TYPE_RULES } from '../documents/doc-types.ts';
-
-export type { DealerType } from './lists.ts';
+import { DEALER_TYPES } from './dealer-types.ts';
 
 /** A logo data URI may be at most 400 KB. */
 export const LOGO_MAX_CHARS = 400 * 1024;

@@ -27,9 +27,9 @@ import {
   viewOf,
   type BusinessRecord,
   type Section46Approval,
-  type StoredBranding,
   EMPTY_BRANDING,
 } from './records.ts';
+import type { StoredBranding } from './tables.ts';
 
 /**
  * The business's name and address are A000/1018 and 1019 of every export: they must fit those
@@ -79,11 +79,13 @@ async function putLogo(s: Services, mode: Mode, input: BusinessCreateBody['brand
 
 async function mergeBranding(
   tx: Executor,
-  at: Date,
-  businessId: string,
-  current: StoredBranding,
-  input: BusinessCreateBody['branding'],
-  logo: PutLogo | null,
+  {
+    at,
+    businessId,
+    current,
+    input,
+    logo,
+  }: { at: Date; businessId: string; current: StoredBranding; input: BusinessCreateBody['branding']; logo: PutLogo | null },
 ): Promise<StoredBranding> {
   if (!input) return current;
   const next: StoredBranding = { ...current };
@@ -140,17 +142,20 @@ export async function createBusiness(s: Services, mode: Mode, actor: Actor & { k
         updatedAt: now,
       }),
     );
-    const branding = await mergeBranding(tx, now, id, EMPTY_BRANDING, body.branding, logo);
+    const branding = await mergeBranding(tx, { at: now, businessId: id, current: EMPTY_BRANDING, input: body.branding, logo });
     await tx.execute(sql`UPDATE businesses SET branding = ${JSON.stringify(branding)}::jsonb WHERE id = ${id}`);
     await setNumbering(tx, id, body.numbering);
     const created = await getOwnedBusiness(tx, actor.accountId, id);
     const view = await viewOf(s, tx, created);
-    await appendAudit(tx, now, actor, { businessId: id, action: 'business.create', entityType: 'business', entityId: id, after: view });
+    await appendAudit(tx, { at: now, actor }, { businessId: id, action: 'business.create', entityType: 'business', entityId: id, after: view });
     return view;
   });
 }
 
-export async function patchBusiness(s: Services, mode: Mode, actor: Actor & { accountId: string }, id: string, body: BusinessPatchBody) {
+export async function patchBusiness(
+  s: Services,
+  { mode, actor, id, body }: { mode: Mode; actor: Actor & { accountId: string }; id: string; body: BusinessPatchBody },
+) {
   const now = s.clock.now();
   const logo = await putLogo(s, mode, body.branding);
   return seenByCache(
@@ -167,7 +172,7 @@ export async function patchBusiness(s: Services, mode: Mode, actor: Actor & { ac
       }
       // An approval kept from before must still fit the dealer type; a new one replaces it, null clears it.
       const section46 = checkedSection46(body.section46Approval === undefined ? current.section46Approval : body.section46Approval, dealerType);
-      const branding = await mergeBranding(tx, now, id, current.branding, body.branding, logo);
+      const branding = await mergeBranding(tx, { at: now, businessId: id, current: current.branding, input: body.branding, logo });
       const pick = <K extends keyof BusinessPatchBody>(k: K, cur: unknown) => (body[k] === undefined ? cur : body[k]);
       await tx.execute(
         sql`UPDATE businesses SET
@@ -186,7 +191,7 @@ export async function patchBusiness(s: Services, mode: Mode, actor: Actor & { ac
       );
       await setNumbering(tx, id, body.numbering);
       const after = await viewOf(s, tx, await getOwnedBusiness(tx, actor.accountId, id));
-      await appendAudit(tx, now, actor, { businessId: id, action: 'business.update', entityType: 'business', entityId: id, before, after });
+      await appendAudit(tx, { at: now, actor }, { businessId: id, action: 'business.update', entityType: 'business', entityId: id, before, after });
       return after;
     }),
   );
@@ -204,7 +209,7 @@ function standingEvent(b: BusinessRecord, previousStatus: string) {
 }
 
 /** Deactivate (pause all writes) or reactivate; each change of standing records `business.status_changed`. */
-export async function setActive(s: Services, mode: Mode, actor: Actor & { accountId: string }, id: string, active: boolean) {
+export async function setActive(s: Services, { mode, actor, id, active }: { mode: Mode; actor: Actor & { accountId: string }; id: string; active: boolean }) {
   const now = s.clock.now();
   return seenByCache(
     s,
@@ -215,14 +220,18 @@ export async function setActive(s: Services, mode: Mode, actor: Actor & { accoun
       if (isActive !== active) {
         await tx.execute(sql`UPDATE businesses SET deactivated_at = ${active ? null : now.toISOString()}, updated_at = ${now.toISOString()} WHERE id = ${id}`);
         const after = await getOwnedBusiness(tx, actor.accountId, id);
-        await appendAudit(tx, now, actor, {
-          businessId: id,
-          action: active ? 'business.reactivate' : 'business.deactivate',
-          entityType: 'business',
-          entityId: id,
-          before: { deactivatedAt: current.deactivatedAt },
-          after: { deactivatedAt: after.deactivatedAt },
-        });
+        await appendAudit(
+          tx,
+          { at: now, actor },
+          {
+            businessId: id,
+            action: active ? 'business.reactivate' : 'business.deactivate',
+            entityType: 'business',
+            entityId: id,
+            before: { deactivatedAt: current.deactivatedAt },
+            after: { deactivatedAt: after.deactivatedAt },
+          },
+        );
         await recordEvent(tx, now, {
           event: 'business.status_changed',
           accountId: current.accountId,
@@ -251,8 +260,7 @@ export async function setApprovalStatus(s: Services, mode: Mode, id: string, sta
       const after = { ...current, approvalStatus: status };
       await appendAudit(
         tx,
-        now,
-        { accountId: null, keyId: null },
+        { at: now, actor: { accountId: null, keyId: null } },
         {
           businessId: id,
           action: 'business.set_status',
@@ -284,8 +292,7 @@ export async function setBusinessPlan(s: Services, mode: Mode, id: string, planK
       await tx.execute(sql`UPDATE businesses SET plan_key = ${planKey}, updated_at = ${now.toISOString()} WHERE id = ${id}`);
       await appendAudit(
         tx,
-        now,
-        { accountId: null, keyId: null },
+        { at: now, actor: { accountId: null, keyId: null } },
         {
           businessId: id,
           action: 'business.set_plan',

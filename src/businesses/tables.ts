@@ -4,9 +4,19 @@
  */
 import { boolean, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { day, int8, metadataColumn, timestamptz3 } from '../platform/db/tables.ts';
-import type { StoredBranding } from './records.ts';
-import { BOOKKEEPING_KINDS, DEALER_TYPES, VAT_REPORTING_PERIODS } from './lists.ts';
+import { DEALER_TYPES } from './dealer-types.ts';
+import { BOOKKEEPING_KINDS, VAT_REPORTING_PERIODS, type BrandingTemplate } from './lists.ts';
 import { APPROVAL_STATUSES } from '../accounts/index.ts';
+
+/** A business's branding as stored in its jsonb column (a missing key reads as empty). */
+export interface StoredBranding {
+  logoRef: { fileId: string; sha256: string; mime: string } | null;
+  accentColor: string | null;
+  tagline: string | null;
+  website: string | null;
+  footerText: string | null;
+  template: BrandingTemplate;
+}
 
 export const businesses = pgTable('businesses', {
   id: text('id').primaryKey(),

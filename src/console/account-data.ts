@@ -25,8 +25,7 @@ export async function revokeThroughConsole(s: Services, keyId: string, accountId
     const k = await revokeKey(tx, now, keyId, accountId);
     await appendAudit(
       tx,
-      now,
-      { accountId, keyId: null },
+      { at: now, actor: { accountId, keyId: null } },
       {
         action: 'key.revoked',
         entityType: 'api_key',

@@ -24,7 +24,12 @@ function mintRefusal(lang: Lang, err: AppError): string {
   return err.message;
 }
 
-async function renderKeys(s: Services, req: FastifyRequest, reply: FastifyReply, accountId: string, status: number, extra: Partial<KeysView> = {}) {
+async function renderKeys(
+  s: Services,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  { accountId, status, extra = {} }: { accountId: string; status: number; extra?: Partial<KeysView> },
+) {
   const { account, keys } = await accountWithKeys(s.databases.live, accountId);
   // Every rendering of the form carries a fresh token: submitting it again is a repeat, a new form is a new key.
   const mintToken = randomToken(24);
@@ -51,7 +56,7 @@ function registerKeysPage(c: FastifyInstance, s: Services): void {
       typeof revoked === 'string' && /^bk_(live|test)_[0-9A-Za-z]{0,4}$/.test(revoked)
         ? { kind: 'ok' as const, text: t(lang, 'revoked_done', { prefix: revoked }) }
         : undefined;
-    return renderKeys(s, req, reply, accountId, 200, { message });
+    return renderKeys(s, req, reply, { accountId, status: 200, extra: { message } });
   });
 }
 
@@ -62,27 +67,31 @@ function registerMintForm(c: FastifyInstance, s: Services): void {
     const lang = stateOf(req).lang;
     const form = { label: field(req.body, 'label').trim(), mode: field(req.body, 'mode'), scopes: fieldList(req.body, 'scopes') };
     if (form.mode !== 'live' && form.mode !== 'test') {
-      return renderKeys(s, req, reply, accountId, 400, { form, message: { kind: 'error', text: 'mode: must be live or test' } });
+      return renderKeys(s, req, reply, { accountId, status: 400, extra: { form, message: { kind: 'error', text: 'mode: must be live or test' } } });
     }
     if (form.scopes.length === 0) {
-      return renderKeys(s, req, reply, accountId, 400, { form, message: { kind: 'error', text: `${t(lang, 'scopes')}: ${t(lang, 'err_required')}` } });
+      return renderKeys(s, req, reply, {
+        accountId,
+        status: 400,
+        extra: { form, message: { kind: 'error', text: `${t(lang, 'scopes')}: ${t(lang, 'err_required')}` } },
+      });
     }
     try {
       const token = mintTokenOf(req);
       const sessionToken = req.cookies[SESSION_COOKIE]!;
       const outcome = await mintThroughConsole(s, { accountId, form: { ...form, mode: form.mode }, token, sessionToken });
       if (outcome.kind === 'conflict') {
-        return renderKeys(s, req, reply, accountId, 409, { form, message: { kind: 'error', text: t(lang, 'mint_token_conflict') } });
+        return renderKeys(s, req, reply, { accountId, status: 409, extra: { form, message: { kind: 'error', text: t(lang, 'mint_token_conflict') } } });
       }
       if (outcome.kind === 'repeat') {
         // Same flag as the JSON API's replays, for scripts posting the form.
         reply.header('Idempotent-Replayed', 'true');
-        return renderKeys(s, req, reply, accountId, 200, { repeated: { key: outcome.key, secret: outcome.secret } });
+        return renderKeys(s, req, reply, { accountId, status: 200, extra: { repeated: { key: outcome.key, secret: outcome.secret } } });
       }
-      return renderKeys(s, req, reply, accountId, 201, { minted: { secret: outcome.secret, key: outcome.key } });
+      return renderKeys(s, req, reply, { accountId, status: 201, extra: { minted: { secret: outcome.secret, key: outcome.key } } });
     } catch (err) {
       if (err instanceof AppError) {
-        return renderKeys(s, req, reply, accountId, err.status, { form, message: { kind: 'error', text: mintRefusal(lang, err) } });
+        return renderKeys(s, req, reply, { accountId, status: err.status, extra: { form, message: { kind: 'error', text: mintRefusal(lang, err) } } });
       }
       throw err;
     }
@@ -98,7 +107,8 @@ function registerRevokeForm(c: FastifyInstance, s: Services): void {
       const key = await revokeThroughConsole(s, id, accountId);
       return reply.redirect(`/console/keys?revoked=${encodeURIComponent(key.prefix)}`, 303);
     } catch (err) {
-      if (err instanceof AppError) return renderKeys(s, req, reply, accountId, err.status, { message: { kind: 'error', text: err.message } });
+      if (err instanceof AppError)
+        return renderKeys(s, req, reply, { accountId, status: err.status, extra: { message: { kind: 'error', text: err.message } } });
       throw err;
     }
   });

@@ -17,7 +17,7 @@ function send(reply: FastifyReply, status: number, body: string) {
 }
 
 /** Sets Retry-After and answers the sign-in page saying how many minutes the lockout lasts. */
-function lockedOut(reply: FastifyReply, f: Frame, now: Date, until: number, email?: string) {
+function lockedOut(reply: FastifyReply, f: Frame, { now, until, email }: { now: Date; until: number; email?: string }) {
   const minutes = Math.max(1, Math.ceil((until - now.getTime()) / 60_000));
   reply.header('Retry-After', String(Math.ceil((until - now.getTime()) / 1000)));
   return send(reply, 429, signInPage(f, { ...(email !== undefined ? { email } : {}), message: t(f.lang, 'locked_out', { minutes }) }));
@@ -69,20 +69,24 @@ function registerSignIn(c: FastifyInstance, s: Services, sms: SmsSender | null):
     const now = s.clock.now();
     const rawEmail = field(req.body, 'email');
     const st = stateOf(req);
-    const outcome = await passwordStep(s.databases.live, now, sms, req.log, {
-      email: normalizeEmail(rawEmail) ?? rawEmail.trim().toLowerCase().slice(0, 254),
-      password: field(req.body, 'password'),
-      ip: clientIp(req),
-      userAgent: req.headers['user-agent'],
-      previousSessionId: st.session?.id ?? null,
-      secret: st.secret,
-      lang: f.lang,
+    const outcome = await passwordStep(s.databases.live, now, {
+      sms,
+      log: req.log,
+      step: {
+        email: normalizeEmail(rawEmail) ?? rawEmail.trim().toLowerCase().slice(0, 254),
+        password: field(req.body, 'password'),
+        ip: clientIp(req),
+        userAgent: req.headers['user-agent'],
+        previousSessionId: st.session?.id ?? null,
+        secret: st.secret,
+        lang: f.lang,
+      },
     });
     const refused = (status: number, key: 'signin_failed' | 'suspended' | 'sms_unconfigured' | 'send_failed') =>
       send(reply, status, signInPage(f, { email: rawEmail, message: t(f.lang, key) }));
     switch (outcome.kind) {
       case 'locked':
-        return lockedOut(reply, f, now, outcome.until, rawEmail);
+        return lockedOut(reply, f, { now, until: outcome.until, email: rawEmail });
       case 'failed':
         return refused(401, 'signin_failed');
       case 'suspended':
@@ -140,10 +144,10 @@ function registerVerify(c: FastifyInstance, s: Services): void {
     const ip = clientIp(req);
     const code = normalizeCode(field(req.body, 'code'));
     const pending = { sessionId: p.session.id, accountId: p.session.accountId, email: p.email };
-    const result = await codeStep(s.databases.live, now, pending, ip, stateOf(req).secret, code);
+    const result = await codeStep(s.databases.live, now, { pending, ip, secret: stateOf(req).secret, code });
     if (result.kind === 'locked') {
       reply.clearCookie(SESSION_COOKIE, cookieOptions(s));
-      return lockedOut(reply, f, now, result.until);
+      return lockedOut(reply, f, { now, until: result.until });
     }
     if (result.kind === 'bad_format') return send(reply, 400, verifyPage(f, { phone: p.phone, message: t(f.lang, 'code_format') }));
     if (result.kind === 'signed_in') {
@@ -160,11 +164,15 @@ function registerResend(c: FastifyInstance, s: Services, sms: SmsSender | null):
     if (!p) return reply;
     const f = frameOf(req);
     if (!sms) return send(reply, 503, signInPage(f, { unavailable: true }));
-    const outcome = await resendCode(s.databases.live, s.clock.now(), sms, req.log, {
-      sessionId: p.session.id,
-      accountId: p.session.accountId,
-      secret: stateOf(req).secret,
-      lang: f.lang,
+    const outcome = await resendCode(s.databases.live, s.clock.now(), {
+      sms,
+      log: req.log,
+      session: {
+        sessionId: p.session.id,
+        accountId: p.session.accountId,
+        secret: stateOf(req).secret,
+        lang: f.lang,
+      },
     });
     switch (outcome.kind) {
       case 'too_soon': {

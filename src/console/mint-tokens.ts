@@ -62,7 +62,10 @@ interface TokenRow {
  * Inside the mint transaction: claims the token (new, or expired and taken over), or answers what
  * it already created. Another form body under the token is a conflict.
  */
-export async function claimMintToken(tx: Executor, now: Date, accountId: string, token: string, hash: string): Promise<MintClaim> {
+export async function claimMintToken(
+  tx: Executor,
+  { now, accountId, token, hash }: { now: Date; accountId: string; token: string; hash: string },
+): Promise<MintClaim> {
   const at = now.toISOString();
   const expires = new Date(now.getTime() + KEEP_MS).toISOString();
   // The row can vanish between the insert and the read (pruned once expired): try again.
@@ -91,7 +94,10 @@ export async function claimMintToken(tx: Executor, now: Date, accountId: string,
 }
 
 /** Records the key the token created, with its sealed secret, in the same transaction. */
-export async function recordMint(tx: Executor, now: Date, accountId: string, token: string, keyId: string, sealedSecret: string): Promise<void> {
+export async function recordMint(
+  tx: Executor,
+  { now, accountId, token, keyId, sealedSecret }: { now: Date; accountId: string; token: string; keyId: string; sealedSecret: string },
+): Promise<void> {
   await tx.execute(
     sql`UPDATE console_idempotency SET key_id = ${keyId}, sealed_secret = ${sealedSecret},
                reveal_until = ${new Date(now.getTime() + REVEAL_MS).toISOString()}

@@ -32,14 +32,13 @@ export async function mintThroughConsole(s: Services, input: ConsoleMintInput): 
   const context = `${accountId}:${token}`;
   const outcome = await control.db.transaction(async (tx) => {
     if (token !== undefined) {
-      const claim = await claimMintToken(tx, now, accountId, token, mintFormHash(form));
+      const claim = await claimMintToken(tx, { now, accountId, token, hash: mintFormHash(form) });
       if (claim.kind !== 'claimed') return claim;
     }
     const r = await mintKey(tx, now, { accountId, mode: form.mode, label: form.label || null, scopes: form.scopes });
     await appendAudit(
       tx,
-      now,
-      { accountId, keyId: null },
+      { at: now, actor: { accountId, keyId: null } },
       {
         action: 'key.minted',
         entityType: 'api_key',
@@ -47,7 +46,8 @@ export async function mintThroughConsole(s: Services, input: ConsoleMintInput): 
         after: { prefix: r.key.prefix, mode: r.key.mode, label: r.key.label, scopes: r.key.scopes, via: 'console' },
       },
     );
-    if (token !== undefined) await recordMint(tx, now, accountId, token, r.key.id, sealSecret(r.secret, sessionToken, context, r.key.id));
+    if (token !== undefined)
+      await recordMint(tx, { now, accountId, token, keyId: r.key.id, sealedSecret: sealSecret(r.secret, sessionToken, context, r.key.id) });
     return { kind: 'minted' as const, key: r.key, secret: r.secret };
   });
   // The new key is in every process's key cache before its secret is shown: it passes at once, even

@@ -42,7 +42,11 @@ export type PasswordOutcome =
   { kind: 'locked'; until: number } | { kind: 'failed' | 'suspended' | 'no_phone' | 'send_failed' } | { kind: 'code_sent'; token: string };
 
 /** The password step: on success a pending session and a code sent by SMS. */
-export async function passwordStep(control: Database, now: Date, sms: SmsSender, log: WarnLog, p: PasswordStep): Promise<PasswordOutcome> {
+export async function passwordStep(
+  control: Database,
+  now: Date,
+  { sms, log, step: p }: { sms: SmsSender; log: WarnLog; step: PasswordStep },
+): Promise<PasswordOutcome> {
   const { email, ip } = p;
   const locked = await lockout(control.db, now, email, ip);
   if (locked !== null) return { kind: 'locked', until: locked };
@@ -86,7 +90,11 @@ export type CodeOutcome =
  * The code step: a lockout ends the pending session (checked before the code's format); a right
  * code completes it (a new token). `code` null: not six digits.
  */
-export async function codeStep(control: Database, now: Date, p: PendingSignIn, ip: string, secret: Buffer, code: string | null): Promise<CodeOutcome> {
+export async function codeStep(
+  control: Database,
+  now: Date,
+  { pending: p, ip, secret, code }: { pending: PendingSignIn; ip: string; secret: Buffer; code: string | null },
+): Promise<CodeOutcome> {
   const locked = await lockout(control.db, now, p.email, ip);
   if (locked !== null) {
     await endSession(control.db, p.sessionId, now);
@@ -94,7 +102,7 @@ export async function codeStep(control: Database, now: Date, p: PendingSignIn, i
   }
   if (!code) return { kind: 'bad_format' };
   const result = await control.db.transaction(async (tx) => {
-    const r = await checkCode(tx, now, secret, p.sessionId, code);
+    const r = await checkCode(tx, { now, secret, sessionId: p.sessionId, code });
     if (r.verdict === 'accept' || r.verdict === 'wrong') {
       await recordAttempt(tx, now, { email: p.email, ip, accountId: p.accountId, step: 'code', success: r.verdict === 'accept' });
     }
@@ -111,9 +119,7 @@ export type ResendOutcome = { kind: 'too_soon'; retryAfterMs: number } | { kind:
 export async function resendCode(
   control: Database,
   now: Date,
-  sms: SmsSender,
-  log: WarnLog,
-  p: { sessionId: string; accountId: string; secret: Buffer; lang: Lang },
+  { sms, log, session: p }: { sms: SmsSender; log: WarnLog; session: { sessionId: string; accountId: string; secret: Buffer; lang: Lang } },
 ): Promise<ResendOutcome> {
   const verdict = judgeResend(await codeSendTimes(control.db, p.sessionId), now.getTime());
   if (!verdict.ok && verdict.why === 'too_soon') return { kind: 'too_soon', retryAfterMs: verdict.retryAfterMs };

@@ -139,10 +139,7 @@ export async function codeSendTimes(ex: Executor, sessionId: string): Promise<nu
  */
 export async function checkCode(
   tx: Executor,
-  now: Date,
-  secret: Buffer,
-  sessionId: string,
-  code: string,
+  { now, secret, sessionId, code }: { now: Date; secret: Buffer; sessionId: string; code: string },
 ): Promise<{ verdict: CodeVerdict; attemptsLeft: number }> {
   const row = await queryOne<Record<string, unknown>>(
     tx,

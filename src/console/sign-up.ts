@@ -38,8 +38,7 @@ export async function signUp(control: Database, now: Date, ip: string, v: SignUp
       const a = await createAccount(tx, now, { name: v.name, email: v.email, phone: v.phone, passwordHash, approvalStatus: 'pending' });
       await appendAudit(
         tx,
-        now,
-        { accountId: a.id, keyId: null },
+        { at: now, actor: { accountId: a.id, keyId: null } },
         {
           action: 'account.signed_up',
           entityType: 'account',

@@ -37,7 +37,7 @@ export class TwilioSmsSender implements SmsSender {
       status = res.statusCode;
       text = await res.body.text();
     } catch (err) {
-      throw new AppError(502, 'provider', `the SMS gateway could not be reached (${(err as Error).message})`);
+      throw new AppError('provider', `the SMS gateway could not be reached (${(err as Error).message})`);
     }
     if (status < 200 || status >= 300) {
       let detail = `HTTP ${status}`;
@@ -47,7 +47,7 @@ export class TwilioSmsSender implements SmsSender {
       } catch {
         /* not JSON: the status says enough */
       }
-      throw new AppError(502, 'provider', `the SMS gateway refused the message: ${detail}`);
+      throw new AppError('provider', `the SMS gateway refused the message: ${detail}`);
     }
   }
 }

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
-import type { AllocationState, DocumentWarning } from './snapshot.ts';
+import type { AllocationState, DocumentWarning } from './snapshot-types.ts';
 
 /** What the allocation flow writes on a document: its state, the warnings it shows, when. */
 interface AllocationWrite {

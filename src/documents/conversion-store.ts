@@ -9,7 +9,8 @@ import { conflict } from '../platform/errors.ts';
 import type { ConversionStage, DocType } from './doc-types.ts';
 import { conversionRefusal, quantitiesFrom, stageOf } from './conversion.ts';
 import { quantityOfTenThousandths, quantityTenThousandths } from '../platform/money.ts';
-import type { DocumentLine, DocumentRow } from './snapshot.ts';
+import type { DocumentRow } from './snapshot.ts';
+import type { DocumentLine } from './snapshot-types.ts';
 
 /** The quantity (ten-thousandths) of each of the source's lines its issued conversions of `stage` took. */
 export async function takenInStage(ex: Executor, source: { id: string; lineCount: number }, stage: ConversionStage): Promise<number[]> {

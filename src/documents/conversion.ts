@@ -13,7 +13,7 @@ import { decimalsProblemOf } from '../openfrmt/index.ts';
 import { DOC_TYPES, listOfCodes, type ConversionStage, type DocType } from './doc-types.ts';
 import { lineAmount } from './totals.ts';
 import { shareOf } from './partial-credit.ts';
-import type { DocumentLine } from './snapshot.ts';
+import type { DocumentLine } from './snapshot-types.ts';
 
 // Quantities are summed in ten-thousandths (platform/money.ts), so sums of quantities stay exact.
 

@@ -19,7 +19,8 @@ import { checkDraft, type DraftFields } from './draft-input.ts';
 import { totalsOfDraft } from './totals.ts';
 import { insertDraft, notDraft } from './drafts.ts';
 import { forgetDraft } from './draft-cache.ts';
-import { documentView, getDocumentRow, type DocumentParty, type DocumentRow, type DocumentView } from './snapshot.ts';
+import { documentView, getDocumentRow, type DocumentRow, type DocumentView } from './snapshot.ts';
+import { type DocumentParty } from './snapshot-types.ts';
 import { conversionRefusal, convertedLines, discountShare, quantitiesFrom, stageOf, type ChosenLines, type ConversionSource } from './conversion.ts';
 import { takenInStage } from './conversion-store.ts';
 
@@ -31,7 +32,7 @@ export interface ConvertRequest {
 
 /** The issued source, its conversion into `to` allowed (404, 409 `conflict`, 400 `doc_type_not_allowed`). */
 async function convertibleSource(ex: Executor, business: BusinessRecord, id: string, to: DocType): Promise<DocumentRow> {
-  if (!docTypeAllowed(business.dealerType, to)) throw new AppError(400, 'doc_type_not_allowed', `docType: ${docTypeRefusal(business.dealerType)}`);
+  if (!docTypeAllowed(business.dealerType, to)) throw new AppError('doc_type_not_allowed', `docType: ${docTypeRefusal(business.dealerType)}`);
   const source = await getDocumentRow(ex, business.id, id);
   if (source.status !== 'issued') throw conflict(`document ${id} is a draft: issue it before converting it`);
   const refusal = conversionRefusal(source.docType, to);
@@ -74,25 +75,34 @@ function draftOf(source: DocumentRow, to: DocType, lines: DraftFields['lines'], 
 const sameParty = (a: DocumentParty | null, b: DocumentParty | null) =>
   (a?.partyId ?? null) === (b?.partyId ?? null) && (a?.name ?? null) === (b?.name ?? null) && (a?.taxId ?? null) === (b?.taxId ?? null);
 
+/** Refuses a draft that cannot take the source's lines: not a draft, another type or party, or lines priced another way. */
+function checkJoinable(draft: DocumentRow, source: DocumentRow, docType: DocumentRow['docType']): void {
+  if (draft.status !== 'draft') throw notDraft(draft.id);
+  if (draft.docType !== docType) throw conflict(`draft ${draft.id} is a ${draft.docType}, not a ${docType}`);
+  if (!draft.lines.every((l) => l.source))
+    throw conflict(`draft ${draft.id} was not converted from other documents: only a converted draft takes more sources`);
+  const snap = source.snapshot!;
+  if (!sameParty(draft.party, snap.party)) throw conflict(`draft ${draft.id} is for another party than ${source.docType} #${source.docNumber}`);
+  // Lines priced another way (net/gross, currency, VAT treatment) would not add up in one document.
+  if (draft.currency !== source.currency || draft.priceMode !== snap.priceMode || draft.vatExemptionReason !== snap.vatExemptionReason) {
+    throw conflict(
+      `draft ${draft.id} and ${source.docType} #${source.docNumber} differ in currency, price mode or VAT treatment: their lines cannot be one document`,
+    );
+  }
+}
+
 /** Adds the source's lines to a converted draft of the same type and party, in one transaction with the draft locked. */
-async function addToDraft(s: Services, ctx: RequestContext, business: BusinessRecord, source: DocumentRow, req: ConvertRequest & { draftId: string }) {
+async function addToDraft(
+  s: Services,
+  ctx: RequestContext,
+  { business, source, req }: { business: BusinessRecord; source: DocumentRow; req: ConvertRequest & { draftId: string } },
+) {
   const now = s.clock.now();
   // The draft changes: its issue reads it again rather than the copy remembered at its create (draft-cache.ts).
   forgetDraft(ctx.database, req.draftId);
   return ctx.database.db.transaction(async (tx) => {
     const draft = await getDocumentRow(tx, business.id, req.draftId, true);
-    if (draft.status !== 'draft') throw notDraft(draft.id);
-    if (draft.docType !== req.docType) throw conflict(`draft ${draft.id} is a ${draft.docType}, not a ${req.docType}`);
-    if (!draft.lines.every((l) => l.source))
-      throw conflict(`draft ${draft.id} was not converted from other documents: only a converted draft takes more sources`);
-    if (!sameParty(draft.party, source.snapshot!.party)) throw conflict(`draft ${draft.id} is for another party than ${source.docType} #${source.docNumber}`);
-    const snap = source.snapshot!;
-    // Lines priced another way (net/gross, currency, VAT treatment) would not add up in one document.
-    if (draft.currency !== source.currency || draft.priceMode !== snap.priceMode || draft.vatExemptionReason !== snap.vatExemptionReason) {
-      throw conflict(
-        `draft ${draft.id} and ${source.docType} #${source.docNumber} differ in currency, price mode or VAT treatment: their lines cannot be one document`,
-      );
-    }
+    checkJoinable(draft, source, req.docType);
     const src = asSource(source);
     const issued = await takenInStage(tx, { id: source.id, lineCount: src.lines.length }, stageOf(req.docType));
     const inDraft = quantitiesFrom(source.id, src.lines.length, draft.lines);
@@ -124,25 +134,33 @@ async function addToDraft(s: Services, ctx: RequestContext, business: BusinessRe
           WHERE id = ${draft.id} AND status = 'draft'`,
     );
     const after = documentView(await getDocumentRow(tx, business.id, draft.id));
-    await appendAudit(tx, now, ctx.actor, {
-      businessId: business.id,
-      action: 'document.update',
-      entityType: 'document',
-      entityId: draft.id,
-      before: documentView(draft),
-      after,
-    });
+    await appendAudit(
+      tx,
+      { at: now, actor: ctx.actor },
+      {
+        businessId: business.id,
+        action: 'document.update',
+        entityType: 'document',
+        entityId: draft.id,
+        before: documentView(draft),
+        after,
+      },
+    );
     return after;
   });
 }
 
 /** Converts the issued document `id` (see the header): answers the draft, new or added to. */
-export async function convertDocument(s: Services, ctx: RequestContext, business: BusinessRecord, id: string, req: ConvertRequest): Promise<DocumentView> {
+export async function convertDocument(
+  s: Services,
+  ctx: RequestContext,
+  { business, id, req }: { business: BusinessRecord; id: string; req: ConvertRequest },
+): Promise<DocumentView> {
   const db = ctx.database.db;
   const source = await convertibleSource(db, business, id, req.docType);
   if (req.draftId !== undefined) {
     if (req.draftId === id) throw validation('body.draftId', 'is the document being converted');
-    return addToDraft(s, ctx, business, source, { ...req, draftId: req.draftId });
+    return addToDraft(s, ctx, { business, source, req: { ...req, draftId: req.draftId } });
   }
   const now = s.clock.now();
   const src = asSource(source);
@@ -152,13 +170,17 @@ export async function convertDocument(s: Services, ctx: RequestContext, business
   const hash = createHash('sha256')
     .update(canonicalJson({ convert: id, ...req }))
     .digest('hex');
-  const view = await insertDraft(db, ctx, now, business.id, {
-    fields,
-    totals: totalsOfDraft(fields, business),
-    externalRef: null,
-    hash,
-    metadata: undefined,
-    datedAtIssue: true,
+  const view = await insertDraft(db, ctx, {
+    at: now,
+    businessId: business.id,
+    draft: {
+      fields,
+      totals: totalsOfDraft(fields, business),
+      externalRef: null,
+      hash,
+      metadata: undefined,
+      datedAtIssue: true,
+    },
   });
   // Without an externalRef the insert never meets a conflict: it always answers the row.
   return view!;

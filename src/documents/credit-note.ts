@@ -17,7 +17,8 @@ import type { Services } from '../platform/http/services.ts';
 import type { RequestContext } from '../platform/http/context.ts';
 import type { BusinessRecord } from '../businesses/index.ts';
 import type { Tx } from '../platform/db/engine.ts';
-import { dealerOf, getDocumentRow, toDocumentRow, type AllocationState, type DocumentRow, type DocumentSnapshot, type DocumentView } from './snapshot.ts';
+import { dealerOf, getDocumentRow, toDocumentRow, type DocumentRow, type DocumentView } from './snapshot.ts';
+import { type AllocationState, type DocumentSnapshot } from './snapshot-types.ts';
 import { DOC_TYPES, type CreditRule } from './doc-types.ts';
 import { takeNextNumber } from './numbering.ts';
 import { datingRefusal } from './issue-dates.ts';
@@ -124,11 +125,7 @@ function creditSnapshot(
 async function insertCredit(
   tx: Tx,
   ctx: RequestContext,
-  business: BusinessRecord,
-  original: DocumentRow,
-  snapshot: DocumentSnapshot,
-  now: Date,
-  full: boolean,
+  { business, original, snapshot, now, full }: { business: BusinessRecord; original: DocumentRow; snapshot: DocumentSnapshot; now: Date; full: boolean },
 ): Promise<DocumentRow> {
   const allocation: AllocationState = { status: 'not_required', number: null, error: null, requestedAt: null, decidedAt: null };
   const id = newId('doc', now.getTime());
@@ -213,13 +210,11 @@ function partOf(original: DocumentRow, credit: CreditRule, earlier: DocumentSnap
 export async function issueCreditNote(
   s: Services,
   ctx: RequestContext,
-  business: BusinessRecord,
-  id: string,
-  body: { reason: string | null } & CreditRequest,
+  { business, id, body }: { business: BusinessRecord; id: string; body: { reason: string | null } & CreditRequest },
 ): Promise<DocumentView> {
   const db = ctx.database.db;
   const first = await getDocumentRow(db, business.id, id);
-  if (first.status !== 'issued') throw new AppError(409, 'not_draft', 'a draft cannot be credited: delete or edit it instead');
+  if (first.status !== 'issued') throw new AppError('not_draft', 'a draft cannot be credited: delete or edit it instead');
   if (business.approvalStatus !== 'approved') throw approvalRequired(business);
   const now = s.clock.now();
   try {
@@ -230,8 +225,8 @@ export async function issueCreditNote(
       const part = partOf(original, credit, await earlierCredits(tx, business.id, id), body);
       const docNumber = await takeNextNumber(tx, business.id, credit.docType, israelToday(now));
       const snapshot = creditSnapshot(business, { original, reason: body.reason, part, docNumber, now });
-      const row = await insertCredit(tx, ctx, business, original, snapshot, now, part?.full ?? true);
-      return afterIssue(tx, ctx, business, row, now, 'document.credit_note', [monthCountBump(business.id, now)]);
+      const row = await insertCredit(tx, ctx, { business, original, snapshot, now, full: part?.full ?? true });
+      return afterIssue(tx, ctx, { business, row, now, action: 'document.credit_note', extra: [monthCountBump(business.id, now)] });
     });
     countDocumentIssued(ctx.database.mode, creditNote.docType);
     return creditNote;

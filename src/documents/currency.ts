@@ -141,10 +141,7 @@ export function shekelFigures(d: CurrencyFigures, currency: string, rate: string
   const ils = { totalExVat, vatAmount, totalIncVat: totalExVat + vatAmount, discountAmount, withholdingAmount };
   const paymentAmounts = ilsPayments(
     d.payments.map((p) => p.amount),
-    currency,
-    rate,
-    ils,
-    d.docType,
+    { currency, rate, ils, docType: d.docType },
   );
   return { ils, lineAmounts, paymentAmounts };
 }
@@ -153,7 +150,10 @@ export function shekelFigures(d: CurrencyFigures, currency: string, rate: string
  * The shekel amount of each payment: they add up to what they settle in shekels — the amount received
  * of a receipt (its totalIncVat), or a 320's total less the tax withheld.
  */
-export function ilsPayments(amounts: number[], currency: string, rate: string | null, ils: Totals, docType: DocType): number[] {
+export function ilsPayments(
+  amounts: number[],
+  { currency, rate, ils, docType }: { currency: string; rate: string | null; ils: Totals; docType: DocType },
+): number[] {
   if (currency === SHEKEL || rate === null) return [...amounts];
   const target = DOC_TYPES[docType].payments === 'are-the-total' ? ils.totalIncVat : ils.totalIncVat - ils.withholdingAmount;
   return allocateAgorot(amounts, currency, rate, target);
@@ -164,7 +164,10 @@ export function ilsPayments(amounts: number[], currency: string, rate: string | 
  * document's rate, at the payment's rate (shekels per unit of the payment currency), to the payment
  * currency's minor unit.
  */
-export function paymentInOwnCurrency(amount: number, docCurrency: string, docRate: string | null, payCurrency: string, payRate: string | null): number {
+export function paymentInOwnCurrency(
+  amount: number,
+  { docCurrency, docRate, payCurrency, payRate }: { docCurrency: string; docRate: string | null; payCurrency: string; payRate: string | null },
+): number {
   if (payCurrency === docCurrency) return amount;
   const agorotExact = docCurrency === SHEKEL ? { numerator: BigInt(amount), denominator: 1n } : agorotFraction(amount, docCurrency, docRate!);
   if (payCurrency === SHEKEL) return Number(divideHalfAwayFromZero(agorotExact.numerator, agorotExact.denominator));
@@ -216,10 +219,7 @@ export function ilsPaymentAmounts(snap: FrozenFigures): number[] {
   // A snapshot from before issue 29 stored none: computed as issue did then.
   return ilsPayments(
     snap.payments.map((p) => p.amount),
-    snap.currency,
-    snap.exchangeRate,
-    snap.ils,
-    snap.docType,
+    { currency: snap.currency, rate: snap.exchangeRate, ils: snap.ils, docType: snap.docType },
   );
 }
 

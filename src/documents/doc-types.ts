@@ -7,7 +7,7 @@
  * Pure: no I/O, imports only types, so src/pdf and src/openfrmt may read it.
  * Sources: service-api.md (Documents), decisions.md ("Money and tax", "What a printed document says").
  */
-import type { DealerType } from '../businesses/index.ts';
+import type { DealerType } from '../businesses/dealer-types.ts';
 
 /** How a type's payments relate to its totals. */
 export type PaymentsRule =

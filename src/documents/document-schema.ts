@@ -4,7 +4,7 @@
  */
 import { Type } from 'typebox';
 import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
-import { PAYMENT_METHOD_CODES } from './snapshot.ts';
+import { PAYMENT_METHOD_CODES } from './snapshot-types.ts';
 import { enumOf } from '../platform/http/enums.ts';
 import { ALLOCATION_STATUSES, DOCUMENT_STATUSES, EXCHANGE_RATE_SOURCES, PRICE_MODES, VAT_EXEMPTION_REASONS } from './lists.ts';
 import { METADATA_DESCRIPTION, MetadataSchema, type Metadata } from '../platform/metadata.ts';

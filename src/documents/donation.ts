@@ -7,7 +7,7 @@ import { AppError, validation } from '../platform/errors.ts';
 import type { JobKind } from '../platform/catalog/jobs.ts';
 import type { BusinessRecord, Section46Approval } from '../businesses/index.ts';
 import { DOC_TYPES, type DocType } from './doc-types.ts';
-import type { DocumentParty } from './snapshot.ts';
+import type { DocumentParty } from './snapshot-types.ts';
 
 /** Whether an approval is in force on a day (both ends included). */
 export function approvalInForce(a: Section46Approval | null, day: string): boolean {
@@ -38,7 +38,6 @@ export function checkDonationAtIssue(
       ? `its approval ${a.number} is valid from ${a.validFrom} to ${a.validTo}`
       : 'it has none: set section46Approval (number, validFrom, validTo) on the business';
     throw new AppError(
-      422,
       'donation_approval_missing',
       `a 405 donation receipt dated ${d.documentDate} needs the organisation's section 46 approval in force on that day; ${held}`,
     );

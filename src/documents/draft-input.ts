@@ -6,8 +6,9 @@ import { validation, AppError } from '../platform/errors.ts';
 import { SHEKEL } from '../platform/currencies.ts';
 import { checkedDate } from '../platform/http/formats.ts';
 import { normalizeTaxId } from '../platform/tax-id.ts';
-import type { DealerType } from '../businesses/index.ts';
-import { PAYMENT_METHOD_NAMES, type DocumentLine, type DocumentParty, type DocumentPayment, type DocumentRow, type PaymentMethodCode } from './snapshot.ts';
+import type { DealerType } from '../businesses/dealer-types.ts';
+import { type DocumentRow } from './snapshot.ts';
+import { PAYMENT_METHOD_NAMES, type DocumentLine, type DocumentParty, type DocumentPayment, type PaymentMethodCode } from './snapshot-types.ts';
 import type { LineInputBody, PaymentInputBody } from './schemas.ts';
 import { lineAmount, vatRateProblem } from './totals.ts';
 import { DOC_TYPES, docTypeAllowed, docTypeRefusal, docTypesWhere, type DocTypeRule } from './doc-types.ts';
@@ -105,7 +106,7 @@ export type DraftFields = Pick<
  */
 export function checkDraft(d: DraftFields, dealerType: DealerType): void {
   if (!docTypeAllowed(dealerType, d.docType)) {
-    throw new AppError(400, 'doc_type_not_allowed', `docType: ${docTypeRefusal(dealerType)}`);
+    throw new AppError('doc_type_not_allowed', `docType: ${docTypeRefusal(dealerType)}`);
   }
   checkPartsOfType(d, DOC_TYPES[d.docType]);
   checkCurrency(d);

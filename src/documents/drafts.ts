@@ -14,16 +14,8 @@ import type { Services } from '../platform/http/services.ts';
 import type { RequestContext } from '../platform/http/context.ts';
 import type { BusinessRecord } from '../businesses/index.ts';
 import { getParty } from '../parties/index.ts';
-import {
-  documentColumns,
-  documentView,
-  findDocumentRow,
-  getDocumentRow,
-  toDocumentRow,
-  type DocumentParty,
-  type DocumentRow,
-  type DocumentView,
-} from './snapshot.ts';
+import { documentColumns, documentView, findDocumentRow, getDocumentRow, toDocumentRow, type DocumentRow, type DocumentView } from './snapshot.ts';
+import { type DocumentParty } from './snapshot-types.ts';
 import type { DraftCreateBody, DraftPatchBody, PartyInputBody } from './schemas.ts';
 import { checkDraft, normalizeInlineParty, normalizeLine, normalizePayment, type DraftFields } from './draft-input.ts';
 import { totalsOfDraft } from './totals.ts';
@@ -31,8 +23,7 @@ import { forgetDraft, rememberDraft } from './draft-cache.ts';
 import { metadataToStore, type Metadata } from '../platform/metadata.ts';
 import { SHEKEL } from '../platform/currencies.ts';
 
-export const notDraft = (id: string) =>
-  new AppError(409, 'not_draft', `document ${id} is issued: it cannot be changed or deleted; issue a credit note instead`);
+export const notDraft = (id: string) => new AppError('not_draft', `document ${id} is issued: it cannot be changed or deleted; issue a credit note instead`);
 
 async function resolveParty(ex: Executor, businessId: string, p: PartyInputBody | null | undefined): Promise<DocumentParty | null> {
   if (p === undefined || p === null) return null;
@@ -105,7 +96,11 @@ function draftValues(ctx: RequestContext, at: Date, businessId: string, draft: D
  * its issue (draft-cache.ts); undefined when a draft with the same externalRef exists (its own create
  * answered, or a racing one).
  */
-export async function insertDraft(ex: Executor, ctx: RequestContext, at: Date, businessId: string, draft: DraftToInsert): Promise<DocumentView | undefined> {
+export async function insertDraft(
+  ex: Executor,
+  ctx: RequestContext,
+  { at, businessId, draft }: { at: Date; businessId: string; draft: DraftToInsert },
+): Promise<DocumentView | undefined> {
   const values = draftValues(ctx, at, businessId, draft);
   const row = toDocumentRow(rawRowOf(documents, values));
   const view = documentView(row);
@@ -170,9 +165,7 @@ async function draftFieldsOf(ex: Executor, business: BusinessRecord, body: Draft
 export async function createDraft(
   s: Services,
   ctx: RequestContext,
-  business: BusinessRecord,
-  body: DraftCreateBody,
-  headerKey: string | undefined,
+  { business, body, headerKey }: { business: BusinessRecord; body: DraftCreateBody; headerKey: string | undefined },
 ): Promise<{ document: DocumentView; deduped: boolean }> {
   const externalRef = externalRefOf(body, headerKey);
   const hash = requestHash({ ...body, externalRef: undefined });
@@ -180,13 +173,17 @@ export async function createDraft(
   const now = s.clock.now();
   const fields = await draftFieldsOf(db, business, body, israelDate(now));
   const totals = totalsOfDraft(fields, business);
-  const document = await insertDraft(db, ctx, now, business.id, {
-    fields,
-    totals,
-    externalRef,
-    hash,
-    metadata: body.metadata,
-    datedAtIssue: body.documentDate === undefined,
+  const document = await insertDraft(db, ctx, {
+    at: now,
+    businessId: business.id,
+    draft: {
+      fields,
+      totals,
+      externalRef,
+      hash,
+      metadata: body.metadata,
+      datedAtIssue: body.documentDate === undefined,
+    },
   });
   if (document) return { document, deduped: false };
   const first = await queryOne<Record<string, unknown>>(
@@ -232,7 +229,11 @@ async function patchedFields(tx: Tx, business: BusinessRecord, cur: DocumentRow,
   return fields;
 }
 
-export async function patchDraft(s: Services, ctx: RequestContext, business: BusinessRecord, id: string, body: DraftPatchBody): Promise<DocumentView> {
+export async function patchDraft(
+  s: Services,
+  ctx: RequestContext,
+  { business, id, body }: { business: BusinessRecord; id: string; body: DraftPatchBody },
+): Promise<DocumentView> {
   const now = s.clock.now();
   forgetDraft(ctx.database, id);
   return ctx.database.db.transaction(async (tx) => {
@@ -253,14 +254,18 @@ export async function patchDraft(s: Services, ctx: RequestContext, business: Bus
           WHERE id = ${id}`,
     );
     const after = documentView(await getDocumentRow(tx, business.id, id));
-    await appendAudit(tx, now, ctx.actor, {
-      businessId: business.id,
-      action: 'document.update',
-      entityType: 'document',
-      entityId: id,
-      before: documentView(cur),
-      after,
-    });
+    await appendAudit(
+      tx,
+      { at: now, actor: ctx.actor },
+      {
+        businessId: business.id,
+        action: 'document.update',
+        entityType: 'document',
+        entityId: id,
+        before: documentView(cur),
+        after,
+      },
+    );
     return after;
   });
 }
@@ -270,7 +275,7 @@ export async function deleteDraft(s: Services, ctx: RequestContext, business: Bu
   forgetDraft(ctx.database, id);
   await ctx.database.db.transaction(async (tx) => {
     const cur = await findDocumentRow(tx, business.id, id, true);
-    if (!cur) throw new AppError(404, 'not_found', 'document not found');
+    if (!cur) throw new AppError('not_found', 'document not found');
     if (cur.status !== 'draft') throw notDraft(id);
     try {
       await tx.execute(sql`DELETE FROM documents WHERE id = ${id} AND status = 'draft'`);
@@ -278,12 +283,16 @@ export async function deleteDraft(s: Services, ctx: RequestContext, business: Bu
       if (pgErrorCode(err) === 'P0001') throw notDraft(id);
       throw err;
     }
-    await appendAudit(tx, now, ctx.actor, {
-      businessId: business.id,
-      action: 'document.delete',
-      entityType: 'document',
-      entityId: id,
-      before: documentView(cur),
-    });
+    await appendAudit(
+      tx,
+      { at: now, actor: ctx.actor },
+      {
+        businessId: business.id,
+        action: 'document.delete',
+        entityType: 'document',
+        entityId: id,
+        before: documentView(cur),
+      },
+    );
   });
 }

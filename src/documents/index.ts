@@ -4,29 +4,29 @@ export { writeDraftAllocation, writeIssuedAllocation } from './allocation-writes
 export { verifyBooks } from './audit-check.ts';
 export { docTypeIn } from './doc-type-sql.ts';
 export { claimOriginPrint, countCopyPrint } from './print-writes.ts';
-export { registerDocumentRoutes } from './routes.ts';
 export {
-  type AllocationState,
   convertedFromOf,
   dealerOf,
-  type DocumentLine,
-  type DocumentPayment,
   type DocumentRow,
-  type DocumentSnapshot,
   documentView,
   type DocumentView,
-  type DocumentWarning,
   findDocumentRow,
   getDocumentById,
   getDocumentWithAccount,
   getDocumentRow,
+  toDocumentRow,
+  documentColumns,
+} from './snapshot.ts';
+export {
+  type AllocationState,
+  type DocumentLine,
+  type DocumentPayment,
+  type DocumentSnapshot,
+  type DocumentWarning,
   PAYMENT_METHOD_NAMES,
   type PaymentMethodCode,
   type PdfFiles,
-  toDocumentRow,
-  documentColumns,
-  type VatExemptionReason,
-} from './snapshot.ts';
+} from './snapshot-types.ts';
 export { DOCUMENT_LANGUAGES, type DocumentLanguage, type ExchangeRateSource } from './lists.ts';
 export { computeTotals, lineAmount, resolveVatRateBp, totalsOfDraft } from './totals.ts';
 export { listDocuments } from './list.ts';

@@ -9,7 +9,8 @@ import type { Services } from '../platform/http/services.ts';
 import { exchangeRateDeps, rateForDocument } from '../exchange-rates/index.ts';
 import { carrier, maxAgorot, type CarriedField } from '../openfrmt/index.ts';
 import { paymentInOwnCurrency, shekelFigures, toAgorot, toHundredths } from './currency.ts';
-import type { DocType, DocumentCurrency, DocumentLine, DocumentPayment, DocumentRow, PriceMode, Totals } from './snapshot.ts';
+import type { DocType, DocumentRow, Totals } from './snapshot.ts';
+import type { DocumentCurrency, DocumentLine, DocumentPayment, PriceMode } from './snapshot-types.ts';
 
 /** The rate of a draft at issue; null for a shekel document. May ask the Bank of Israel (cached daily). */
 export async function rateAtIssue(
@@ -22,7 +23,7 @@ export async function rateAtIssue(
   if (d.exchangeRate !== null) {
     return { currency: d.currency, exchangeRate: d.exchangeRate, exchangeRateDate: d.documentDate, exchangeRateSource: 'request' };
   }
-  const r = await rateForDocument(exchangeRateDeps(s), ex, businessId, d.currency, d.documentDate);
+  const r = await rateForDocument(exchangeRateDeps(s), ex, { businessId, currency: d.currency, documentDate: d.documentDate });
   return { currency: d.currency, exchangeRate: r.rate, exchangeRateDate: r.date, exchangeRateSource: r.source };
 }
 
@@ -50,7 +51,10 @@ export function frozenCurrency(
     const withIls = inShekels ? p : { ...p, amountIls: paymentAmounts[i] };
     if (own === rate.currency) return withIls;
     const payRate = own === SHEKEL ? null : (p.exchangeRate ?? null);
-    return { ...withIls, originalAmount: paymentInOwnCurrency(p.amount, rate.currency, rate.exchangeRate, own, payRate) };
+    return {
+      ...withIls,
+      originalAmount: paymentInOwnCurrency(p.amount, { docCurrency: rate.currency, docRate: rate.exchangeRate, payCurrency: own, payRate }),
+    };
   });
   return { ...rate, ils, lines, payments };
 }

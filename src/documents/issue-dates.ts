@@ -43,7 +43,6 @@ export function datingRefusal(err: unknown, documentDate: string): AppError | nu
   }
   if (code === 'PK004') {
     return new AppError(
-      422,
       'period_closed',
       `documentDate ${documentDate} is in ${documentDate.slice(0, 7)}, a closed period of the books: date the document in an open month, or reopen the period (POST …/ledger/periods/${documentDate.slice(0, 7)}/reopen)`,
     );

@@ -11,16 +11,8 @@ import type { Services } from '../platform/http/services.ts';
 import { type BusinessRecord, type StoredBranding, decodeLogo } from '../businesses/index.ts';
 import { getParty } from '../parties/index.ts';
 import { allocationEligibility } from './allocation-eligibility.ts';
-import {
-  type AllocationState,
-  dealerOf,
-  type DocumentLine,
-  type DocumentParty,
-  type DocumentRow,
-  type DocumentSnapshot,
-  type DocumentWarning,
-  type Totals,
-} from './snapshot.ts';
+import { dealerOf, type DocumentRow, type Totals } from './snapshot.ts';
+import { type AllocationState, type DocumentLine, type DocumentParty, type DocumentSnapshot, type DocumentWarning } from './snapshot-types.ts';
 import type { IssueBodyInput } from './schemas.ts';
 import { buyerTaxIdRequired, paymentsProblem, totalsOfDraft } from './totals.ts';
 import { DOC_TYPES, docTypeAllowed, docTypeRefusal } from './doc-types.ts';
@@ -31,9 +23,7 @@ import { frozenCurrency, rateAtIssue, shekelFiguresProblem, type FrozenCurrency 
 export async function brandingFor(
   ex: Executor,
   store: FileStore,
-  at: Date,
-  business: BusinessRecord,
-  override: NonNullable<IssueBodyInput>['branding'],
+  { at, business, override }: { at: Date; business: BusinessRecord; override: NonNullable<IssueBodyInput>['branding'] },
 ): Promise<StoredBranding> {
   const b: StoredBranding = { ...business.branding };
   if (!override) return b;
@@ -61,7 +51,7 @@ export async function currentParty(ex: Executor, businessId: string, p: Document
 /** Refusals by the type's rules (doc-types.ts): a dealer that may not issue it, lines it needs. */
 export function checkIssuable(business: BusinessRecord, d: DocumentRow): void {
   if (!docTypeAllowed(business.dealerType, d.docType)) {
-    throw new AppError(422, 'doc_type_not_allowed', docTypeRefusal(business.dealerType));
+    throw AppError.inCase('doc_type_not_allowed', 'atIssue', docTypeRefusal(business.dealerType));
   }
   if (DOC_TYPES[d.docType].linesRequired && d.lines.length === 0) {
     throw validation('lines', `a ${d.docType} needs at least one line`);
@@ -72,7 +62,7 @@ export function checkIssuable(business: BusinessRecord, d: DocumentRow): void {
 export async function figuresAtIssue(s: Services, ex: Executor, business: BusinessRecord, d: DocumentRow) {
   const totals = totalsOfDraft(d, business);
   const payProblem = paymentsProblem(d.docType, totals, d.payments.length);
-  if (payProblem) throw new AppError(422, 'payments_mismatch', `payments: ${payProblem}`);
+  if (payProblem) throw new AppError('payments_mismatch', `payments: ${payProblem}`);
   const lines = d.lines.map((l, i) => ({ ...l, amount: totals.lineAmounts[i] }));
   // A foreign-currency document takes its rate now (the draft's, the business's or the Bank of
   // Israel's for its date); thresholds and the books go by the shekel figures, computed here once.
@@ -83,7 +73,10 @@ export async function figuresAtIssue(s: Services, ex: Executor, business: Busine
 }
 
 /** The warnings and the allocation state at issue (decisions.md); a strict business is refused a missing number. */
-export function allocationAtIssue(business: BusinessRecord, d: DocumentRow, party: DocumentParty | null, ils: Totals, now: Date) {
+export function allocationAtIssue(
+  business: BusinessRecord,
+  { document: d, party, ils, now }: { document: DocumentRow; party: DocumentParty | null; ils: Totals; now: Date },
+) {
   const warnings: DocumentWarning[] = [];
   if (buyerTaxIdRequired(d.docType, ils.totalExVat, d.vatExemptionReason) && !party?.taxId) {
     warnings.push({
@@ -109,7 +102,6 @@ export function allocationAtIssue(business: BusinessRecord, d: DocumentRow, part
   } else if (eligibility.required) {
     if (business.requireAllocation) {
       throw new AppError(
-        422,
         'allocation_required',
         `an allocation number is required: the amount before VAT is above ${eligibility.threshold / 100} NIS and the buyer has a tax id`,
       );

@@ -19,7 +19,8 @@ import { israelDate, israelMonthStart } from '../platform/clock.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { RequestContext } from '../platform/http/context.ts';
 import { businessCeilings, getOwnedBusiness, type BusinessRecord } from '../businesses/index.ts';
-import { documentView, getDocumentRow, toDocumentRow, type DocumentRow, type DocumentSnapshot, type DocumentView } from './snapshot.ts';
+import { documentView, getDocumentRow, toDocumentRow, type DocumentRow, type DocumentView } from './snapshot.ts';
+import { type DocumentSnapshot } from './snapshot-types.ts';
 import type { IssueBodyInput } from './schemas.ts';
 import { DOC_TYPES } from './doc-types.ts';
 import { issuedWritesCall, writeIssued } from './issue-writes.ts';
@@ -31,8 +32,7 @@ import { allocationAtIssue, brandingFor, checkIssuable, currentParty, figuresAtI
 /** "Documents opened per business per day" (service-api.md Limits). */
 export const DOCUMENTS_PER_BUSINESS_PER_DAY = 300;
 
-export const approvalRequired = (b: BusinessRecord) =>
-  new AppError(403, 'approval_required', `the business is ${b.approvalStatus}: issuing waits for approval`);
+export const approvalRequired = (b: BusinessRecord) => new AppError('approval_required', `the business is ${b.approvalStatus}: issuing waits for approval`);
 
 /** The upsert that counts one more document issued by the business this Israel month. */
 export function monthCountBump(businessId: string, now: Date): SQL {
@@ -47,11 +47,13 @@ const ceilingReached = (max: number) =>
 export async function afterIssue(
   tx: Tx,
   ctx: RequestContext,
-  business: BusinessRecord,
-  row: DocumentRow,
-  now: Date,
-  action: 'document.issue' | 'document.credit_note',
-  extra: SQL[] = [],
+  {
+    business,
+    row,
+    now,
+    action,
+    extra = [],
+  }: { business: BusinessRecord; row: DocumentRow; now: Date; action: 'document.issue' | 'document.credit_note'; extra?: SQL[] },
 ): Promise<DocumentView> {
   const view = documentView(row);
   const jobs = [{ kind: 'document.render' as const }, ...donationJobs(row.docType)];
@@ -82,10 +84,12 @@ const withNumber = (row: DocumentRow, n: number | string): DocumentRow =>
 async function issueCall(
   s: Services,
   ctx: RequestContext,
-  business: BusinessRecord,
-  draft: { row: DocumentRow; version: string },
-  body: IssueBodyInput,
-  call: { maxPerMonth: number | null; now: Date },
+  {
+    business,
+    draft,
+    body,
+    call,
+  }: { business: BusinessRecord; draft: { row: DocumentRow; version: string }; body: IssueBodyInput; call: { maxPerMonth: number | null; now: Date } },
 ) {
   const { maxPerMonth, now } = call;
   const d = draft.row;
@@ -94,10 +98,10 @@ async function issueCall(
   const party = await currentParty(db, business.id, d.party);
   checkDonationAtIssue(business, d, party);
   const { totals, money } = await figuresAtIssue(s, db, business, d);
-  const { warnings, allocation } = allocationAtIssue(business, d, party, money.ils, now);
+  const { warnings, allocation } = allocationAtIssue(business, { document: d, party, ils: money.ils, now });
   if (maxPerMonth !== null && maxPerMonth <= 0) throw ceilingReached(maxPerMonth);
   // A logo given at issue is stored first: files are kept by content, so a refused issue leaves only an unused file.
-  const branding = await brandingFor(db, s.fileStores[ctx.database.mode].current, now, business, body?.branding);
+  const branding = await brandingFor(db, s.fileStores[ctx.database.mode].current, { at: now, business, override: body?.branding });
   const parts = { party, totals, money, branding, lines: money.lines };
   const row = issuedRowOf(d, { ...parts, allocation, warnings, snapshot: issuedSnapshot(business, d, parts, now) }, now);
   const holed = withNumber(row, NUMBER_HOLE);
@@ -162,10 +166,12 @@ async function runIssue(
  */
 async function runConvertedIssue(
   db: RequestContext['database']['db'],
-  businessId: string,
-  call: { row: DocumentRow; argument: { snapshot: DocumentSnapshot | null } },
-  maxPerMonth: number | null,
-  now: Date,
+  {
+    businessId,
+    call,
+    maxPerMonth,
+    now,
+  }: { businessId: string; call: { row: DocumentRow; argument: { snapshot: DocumentSnapshot | null } }; maxPerMonth: number | null; now: Date },
 ): Promise<{ outcome: IssueOutcome; doc_number: number | null }> {
   return db.transaction(async (tx) => {
     await checkSourcesUnderLock(tx, businessId, call.row);
@@ -178,9 +184,7 @@ async function runConvertedIssue(
 export async function issueDocument(
   s: Services,
   ctx: RequestContext,
-  business: BusinessRecord,
-  id: string,
-  body: IssueBodyInput,
+  { business, id, body }: { business: BusinessRecord; id: string; body: IssueBodyInput },
 ): Promise<{ document: DocumentView; deduped: boolean }> {
   const db = ctx.database.db;
   const { maxDocsPerMonth: maxPerMonth } = await businessCeilings(s, business, ctx.accountLimits);
@@ -199,8 +203,10 @@ export async function issueDocument(
     const draft = { ...read, row: withIssueDates(read.row, today) };
     const future = futureDateRefusal(draft.row.documentDate, today);
     if (future) throw future;
-    const call = await issueCall(s, ctx, b, draft, body, { maxPerMonth, now });
-    const answer = isConverted(call.row) ? await runConvertedIssue(db, b.id, call, maxPerMonth, now) : await runIssue(db, call.argument, maxPerMonth);
+    const call = await issueCall(s, ctx, { business: b, draft, body, call: { maxPerMonth, now } });
+    const answer = isConverted(call.row)
+      ? await runConvertedIssue(db, { businessId: b.id, call, maxPerMonth, now })
+      : await runIssue(db, call.argument, maxPerMonth);
     switch (answer.outcome) {
       case 'issued': {
         const document = documentView(withNumber(call.row, Number(answer.doc_number)));

@@ -84,7 +84,7 @@ const and = (conditions: SQL[]) => sql.join(conditions, sql` AND `);
  *     A text under 3 characters has no trigram: the newest-first read goes on until the page fills.
  * Phase 2's branch has a one-time filter on the probe's verdict: it is not run when phase 1 decided.
  */
-function pageIds(where: SQL[], q: ListQueryInput, take: number, skip: number, probeRows: number): SQL {
+function pageIds(where: SQL[], q: ListQueryInput, { take, skip, probeRows }: { take: number; skip: number; probeRows: number }): SQL {
   const order = sql`ORDER BY created_at DESC, id DESC`;
   if (!q.q) return sql`SELECT id, created_at FROM documents WHERE ${and(where)} ${order} LIMIT ${take} OFFSET ${skip}`;
   const need = skip + take;
@@ -130,7 +130,7 @@ export async function listDocuments(ex: Executor, businessId: string, q: ListQue
   // One row more than the page: whether a next page exists, without a count.
   const rows = await query<Record<string, unknown>>(
     ex,
-    sql`SELECT ${documentColumns('d')}, ${cursorAtSql(sql`page.created_at`)} AS cursor_at FROM (${pageIds(where, q, take + 1, q.skip ?? 0, opts.probeRows ?? SEARCH_PROBE_ROWS)}) AS page
+    sql`SELECT ${documentColumns('d')}, ${cursorAtSql(sql`page.created_at`)} AS cursor_at FROM (${pageIds(where, q, { take: take + 1, skip: q.skip ?? 0, probeRows: opts.probeRows ?? SEARCH_PROBE_ROWS })}) AS page
         JOIN documents d ON d.id = page.id
         ORDER BY page.created_at DESC, page.id DESC`,
   );

@@ -17,7 +17,8 @@
 import { conflict } from '../platform/errors.ts';
 import { toAgorot } from './currency.ts';
 import { lineAmount } from './totals.ts';
-import type { CreditedPart, DocumentLine, DocumentSnapshot, Totals } from './snapshot.ts';
+import type { Totals } from './snapshot.ts';
+import type { CreditedPart, DocumentLine, DocumentSnapshot } from './snapshot-types.ts';
 
 /** The shekel totals of the credits written before, summed. */
 export type IlsSoFar = Pick<Totals, 'totalExVat' | 'vatAmount' | 'totalIncVat'>;

@@ -19,7 +19,8 @@ import { SHEKEL } from '../platform/currencies.ts';
 import { decimalsProblemOf } from '../openfrmt/index.ts';
 import { DEFAULT_UNIT } from './draft-input.ts';
 import { lineAmount } from './totals.ts';
-import type { CreditedPart, DocumentLine, DocumentSnapshot, Totals } from './snapshot.ts';
+import type { Totals } from './snapshot.ts';
+import type { CreditedPart, DocumentLine, DocumentSnapshot } from './snapshot-types.ts';
 import { creditShekels, type IlsSoFar } from './partial-credit-ils.ts';
 
 /** The body's choice: lines of the original with quantities, or an amount in agorot before VAT; neither is the whole. */

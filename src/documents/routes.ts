@@ -86,7 +86,11 @@ function registerDraftListRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const header = req.headers['idempotency-key'];
-      const result = await createDraft(s, ctxOf(req), businessOf(req), req.body as DraftCreateBody, typeof header === 'string' ? header : undefined);
+      const result = await createDraft(s, ctxOf(req), {
+        business: businessOf(req),
+        body: req.body as DraftCreateBody,
+        headerKey: typeof header === 'string' ? header : undefined,
+      });
       // The contract's header of a repeat, as on every idempotent create (platform/http/idempotency.ts).
       if (result.deduped) reply.header('Idempotent-Replayed', 'true');
       return reply.status(201).send({ ok: true, document: result.document, ...(result.deduped ? { deduped: true } : {}) });
@@ -155,7 +159,7 @@ function registerDraftRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req) => {
       const { id } = req.params as { id: string };
-      const document = await patchDraft(s, ctxOf(req), businessOf(req), id, req.body as DraftPatchBody);
+      const document = await patchDraft(s, ctxOf(req), { business: businessOf(req), id, body: req.body as DraftPatchBody });
       return { ok: true as const, document };
     },
   );
@@ -199,7 +203,7 @@ function registerIssueRoutes(api: FastifyInstance, s: Services): void {
     async (req, reply) => {
       const { id } = req.params as { id: string };
       const ctx = ctxOf(req);
-      const result = await issueDocument(s, ctx, businessOf(req), id, req.body as IssueBodyInput);
+      const result = await issueDocument(s, ctx, { business: businessOf(req), id, body: req.body as IssueBodyInput });
       // Nothing is converted from a document issued just now; an issue answered again may have been since.
       const convertedTo = result.deduped ? await convertedToOf(ctx.database.db, result.document.businessId, id) : [];
       return reply.status(201).send({ ok: true, ...result, document: { ...result.document, convertedTo } });
@@ -224,10 +228,14 @@ function registerIssueRoutes(api: FastifyInstance, s: Services): void {
     async (req, reply) => {
       const { id } = req.params as { id: string };
       const body = (req.body as CreditNoteInput) ?? {};
-      const document = await issueCreditNote(s, ctxOf(req), businessOf(req), id, {
-        reason: body.reason ?? null,
-        ...(body.lines ? { lines: body.lines } : {}),
-        ...(body.amount !== undefined ? { amount: body.amount } : {}),
+      const document = await issueCreditNote(s, ctxOf(req), {
+        business: businessOf(req),
+        id,
+        body: {
+          reason: body.reason ?? null,
+          ...(body.lines ? { lines: body.lines } : {}),
+          ...(body.amount !== undefined ? { amount: body.amount } : {}),
+        },
       });
       // A credit note just issued has nothing converted from it (it converts into nothing).
       return reply.status(201).send({ ok: true, document: { ...document, convertedTo: [] } });
@@ -256,10 +264,14 @@ function registerConvertRoute(api: FastifyInstance, s: Services): void {
     async (req, reply) => {
       const { id } = req.params as { id: string };
       const body = req.body as ConvertInput;
-      const document = await convertDocument(s, ctxOf(req), businessOf(req), id, {
-        docType: body.docType,
-        ...(body.lines ? { lines: body.lines } : {}),
-        ...(body.draftId !== undefined ? { draftId: body.draftId } : {}),
+      const document = await convertDocument(s, ctxOf(req), {
+        business: businessOf(req),
+        id,
+        req: {
+          docType: body.docType,
+          ...(body.lines ? { lines: body.lines } : {}),
+          ...(body.draftId !== undefined ? { draftId: body.draftId } : {}),
+        },
       });
       return reply.status(201).send({ ok: true, document });
     },

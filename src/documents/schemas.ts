@@ -5,7 +5,7 @@ import { CursorQuery } from '../platform/http/cursor.ts';
 import { BrandingInput } from '../businesses/index.ts';
 import { carrier, maxAgorot, maxLength, maxScaled, maxValue } from '../openfrmt/index.ts';
 import { DOC_TYPE_CODES, DOC_TYPE_RULES, DOC_TYPES, DRAFT_DOC_TYPE_CODES, docTypesWhere, listOfCodes, type DocType as DocTypeCode } from './doc-types.ts';
-import { PAYMENT_METHOD_CODES, PAYMENT_METHOD_NAMES, type PaymentMethodName } from './snapshot.ts';
+import { PAYMENT_METHOD_CODES, PAYMENT_METHOD_NAMES, type PaymentMethodName } from './snapshot-types.ts';
 import { CURRENCY_CODES } from '../platform/currencies.ts';
 import { EXCHANGE_RATE_PATTERN } from './currency.ts';
 import { MetadataCreate, MetadataPatch, MetadataQuery } from '../platform/metadata.ts';

@@ -8,7 +8,7 @@ import { boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, 
 import { day, int8, metadataColumn, timestamptz3 } from '../platform/db/tables.ts';
 import type { ConversionStage, DocType } from './doc-types.ts';
 import { DOCUMENT_STATUSES, EXCHANGE_RATE_SOURCES, PRICE_MODES, VAT_EXEMPTION_REASONS } from './lists.ts';
-import type { AllocationState, DocumentLine, DocumentParty, DocumentPayment, DocumentSnapshot, DocumentWarning, PdfFiles } from './snapshot.ts';
+import type { AllocationState, DocumentLine, DocumentParty, DocumentPayment, DocumentSnapshot, DocumentWarning, PdfFiles } from './snapshot-types.ts';
 
 /** The document types of the database's CHECK (migration 0050): the table's (doc-types.ts). */
 export type StoredDocType = DocType;

@@ -5,8 +5,9 @@
 import { quantityTimesPrice, roundHalfAwayFromZero } from '../platform/money.ts';
 import { validation } from '../platform/errors.ts';
 import { carrier, maxAgorot, maxScaled, type CarriedField } from '../openfrmt/index.ts';
-import type { DealerType } from '../businesses/index.ts';
-import type { DocType, PriceMode, VatExemptionReason } from './snapshot.ts';
+import type { DealerType } from '../businesses/dealer-types.ts';
+import type { DocType } from './figures.ts';
+import type { PriceMode, VatExemptionReason } from './snapshot-types.ts';
 import { chargesVat, DOC_TYPES } from './doc-types.ts';
 
 export { docTypeAllowed } from './doc-types.ts';

@@ -76,14 +76,18 @@ export async function recordAnswer(database: Database, at: Date, d: Doc, a: Answ
       decidedAt: at,
       updatedAt: at,
     });
-    await appendAudit(tx, at, SYSTEM, {
-      businessId: d.businessId,
-      action: reported ? 'document.donation_reported' : `document.donation_report_${a.status}`,
-      entityType: 'document',
-      entityId: d.id,
-      before: { donationReport: row ? { status: row.status, error: row.error } : null },
-      after: { donationReport: { kind, ...next } },
-    });
+    await appendAudit(
+      tx,
+      { at, actor: SYSTEM },
+      {
+        businessId: d.businessId,
+        action: reported ? 'document.donation_reported' : `document.donation_report_${a.status}`,
+        entityType: 'document',
+        entityId: d.id,
+        before: { donationReport: row ? { status: row.status, error: row.error } : null },
+        after: { donationReport: { kind, ...next } },
+      },
+    );
     if (reported) {
       await recordEvent(tx, at, {
         event: 'document.donation_reported',

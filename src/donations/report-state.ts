@@ -8,7 +8,7 @@
  *   pending stays pending   unconfigured (live without the client): never a made-up number
  */
 import type { DocumentRow } from '../documents/index.ts';
-import type { DonationReportRow } from './tables.ts';
+import type { StoredReport } from './store.ts';
 import type { DonationReportInput, DonationReportKind } from './provider.ts';
 
 /** A negative 405 (the credit of one) reports the cancellation of the donation it reverses. */
@@ -37,7 +37,7 @@ export function reportInputOf(d: DocumentRow, cancelsReportNumber: string | null
 export interface DonationReportView {
   documentId: string;
   kind: DonationReportKind;
-  status: DonationReportRow['status'];
+  status: StoredReport['status'];
   reportNumber: string | null;
   cancelsReportNumber: string | null;
   /** The last problem: `unconfigured: …` while live has no client, a transport error while retried, the refusal. */
@@ -47,7 +47,7 @@ export interface DonationReportView {
 }
 
 /** The state of an issued 405's report: its row, or pending since issue when the job has not written one. */
-export function reportView(d: Pick<DocumentRow, 'id' | 'linkedDocumentId' | 'issuedAt'>, row: DonationReportRow | undefined): DonationReportView {
+export function reportView(d: Pick<DocumentRow, 'id' | 'linkedDocumentId' | 'issuedAt'>, row: StoredReport | undefined): DonationReportView {
   if (!row) {
     return {
       documentId: d.id,
@@ -67,7 +67,7 @@ export function reportView(d: Pick<DocumentRow, 'id' | 'linkedDocumentId' | 'iss
     reportNumber: row.reportNumber,
     cancelsReportNumber: row.cancelsReportNumber,
     error: row.error,
-    requestedAt: row.requestedAt.toISOString(),
-    decidedAt: row.decidedAt ? row.decidedAt.toISOString() : null,
+    requestedAt: row.requestedAt,
+    decidedAt: row.decidedAt,
   };
 }

@@ -25,18 +25,22 @@ export async function retryFailedReport(s: Services, ctx: RequestContext, d: Doc
     const row = await lockReport(tx, d.id);
     const status = row?.status ?? 'pending';
     if (!row || status !== 'failed')
-      throw new AppError(409, 'conflict', `the donation report of ${d.id} is ${status}: ${NOT_FAILED[status]}; only a failed report is asked again`);
-    const again = { ...row, status: 'pending' as const, error: null, decidedAt: null, updatedAt: now };
+      throw new AppError('conflict', `the donation report of ${d.id} is ${status}: ${NOT_FAILED[status]}; only a failed report is asked again`);
+    const again = { ...row, status: 'pending' as const, error: null, decidedAt: null, updatedAt: now.toISOString() };
     await writeReport(tx, again);
     await rearmJob(tx, now, { kind: DONATION_JOB, refId: d.id, businessId: d.businessId });
-    await appendAudit(tx, now, ctx.actor, {
-      businessId: d.businessId,
-      action: 'document.donation_report_retry',
-      entityType: 'document',
-      entityId: d.id,
-      before: { donationReport: { status: row.status, error: row.error } },
-      after: { donationReport: { status: 'pending' } },
-    });
+    await appendAudit(
+      tx,
+      { at: now, actor: ctx.actor },
+      {
+        businessId: d.businessId,
+        action: 'document.donation_report_retry',
+        entityType: 'document',
+        entityId: d.id,
+        before: { donationReport: { status: row.status, error: row.error } },
+        after: { donationReport: { status: 'pending' } },
+      },
+    );
     return reportView(d, again);
   });
 }

@@ -42,11 +42,7 @@ async function donationReceiptOf(req: FastifyRequest): Promise<DocumentRow> {
   const { id } = req.params as { id: string };
   const d = await getDocumentRow(ctxOf(req).database.db, businessOf(req).id, id);
   if (d.status !== 'issued' || !DOC_TYPES[d.docType].donation) {
-    throw new AppError(
-      404,
-      'not_found',
-      `donation report not found: only an issued donation receipt (${docTypesWhere((r) => r.donation).join(', ')}) is reported`,
-    );
+    throw new AppError('not_found', `donation report not found: only an issued donation receipt (${docTypesWhere((r) => r.donation).join(', ')}) is reported`);
   }
   return d;
 }

@@ -1,25 +1,36 @@
 /** Reads and writes of donation_reports (migration 0061); only this domain writes the table. */
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
-import { insertInto } from '../platform/db/insert-values.ts';
+import { insertInto, type InsertValues } from '../platform/db/insert-values.ts';
+import { columnList, rowReader, type Readable } from '../platform/db/row-reader.ts';
+import { queryOne } from '../platform/db/sql.ts';
 import { donationReports, type DonationReportRow } from './tables.ts';
 
-export async function getReport(ex: Executor, documentId: string): Promise<DonationReportRow | undefined> {
-  const [row] = await ex.select().from(donationReports).where(eq(donationReports.documentId, documentId));
-  return row;
+/** A report row as read: instants as ISO 8601 text. */
+export type StoredReport = Readable<DonationReportRow>;
+const readReport = rowReader(donationReports);
+
+async function reportOf(ex: Executor, documentId: string, forUpdate: boolean): Promise<StoredReport | undefined> {
+  const t = donationReports;
+  const lock = forUpdate ? sql` FOR UPDATE` : sql``;
+  const row = await queryOne(ex, sql`SELECT ${columnList(t)} FROM ${t} WHERE ${t.documentId} = ${documentId}${lock}`);
+  return row && readReport(row);
+}
+
+export async function getReport(ex: Executor, documentId: string): Promise<StoredReport | undefined> {
+  return reportOf(ex, documentId, false);
 }
 
 /** The report row locked for this transaction (undefined: none yet). */
-export async function lockReport(ex: Executor, documentId: string): Promise<DonationReportRow | undefined> {
-  const [row] = await ex.select().from(donationReports).where(eq(donationReports.documentId, documentId)).for('update');
-  return row;
+export async function lockReport(ex: Executor, documentId: string): Promise<StoredReport | undefined> {
+  return reportOf(ex, documentId, true);
 }
 
 /**
  * Writes the report's state: the first row, or the pending one moved on (the guard trigger refuses a
  * change to an answer, so callers lock and check first). `requestedAt` of an existing row is kept.
  */
-export async function writeReport(ex: Executor, r: typeof donationReports.$inferInsert): Promise<void> {
+export async function writeReport(ex: Executor, r: InsertValues<typeof donationReports>): Promise<void> {
   await ex.execute(
     sql`${insertInto(donationReports, r)}
         ON CONFLICT (document_id) DO UPDATE SET status = EXCLUDED.status, report_number = EXCLUDED.report_number,

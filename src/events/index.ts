@@ -1,7 +1,2 @@
-/** The events domain's public surface (ARCHITECTURE.md, "Boundaries"): the events API over the outbox, and its retention. */
-import type { Domain } from '../domain.ts';
-import { registerEventRoutes } from './routes.ts';
-import { eventRetentionWorker } from './retention.ts';
-
-export const eventsDomain: Domain = { name: 'events', api: registerEventRoutes, worker: (s) => eventRetentionWorker(s) };
+/** The events domain's public surface (ARCHITECTURE.md, "Boundaries"): the events API over the outbox. */
 export { listDocumentEvents } from './list.ts';

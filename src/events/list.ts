@@ -1,12 +1,14 @@
 import { newestFirstPage } from '../platform/db/newest-first.ts';
-import { and, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Executor, Mode } from '../platform/db/engine.ts';
-import { iso } from '../platform/db/sql.ts';
+import { columnList, rowReader, type Readable } from '../platform/db/row-reader.ts';
+import { iso, query, queryOne } from '../platform/db/sql.ts';
 import { outboxEvents } from '../platform/db/tables.ts';
 import { notFound } from '../platform/errors.ts';
 import type { EventsQueryValue, EventView } from './schemas.ts';
 
-type OutboxRow = typeof outboxEvents.$inferSelect;
+type OutboxRow = Readable<typeof outboxEvents.$inferSelect>;
+const readEvent = rowReader(outboxEvents);
 
 function toEvent(mode: Mode, r: OutboxRow): EventView {
   return {
@@ -33,11 +35,11 @@ export async function listEvents(
 ): Promise<{ events: EventView[]; nextCursor: string | null }> {
   const t = outboxEvents;
   const where = [
-    eq(t.accountId, accountId),
-    q.type ? inArray(t.event, q.type) : undefined,
-    q.businessId ? eq(t.businessId, q.businessId) : undefined,
-    q.createdAfter ? gt(t.createdAt, new Date(q.createdAfter)) : undefined,
-    q.createdBefore ? lt(t.createdAt, new Date(q.createdBefore)) : undefined,
+    sql`${t.accountId} = ${accountId}`,
+    q.type ? sql`${t.event} = ANY(${sql.param(q.type)})` : undefined,
+    q.businessId ? sql`${t.businessId} = ${q.businessId}` : undefined,
+    q.createdAfter ? sql`${t.createdAt} > ${new Date(q.createdAfter).toISOString()}` : undefined,
+    q.createdBefore ? sql`${t.createdAt} < ${new Date(q.createdBefore).toISOString()}` : undefined,
   ];
   const { rows, nextCursor } = await newestFirstPage(ex, { name: 'events', table: t }, { where, cursor: q.cursor, take: q.take });
   return { events: rows.map((r) => toEvent(mode, r)), nextCursor };
@@ -45,12 +47,10 @@ export async function listEvents(
 
 /** One event of the account; another account's (or a pruned one) is not found. */
 export async function getEvent(ex: Executor, mode: Mode, accountId: string, id: string): Promise<EventView> {
-  const [row] = await ex
-    .select()
-    .from(outboxEvents)
-    .where(and(eq(outboxEvents.id, id), eq(outboxEvents.accountId, accountId)));
+  const t = outboxEvents;
+  const row = await queryOne(ex, sql`SELECT ${columnList(t)} FROM ${t} WHERE ${t.id} = ${id} AND ${t.accountId} = ${accountId}`);
   if (!row) throw notFound('event');
-  return toEvent(mode, row);
+  return toEvent(mode, readEvent(row));
 }
 
 /**
@@ -63,18 +63,12 @@ export async function listDocumentEvents(
   take: number,
 ): Promise<EventView[]> {
   const t = outboxEvents;
-  const rows = await ex
-    .select()
-    .from(t)
-    .where(
-      and(
-        eq(t.accountId, target.accountId),
-        eq(t.businessId, target.businessId),
-        sql`${t.data}->>'documentId' = ${target.documentId}`,
-        sql`${t.data} ? 'documentId'`,
-      ),
-    )
-    .orderBy(desc(t.createdAt), desc(t.id))
-    .limit(take);
-  return rows.map((r) => toEvent(target.mode, r));
+  const rows = await query(
+    ex,
+    sql`SELECT ${columnList(t)} FROM ${t}
+        WHERE ${t.accountId} = ${target.accountId} AND ${t.businessId} = ${target.businessId}
+          AND ${t.data}->>'documentId' = ${target.documentId} AND ${t.data} ? 'documentId'
+        ORDER BY ${t.createdAt} DESC, ${t.id} DESC LIMIT ${take}`,
+  );
+  return rows.map((r) => toEvent(target.mode, readEvent(r)));
 }

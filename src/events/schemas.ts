@@ -3,7 +3,7 @@ import { EVENT_NAMES } from '../platform/catalog/events.ts';
 import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { CursorQuery } from '../platform/http/cursor.ts';
 import { enumOf } from '../platform/http/enums.ts';
-import { MODES } from '../platform/db/engine.ts';
+import { MODES } from '../platform/db/mode.ts';
 
 const EventType = enumOf(EVENT_NAMES, { description: 'An event name (docs/webhooks.md, Events).' });
 

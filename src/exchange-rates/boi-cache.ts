@@ -31,7 +31,10 @@ export function lastSettledDay(asked: string, found: PublishedRate, today: strin
 }
 
 /** Stores the answer for every settled day from its publication day through the day asked. */
-export async function storeBoiRate(ex: Executor, at: Date, currency: string, asked: string, found: PublishedRate, today: string): Promise<void> {
+export async function storeBoiRate(
+  ex: Executor,
+  { at, currency, asked, found, today }: { at: Date; currency: string; asked: string; found: PublishedRate; today: string },
+): Promise<void> {
   const last = lastSettledDay(asked, found, today);
   await ex.execute(
     sql`INSERT INTO boi_exchange_rates(currency, for_date, rate_date, rate, fetched_at)

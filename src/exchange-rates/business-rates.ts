@@ -46,10 +46,7 @@ const entityId = (currency: string, effectiveFrom: string) => `${currency}:${eff
 /** Sets (or replaces) the rate of a currency from a day on. Unchanged: nothing written, nothing audited. */
 export async function setBusinessRate(
   database: Database,
-  at: Date,
-  actor: Actor,
-  businessId: string,
-  input: { currency: string; effectiveFrom: string; rate: string },
+  { at, actor, businessId, input }: { at: Date; actor: Actor; businessId: string; input: { currency: string; effectiveFrom: string; rate: string } },
 ): Promise<{ rate: BusinessRateView; created: boolean }> {
   return database.db.transaction(async (tx) => {
     const beforeRow = await queryOne(
@@ -74,25 +71,25 @@ export async function setBusinessRate(
         RETURNING ${COLUMNS}`,
     );
     const after = toView(row!);
-    await appendAudit(tx, at, actor, {
-      businessId,
-      action: before ? 'exchange_rate.replace' : 'exchange_rate.set',
-      entityType: 'exchange_rate',
-      entityId: entityId(input.currency, input.effectiveFrom),
-      before,
-      after,
-    });
+    await appendAudit(
+      tx,
+      { at, actor },
+      {
+        businessId,
+        action: before ? 'exchange_rate.replace' : 'exchange_rate.set',
+        entityType: 'exchange_rate',
+        entityId: entityId(input.currency, input.effectiveFrom),
+        before,
+        after,
+      },
+    );
     return { rate: after, created: !before };
   });
 }
 
 export async function deleteBusinessRate(
   database: Database,
-  at: Date,
-  actor: Actor,
-  businessId: string,
-  currency: string,
-  effectiveFrom: string,
+  { at, actor, businessId, currency, effectiveFrom }: { at: Date; actor: Actor; businessId: string; currency: string; effectiveFrom: string },
 ): Promise<BusinessRateView> {
   return database.db.transaction(async (tx) => {
     const row = await queryOne(
@@ -103,13 +100,17 @@ export async function deleteBusinessRate(
     );
     if (!row) throw notFound(`exchange rate of ${currency} effective from ${effectiveFrom}`);
     const before = toView(row);
-    await appendAudit(tx, at, actor, {
-      businessId,
-      action: 'exchange_rate.delete',
-      entityType: 'exchange_rate',
-      entityId: entityId(currency, effectiveFrom),
-      before,
-    });
+    await appendAudit(
+      tx,
+      { at, actor },
+      {
+        businessId,
+        action: 'exchange_rate.delete',
+        entityType: 'exchange_rate',
+        entityId: entityId(currency, effectiveFrom),
+        before,
+      },
+    );
     return before;
   });
 }

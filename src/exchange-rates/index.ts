@@ -5,4 +5,3 @@
 export { rateForDocument } from './rate-for-document.ts';
 export { createExchangeRateProvider, exchangeRateDeps, setExchangeRateProvider } from './deps.ts';
 export type { ExchangeRateProvider } from './provider.ts';
-export { exchangeRatesDomain } from './domain.ts';

@@ -5,7 +5,7 @@
  * when the Bank cannot be reached and the day is not cached, the caller must send the rate.
  */
 import type { Executor } from '../platform/db/engine.ts';
-import { AppError, unconfigured, validation } from '../platform/errors.ts';
+import { unconfigured, validation } from '../platform/errors.ts';
 import { israelDate } from '../platform/clock.ts';
 import { isCurrencyCode, SHEKEL } from '../platform/currencies.ts';
 import { businessRateOn } from './business-rates.ts';
@@ -28,13 +28,17 @@ export interface DocumentRate {
 
 const SEND_RATE = 'send `exchangeRate` with the document';
 
-export async function rateForDocument(deps: ExchangeRateDeps, ex: Executor, businessId: string, currency: string, documentDate: string): Promise<DocumentRate> {
+export async function rateForDocument(
+  deps: ExchangeRateDeps,
+  ex: Executor,
+  { businessId, currency, documentDate }: { businessId: string; currency: string; documentDate: string },
+): Promise<DocumentRate> {
   if (currency === SHEKEL) throw validation('currency', 'a document in shekels has no exchange rate');
   if (!isCurrencyCode(currency)) throw validation('currency', `"${currency}" is not an ISO 4217 currency code`);
   const now = deps.clock.now();
   const today = israelDate(now);
   if (documentDate > today) {
-    throw new AppError(422, 'validation', `date: ${documentDate} is after today (${today}, Israel time): no representative rate is known for a future day`);
+    throw validation('date', `${documentDate} is after today (${today}, Israel time): no representative rate is known for a future day`);
   }
   const agreed = await businessRateOn(ex, businessId, currency, documentDate);
   if (agreed) return { rate: agreed.rate, date: agreed.effectiveFrom, source: 'business' };
@@ -58,13 +62,12 @@ export async function rateForDocument(deps: ExchangeRateDeps, ex: Executor, busi
     throw unconfigured(`the exchange-rate source answered an unusable rate of ${currency} for ${documentDate} (${found.rate} of ${found.date}): ${SEND_RATE}`);
   }
   if (!found) {
-    throw new AppError(
-      422,
-      'validation',
-      `currency: the Bank of Israel published no representative rate of ${currency} on or shortly before ${documentDate}: ${SEND_RATE}, or set an agreed rate (PUT /v1/businesses/{bid}/exchange-rates/${currency})`,
+    throw validation(
+      'currency',
+      `the Bank of Israel published no representative rate of ${currency} on or shortly before ${documentDate}: ${SEND_RATE}, or set an agreed rate (PUT /v1/businesses/{bid}/exchange-rates/${currency})`,
     );
   }
   const rate = canonicalDecimal(found.rate)!;
-  await storeBoiRate(ex, now, currency, documentDate, { rate, date: found.date }, today);
+  await storeBoiRate(ex, { at: now, currency, asked: documentDate, found: { rate, date: found.date }, today });
   return { rate, date: found.date, source: 'boi' };
 }

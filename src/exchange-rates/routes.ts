@@ -45,14 +45,14 @@ function registerRateReadRoutes(api: FastifyInstance, s: Services): void {
         summary: "The exchange rate a document of `date` in this currency would use: the business's agreed rate, else the Bank of Israel representative rate",
         params: CurrencyParams,
         querystring: RateQuery,
-        response: { 200: Ok({ exchangeRate: DocumentRateView }), ...errors(...AUTH_ERRORS, 422, 503) },
+        response: { 200: Ok({ exchangeRate: DocumentRateView }), ...errors(...AUTH_ERRORS, 503) },
       },
     },
     async (req) => {
       const { currency } = req.params as { currency: string };
       checkForeignCurrency(currency);
       const date = (req.query as { date?: string }).date ?? israelDate(s.clock.now());
-      const found = await rateForDocument(exchangeRateDeps(s), ctxOf(req).database.db, businessOf(req).id, currency, date);
+      const found = await rateForDocument(exchangeRateDeps(s), ctxOf(req).database.db, { businessId: businessOf(req).id, currency, documentDate: date });
       return { ok: true as const, exchangeRate: { currency, ...found } };
     },
   );
@@ -100,7 +100,7 @@ function registerRateWriteRoutes(api: FastifyInstance, s: Services): void {
       const problem = rateProblem(body.rate);
       if (problem) throw validation('body.rate', problem);
       const input = { currency, effectiveFrom: body.effectiveFrom, rate: canonicalDecimal(body.rate)! };
-      const result = await setBusinessRate(ctx.database, s.clock.now(), ctx.actor, businessOf(req).id, input);
+      const result = await setBusinessRate(ctx.database, { at: s.clock.now(), actor: ctx.actor, businessId: businessOf(req).id, input });
       return { ok: true as const, exchangeRate: result.rate, created: result.created };
     },
   );
@@ -121,7 +121,7 @@ function registerRateWriteRoutes(api: FastifyInstance, s: Services): void {
       const ctx = ctxOf(req);
       const { currency, effectiveFrom } = req.params as { currency: string; effectiveFrom: string };
       checkForeignCurrency(currency);
-      const removed = await deleteBusinessRate(ctx.database, s.clock.now(), ctx.actor, businessOf(req).id, currency, effectiveFrom);
+      const removed = await deleteBusinessRate(ctx.database, { at: s.clock.now(), actor: ctx.actor, businessId: businessOf(req).id, currency, effectiveFrom });
       return { ok: true as const, exchangeRate: removed };
     },
   );

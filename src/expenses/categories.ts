@@ -1,6 +1,6 @@
 import { roundHalfAwayFromZero } from '../platform/money.ts';
 import { chargesVat } from '../documents/doc-types.ts';
-import type { DealerType } from '../businesses/index.ts';
+import type { DealerType } from '../businesses/dealer-types.ts';
 
 /**
  * The published expense categories and how much of the input VAT on each may be deducted.

@@ -1,5 +1,4 @@
 /** The expenses domain's public surface: what other folders may import (ARCHITECTURE.md, "Boundaries"). */
 export { RECEIPT_MIMES } from './receipt-bytes.ts';
-export { registerExpenseRoutes } from './routes.ts';
 export { listExpenses } from './rows.ts';
 export { ListQuery as ExpenseListQuery, type ListQueryValue as ExpenseListQueryValue } from './schemas.ts';

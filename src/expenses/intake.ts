@@ -140,8 +140,8 @@ async function openReceiptDraft(
       const holder = await expenseHoldingFile(tx, b.id, file.id);
       if (holder) return { expense: holder, deduped: true };
     }
-    await openExpenseRows(tx, b, ceiling, now);
-    const expense = await insertExpense(tx, now, actor, b, { ...draft, receiptFileId: file.id });
+    await openExpenseRows(tx, b, { maxExpensesPerMonth: ceiling, at: now });
+    const expense = await insertExpense(tx, { at: now, actor, business: b, row: { ...draft, receiptFileId: file.id } });
     return { expense: expense!, deduped: false };
   });
 }
@@ -153,9 +153,7 @@ async function openReceiptDraft(
 export async function uploadReceipt(
   s: Services,
   database: Database,
-  actor: Actor,
-  b: BusinessRecord,
-  receipt: Receipt,
+  { actor, business: b, receipt }: { actor: Actor; business: BusinessRecord; receipt: Receipt },
 ): Promise<{ expense: ExpenseView; deduped: boolean }> {
   requireApproved(b, 'uploading a receipt');
   const ceiling = await expenseCeiling(s, b);
@@ -190,9 +188,7 @@ export function fieldsFromExtraction(raw: Record<string, unknown>): DraftFields 
 export async function scanReceipt(
   s: Services,
   database: Database,
-  actor: Actor & { keyId: string; accountId: string },
-  b: BusinessRecord,
-  receipt: Receipt,
+  { actor, business: b, receipt }: { actor: Actor & { keyId: string; accountId: string }; business: BusinessRecord; receipt: Receipt },
 ): Promise<{ expense: ExpenseView; deduped: boolean }> {
   const provider = ocrProviderFrom(s.config);
   if (!provider) throw unconfigured('OCR is not configured on this server (OCR_BASE_URL, OCR_API_KEY, OCR_MODEL)');

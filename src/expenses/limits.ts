@@ -19,7 +19,7 @@ const MONTHLY_METRIC = 'expense_rows_month';
 /** 403 `approval_required` unless the business is approved (record, upload, scan, correction). */
 export function requireApproved(b: BusinessRecord, what: string): void {
   if (b.approvalStatus !== 'approved') {
-    throw new AppError(403, 'approval_required', `${what} needs an approved business; this one is ${b.approvalStatus}`);
+    throw new AppError('approval_required', `${what} needs an approved business; this one is ${b.approvalStatus}`);
   }
 }
 
@@ -35,7 +35,11 @@ export async function expenseCeiling(s: Services, b: BusinessRecord): Promise<nu
  * Takes `n` expense rows from the business's daily backstop and monthly ceiling, exactly, in the
  * writing transaction (a rollback gives them back), and counts them in the account's usage.
  */
-export async function openExpenseRows(tx: Tx, b: BusinessRecord, maxExpensesPerMonth: number | null, at: Date, n = 1): Promise<void> {
+export async function openExpenseRows(
+  tx: Tx,
+  b: BusinessRecord,
+  { maxExpensesPerMonth, at, n = 1 }: { maxExpensesPerMonth: number | null; at: Date; n?: number },
+): Promise<void> {
   for (let i = 0; i < n; i++) {
     await takeDailyAllowance(tx, {
       day: israelDate(at),
@@ -44,7 +48,7 @@ export async function openExpenseRows(tx: Tx, b: BusinessRecord, maxExpensesPerM
       limit: EXPENSE_ROWS_PER_DAY,
       what: 'expense rows opened per business per day',
     });
-    if (maxExpensesPerMonth === null) await bumpCounter(tx, israelMonthStart(at), subject.business(b.id), MONTHLY_METRIC);
+    if (maxExpensesPerMonth === null) await bumpCounter(tx, { day: israelMonthStart(at), subject: subject.business(b.id), metric: MONTHLY_METRIC });
     else {
       await takeDailyAllowance(tx, {
         day: israelMonthStart(at),
@@ -61,7 +65,7 @@ export async function openExpenseRows(tx: Tx, b: BusinessRecord, maxExpensesPerM
       });
     }
   }
-  await bumpCounter(tx, israelDate(at), subject.account(b.accountId), 'expense_rows', n);
+  await bumpCounter(tx, { day: israelDate(at), subject: subject.account(b.accountId), metric: 'expense_rows' }, n);
 }
 
 /**
@@ -96,5 +100,5 @@ export async function takeScan(tx: Tx, at: Date, keyId: string, accountId: strin
     reason: 'quota_exceeded',
     what: 'OCR scans per key per day',
   });
-  await bumpCounter(tx, israelDate(at), subject.account(accountId), 'ocr_scans');
+  await bumpCounter(tx, { day: israelDate(at), subject: subject.account(accountId), metric: 'ocr_scans' });
 }

@@ -81,7 +81,7 @@ export function registerSupplierPaymentRoutes(api: FastifyInstance, s: Services)
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
-      const payment = await paySupplier(s, ctx.database, ctx.actor, businessOf(req), req.body as SupplierPaymentInput);
+      const payment = await paySupplier(s, ctx.database, { actor: ctx.actor, business: businessOf(req), input: req.body as SupplierPaymentInput });
       return reply.status(201).send({ ok: true, payment });
     },
   );

@@ -86,14 +86,14 @@ async function targetOf(tx: Tx, b: BusinessRecord, input: SupplierPaymentInput) 
     };
   }
   const e = toExpense(await expenseRow(tx, b.id, input.expenseId!, true));
-  if (e.status !== 'recorded') throw new AppError(409, 'not_draft', 'a draft expense is not in the books yet: record it first, then pay it');
+  if (e.status !== 'recorded') throw new AppError('not_draft', 'a draft expense is not in the books yet: record it first, then pay it');
   if (e.reversesExpenseId || e.reversedByExpenseId) throw conflict(`expense ${e.id} is a storno or was corrected by one: pay the expense that stands`);
   if ((e.amountIncVat ?? 0) <= 0) throw conflict(`expense ${e.id} is a credit from the supplier (${e.amountIncVat} agorot): nothing to pay`);
   const paid = await queryOne<{ paid: string }>(tx, sql`SELECT coalesce(sum(amount), 0)::bigint AS paid FROM supplier_payments WHERE expense_id = ${e.id}`);
   const left = e.amountIncVat! - Number(paid!.paid);
   if (input.amount > left) throw conflict(`expense ${e.id} has ${left} agorot left to pay of ${e.amountIncVat}; the payment is ${input.amount}`);
   const account = await expenseSupplierAccount(tx, b.id, e.id);
-  if (!account) throw new AppError(500, 'internal', `expense ${e.id} has no supplier line in its journal entry`);
+  if (!account) throw new AppError('internal', `expense ${e.id} has no supplier line in its journal entry`);
   return { supplier: { account }, name: e.supplierName ?? '', expenseId: e.id, partyId: e.partyId };
 }
 
@@ -109,13 +109,17 @@ function checkedInput(input: SupplierPaymentInput, today: string): { method: Pay
 }
 
 /** Records a payment to a supplier with its journal entry and audit row (422 `period_closed` for a date in a closed month). */
-export async function paySupplier(s: Services, database: Database, actor: Actor, b: BusinessRecord, input: SupplierPaymentInput): Promise<SupplierPaymentView> {
+export async function paySupplier(
+  s: Services,
+  database: Database,
+  { actor, business: b, input }: { actor: Actor; business: BusinessRecord; input: SupplierPaymentInput },
+): Promise<SupplierPaymentView> {
   requireApproved(b, 'paying a supplier');
   const now = s.clock.now();
   const { method, date } = checkedInput(input, israelDate(now));
   return database.db.transaction(async (tx) => {
     if (await inClosedPeriod(tx, b.id, date)) {
-      throw new AppError(422, 'period_closed', `${date} is in a closed period of the books: a payment is dated when it was made, in an open month`);
+      throw new AppError('period_closed', `${date} is in a closed period of the books: a payment is dated when it was made, in an open month`);
     }
     const target = await targetOf(tx, b, input);
     const reference = input.reference ?? null;
@@ -150,13 +154,17 @@ export async function paySupplier(s: Services, database: Database, actor: Actor,
       })} RETURNING *`,
     );
     const payment = toPayment(row!);
-    await appendAudit(tx, now, actor, {
-      businessId: b.id,
-      action: 'supplier_payment.create',
-      entityType: 'supplier_payment',
-      entityId: payment.id,
-      after: payment,
-    });
+    await appendAudit(
+      tx,
+      { at: now, actor },
+      {
+        businessId: b.id,
+        action: 'supplier_payment.create',
+        entityType: 'supplier_payment',
+        entityId: payment.id,
+        after: payment,
+      },
+    );
     return payment;
   });
 }

@@ -70,7 +70,7 @@ export function parseDataUri(uri: string, field: string): { bytes: Buffer; decla
   return { bytes, declaredMime: normalizeMime(m[1]) };
 }
 
-export const tooLarge = (maxBytes: number) => new AppError(413, 'too_large', `file: the receipt is larger than ${maxBytes} bytes (UPLOAD_MAX_BYTES)`);
+export const tooLarge = (maxBytes: number) => new AppError('too_large', `file: the receipt is larger than ${maxBytes} bytes (UPLOAD_MAX_BYTES)`);
 
 /**
  * The byte-level checks of a receipt: not empty, within the size limit, one of the accepted

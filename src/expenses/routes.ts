@@ -112,7 +112,12 @@ function registerExpenseCreateRoute(api: FastifyInstance, s: Services): void {
     async (req, reply) => {
       const ctx = ctxOf(req);
       const key = req.headers['idempotency-key'];
-      const result = await createDraft(s, ctx.database, ctx.actor, businessOf(req), req.body ?? {}, typeof key === 'string' ? key : undefined);
+      const result = await createDraft(s, ctx.database, {
+        actor: ctx.actor,
+        business: businessOf(req),
+        body: req.body ?? {},
+        headerKey: typeof key === 'string' ? key : undefined,
+      });
       if (result.deduped) reply.header('Idempotent-Replayed', 'true');
       return reply.status(201).send({ ok: true, ...result });
     },
@@ -137,7 +142,7 @@ function registerExpenseDraftEditRoutes(api: FastifyInstance, s: Services): void
     async (req) => {
       const ctx = ctxOf(req);
       const { id } = req.params as { id: string };
-      return { ok: true as const, expense: await patchDraft(s, ctx.database, ctx.actor, businessOf(req), id, req.body ?? {}) };
+      return { ok: true as const, expense: await patchDraft(s, ctx.database, { actor: ctx.actor, business: businessOf(req), id, body: req.body ?? {} }) };
     },
   );
 
@@ -156,7 +161,7 @@ function registerExpenseDraftEditRoutes(api: FastifyInstance, s: Services): void
     async (req) => {
       const ctx = ctxOf(req);
       const { id } = req.params as { id: string };
-      await deleteDraft(s, ctx.database, ctx.actor, businessOf(req), id);
+      await deleteDraft(s, ctx.database, { actor: ctx.actor, business: businessOf(req), id });
       return { ok: true as const };
     },
   );
@@ -182,7 +187,7 @@ function registerExpenseRecordRoutes(api: FastifyInstance, s: Services): void {
     async (req, reply) => {
       const ctx = ctxOf(req);
       const { id } = req.params as { id: string };
-      return reply.status(201).send({ ok: true, ...(await recordDraft(s, ctx.database, ctx.actor, businessOf(req), id)) });
+      return reply.status(201).send({ ok: true, ...(await recordDraft(s, ctx.database, { actor: ctx.actor, business: businessOf(req), id })) });
     },
   );
 
@@ -207,7 +212,7 @@ function registerExpenseRecordRoutes(api: FastifyInstance, s: Services): void {
       const ctx = ctxOf(req);
       const { id } = req.params as { id: string };
       const redraft = Boolean((req.body as { redraft?: boolean } | undefined)?.redraft);
-      return reply.status(201).send({ ok: true, ...(await correctExpense(s, ctx.database, ctx.actor, businessOf(req), id, redraft)) });
+      return reply.status(201).send({ ok: true, ...(await correctExpense(s, ctx.database, { actor: ctx.actor, business: businessOf(req), id, redraft })) });
     },
   );
 }
@@ -251,7 +256,7 @@ function registerReceiptIntakeRoutes(api: FastifyInstance, s: Services): void {
         const receipt = await readReceipt(req, maxBytes, s.fileStores[ctx.mode].current.spoolDir);
         try {
           if (await claimIdempotencyKey(s, req, reply, receiptFingerprint(receipt))) return reply;
-          return reply.status(201).send({ ok: true, ...(await uploadReceipt(s, ctx.database, ctx.actor, businessOf(req), receipt)) });
+          return reply.status(201).send({ ok: true, ...(await uploadReceipt(s, ctx.database, { actor: ctx.actor, business: businessOf(req), receipt })) });
         } finally {
           // Gone already once it went into the store; removed here when it did not.
           await discardSpool(receipt.spool);
@@ -274,7 +279,7 @@ function registerReceiptIntakeRoutes(api: FastifyInstance, s: Services): void {
         try {
           if (await claimIdempotencyKey(s, req, reply, receiptFingerprint(receipt))) return reply;
           const actor = { accountId: ctx.key.accountId, keyId: ctx.key.id };
-          return reply.status(201).send({ ok: true, ...(await scanReceipt(s, ctx.database, actor, businessOf(req), receipt)) });
+          return reply.status(201).send({ ok: true, ...(await scanReceipt(s, ctx.database, { actor, business: businessOf(req), receipt })) });
         } finally {
           await discardSpool(receipt.spool);
         }

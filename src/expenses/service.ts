@@ -35,7 +35,10 @@ export interface NewExpenseRow extends DraftFields {
 }
 
 /** Inserts a row (the caller took the row limits). Answers undefined when the externalRef already exists. */
-export async function insertExpense(tx: Tx, at: Date, actor: Actor, b: BusinessRecord, r: NewExpenseRow): Promise<ExpenseView | undefined> {
+export async function insertExpense(
+  tx: Tx,
+  { at, actor, business: b, row: r }: { at: Date; actor: Actor; business: BusinessRecord; row: NewExpenseRow },
+): Promise<ExpenseView | undefined> {
   const id = newId('exp', at.getTime());
   const row = await queryOne<Record<string, unknown>>(
     tx,
@@ -74,7 +77,7 @@ export async function insertExpense(tx: Tx, at: Date, actor: Actor, b: BusinessR
   );
   if (!row) return undefined;
   const expense = toExpense(row);
-  await appendAudit(tx, at, actor, { businessId: b.id, action: `expense.create.${r.source}`, entityType: 'expense', entityId: id, after: expense });
+  await appendAudit(tx, { at, actor }, { businessId: b.id, action: `expense.create.${r.source}`, entityType: 'expense', entityId: id, after: expense });
   return expense;
 }
 
@@ -109,10 +112,7 @@ const RACED = Symbol('raced');
 export async function createDraft(
   s: Services,
   database: Database,
-  actor: Actor,
-  b: BusinessRecord,
-  body: ExpenseCreateBody,
-  headerKey: string | undefined,
+  { actor, business: b, body, headerKey }: { actor: Actor; business: BusinessRecord; body: ExpenseCreateBody; headerKey: string | undefined },
 ): Promise<{ expense: ExpenseView; deduped: boolean }> {
   if (headerKey !== undefined && body.externalRef !== undefined && headerKey !== body.externalRef) {
     throw validation('body.externalRef', 'differs from the Idempotency-Key header; send one or make them equal');
@@ -136,8 +136,13 @@ export async function createDraft(
       const seen = await existing(tx);
       if (seen) return seen;
       const fields = await applyDraftInput(tx, b.id, EMPTY_DRAFT, body);
-      await openExpenseRows(tx, b, ceiling, now);
-      const expense = await insertExpense(tx, now, actor, b, { ...fields, source: 'manual', externalRef, requestHash: hash, metadata: body.metadata });
+      await openExpenseRows(tx, b, { maxExpensesPerMonth: ceiling, at: now });
+      const expense = await insertExpense(tx, {
+        at: now,
+        actor,
+        business: b,
+        row: { ...fields, source: 'manual', externalRef, requestHash: hash, metadata: body.metadata },
+      });
       if (!expense) throw RACED; // a concurrent call with the same key committed first: roll back our limit take
       return { expense, deduped: false };
     });
@@ -149,11 +154,15 @@ export async function createDraft(
 
 async function lockedDraft(tx: Tx, businessId: string, id: string): Promise<ExpenseView> {
   const e = toExpense(await expenseRow(tx, businessId, id, true));
-  if (e.status !== 'draft') throw new AppError(409, 'not_draft', 'the expense is recorded: it cannot change; correct it with POST .../correction');
+  if (e.status !== 'draft') throw new AppError('not_draft', 'the expense is recorded: it cannot change; correct it with POST .../correction');
   return e;
 }
 
-export async function patchDraft(s: Services, database: Database, actor: Actor, b: BusinessRecord, id: string, body: ExpensePatchBody): Promise<ExpenseView> {
+export async function patchDraft(
+  s: Services,
+  database: Database,
+  { actor, business: b, id, body }: { actor: Actor; business: BusinessRecord; id: string; body: ExpensePatchBody },
+): Promise<ExpenseView> {
   const now = s.clock.now();
   return database.db.transaction(async (tx) => {
     const before = await lockedDraft(tx, b.id, id);
@@ -168,24 +177,31 @@ export async function patchDraft(s: Services, database: Database, actor: Actor, 
           WHERE id = ${id} RETURNING ${EXPENSE_COLUMNS}`,
     );
     const after = toExpense(row!);
-    await appendAudit(tx, now, actor, { businessId: b.id, action: 'expense.update', entityType: 'expense', entityId: id, before, after });
+    await appendAudit(tx, { at: now, actor }, { businessId: b.id, action: 'expense.update', entityType: 'expense', entityId: id, before, after });
     return after;
   });
 }
 
 /** DELETE of a draft; a recorded expense answers 404 (it is never deleted). */
-export async function deleteDraft(s: Services, database: Database, actor: Actor, b: BusinessRecord, id: string): Promise<void> {
+export async function deleteDraft(
+  s: Services,
+  database: Database,
+  { actor, business: b, id }: { actor: Actor; business: BusinessRecord; id: string },
+): Promise<void> {
   const now = s.clock.now();
   await database.db.transaction(async (tx) => {
     const before = toExpense(await expenseRow(tx, b.id, id, true));
     if (before.status !== 'draft') throw notFound('draft expense');
     await tx.execute(sql`DELETE FROM expenses WHERE id = ${id}`);
-    await appendAudit(tx, now, actor, { businessId: b.id, action: 'expense.delete', entityType: 'expense', entityId: id, before });
+    await appendAudit(tx, { at: now, actor }, { businessId: b.id, action: 'expense.delete', entityType: 'expense', entityId: id, before });
   });
 }
 
 /** What a recorded row (a recorded expense or its storno) writes beside it: its journal entry and its event. */
-async function announceRecorded(tx: Tx, at: Date, b: BusinessRecord, e: ExpenseView, keyId: string | null): Promise<void> {
+async function announceRecorded(
+  tx: Tx,
+  { at, business: b, expense: e, keyId }: { at: Date; business: BusinessRecord; expense: ExpenseView; keyId: string | null },
+): Promise<void> {
   const party = e.partyId
     ? await queryOne<{ key: string; name: string; tax_id: string | null }>(
         tx,
@@ -244,9 +260,7 @@ async function closedPeriodWarning(tx: Tx, businessId: string, invoiceDate: stri
 export async function recordDraft(
   s: Services,
   database: Database,
-  actor: Actor,
-  b: BusinessRecord,
-  id: string,
+  { actor, business: b, id }: { actor: Actor; business: BusinessRecord; id: string },
 ): Promise<{ expense: ExpenseView; deduped: boolean }> {
   const now = s.clock.now();
   return database.db.transaction(async (tx) => {
@@ -266,7 +280,7 @@ export async function recordDraft(
       allocationNumber: f.allocationNumber,
     });
     // A strict business records no tax invoice whose VAT waits for a number (nothing is written).
-    if (input.refusal && b.requireAllocation) throw new AppError(422, 'allocation_required', input.refusal);
+    if (input.refusal && b.requireAllocation) throw new AppError('allocation_required', input.refusal);
     const warnings = [...input.warnings, ...(await closedPeriodWarning(tx, b.id, f.supplierDocDate!))];
     const row = await queryOne<Record<string, unknown>>(
       tx,
@@ -276,8 +290,8 @@ export async function recordDraft(
           WHERE id = ${id} RETURNING ${EXPENSE_COLUMNS}`,
     );
     const after = toExpense(row!);
-    await appendAudit(tx, now, actor, { businessId: b.id, action: 'expense.record', entityType: 'expense', entityId: id, before, after });
-    await announceRecorded(tx, now, b, after, actor.keyId);
+    await appendAudit(tx, { at: now, actor }, { businessId: b.id, action: 'expense.record', entityType: 'expense', entityId: id, before, after });
+    await announceRecorded(tx, { at: now, business: b, expense: after, keyId: actor.keyId });
     return { expense: after, deduped: false };
   });
 }
@@ -285,42 +299,47 @@ export async function recordDraft(
 /** The storno of one recorded expense (refused for a draft, a storno, or an expense already corrected), linked from the original. */
 async function writeReversal(
   tx: Tx,
-  now: Date,
-  actor: Actor,
-  b: BusinessRecord,
-  ceiling: number | null,
-  id: string,
+  { now, actor, business: b, ceiling, id }: { now: Date; actor: Actor; business: BusinessRecord; ceiling: number | null; id: string },
 ): Promise<{ reversal: ExpenseView; original: ExpenseView }> {
   const original = toExpense(await expenseRow(tx, b.id, id, true));
-  if (original.status !== 'recorded') throw new AppError(409, 'not_draft', 'only a recorded expense is corrected; edit or delete the draft instead');
+  if (original.status !== 'recorded') throw new AppError('not_draft', 'only a recorded expense is corrected; edit or delete the draft instead');
   if (original.reversesExpenseId) throw conflict('this row is itself a storno and cannot be corrected');
   if (original.reversedByExpenseId) throw conflict(`the expense was already corrected by ${original.reversedByExpenseId}`);
-  await openExpenseRows(tx, b, ceiling, now);
+  await openExpenseRows(tx, b, { maxExpensesPerMonth: ceiling, at: now });
   const neg = (v: number | null) => (v === null ? null : -v + 0);
-  const reversal = (await insertExpense(tx, now, actor, b, {
-    ...fieldsOf(original),
-    amountExVat: neg(original.amountExVat),
-    vatAmount: neg(original.vatAmount),
-    amountIncVat: neg(original.amountIncVat),
-    deductibleVat: neg(original.deductibleVat),
-    note: original.note,
-    source: 'reversal',
-    status: 'recorded',
-    recordedAt: now,
-    receiptFileId: original.receiptFileId,
-    reversesExpenseId: original.id,
-    metadata: original.metadata, // a metadata filter finds the storno beside the row it corrects
+  const reversal = (await insertExpense(tx, {
+    at: now,
+    actor,
+    business: b,
+    row: {
+      ...fieldsOf(original),
+      amountExVat: neg(original.amountExVat),
+      vatAmount: neg(original.vatAmount),
+      amountIncVat: neg(original.amountIncVat),
+      deductibleVat: neg(original.deductibleVat),
+      note: original.note,
+      source: 'reversal',
+      status: 'recorded',
+      recordedAt: now,
+      receiptFileId: original.receiptFileId,
+      reversesExpenseId: original.id,
+      metadata: original.metadata, // a metadata filter finds the storno beside the row it corrects
+    },
   }))!;
   await tx.execute(sql`UPDATE expenses SET reversed_by_expense_id = ${reversal.id} WHERE id = ${original.id}`);
-  await appendAudit(tx, now, actor, {
-    businessId: b.id,
-    action: 'expense.reverse',
-    entityType: 'expense',
-    entityId: original.id,
-    before: { reversedByExpenseId: null },
-    after: { reversedByExpenseId: reversal.id },
-  });
-  await announceRecorded(tx, now, b, reversal, actor.keyId);
+  await appendAudit(
+    tx,
+    { at: now, actor },
+    {
+      businessId: b.id,
+      action: 'expense.reverse',
+      entityType: 'expense',
+      entityId: original.id,
+      before: { reversedByExpenseId: null },
+      after: { reversedByExpenseId: reversal.id },
+    },
+  );
+  await announceRecorded(tx, { at: now, business: b, expense: reversal, keyId: actor.keyId });
   return { reversal, original };
 }
 
@@ -334,24 +353,26 @@ async function writeReversal(
 export async function correctExpense(
   s: Services,
   database: Database,
-  actor: Actor,
-  b: BusinessRecord,
-  id: string,
-  redraft: boolean,
+  { actor, business: b, id, redraft }: { actor: Actor; business: BusinessRecord; id: string; redraft: boolean },
 ): Promise<{ expense: ExpenseView; draft?: ExpenseView; draftError?: { error: string; reason: string } }> {
   requireApproved(b, 'correcting an expense');
   const ceiling = await expenseCeiling(s, b);
   const now = s.clock.now();
-  const { reversal, original } = await database.db.transaction((tx) => writeReversal(tx, now, actor, b, ceiling, id));
+  const { reversal, original } = await database.db.transaction((tx) => writeReversal(tx, { now, actor, business: b, ceiling, id }));
   if (!redraft) return { expense: reversal };
   try {
     const draft = await database.db.transaction(async (tx) => {
-      await openExpenseRows(tx, b, ceiling, now);
-      return (await insertExpense(tx, now, actor, b, {
-        ...fieldsOf(original),
-        source: 'redraft',
-        receiptFileId: original.receiptFileId,
-        metadata: original.metadata,
+      await openExpenseRows(tx, b, { maxExpensesPerMonth: ceiling, at: now });
+      return (await insertExpense(tx, {
+        at: now,
+        actor,
+        business: b,
+        row: {
+          ...fieldsOf(original),
+          source: 'redraft',
+          receiptFileId: original.receiptFileId,
+          metadata: original.metadata,
+        },
       }))!;
     });
     return { expense: reversal, draft };

@@ -17,7 +17,11 @@ const is = {
 };
 
 /** The database's own figures for the fixed set (same filter as the export, amounts per the C100 conventions). */
-export async function databaseTotals(ex: Executor, businessId: string, from: string, to: string, cutOff: Date): Promise<Map<number, DocTypeCheck['database']>> {
+export async function databaseTotals(
+  ex: Executor,
+  businessId: string,
+  { from, to, cutOff }: { from: string; to: string; cutOff: Date },
+): Promise<Map<number, DocTypeCheck['database']>> {
   const rows = await query<Record<string, number>>(
     ex,
     // Shekel figures: a foreign-currency document's frozen `ils` totals (docs/currency.md), its

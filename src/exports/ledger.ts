@@ -125,9 +125,7 @@ function entryDateOf(createdAt: string | Date): string {
 export async function* exportJournal(
   ex: Executor,
   businessId: string,
-  range: { from: string; to: string },
-  cutOff: Date,
-  chunk = 2000,
+  { range, cutOff, chunk = 2000 }: { range: { from: string; to: string }; cutOff: Date; chunk?: number },
 ): AsyncGenerator<Omit<B100Input, Head>[]> {
   let after = 0;
   for (;;) {

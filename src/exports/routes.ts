@@ -1,43 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ctxOf } from '../platform/http/context.ts';
-import { AUTH_ERRORS, BidIdParams, BidParams, errors, IsoDate, IsoDateTime, Nullable, Ok } from '../platform/http/schemas.ts';
+import { AUTH_ERRORS, BidIdParams, BidParams, errors, IsoDate, Nullable, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
 import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { CursorQuery, NextCursor } from '../platform/http/cursor.ts';
 import { businessOf } from '../businesses/index.ts';
 import { runOpenfrmtExport } from './run.ts';
 import { getRun, listRuns } from './store.ts';
-import { enumOf } from '../platform/http/enums.ts';
-import { EXPORT_KINDS, EXPORT_STATUSES } from './lists.ts';
+import { ExportRunSchema, FileMetaSchema } from './schemas.ts';
 
 const tags = ['exports'];
-
-export const FileMetaSchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  mime: Type.String(),
-  size: Type.Integer(),
-  sha256: Type.String(),
-  createdAt: IsoDateTime,
-});
-
-export const ExportRunSchema = Type.Object({
-  id: Type.String({ description: '`exr_…`' }),
-  kind: enumOf(EXPORT_KINDS),
-  from: IsoDate,
-  to: IsoDate,
-  status: enumOf(EXPORT_STATUSES),
-  directory: Type.String({ description: 'OPENFRMT/<first 8 digits of the tax id>.<YY>/<MMDDhhmm> inside the zip' }),
-  cutOffAt: Type.String({ description: 'Documents issued up to this instant are in the run (the fixed set).' }),
-  recordCounts: Type.Unknown({ description: 'Records per type in BKMVDATA.TXT, and `total`.' }),
-  fileId: Nullable(Type.String()),
-  verification: Type.Unknown({ description: 'The files read back: record checks, per-doc-type totals against the database, source match.' }),
-  report: Type.Unknown({ description: 'The printed outputs of spec §2.6 / §5.4: record counts per type, count and total per document type.' }),
-  error: Nullable(Type.String()),
-  createdAt: IsoDateTime,
-  completedAt: Nullable(IsoDateTime),
-});
 
 const ExportBody = Type.Object(
   { from: IsoDate, to: IsoDate },
@@ -69,7 +42,7 @@ function registerCreateRoute(api: FastifyInstance, s: Services): void {
     async (req, reply) => {
       const ctx = ctxOf(req);
       const body = req.body as { from: string; to: string };
-      const result = await runOpenfrmtExport(s, ctx.database, businessOf(req), body, ctx.actor);
+      const result = await runOpenfrmtExport(s, ctx.database, { business: businessOf(req), range: body, actor: ctx.actor });
       return reply.status(201).send({ ok: true, ...result });
     },
   );

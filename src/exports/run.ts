@@ -135,7 +135,7 @@ function iniOf(c: RunContext, totalRecords: number, asm: BkmvAssembler): Buffer 
  */
 async function verifyRun(c: RunContext, verifier: VerifierThread, zipSize: number, source: SourceDigest): Promise<Verification> {
   const { db, business, range, cutOff } = c;
-  const totals = await databaseTotals(db, business.id, range.from, range.to, cutOff);
+  const totals = await databaseTotals(db, business.id, { from: range.from, to: range.to, cutOff });
   const books = c.doubleEntry
     ? {
         before: (await trialBalance(db, business.id, dayBefore(range.from), cutOff)).accounts,
@@ -181,13 +181,17 @@ async function storeRun(
       report,
       error: verification.ok ? null : 'verification failed',
     });
-    await appendAudit(tx, at, c.actor, {
-      businessId: business.id,
-      action: 'export.openfrmt',
-      entityType: 'export_run',
-      entityId: run.id,
-      after: { from: range.from, to: range.to, status, fileId: file.id, recordCounts },
-    });
+    await appendAudit(
+      tx,
+      { at, actor: c.actor },
+      {
+        businessId: business.id,
+        action: 'export.openfrmt',
+        entityType: 'export_run',
+        entityId: run.id,
+        after: { from: range.from, to: range.to, status, fileId: file.id, recordCounts },
+      },
+    );
     if (status === 'completed') {
       await recordEvent(tx, at, {
         event: 'export.completed',
@@ -213,13 +217,17 @@ async function recordFailure(c: RunContext, err: unknown): Promise<void> {
   await c.db
     .transaction(async (tx) => {
       await finishRun(tx, failedAt, run.id, { status: 'failed', recordCounts: null, fileId: null, verification: null, report: null, error: reason });
-      await appendAudit(tx, failedAt, c.actor, {
-        businessId: business.id,
-        action: 'export.openfrmt',
-        entityType: 'export_run',
-        entityId: run.id,
-        after: { from: range.from, to: range.to, status: 'failed', fileId: null, error: reason },
-      });
+      await appendAudit(
+        tx,
+        { at: failedAt, actor: c.actor },
+        {
+          businessId: business.id,
+          action: 'export.openfrmt',
+          entityType: 'export_run',
+          entityId: run.id,
+          after: { from: range.from, to: range.to, status: 'failed', fileId: null, error: reason },
+        },
+      );
     })
     .catch((e) => s.logger.error({ err: e, exportRunId: run.id }, 'the failed export run could not be recorded'));
 }
@@ -262,10 +270,7 @@ async function produce(c: RunContext, work: string, opts: ExportOptions, running
 export async function runOpenfrmtExport(
   s: Services,
   database: Database,
-  business: BusinessRecord,
-  range: { from: string; to: string },
-  actor: Actor,
-  opts: ExportOptions = {},
+  { business, range, actor, opts = {} }: { business: BusinessRecord; range: { from: string; to: string }; actor: Actor; opts?: ExportOptions },
 ): Promise<ExportResult> {
   checkExportable(s, business, range);
   const db = database.db;

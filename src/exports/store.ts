@@ -76,8 +76,7 @@ async function failInterruptedRuns(ex: Executor, businessId: string, cutOff: Dat
   for (const r of interrupted) {
     await appendAudit(
       ex,
-      cutOff,
-      { accountId: null, keyId: null },
+      { at: cutOff, actor: { accountId: null, keyId: null } },
       {
         businessId,
         action: 'export.openfrmt',
@@ -122,7 +121,6 @@ export async function startRun(
     const free = minutes[names.findIndex((n, i) => i > 0 && !taken.has(n))] ?? minutes[minutes.length - 1];
     const seconds = Math.max(1, Math.ceil((free.getTime() - a.cutOff.getTime()) / 1000));
     return new AppError(
-      409,
       'conflict',
       `another OPENFRMT production of this business already has the directory ${names[0]} (spec §2.2: one production per minute); ` +
         `the production time is the run's real start minute, never a later one: retry in ${seconds} s`,

@@ -10,7 +10,7 @@ export async function chartOfAccounts(ex: Executor, b: BusinessRecord, at: Date)
 }
 
 /** One account and its lines between `from` and `to` with the opening balance; 404 for an unknown code. */
-export async function accountWithLedger(ex: Executor, b: BusinessRecord, code: string, range: { from: string; to: string }, at: Date) {
+export async function accountWithLedger(ex: Executor, b: BusinessRecord, { code, range, at }: { code: string; range: { from: string; to: string }; at: Date }) {
   await ensureChart(ex, b.id, b.dealerType, at);
   const account = await getAccount(ex, b.id, code);
   if (!account) throw notFound('account');

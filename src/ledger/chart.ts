@@ -4,8 +4,8 @@
  * books its receipts straight to revenue and has no output VAT. Codes are at most 15 characters
  * (B110 field 1402); the trial-balance code (1406) groups accounts into the statements.
  */
-import type { DealerType } from '../businesses/index.ts';
-import type { PaymentMethodCode, VatExemptionReason } from '../documents/index.ts';
+import type { DealerType } from '../businesses/dealer-types.ts';
+import type { PaymentMethodCode, VatExemptionReason } from '../documents/snapshot-types.ts';
 import type { AccountKind } from './lists.ts';
 
 export type { AccountKind } from './lists.ts';

@@ -15,8 +15,8 @@
  *   Dr input VAT (the deductible share; fixed assets apart) / Cr supplier. Its storno row carries
  *   negative amounts: the same lines on the other side.
  */
-import type { DealerType } from '../businesses/index.ts';
-import type { DocumentSnapshot } from '../documents/index.ts';
+import type { DealerType } from '../businesses/dealer-types.ts';
+import type { DocumentSnapshot } from '../documents/snapshot-types.ts';
 import { ilsPaymentAmounts } from '../documents/currency.ts';
 import { DOC_TYPES } from '../documents/doc-types.ts';
 import {
@@ -92,7 +92,7 @@ export interface JournalDraft {
 type Foreign = { currency: string; signed: number } | null;
 
 /** Adds a signed amount on a side: a negative amount goes to the other side; zero writes nothing. */
-function post(lines: JournalLine[], account: string, side: Side, signed: number, foreign: Foreign = null): void {
+function post(lines: JournalLine[], { account, side, signed, foreign = null }: { account: string; side: Side; signed: number; foreign?: Foreign }): void {
   if (signed === 0) return;
   const flipped: Side = side === DEBIT ? CREDIT : DEBIT;
   const line: JournalLine = { account, side: signed > 0 ? side : flipped, amount: Math.abs(signed) };
@@ -141,16 +141,16 @@ export function journalOfDocument(snap: DocumentSnapshot, dealerType: DealerType
   const revenue = revenueAccount(vatDealer, snap.vatExemptionReason);
   const lines: JournalLine[] = [];
   const invoice = (sign: 1 | -1) => {
-    post(lines, customer, DEBIT, sign * t.totalIncVat, fx(sign * f.totalIncVat));
-    post(lines, revenue, CREDIT, sign * t.totalExVat, fx(sign * f.totalExVat));
-    post(lines, OUTPUT_VAT, CREDIT, sign * t.vatAmount, fx(sign * f.vatAmount));
+    post(lines, { account: customer, side: DEBIT, signed: sign * t.totalIncVat, foreign: fx(sign * f.totalIncVat) });
+    post(lines, { account: revenue, side: CREDIT, signed: sign * t.totalExVat, foreign: fx(sign * f.totalExVat) });
+    post(lines, { account: OUTPUT_VAT, side: CREDIT, signed: sign * t.vatAmount, foreign: fx(sign * f.vatAmount) });
   };
   const receipt = (against: string) => {
     const shekels = ilsPaymentAmounts(snap);
-    snap.payments.forEach((p, i) => post(lines, paymentAccount(p.method), DEBIT, shekels[i], fx(p.amount)));
-    post(lines, WITHHOLDING_RECEIVABLE, DEBIT, t.withholdingAmount, fx(f.withholdingAmount));
+    snap.payments.forEach((p, i) => post(lines, { account: paymentAccount(p.method), side: DEBIT, signed: shekels[i], foreign: fx(p.amount) }));
+    post(lines, { account: WITHHOLDING_RECEIVABLE, side: DEBIT, signed: t.withholdingAmount, foreign: fx(f.withholdingAmount) });
     const received = shekels.reduce((a, x) => a + x, 0) + t.withholdingAmount;
-    post(lines, against, CREDIT, received, fx(snap.payments.reduce((a, p) => a + p.amount, 0) + f.withholdingAmount));
+    post(lines, { account: against, side: CREDIT, signed: received, foreign: fx(snap.payments.reduce((a, p) => a + p.amount, 0) + f.withholdingAmount) });
   };
   // The type's entry (doc-types.ts `journal`): its invoice part, then its receipt part. A receipt on
   // its own is against the customer, or against revenue for an exempt dealer (no customer accounts); a
@@ -177,9 +177,9 @@ export function journalOfExpense(e: ExpenseFacts): JournalDraft {
   const { code: supplier, account } = partyAccountOf(SUPPLIERS, e.supplier);
   const partyAccounts = account ? [account] : [];
   const lines: JournalLine[] = [];
-  post(lines, expenseAccount(e.categoryKey), DEBIT, e.amountExVat + (e.vatAmount - e.deductibleVat));
-  post(lines, FIXED_ASSET_CATEGORIES.has(e.categoryKey) ? INPUT_VAT_FIXED_ASSETS : INPUT_VAT, DEBIT, e.deductibleVat);
-  post(lines, supplier, CREDIT, e.amountIncVat);
+  post(lines, { account: expenseAccount(e.categoryKey), side: DEBIT, signed: e.amountExVat + (e.vatAmount - e.deductibleVat) });
+  post(lines, { account: FIXED_ASSET_CATEGORIES.has(e.categoryKey) ? INPUT_VAT_FIXED_ASSETS : INPUT_VAT, side: DEBIT, signed: e.deductibleVat });
+  post(lines, { account: supplier, side: CREDIT, signed: e.amountIncVat });
   const used = merged(lines);
   return { lines: used, partyAccounts: partyAccounts.filter((a) => used.some((l) => l.account === a.code)) };
 }
@@ -187,8 +187,8 @@ export function journalOfExpense(e: ExpenseFacts): JournalDraft {
 /** A payment to a supplier (issue 29): Dr the supplier's account / Cr cash or the bank (chart.ts paidFromAccount). */
 export function journalOfSupplierPayment(p: { supplierAccount: string; paidFrom: string; amount: number }): JournalLine[] {
   const lines: JournalLine[] = [];
-  post(lines, p.supplierAccount, DEBIT, p.amount);
-  post(lines, p.paidFrom, CREDIT, p.amount);
+  post(lines, { account: p.supplierAccount, side: DEBIT, signed: p.amount });
+  post(lines, { account: p.paidFrom, side: CREDIT, signed: p.amount });
   return lines;
 }
 

@@ -43,7 +43,10 @@ function periodRefusal(err: unknown) {
 }
 
 /** Closes a month (`YYYY-MM`) once it has ended (Israel date `today`), the month after the last one closed. Audited. */
-export async function closePeriod(database: Database, at: Date, actor: Actor, b: BusinessRecord, period: string, today: string): Promise<PeriodView> {
+export async function closePeriod(
+  database: Database,
+  { at, actor, business: b, period, today }: { at: Date; actor: Actor; business: BusinessRecord; period: string; today: string },
+): Promise<PeriodView> {
   const first = `${period}-01`;
   if (today.slice(0, 7) <= period) throw validation('params.period', `${period} has not ended yet (today is ${today})`);
   try {
@@ -55,13 +58,17 @@ export async function closePeriod(database: Database, at: Date, actor: Actor, b:
             ON CONFLICT (business_id, period) WHERE reopened_at IS NULL DO NOTHING RETURNING closed_at`,
       );
       if (!row) throw conflict(`${period} is closed already`);
-      await appendAudit(tx, at, actor, {
-        businessId: b.id,
-        action: 'ledger.period.close',
-        entityType: 'ledger_period',
-        entityId: `${b.id}:${period}`,
-        after: { period },
-      });
+      await appendAudit(
+        tx,
+        { at, actor },
+        {
+          businessId: b.id,
+          action: 'ledger.period.close',
+          entityType: 'ledger_period',
+          entityId: `${b.id}:${period}`,
+          after: { period },
+        },
+      );
       return { period, closedAt: at.toISOString() };
     });
   } catch (err) {
@@ -77,7 +84,10 @@ export interface ReopenedPeriodView {
 }
 
 /** Reopens the last closed month with a reason: documents and manual entries may be dated in it again. Audited; emits `ledger.period_reopened`. */
-export async function reopenPeriod(database: Database, at: Date, actor: Actor, b: BusinessRecord, period: string, reason: string): Promise<ReopenedPeriodView> {
+export async function reopenPeriod(
+  database: Database,
+  { at, actor, business: b, period, reason }: { at: Date; actor: Actor; business: BusinessRecord; period: string; reason: string },
+): Promise<ReopenedPeriodView> {
   const text = reason.trim();
   if (!text) throw validation('body.reason', 'is required: say why the closed month is reopened');
   try {
@@ -89,7 +99,11 @@ export async function reopenPeriod(database: Database, at: Date, actor: Actor, b
       );
       if (!row) throw notFound(`closed period ${period}`);
       const after = { period, reason: text };
-      await appendAudit(tx, at, actor, { businessId: b.id, action: 'ledger.period.reopen', entityType: 'ledger_period', entityId: `${b.id}:${period}`, after });
+      await appendAudit(
+        tx,
+        { at, actor },
+        { businessId: b.id, action: 'ledger.period.reopen', entityType: 'ledger_period', entityId: `${b.id}:${period}`, after },
+      );
       await recordEvent(tx, at, { event: 'ledger.period_reopened', accountId: b.accountId, businessId: b.id, data: { businessId: b.id, ...after } });
       return { period, closedAt: iso(row.closed_at), reopenedAt: at.toISOString(), reason: text };
     });

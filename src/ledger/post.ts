@@ -3,13 +3,13 @@
  * credit), a recorded expense (and its storno row). See journal.ts for the lines of each.
  */
 import type { Executor } from '../platform/db/engine.ts';
-import type { DealerType } from '../businesses/index.ts';
-import type { DocumentSnapshot } from '../documents/index.ts';
+import type { DealerType } from '../businesses/dealer-types.ts';
+import type { DocumentSnapshot } from '../documents/snapshot-types.ts';
 import { journalOfDocument, journalOfExpense, journalOfSupplierPayment, partyAccountOf, type BookParty, type ExpenseFacts } from './journal.ts';
 import { OCCASIONAL_SUPPLIERS, paidFromAccount, SUPPLIERS } from './chart.ts';
 import { query, queryOne } from '../platform/db/sql.ts';
 import { sql } from 'drizzle-orm';
-import type { PaymentMethodCode } from '../documents/index.ts';
+import type { PaymentMethodCode } from '../documents/snapshot-types.ts';
 import { journalCall, postEntry, type JournalCall } from './store.ts';
 import { DOC_TYPES } from '../documents/doc-types.ts';
 

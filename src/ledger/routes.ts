@@ -109,7 +109,7 @@ function registerChartRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
-      const account = await createAccount(ctx.database, s.clock.now(), ctx.actor, businessOf(req), req.body as NewAccountInput);
+      const account = await createAccount(ctx.database, { at: s.clock.now(), actor: ctx.actor, business: businessOf(req), input: req.body as NewAccountInput });
       return reply.status(201).send({ ok: true, account });
     },
   );
@@ -157,7 +157,7 @@ function registerAccountLedgerRoute(api: FastifyInstance, s: Services): void {
       const to = q.to ?? israelDate(s.clock.now());
       const from = q.from ?? `${to.slice(0, 4)}-01-01`;
       if (from > to) throw validation('querystring.from', `must not be after to (${to})`);
-      const { account, ...ledger } = await accountWithLedger(db, b, code, { from, to }, s.clock.now());
+      const { account, ...ledger } = await accountWithLedger(db, b, { code, range: { from, to }, at: s.clock.now() });
       if (asCsv(req)) {
         const rows: CsvCell[][] = [
           [null, from, 'opening balance', null, null, null, money(ledger.opening)],
@@ -196,7 +196,13 @@ function registerAccountUpdateRoute(api: FastifyInstance, s: Services): void {
       const { code } = req.params as { code: string };
       return {
         ok: true as const,
-        account: await updateAccount(ctx.database, s.clock.now(), ctx.actor, businessOf(req), code, req.body as { name?: string; closed?: boolean }),
+        account: await updateAccount(ctx.database, {
+          at: s.clock.now(),
+          actor: ctx.actor,
+          business: businessOf(req),
+          code,
+          patch: req.body as { name?: string; closed?: boolean },
+        }),
       };
     },
   );
@@ -266,7 +272,12 @@ function registerManualEntryRoute(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
-      const entry = await createManualEntry(ctx.database, s.clock.now(), ctx.actor, businessOf(req), req.body as ManualEntryInput);
+      const entry = await createManualEntry(ctx.database, {
+        at: s.clock.now(),
+        actor: ctx.actor,
+        business: businessOf(req),
+        input: req.body as ManualEntryInput,
+      });
       return reply.status(201).send({ ok: true, entry });
     },
   );
@@ -304,14 +315,13 @@ function registerEntryRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
-      const entry = await reverseEntry(
-        ctx.database,
-        s.clock.now(),
-        ctx.actor,
-        businessOf(req),
-        (req.params as { id: string }).id,
-        (req.body as { date: string }).date,
-      );
+      const entry = await reverseEntry(ctx.database, {
+        at: s.clock.now(),
+        actor: ctx.actor,
+        business: businessOf(req),
+        id: (req.params as { id: string }).id,
+        date: (req.body as { date: string }).date,
+      });
       return reply.status(201).send({ ok: true, entry });
     },
   );
@@ -347,9 +357,10 @@ function registerPeriodRoutes(api: FastifyInstance, s: Services): void {
       },
     },
     async (req, reply) => {
-      const ctx = ctxOf(req);
-      const now = s.clock.now();
-      const period = await closePeriod(ctx.database, now, ctx.actor, businessOf(req), (req.params as { period: string }).period, israelDate(now));
+      const { database, actor } = ctxOf(req);
+      const { period: month } = req.params as { period: string };
+      const at = s.clock.now();
+      const period = await closePeriod(database, { at, actor, business: businessOf(req), period: month, today: israelDate(at) });
       return reply.status(201).send({ ok: true, period });
     },
   );
@@ -368,9 +379,10 @@ function registerPeriodRoutes(api: FastifyInstance, s: Services): void {
       },
     },
     async (req) => {
-      const ctx = ctxOf(req);
+      const { database, actor } = ctxOf(req);
       const { period } = req.params as { period: string };
-      const reopened = await reopenPeriod(ctx.database, s.clock.now(), ctx.actor, businessOf(req), period, (req.body as { reason: string }).reason);
+      const { reason } = req.body as { reason: string };
+      const reopened = await reopenPeriod(database, { at: s.clock.now(), actor, business: businessOf(req), period, reason });
       return { ok: true as const, period: reopened };
     },
   );

@@ -23,7 +23,10 @@ export interface NewAccountInput {
   trialBalanceName?: string;
 }
 
-export async function createAccount(database: Database, at: Date, actor: Actor, b: BusinessRecord, input: NewAccountInput): Promise<AccountView> {
+export async function createAccount(
+  database: Database,
+  { at, actor, business: b, input }: { at: Date; actor: Actor; business: BusinessRecord; input: NewAccountInput },
+): Promise<AccountView> {
   if (chartOf(b.dealerType).has(input.code)) throw conflict(`account ${input.code} is in the default chart already`);
   const tbName = input.trialBalanceName ?? TRIAL_BALANCE_GROUPS[input.trialBalanceCode as keyof typeof TRIAL_BALANCE_GROUPS];
   if (!tbName)
@@ -46,7 +49,11 @@ export async function createAccount(database: Database, at: Date, actor: Actor, 
     );
     if (!row) throw conflict(`account ${input.code} exists already`);
     const account = toAccountView(row);
-    await appendAudit(tx, at, actor, { businessId: b.id, action: 'ledger.account.create', entityType: 'ledger_account', entityId: input.code, after: account });
+    await appendAudit(
+      tx,
+      { at, actor },
+      { businessId: b.id, action: 'ledger.account.create', entityType: 'ledger_account', entityId: input.code, after: account },
+    );
     return account;
   });
 }
@@ -54,11 +61,7 @@ export async function createAccount(database: Database, at: Date, actor: Actor, 
 /** Renames or closes (or reopens) an account. A closed account takes no new lines; it is never deleted. */
 export async function updateAccount(
   database: Database,
-  at: Date,
-  actor: Actor,
-  b: BusinessRecord,
-  code: string,
-  patch: { name?: string; closed?: boolean },
+  { at, actor, business: b, code, patch }: { at: Date; actor: Actor; business: BusinessRecord; code: string; patch: { name?: string; closed?: boolean } },
 ): Promise<AccountView> {
   return database.db.transaction(async (tx) => {
     await ensureChart(tx, b.id, b.dealerType, at);
@@ -71,7 +74,7 @@ export async function updateAccount(
           WHERE business_id = ${b.id} AND code = ${code} RETURNING *`,
     );
     const after = toAccountView(row!);
-    await appendAudit(tx, at, actor, { businessId: b.id, action: 'ledger.account.update', entityType: 'ledger_account', entityId: code, before, after });
+    await appendAudit(tx, { at, actor }, { businessId: b.id, action: 'ledger.account.update', entityType: 'ledger_account', entityId: code, before, after });
     return after;
   });
 }
@@ -110,18 +113,20 @@ function accountProblem(err: unknown, lines: JournalLine[]): AppError | null {
   for (let e = err as { message?: string; cause?: unknown } | undefined, i = 0; e && i < 4; e = e.cause as typeof e, i++) message += ` ${e.message ?? ''}`;
   if (code === '23503')
     return new AppError(
-      422,
       'unknown_account',
       `an account of the entry does not exist: ${lines.map((l) => l.account).join(', ')} — add it first (POST …/ledger/accounts)`,
     );
   const closed = /account (\S+) is closed/.exec(message);
-  if (closed) return new AppError(422, 'account_closed', `account ${closed[1]} is closed`);
+  if (closed) return new AppError('account_closed', `account ${closed[1]} is closed`);
   const period = /(\d{4}-\d{2}-\d{2}) is in a closed period/.exec(message);
-  if (period) return new AppError(422, 'period_closed', `${period[1]} is in a closed period of the books: date the entry after it`);
+  if (period) return new AppError('period_closed', `${period[1]} is in a closed period of the books: date the entry after it`);
   return null;
 }
 
-export async function createManualEntry(database: Database, at: Date, actor: Actor, b: BusinessRecord, input: ManualEntryInput): Promise<EntryView> {
+export async function createManualEntry(
+  database: Database,
+  { at, actor, business: b, input }: { at: Date; actor: Actor; business: BusinessRecord; input: ManualEntryInput },
+): Promise<EntryView> {
   const lines = linesOf(input);
   let id: string;
   try {
@@ -136,14 +141,18 @@ export async function createManualEntry(database: Database, at: Date, actor: Act
         keyId: actor.keyId,
         lines,
       });
-      if (!posted) throw new AppError(422, 'unbalanced', 'the entry has no lines');
-      await appendAudit(tx, at, actor, {
-        businessId: b.id,
-        action: 'ledger.entry.create',
-        entityType: 'journal_entry',
-        entityId: posted.id,
-        after: { ...input, entryNo: posted.entryNo },
-      });
+      if (!posted) throw new AppError('unbalanced', 'the entry has no lines');
+      await appendAudit(
+        tx,
+        { at, actor },
+        {
+          businessId: b.id,
+          action: 'ledger.entry.create',
+          entityType: 'journal_entry',
+          entityId: posted.id,
+          after: { ...input, entryNo: posted.entryNo },
+        },
+      );
       return posted.id;
     });
   } catch (err) {
@@ -153,7 +162,10 @@ export async function createManualEntry(database: Database, at: Date, actor: Act
 }
 
 /** A manual entry is corrected by its reversal: the same lines on the other side, dated `date`. Once only. */
-export async function reverseEntry(database: Database, at: Date, actor: Actor, b: BusinessRecord, id: string, date: string): Promise<EntryView> {
+export async function reverseEntry(
+  database: Database,
+  { at, actor, business: b, id, date }: { at: Date; actor: Actor; business: BusinessRecord; id: string; date: string },
+): Promise<EntryView> {
   const original = await entryById(database, b.id, id);
   if (original.source !== 'manual') {
     throw conflict(
@@ -175,13 +187,17 @@ export async function reverseEntry(database: Database, at: Date, actor: Actor, b
         keyId: actor.keyId,
         lines: reversed(lines),
       });
-      await appendAudit(tx, at, actor, {
-        businessId: b.id,
-        action: 'ledger.entry.reverse',
-        entityType: 'journal_entry',
-        entityId: posted!.id,
-        after: { reverses: original.id, date },
-      });
+      await appendAudit(
+        tx,
+        { at, actor },
+        {
+          businessId: b.id,
+          action: 'ledger.entry.reverse',
+          entityType: 'journal_entry',
+          entityId: posted!.id,
+          after: { reverses: original.id, date },
+        },
+      );
       return posted!.id;
     });
     return entryById(database, b.id, newId);

@@ -10,7 +10,7 @@ import { iso, prepared, query, queryOne } from '../platform/db/sql.ts';
 import { newId } from '../platform/ids.ts';
 import { AppError } from '../platform/errors.ts';
 import { holeParts } from '../platform/audit.ts';
-import type { DealerType } from '../businesses/index.ts';
+import type { DealerType } from '../businesses/dealer-types.ts';
 import { EXPENSE_CATEGORIES } from '../expenses/categories.ts';
 import { defaultChart, type ChartAccount } from './chart.ts';
 import { balanced, type JournalLine, type PartyAccount } from './journal.ts';
@@ -99,7 +99,7 @@ export type JournalCall = ReturnType<typeof journalCall>;
 /** The call of one balanced entry (null for an entry without lines: a zero document writes none). */
 export function journalCall(at: Date, e: NewEntry) {
   if (e.lines.length === 0) return null;
-  if (!balanced(e.lines)) throw new AppError(422, 'unbalanced', 'the entry is not balanced: debits must equal credits, with two lines or more');
+  if (!balanced(e.lines)) throw new AppError('unbalanced', 'the entry is not balanced: debits must equal credits, with two lines or more');
   return {
     id: newId('je', at.getTime()),
     businessId: e.businessId,

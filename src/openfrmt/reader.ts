@@ -163,7 +163,7 @@ export class BkmvReader {
   }
 
   /** A D110 or D120 names its document's header by link number (clarification 11); answers the totals of its type. */
-  private linkedTotals(n: number, f: Fields, typeF: number, numF: number, linkF: number): DocTypeTotals {
+  private linkedTotals(n: number, f: Fields, { typeF, numF, linkF }: { typeF: number; numF: number; linkF: number }): DocTypeTotals {
     const type = Number(f[typeF]);
     const link = Number(f[linkF]);
     if (link > 0 && this.headers.get(link) !== docKey(type, f[numF])) this.issue(n, `line links to ${link}, which is not a header of this document`, linkF);
@@ -171,7 +171,7 @@ export class BkmvReader {
   }
 
   private checkD110(n: number, f: Fields): void {
-    const t = this.linkedTotals(n, f, 1253, 1254, 1273);
+    const t = this.linkedTotals(n, f, { typeF: 1253, numF: 1254, linkF: 1273 });
     t.lines++;
     t.linesTotal += signedValue(f[1267]);
     // A line discount reduces the line: the sign opposite to the line total's (clarification 5).
@@ -181,7 +181,7 @@ export class BkmvReader {
   }
 
   private checkD120(n: number, f: Fields): void {
-    const t = this.linkedTotals(n, f, 1303, 1304, 1323);
+    const t = this.linkedTotals(n, f, { typeF: 1303, numF: 1304, linkF: 1323 });
     t.payments++;
     t.paymentsTotal += signedValue(f[1312]);
     const method = Number(f[1306]);

@@ -1,4 +1,3 @@
 /** The parties domain's public surface: what other folders may import (ARCHITECTURE.md, "Boundaries"). */
-export { registerPartyRoutes } from './routes.ts';
 export { getParty, listPartiesPage } from './service.ts';
 export { PartiesQuery, type PartiesQueryValue } from './schemas.ts';

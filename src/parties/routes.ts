@@ -92,7 +92,7 @@ function registerPartyCreateRoutes(api: FastifyInstance, s: Services): void {
     async (req, reply) => {
       const ctx = ctxOf(req);
       const input = newPartyFrom(req.body as PartyCreateBody);
-      const party = await createParty(ctx.database, s.clock.now(), ctx.actor, businessOf(req).id, input);
+      const party = await createParty(ctx.database, { at: s.clock.now(), actor: ctx.actor, businessId: businessOf(req).id, party: input });
       return reply.status(201).send({ ok: true, party });
     },
   );
@@ -113,7 +113,12 @@ function registerPartyCreateRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
-      const result = await findOrCreateParty(ctx.database, s.clock.now(), ctx.actor, businessOf(req).id, req.body as PartyFindOrCreateBody);
+      const result = await findOrCreateParty(ctx.database, {
+        at: s.clock.now(),
+        actor: ctx.actor,
+        businessId: businessOf(req).id,
+        body: req.body as PartyFindOrCreateBody,
+      });
       return reply.status(result.created ? 201 : 200).send({ ok: true, ...result });
     },
   );
@@ -137,7 +142,13 @@ function registerPartyUpdateRoute(api: FastifyInstance, s: Services): void {
     async (req) => {
       const ctx = ctxOf(req);
       const { id } = req.params as { id: string };
-      const party = await patchParty(ctx.database, s.clock.now(), ctx.actor, businessOf(req).id, id, req.body as PartyPatchBody);
+      const party = await patchParty(ctx.database, {
+        at: s.clock.now(),
+        actor: ctx.actor,
+        businessId: businessOf(req).id,
+        id,
+        body: req.body as PartyPatchBody,
+      });
       return { ok: true as const, party };
     },
   );

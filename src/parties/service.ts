@@ -1,7 +1,9 @@
-import { newestFirstPage } from '../platform/db/newest-first.ts';
-import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
+import { allOf, newestFirstPage } from '../platform/db/newest-first.ts';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Database, Executor, Tx } from '../platform/db/engine.ts';
-import { iso, isoOrNull } from '../platform/db/sql.ts';
+import { insertInto, updateSet } from '../platform/db/insert-values.ts';
+import { columnList, rowReader, type Readable } from '../platform/db/row-reader.ts';
+import { iso, isoOrNull, query, queryOne } from '../platform/db/sql.ts';
 import { notFound, validation } from '../platform/errors.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { newId } from '../platform/ids.ts';
@@ -12,7 +14,10 @@ import type { PartyCreateBody, PartyFindOrCreateBody, PartyKind, PartyPatchBody,
 import { parties, partyKeyCounters, type PartyRow } from './tables.ts';
 import type { PartyKeySeries } from './lists.ts';
 
-export function toParty(r: PartyRow): PartyView {
+type StoredParty = Readable<PartyRow>;
+const readParty = rowReader(parties);
+
+export function toParty(r: StoredParty): PartyView {
   return {
     id: r.id,
     key: r.key,
@@ -28,8 +33,8 @@ export function toParty(r: PartyRow): PartyView {
   };
 }
 
-/** An instant the caller gave (ISO 8601 text), parsed by PostgreSQL as before rather than by JS Date. */
-const instantOf = (value: string | null): SQL | null => (value === null ? null : sql`${value}::timestamptz`);
+/** An instant the caller gave (ISO 8601 text), parsed by PostgreSQL rather than by JS Date. */
+const instantOf = (value: string | null): SQL => sql`${value}::timestamptz`;
 
 /** The last nine digits of a phone number: 050-1234567, +972501234567 and 0501234567 all match. */
 export function phoneLast9(phone: string | null | undefined): string | null {
@@ -78,12 +83,13 @@ function checkedTaxId(raw: string | null | undefined, field = 'body.taxId'): str
 
 /** The next running key of a series: the counter row is locked by the upsert, so keys stay gapless under concurrency. */
 async function nextKey(tx: Tx, businessId: string, series: PartyKeySeries): Promise<string> {
-  const [r] = await tx
-    .insert(partyKeyCounters)
-    .values({ businessId, series, lastNumber: 1 })
-    .onConflictDoUpdate({ target: [partyKeyCounters.businessId, partyKeyCounters.series], set: { lastNumber: sql`${partyKeyCounters.lastNumber} + 1` } })
-    .returning({ lastNumber: partyKeyCounters.lastNumber });
-  return `${series}${String(r.lastNumber).padStart(5, '0')}`;
+  const c = partyKeyCounters;
+  const r = await queryOne<{ last_number: number }>(
+    tx,
+    sql`${insertInto(c, { businessId, series, lastNumber: 1 })}
+        ON CONFLICT (business_id, series) DO UPDATE SET last_number = ${c}.last_number + 1 RETURNING last_number`,
+  );
+  return `${series}${String(r!.last_number).padStart(5, '0')}`;
 }
 
 export interface NewParty {
@@ -99,33 +105,37 @@ export interface NewParty {
 
 /** Inserts a party in the caller's transaction (also used for inline parties of documents). */
 /** A new party, in its own transaction. */
-export async function createParty(database: Database, at: Date, actor: Actor, businessId: string, p: NewParty): Promise<PartyView> {
-  return database.db.transaction((tx) => insertParty(tx, at, actor, businessId, p));
+export async function createParty(
+  database: Database,
+  { at, actor, businessId, party: p }: { at: Date; actor: Actor; businessId: string; party: NewParty },
+): Promise<PartyView> {
+  return database.db.transaction((tx) => insertParty(tx, { at, actor, businessId, party: p }));
 }
 
-export async function insertParty(tx: Tx, at: Date, actor: Actor, businessId: string, p: NewParty): Promise<PartyView> {
+export async function insertParty(
+  tx: Tx,
+  { at, actor, businessId, party: p }: { at: Date; actor: Actor; businessId: string; party: NewParty },
+): Promise<PartyView> {
   const key = await nextKey(tx, businessId, seriesOf(p.kind));
-  const [row] = await tx
-    .insert(parties)
-    .values({
-      id: newId('pty', at.getTime()),
-      businessId,
-      key,
-      kind: p.kind,
-      name: p.name.trim(),
-      taxId: p.taxId,
-      phone: p.phone,
-      phoneLast9: phoneLast9(p.phone),
-      email: p.email,
-      address: p.address,
-      digitalDocConsentAt: instantOf(p.digitalDocConsentAt),
-      metadata: p.metadata,
-      createdAt: at,
-      updatedAt: at,
-    })
-    .returning();
-  const party = toParty(row);
-  await appendAudit(tx, at, actor, { businessId, action: 'party.create', entityType: 'party', entityId: party.id, after: party });
+  const inserted = insertInto(parties, {
+    id: newId('pty', at.getTime()),
+    businessId,
+    key,
+    kind: p.kind,
+    name: p.name.trim(),
+    taxId: p.taxId,
+    phone: p.phone,
+    phoneLast9: phoneLast9(p.phone),
+    email: p.email,
+    address: p.address,
+    digitalDocConsentAt: p.digitalDocConsentAt,
+    metadata: p.metadata,
+    createdAt: at,
+    updatedAt: at,
+  });
+  const [row] = await query(tx, sql`${inserted} RETURNING ${columnList(parties)}`);
+  const party = toParty(readParty(row));
+  await appendAudit(tx, { at, actor }, { businessId, action: 'party.create', entityType: 'party', entityId: party.id, after: party });
   return party;
 }
 
@@ -144,12 +154,10 @@ export function newPartyFrom(body: PartyCreateBody): NewParty {
 }
 
 export async function listParties(ex: Executor, businessId: string, kind?: PartyKind): Promise<PartyView[]> {
-  const rows = await ex
-    .select()
-    .from(parties)
-    .where(and(eq(parties.businessId, businessId), kind ? eq(parties.kind, kind) : undefined))
-    .orderBy(asc(parties.key));
-  return rows.map(toParty);
+  const t = parties;
+  const where = allOf([sql`${t.businessId} = ${businessId}`, kind ? sql`${t.kind} = ${kind}` : undefined]);
+  const rows = await query(ex, sql`SELECT ${columnList(t)} FROM ${t} WHERE ${where} ORDER BY ${t.key}`);
+  return rows.map((r) => toParty(readParty(r)));
 }
 
 /**
@@ -162,8 +170,8 @@ export async function listPartiesPage(
   q: { kind?: PartyKind; take: number; cursor?: string; metadata?: string[] },
 ): Promise<{ parties: PartyView[]; nextCursor: string | null }> {
   const where = [
-    eq(parties.businessId, businessId),
-    q.kind ? eq(parties.kind, q.kind) : undefined,
+    sql`${parties.businessId} = ${businessId}`,
+    q.kind ? sql`${parties.kind} = ${q.kind}` : undefined,
     metadataCondition(q.metadata, sql`${parties.metadata}`) ?? undefined,
   ];
   const { rows, nextCursor } = await newestFirstPage(ex, { name: 'parties', table: parties }, { where, cursor: q.cursor, take: q.take });
@@ -171,12 +179,10 @@ export async function listPartiesPage(
 }
 
 export async function getParty(ex: Executor, businessId: string, id: string): Promise<PartyView> {
-  const [r] = await ex
-    .select()
-    .from(parties)
-    .where(and(eq(parties.id, id), eq(parties.businessId, businessId)));
+  const t = parties;
+  const r = await queryOne(ex, sql`SELECT ${columnList(t)} FROM ${t} WHERE ${t.id} = ${id} AND ${t.businessId} = ${businessId}`);
   if (!r) throw notFound('party');
-  return toParty(r);
+  return toParty(readParty(r));
 }
 
 /**
@@ -185,31 +191,25 @@ export async function getParty(ex: Executor, businessId: string, id: string): Pr
  */
 export async function findOrCreateParty(
   database: Database,
-  at: Date,
-  actor: Actor,
-  businessId: string,
-  body: PartyFindOrCreateBody,
+  { at, actor, businessId, body }: { at: Date; actor: Actor; businessId: string; body: PartyFindOrCreateBody },
 ): Promise<{ party: PartyView; created: boolean }> {
   return database.db.transaction(async (tx) => {
     const kind = body.kind ?? 'customer';
     // Serialize find-or-create per business (the same row the running key takes).
-    await tx
-      .insert(partyKeyCounters)
-      .values({ businessId, series: seriesOf(kind), lastNumber: 0 })
-      .onConflictDoUpdate({ target: [partyKeyCounters.businessId, partyKeyCounters.series], set: { lastNumber: sql`${partyKeyCounters.lastNumber}` } });
-    const firstWhere = async (condition: SQL): Promise<PartyRow | undefined> =>
-      (
-        await tx
-          .select()
-          .from(parties)
-          .where(and(eq(parties.businessId, businessId), condition))
-          .orderBy(asc(parties.key))
-          .limit(1)
-      )[0];
+    const c = partyKeyCounters;
+    await tx.execute(
+      sql`${insertInto(c, { businessId, series: seriesOf(kind), lastNumber: 0 })}
+          ON CONFLICT (business_id, series) DO UPDATE SET last_number = ${c}.last_number`,
+    );
+    const t = parties;
+    const firstWhere = async (condition: SQL): Promise<StoredParty | undefined> => {
+      const r = await queryOne(tx, sql`SELECT ${columnList(t)} FROM ${t} WHERE ${t.businessId} = ${businessId} AND ${condition} ORDER BY ${t.key} LIMIT 1`);
+      return r && readParty(r);
+    };
     const last9 = phoneLast9(body.phone);
-    let found: PartyRow | undefined;
-    if (last9) found = await firstWhere(eq(parties.phoneLast9, last9));
-    if (!found) found = await firstWhere(eq(parties.name, body.name.trim()));
+    let found: StoredParty | undefined;
+    if (last9) found = await firstWhere(sql`${t.phoneLast9} = ${last9}`);
+    if (!found) found = await firstWhere(sql`${t.name} = ${body.name.trim()}`);
     if (found) return { party: toParty(found), created: false };
     const fresh: NewParty = {
       name: body.name,
@@ -222,20 +222,20 @@ export async function findOrCreateParty(
       metadata: body.metadata ?? {},
     };
     checkCarried(fresh);
-    const party = await insertParty(tx, at, actor, businessId, fresh);
+    const party = await insertParty(tx, { at, actor, businessId, party: fresh });
     return { party, created: true };
   });
 }
 
-export async function patchParty(database: Database, at: Date, actor: Actor, businessId: string, id: string, body: PartyPatchBody): Promise<PartyView> {
+export async function patchParty(
+  database: Database,
+  { at, actor, businessId, id, body }: { at: Date; actor: Actor; businessId: string; id: string; body: PartyPatchBody },
+): Promise<PartyView> {
   return database.db.transaction(async (tx) => {
-    const [beforeRow] = await tx
-      .select()
-      .from(parties)
-      .where(and(eq(parties.id, id), eq(parties.businessId, businessId)))
-      .for('update');
+    const t = parties;
+    const beforeRow = await queryOne(tx, sql`SELECT ${columnList(t)} FROM ${t} WHERE ${t.id} = ${id} AND ${t.businessId} = ${businessId} FOR UPDATE`);
     if (!beforeRow) throw notFound('party');
-    const before = toParty(beforeRow);
+    const before = toParty(readParty(beforeRow));
     const next = {
       name: body.name?.trim() ?? before.name,
       taxId: body.taxId === undefined ? before.taxId : checkedTaxId(body.taxId),
@@ -247,9 +247,9 @@ export async function patchParty(database: Database, at: Date, actor: Actor, bus
       metadata: body.metadata === undefined ? before.metadata : (body.metadata ?? {}),
     };
     checkCarried({ name: body.name, address: body.address, phone: body.phone });
-    const [row] = await tx
-      .update(parties)
-      .set({
+    const [row] = await query(
+      tx,
+      sql`${updateSet(t, {
         name: next.name,
         taxId: next.taxId,
         phone: next.phone,
@@ -259,11 +259,10 @@ export async function patchParty(database: Database, at: Date, actor: Actor, bus
         digitalDocConsentAt: instantOf(next.digitalDocConsentAt),
         metadata: next.metadata,
         updatedAt: at,
-      })
-      .where(eq(parties.id, id))
-      .returning();
-    const after = toParty(row);
-    await appendAudit(tx, at, actor, { businessId, action: 'party.update', entityType: 'party', entityId: id, before, after });
+      })} WHERE ${t.id} = ${id} RETURNING ${columnList(t)}`,
+    );
+    const after = toParty(readParty(row));
+    await appendAudit(tx, { at, actor }, { businessId, action: 'party.update', entityType: 'party', entityId: id, before, after });
     return after;
   });
 }

@@ -27,9 +27,9 @@ export function label(lang: Language, key: LabelKey, joiner = ' / '): string {
 export const head = (lang: Language, key: LabelKey): string => label(lang, key, '\n');
 
 /** A name from a code table, falling back to the given text (free-text names print as given). */
-export function named(lang: Language, he: Record<string, string>, en: Record<string, string>, code: string, fallback: string = code): string {
-  const h = he[code];
-  const e = en[code];
+export function named(lang: Language, names: { he: Record<string, string>; en: Record<string, string> }, code: string, fallback: string = code): string {
+  const h = names.he[code];
+  const e = names.en[code];
   if (h === undefined || e === undefined) return fallback;
   return both(lang, h, e);
 }

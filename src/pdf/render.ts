@@ -66,7 +66,7 @@ async function render(m: RenderModel, variants: Variant[], opts: RenderOptions):
   }
   drawNote(w, m, theme);
   const signer = draft ? null : opts.signer!;
-  drawPageFurniture(w, m, theme, variants[0], { signature: signer?.signature ?? null, sandbox });
+  drawPageFurniture(w, m, { theme, variant: variants[0], signature: signer?.signature ?? null, sandbox });
   if (!signer) return w.finish();
   signer.addPlaceholder(w.doc, opts.at, sandbox ? 'pinkas sandbox test document - not a tax document' : undefined);
   return (await w.finish()).map((file) => signer.sign(file, opts.at));

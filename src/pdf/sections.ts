@@ -41,6 +41,13 @@ export interface Flow {
   atEnd(bw: number): number;
 }
 
+/** What a section draws with: the writer, the page's reading direction and language, the colours. */
+interface Pen {
+  w: PdfWriter;
+  f: Flow;
+  theme: Theme;
+}
+
 export function flowOf(m: RenderModel): Flow {
   const lang = languageOf(m);
   const rtl = baseDirection(lang) === 'rtl';
@@ -70,54 +77,54 @@ export function drawHeader(w: PdfWriter, m: RenderModel, theme: Theme, logo: Pre
   const x = f.rtl ? CONTENT.right - indent - blockW : CONTENT.left + indent;
   const s = (extra: TextStyle) => ({ ...f.para, color: theme.text, ...extra });
   let y = top;
-  y += w.text(m.dealer.name, x, blockW, y, s({ size: 16, bold: true }));
-  if (m.branding.tagline) y += w.text(m.branding.tagline, x, blockW, y, s({ size: 9, color: theme.muted }));
-  y += w.text(dealerIdLine(m), x, blockW, y, s({ size: 10 }));
-  if (m.dealer.address) y += w.text(m.dealer.address, x, blockW, y, s({ size: 9 }));
-  if (m.dealer.phone) y += w.text(`${label(f.lang, 'phone')}: ${m.dealer.phone}`, x, blockW, y, s({ size: 9 }));
+  y += w.text(m.dealer.name, { x, w: blockW, y }, s({ size: 16, bold: true }));
+  if (m.branding.tagline) y += w.text(m.branding.tagline, { x, w: blockW, y }, s({ size: 9, color: theme.muted }));
+  y += w.text(dealerIdLine(m), { x, w: blockW, y }, s({ size: 10 }));
+  if (m.dealer.address) y += w.text(m.dealer.address, { x, w: blockW, y }, s({ size: 9 }));
+  if (m.dealer.phone) y += w.text(`${label(f.lang, 'phone')}: ${m.dealer.phone}`, { x, w: blockW, y }, s({ size: 9 }));
   if (m.dealer.email) {
-    y += w.text(m.dealer.email, x, blockW, y, s({ size: 9, dir: 'ltr', color: theme.linkColor, link: `mailto:${m.dealer.email}` }));
+    y += w.text(m.dealer.email, { x, w: blockW, y }, s({ size: 9, dir: 'ltr', color: theme.linkColor, link: `mailto:${m.dealer.email}` }));
   }
   if (m.branding.website) {
     const url = /^https?:\/\//i.test(m.branding.website) ? m.branding.website : `https://${m.branding.website}`;
-    y += w.text(m.branding.website, x, blockW, y, s({ size: 9, dir: 'ltr', color: theme.linkColor, link: url, underline: true }));
+    y += w.text(m.branding.website, { x, w: blockW, y }, s({ size: 9, dir: 'ltr', color: theme.linkColor, link: url, underline: true }));
   }
-  const stampBottom = w.forVariants((variant) => drawVariantStamp(w, f, theme, variant, top));
+  const stampBottom = w.forVariants((variant) => drawVariantStamp({ w, f, theme }, variant, top));
   w.y = Math.max(y, stampBottom, top + 64) + 8;
 }
 
 /** The origin/copy/draft stamp at the end side; answers its bottom. */
-function drawVariantStamp(w: PdfWriter, f: Flow, theme: Theme, variant: Variant, top: number): number {
+function drawVariantStamp({ w, f, theme }: Pen, variant: Variant, top: number): number {
   const bw = 130;
   const x = f.atEnd(bw);
   const color = variant === 'draft' ? ALERT : theme.text;
   const { marks, small } = stampLines(variant, f.lang);
   let y = top + 3;
   marks.forEach((mark, i) => {
-    y += w.text(mark, x, bw, y, { size: i === 0 ? 18 : 12, bold: true, align: 'center', color }) - (i === 0 ? 4 : 2);
+    y += w.text(mark, { x, w: bw, y }, { size: i === 0 ? 18 : 12, bold: true, align: 'center', color }) - (i === 0 ? 4 : 2);
   });
-  y += w.text(small, x, bw, y + 2, { size: 7.5, align: 'center', color: theme.muted, dir: f.para.dir }) + 4;
-  w.box(x, top, bw, y - top, color, 1.2);
+  y += w.text(small, { x, w: bw, y: y + 2 }, { size: 7.5, align: 'center', color: theme.muted, dir: f.para.dir }) + 4;
+  w.box({ x, y: top, w: bw, h: y - top }, color, 1.2);
   return y;
 }
 
 export function drawTitle(w: PdfWriter, m: RenderModel, theme: Theme): void {
   const f = flowOf(m);
-  w.rule(w.y, theme.ruleColor);
+  w.rule(w.y, { color: theme.ruleColor });
   w.y += 10;
   const dateW = 170;
   const dateLine = `${label(f.lang, 'documentDate')}: ${dateIn(m, m.documentDate)}`;
-  w.text(dateLine, f.atEnd(dateW), dateW, w.y + 6, { size: 10, align: f.rtl ? 'left' : 'right', dir: f.para.dir, color: theme.text });
+  w.text(dateLine, { x: f.atEnd(dateW), w: dateW, y: w.y + 6 }, { size: 10, align: f.rtl ? 'left' : 'right', dir: f.para.dir, color: theme.text });
   const titleX = f.rtl ? CONTENT.left + dateW : CONTENT.left;
   // The title names a draft as such: drawn per variant, like the stamp.
   const top = w.y;
   w.y += w.forVariants((variant) => {
-    let h = w.text(titleLine(m, variant), titleX, CONTENT.width - dateW, top, { ...f.para, size: 20, bold: true, color: theme.text });
+    let h = w.text(titleLine(m, variant), { x: titleX, w: CONTENT.width - dateW, y: top }, { ...f.para, size: 20, bold: true, color: theme.text });
     const second = titleSecondLine(m, variant);
-    if (second) h += w.text(second, titleX, CONTENT.width - dateW, top + h - 2, { ...f.para, size: 13, bold: true, color: theme.text });
+    if (second) h += w.text(second, { x: titleX, w: CONTENT.width - dateW, y: top + h - 2 }, { ...f.para, size: 13, bold: true, color: theme.text });
     return h;
   });
-  for (const line of infoLines(m)) w.y += w.text(line, CONTENT.left, CONTENT.width, w.y, { ...f.para, size: 10, color: theme.text });
+  for (const line of infoLines(m)) w.y += w.text(line, { x: CONTENT.left, w: CONTENT.width, y: w.y }, { ...f.para, size: 10, color: theme.text });
   w.y += 6;
 }
 
@@ -137,10 +144,10 @@ export function drawParty(w: PdfWriter, m: RenderModel, theme: Theme): void {
   const nameLine = `${label(f.lang, 'to')}: ${p.name}`;
   const h = PAD * 2 + w.measure(nameLine, bw - 2 * PAD, { size: 11, bold: true }) + lines.reduce((a, l) => a + w.measure(l, bw - 2 * PAD, { size: 9.5 }), 0);
   w.ensure(h + 10);
-  w.box(x, w.y, bw, h, theme.ruleColor);
+  w.box({ x, y: w.y, w: bw, h }, theme.ruleColor);
   let y = w.y + PAD;
-  y += w.text(nameLine, x + PAD, bw - 2 * PAD, y, { ...f.para, size: 11, bold: true, color: theme.text });
-  for (const l of lines) y += w.text(l, x + PAD, bw - 2 * PAD, y, { ...f.para, size: 9.5, color: theme.text });
+  y += w.text(nameLine, { x: x + PAD, w: bw - 2 * PAD, y }, { ...f.para, size: 11, bold: true, color: theme.text });
+  for (const l of lines) y += w.text(l, { x: x + PAD, w: bw - 2 * PAD, y }, { ...f.para, size: 9.5, color: theme.text });
   w.y += h + 12;
 }
 
@@ -155,7 +162,7 @@ interface Column {
 }
 
 /** A table in reading order: the first column is at the start side. Repeats its head on new pages. */
-function drawTable(w: PdfWriter, f: Flow, theme: Theme, columns: Column[], rows: number): void {
+function drawTable({ w, f, theme }: Pen, columns: Column[], rows: number): void {
   const flex = CONTENT.width - columns.reduce((a, c) => a + c.width, 0);
   const widths = columns.map((c) => (c.width === 0 ? flex : c.width));
   const xs: number[] = [];
@@ -168,9 +175,9 @@ function drawTable(w: PdfWriter, f: Flow, theme: Theme, columns: Column[], rows:
   const headStyle = { size: 9, bold: true };
   const headH = Math.max(20, ...columns.map((c, i) => w.measure(c.head, widths[i] - 2 * PAD, headStyle) + 7));
   const drawHead = () => {
-    w.rect(CONTENT.left, w.y, CONTENT.width, headH, theme.headFill);
+    w.rect({ x: CONTENT.left, y: w.y, w: CONTENT.width, h: headH }, theme.headFill);
     columns.forEach((c, i) =>
-      w.text(c.head, xs[i] + PAD, widths[i] - 2 * PAD, w.y + 4, { ...headStyle, ...cellStyle(c), dir: f.para.dir, color: theme.headText }),
+      w.text(c.head, { x: xs[i] + PAD, w: widths[i] - 2 * PAD, y: w.y + 4 }, { ...headStyle, ...cellStyle(c), dir: f.para.dir, color: theme.headText }),
     );
     w.y += headH;
   };
@@ -183,15 +190,15 @@ function drawTable(w: PdfWriter, f: Flow, theme: Theme, columns: Column[], rows:
     });
     const rowH = Math.max(...heights) + 2 * PAD - 2;
     if (w.ensure(rowH)) drawHead();
-    if (theme.stripeFill && r % 2 === 1) w.rect(CONTENT.left, w.y, CONTENT.width, rowH, theme.stripeFill);
+    if (theme.stripeFill && r % 2 === 1) w.rect({ x: CONTENT.left, y: w.y, w: CONTENT.width, h: rowH }, theme.stripeFill);
     columns.forEach((c, i) => {
       const cw = widths[i] - 2 * PAD;
-      const used = w.text(c.cell(r), xs[i] + PAD, cw, w.y + PAD - 1, { size: 9.5, ...cellStyle(c), color: theme.text });
+      const used = w.text(c.cell(r), { x: xs[i] + PAD, w: cw, y: w.y + PAD - 1 }, { size: 9.5, ...cellStyle(c), color: theme.text });
       const sub = c.sub?.(r);
-      if (sub) w.text(sub, xs[i] + PAD, cw, w.y + PAD - 1 + used, { size: 8, ...cellStyle(c), dir: f.para.dir, color: theme.muted });
+      if (sub) w.text(sub, { x: xs[i] + PAD, w: cw, y: w.y + PAD - 1 + used }, { size: 8, ...cellStyle(c), dir: f.para.dir, color: theme.muted });
     });
     w.y += rowH;
-    w.rule(w.y, theme.ruleColor, CONTENT.left, CONTENT.right, 0.4);
+    w.rule(w.y, { color: theme.ruleColor, lineWidth: 0.4 });
   }
   w.y += 8;
 }
@@ -222,9 +229,9 @@ export function drawLines(w: PdfWriter, m: RenderModel, theme: Theme): void {
       numeric: true,
     });
   columns.push({ head: head(f.lang, 'lineTotal'), width: 90, cell: (i) => amountIn(m, m.lines[i].amount), numeric: true });
-  drawTable(w, f, theme, columns, m.lines.length);
+  drawTable({ w, f, theme }, columns, m.lines.length);
   if (m.priceMode === 'gross') {
-    w.y += w.text(label(f.lang, 'pricesIncludeVat'), CONTENT.left, CONTENT.width, w.y - 4, { ...f.para, size: 8.5, color: theme.muted }) - 2;
+    w.y += w.text(label(f.lang, 'pricesIncludeVat'), { x: CONTENT.left, w: CONTENT.width, y: w.y - 4 }, { ...f.para, size: 8.5, color: theme.muted }) - 2;
   }
 }
 
@@ -232,7 +239,7 @@ export function drawLines(w: PdfWriter, m: RenderModel, theme: Theme): void {
 const summaryWidth = (f: Flow) => (f.lang === 'he' ? 240 : 252);
 
 /** Label/value rows in a block at the end side (left on RTL pages, right on English ones), or at `x0`. */
-function drawSummary(w: PdfWriter, f: Flow, theme: Theme, rows: TotalsRow[], at?: number): void {
+function drawSummary({ w, f, theme }: Pen, rows: TotalsRow[], at?: number): void {
   if (rows.length === 0) return;
   const bw = summaryWidth(f);
   const valueW = f.lang === 'he' ? 90 : 105;
@@ -242,23 +249,27 @@ function drawSummary(w: PdfWriter, f: Flow, theme: Theme, rows: TotalsRow[], at?
   w.ensure(heights.reduce((a, h) => a + h, 0) + 8);
   rows.forEach((r, i) => {
     const lh = heights[i];
-    if (r.strong) w.rect(x0, w.y, bw, lh, theme.template === 'classic' ? '#F1F1F1' : '#F6F6F6');
+    if (r.strong) w.rect({ x: x0, y: w.y, w: bw, h: lh }, theme.template === 'classic' ? '#F1F1F1' : '#F6F6F6');
     const style = { size: r.strong ? 11 : 10, bold: r.strong ?? false, color: theme.text };
     const labelX = f.rtl ? x0 + valueW + 5 : x0 + PAD;
     const valueX = f.rtl ? x0 + PAD : x0 + bw - valueW - PAD;
-    w.text(r.label, labelX, labelW, w.y + 3, { ...style, ...f.para });
-    w.text(r.value, valueX, valueW, w.y + 3, { ...style, dir: 'ltr', align: f.rtl ? 'left' : 'right' });
+    w.text(r.label, { x: labelX, w: labelW, y: w.y + 3 }, { ...style, ...f.para });
+    w.text(r.value, { x: valueX, w: valueW, y: w.y + 3 }, { ...style, dir: 'ltr', align: f.rtl ? 'left' : 'right' });
     w.y += lh;
   });
-  w.rule(w.y, theme.ruleColor, x0, x0 + bw);
+  w.rule(w.y, { color: theme.ruleColor, x1: x0, x2: x0 + bw });
   w.y += 12;
 }
 
 export function drawTotals(w: PdfWriter, m: RenderModel, theme: Theme): void {
   const f = flowOf(m);
-  drawSummary(w, f, theme, totalsRows(m));
+  drawSummary({ w, f, theme }, totalsRows(m));
   if (!isReceiptStyle(m) && isNoVatDealer(m)) {
-    w.y += w.text(label(f.lang, 'noVatPatur'), f.atEnd(240), 240, w.y - 6, { size: 8.5, color: theme.muted, dir: f.para.dir, align: f.rtl ? 'left' : 'right' });
+    w.y += w.text(
+      label(f.lang, 'noVatPatur'),
+      { x: f.atEnd(240), w: 240, y: w.y - 6 },
+      { size: 8.5, color: theme.muted, dir: f.para.dir, align: f.rtl ? 'left' : 'right' },
+    );
   }
 }
 
@@ -282,10 +293,10 @@ export function drawExchangeRate(w: PdfWriter, m: RenderModel, theme: Theme, bes
   const x = beside ? f.atStart(bw) : f.atEnd(bw);
   // Beside the totals the block reads from the start side; under them it lines up with them.
   const align = beside === f.rtl ? ('right' as const) : ('left' as const);
-  w.y += w.text(label(f.lang, 'ilsEquivalents'), x, bw, w.y, { ...style, align, size: 10, bold: true });
-  for (const line of block.lines) w.y += w.text(line, x, bw, w.y, { ...style, align });
+  w.y += w.text(label(f.lang, 'ilsEquivalents'), { x, w: bw, y: w.y }, { ...style, align, size: 10, bold: true });
+  for (const line of block.lines) w.y += w.text(line, { x, w: bw, y: w.y }, { ...style, align });
   w.y += 4;
-  drawSummary(w, f, theme, block.rows, x);
+  drawSummary({ w, f, theme }, block.rows, x);
   if (beside) w.y = Math.max(w.y, after);
 }
 
@@ -293,12 +304,10 @@ export function drawPayments(w: PdfWriter, m: RenderModel, theme: Theme): void {
   if (m.payments.length === 0) return;
   const f = flowOf(m);
   w.ensure(60);
-  w.y += w.text(label(f.lang, 'payments'), CONTENT.left, CONTENT.width, w.y, { ...f.para, size: 12, bold: true, color: theme.text }) + 2;
+  w.y += w.text(label(f.lang, 'payments'), { x: CONTENT.left, w: CONTENT.width, y: w.y }, { ...f.para, size: 12, bold: true, color: theme.text }) + 2;
   const p = m.payments;
   drawTable(
-    w,
-    f,
-    theme,
+    { w, f, theme },
     [
       { head: head(f.lang, 'paymentMethod'), width: 110, cell: (i) => paymentMethodLabel(p[i], f.lang) },
       { head: head(f.lang, 'paymentDetails'), width: 0, cell: (i) => paymentDetails(p[i], f.lang) },
@@ -307,7 +316,7 @@ export function drawPayments(w: PdfWriter, m: RenderModel, theme: Theme): void {
     ],
     p.length,
   );
-  drawSummary(w, f, theme, paymentsSummaryRows(m));
+  drawSummary({ w, f, theme }, paymentsSummaryRows(m));
 }
 
 export function drawNote(w: PdfWriter, m: RenderModel, theme: Theme): void {
@@ -315,10 +324,10 @@ export function drawNote(w: PdfWriter, m: RenderModel, theme: Theme): void {
   const f = flowOf(m);
   const h = w.measure(m.note, CONTENT.width, { size: 10 }) + 18;
   w.ensure(Math.min(h, 120));
-  w.y += w.text(noteHeading(f.lang), CONTENT.left, CONTENT.width, w.y, { ...f.para, size: 10, bold: true, color: theme.text });
+  w.y += w.text(noteHeading(f.lang), { x: CONTENT.left, w: CONTENT.width, y: w.y }, { ...f.para, size: 10, bold: true, color: theme.text });
   for (const line of w.wrap(m.note, CONTENT.width, { size: 10 })) {
     w.ensure(16);
-    w.y += w.text(line, CONTENT.left, CONTENT.width, w.y, { ...f.para, size: 10, color: theme.text });
+    w.y += w.text(line, { x: CONTENT.left, w: CONTENT.width, y: w.y }, { ...f.para, size: 10, color: theme.text });
   }
   w.y += 8;
 }

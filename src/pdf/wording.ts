@@ -234,9 +234,10 @@ export function paymentDetails(p: RenderPayment, lang: Language = 'he'): string 
   if (p.bankCode) parts.push(`${w('bank')} ${p.bankCode}`);
   if (p.branchCode) parts.push(`${w('branch')} ${p.branchCode}`);
   if (p.accountNumber) parts.push(`${w('account')} ${p.accountNumber}`);
-  if (p.cardCompany) parts.push(named(lang, CARD_ACQUIRER_NAMES, EN_CARD_ACQUIRER_NAMES, p.cardCompany.trim(), p.cardCompany));
+  if (p.cardCompany) parts.push(named(lang, { he: CARD_ACQUIRER_NAMES, en: EN_CARD_ACQUIRER_NAMES }, p.cardCompany.trim(), p.cardCompany));
   if (p.cardName) parts.push(p.cardName);
-  if (p.cardTxType) parts.push(`${w('dealType')}: ${named(lang, CARD_DEAL_TYPE_NAMES, EN_CARD_DEAL_TYPE_NAMES, p.cardTxType.trim(), p.cardTxType)}`);
+  if (p.cardTxType)
+    parts.push(`${w('dealType')}: ${named(lang, { he: CARD_DEAL_TYPE_NAMES, en: EN_CARD_DEAL_TYPE_NAMES }, p.cardTxType.trim(), p.cardTxType)}`);
   if (p.currency && p.originalAmount !== null && p.originalAmount !== undefined) {
     const rate = p.exchangeRate ? ` (${formatExchangeRate(p.exchangeRate, p.currency.code)})` : '';
     parts.push(`${w('paidIn')}: ${formatAmount(p.originalAmount, p.currency)}${rate}`);
@@ -247,7 +248,7 @@ export function paymentDetails(p: RenderPayment, lang: Language = 'he'): string 
 export function paymentMethodLabel(p: RenderPayment, lang: Language = 'he'): string {
   const code = String(p.method);
   const other = both(lang, `${PAYMENT_METHOD_NAMES[9]} (${code})`, `${EN_PAYMENT_METHOD_NAMES[9]} (${code})`);
-  return named(lang, PAYMENT_METHOD_NAMES, EN_PAYMENT_METHOD_NAMES, code, other);
+  return named(lang, { he: PAYMENT_METHOD_NAMES, en: EN_PAYMENT_METHOD_NAMES }, code, other);
 }
 
 /**

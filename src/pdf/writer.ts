@@ -9,6 +9,29 @@ import { CollectedDocument, joinChunks } from './collected-document.ts';
 export const PAGE = { width: 595.28, height: 841.89, margin: 40, footerTop: 785 } as const;
 export const CONTENT = { left: PAGE.margin, right: PAGE.width - PAGE.margin, width: PAGE.width - 2 * PAGE.margin } as const;
 
+/** Where text goes: the box [x, x + w], from top `y` down. */
+export interface TextBox {
+  x: number;
+  w: number;
+  y: number;
+}
+
+/** A rectangle: top-left (x, y), width and height. */
+export interface Rect {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+/** A horizontal rule's colour, ends and width. */
+export interface RuleStyle {
+  color?: string;
+  x1?: number;
+  x2?: number;
+  lineWidth?: number;
+}
+
 export interface TextStyle {
   size?: number;
   bold?: boolean;
@@ -216,10 +239,10 @@ export class PdfWriter {
   wrap(text: string, maxWidth: number, style: TextStyle = {}): readonly string[] {
     const bold = style.bold ?? false;
     const size = style.size ?? 10;
-    return this.wrapKeyed(this.useFont(bold, size), `${bold ? 'b' : ''}${size}|${maxWidth}|${text}`, text, maxWidth, size);
+    return this.wrapKeyed({ runs: this.useFont(bold, size), size }, `${bold ? 'b' : ''}${size}|${maxWidth}|${text}`, text, maxWidth);
   }
 
-  private wrapKeyed(runs: GlyphRuns, key: string, text: string, maxWidth: number, size: number): string[] {
+  private wrapKeyed({ runs, size }: { runs: GlyphRuns; size: number }, key: string, text: string, maxWidth: number): string[] {
     const lines = wrapped.get(key);
     if (lines) return lines;
     const measure = (s: string) => runs.width(s, size);
@@ -232,7 +255,7 @@ export class PdfWriter {
    * Draws logical text inside the box [x, x + w] starting at top `y`, wrapping as needed.
    * Answers the height used.
    */
-  text(text: string, x: number, w: number, y: number, style: TextStyle = {}): number {
+  text(text: string, { x, w, y }: TextBox, style: TextStyle = {}): number {
     const size = style.size ?? 10;
     const bold = style.bold ?? false;
     const dir = style.dir ?? 'rtl';
@@ -244,7 +267,7 @@ export class PdfWriter {
       remember(
         byKey,
         key,
-        this.wrapKeyed(runs, key, text, w, size).map((line) => {
+        this.wrapKeyed({ runs, size }, key, text, w).map((line) => {
           const visual = visualOrder(line, dir);
           return { visual, width: runs.width(visual, size) };
         }),
@@ -257,14 +280,14 @@ export class PdfWriter {
       const { visual, width: lw } = lines[i];
       const lx = align === 'right' ? x + w - lw : align === 'center' ? x + (w - lw) / 2 : x;
       const ly = y + i * lh;
-      this.drawLine(runs, visual, lx, ly, underline);
+      this.drawLine(runs, visual, { x: lx, y: ly }, underline);
       if (style.link) this.doc.link(lx, ly, lw, lh, style.link);
     }
     return lines.length * lh;
   }
 
   /** One line in visual order with its top-left at (x, y): what pdfkit's text() writes, from the words' glyph runs. */
-  private drawLine(runs: GlyphRuns, visual: string, x: number, y: number, underline: boolean): void {
+  private drawLine(runs: GlyphRuns, visual: string, { x, y }: { x: number; y: number }, underline: boolean): void {
     const d = this.internals;
     const font = d._font;
     const tj = underline || visual === '' ? null : runs.tj(visual, font);
@@ -308,20 +331,21 @@ export class PdfWriter {
 
   // Boxes and lines: the operators pdfkit's save().rect().fill().restore() and the like write, written at once.
 
-  rect(x: number, y: number, w: number, h: number, fill: string): void {
+  rect({ x, y, w, h }: Rect, fill: string): void {
     const op = this.colorOp(fill, false);
     const n = pdfNumber;
     this.internals.page.content.write(`q\n${n(x)} ${n(y)} ${n(w)} ${n(h)} re\n${op === null ? '' : `${op}\n`}f\nQ`);
     this.internals._fillColor = [fill, undefined];
   }
 
-  box(x: number, y: number, w: number, h: number, stroke: string, lineWidth = 0.8): void {
+  box({ x, y, w, h }: Rect, stroke: string, lineWidth = 0.8): void {
     const op = this.colorOp(stroke, true);
     const n = pdfNumber;
     this.internals.page.content.write(`q\n${n(lineWidth)} w\n${n(x)} ${n(y)} ${n(w)} ${n(h)} re\n${op === null ? '' : `${op}\n`}S\nQ`);
   }
 
-  rule(y: number, color = '#BBBBBB', x1: number = CONTENT.left, x2: number = CONTENT.right, lineWidth = 0.6): void {
+  /** A horizontal line at `y`, from `x1` to `x2` (the content's width unless given). */
+  rule(y: number, { color = '#BBBBBB', x1 = CONTENT.left, x2 = CONTENT.right, lineWidth = 0.6 }: RuleStyle = {}): void {
     const op = this.colorOp(color, true);
     const n = pdfNumber;
     this.internals.page.content.write(`q\n${n(lineWidth)} w\n${n(x1)} ${n(y)} m\n${n(x2)} ${n(y)} l\n${op === null ? '' : `${op}\n`}S\nQ`);

@@ -98,7 +98,7 @@ export function auditRowCall(at: Date, actor: Actor, entry: AuditEntry): AuditRo
  * round trip (audit_append locks the head; the trigger audit_log_move_head moves it). `alongside`:
  * other writes of the same transaction, sent in the same statement; none may append to the chain.
  */
-export async function appendAudit(tx: Executor, at: Date, actor: Actor, entry: AuditEntry, alongside: SQL[] = []): Promise<void> {
+export async function appendAudit(tx: Executor, { at, actor }: { at: Date; actor: Actor }, entry: AuditEntry, alongside: SQL[] = []): Promise<void> {
   await tx.execute(withWrites(alongside, sql`SELECT audit_append(${JSON.stringify(auditRowCall(at, actor, entry))}::jsonb, NULL)`));
 }
 

@@ -18,7 +18,7 @@ export interface ExchangeRatesConfig {
 export const BOI_SDMX_URL = 'https://edge.boi.gov.il/FusionEdgeServer/sdmx/v2';
 
 export function exchangeRatesConfig(env: Env, environment: string): ExchangeRatesConfig {
-  const timeoutMs = integer(env, 'EXCHANGE_RATES_TIMEOUT_MS', 10_000, 50, 120_000);
+  const timeoutMs = integer(env, 'EXCHANGE_RATES_TIMEOUT_MS', 10_000, { min: 50, max: 120_000 });
   const raw = (env.EXCHANGE_RATES_URL ?? '').trim();
   if (raw === 'off') return { baseUrl: null, timeoutMs };
   if (raw === '') return { baseUrl: environment === 'test' ? null : BOI_SDMX_URL, timeoutMs };
@@ -53,7 +53,7 @@ export const AUTH_THROTTLE_DEFAULTS = { failuresPerMinute: 20 } as const;
 
 export function authThrottleConfig(env: Env): AuthThrottleConfig {
   return {
-    failuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', AUTH_THROTTLE_DEFAULTS.failuresPerMinute, 1, 100_000),
+    failuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', AUTH_THROTTLE_DEFAULTS.failuresPerMinute, { min: 1, max: 100_000 }),
   };
 }
 
@@ -166,13 +166,13 @@ export function allocationConfig(env: Env, publicBaseUrl: string): AllocationCon
       // The ITA accepts exactly one registered redirect URI, compared case-sensitively.
       redirectUri: url('ITA_REDIRECT_URI', `${publicBaseUrl}/ita/callback`),
       scope: env.ITA_SCOPE || 'scope',
-      softwareNumber: integer(env, 'ITA_SOFTWARE_NUMBER', 99_999_999, 1, 99_999_999),
+      softwareNumber: integer(env, 'ITA_SOFTWARE_NUMBER', 99_999_999, { min: 1, max: 99_999_999 }),
     };
   }
   return {
     ita,
-    timeoutMs: integer(env, 'ITA_TIMEOUT_MS', 10_000, 10, 600_000),
-    expiryWarningMs: integer(env, 'ITA_EXPIRY_WARNING_HOURS', 72, 1, 24 * 60) * 3_600_000,
+    timeoutMs: integer(env, 'ITA_TIMEOUT_MS', 10_000, { min: 10, max: 600_000 }),
+    expiryWarningMs: integer(env, 'ITA_EXPIRY_WARNING_HOURS', 72, { min: 1, max: 24 * 60 }) * 3_600_000,
   };
 }
 
@@ -196,8 +196,8 @@ export function consoleConfig(env: Env, environment: string): ConsoleConfig {
 }
 
 export function expensesConfig(env: Env): ExpensesConfig {
-  const uploadMaxBytes = integer(env, 'UPLOAD_MAX_BYTES', 10 * 1_048_576, 1024, 50 * 1_048_576);
-  const timeoutMs = integer(env, 'OCR_TIMEOUT_MS', 60_000, 50, 600_000);
+  const uploadMaxBytes = integer(env, 'UPLOAD_MAX_BYTES', 10 * 1_048_576, { min: 1024, max: 50 * 1_048_576 });
+  const timeoutMs = integer(env, 'OCR_TIMEOUT_MS', 60_000, { min: 50, max: 600_000 });
   const set = ['OCR_BASE_URL', 'OCR_API_KEY', 'OCR_MODEL'].filter((n) => env[n]);
   if (set.length === 0) return { uploadMaxBytes, ocr: null };
   const missing = ['OCR_BASE_URL', 'OCR_API_KEY', 'OCR_MODEL'].find((n) => !env[n]);
@@ -220,8 +220,8 @@ export function webhooksConfig(env: Env, environment: string): WebhooksConfig {
   return {
     allowPrivateTargets: allow,
     caFile: env.WEBHOOK_CA_FILE ? readableFile('WEBHOOK_CA_FILE', env.WEBHOOK_CA_FILE) : null,
-    timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 50, 60_000),
-    pollMs: integer(env, 'WEBHOOK_POLL_MS', 1_000, 50, 60_000),
+    timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, { min: 50, max: 60_000 }),
+    pollMs: integer(env, 'WEBHOOK_POLL_MS', 1_000, { min: 50, max: 60_000 }),
   };
 }
 
@@ -256,7 +256,7 @@ export function printsConfig(env: Env): PrintsConfig {
       throw new ConfigError(env.SMTP_USER ? 'SMTP_PASSWORD' : 'SMTP_USER', 'must be set together with the other one');
     smtp = {
       host: env.SMTP_HOST,
-      port: integer(env, 'SMTP_PORT', secure ? 465 : 587, 1, 65535),
+      port: integer(env, 'SMTP_PORT', secure ? 465 : 587, { min: 1, max: 65535 }),
       secure,
       user: env.SMTP_USER || null,
       password: env.SMTP_PASSWORD || null,
@@ -265,12 +265,12 @@ export function printsConfig(env: Env): PrintsConfig {
   }
   return {
     signingP12,
-    allocationWaitMs: integer(env, 'PDF_ALLOCATION_WAIT_MS', 60_000, 0, 86_400_000),
-    donationReportWaitMs: integer(env, 'PDF_DONATION_REPORT_WAIT_MS', 60_000, 0, 86_400_000),
-    pendingRetryAfterSeconds: integer(env, 'PDF_PENDING_RETRY_AFTER_SECONDS', 2, 1, 3600),
+    allocationWaitMs: integer(env, 'PDF_ALLOCATION_WAIT_MS', 60_000, { min: 0, max: 86_400_000 }),
+    donationReportWaitMs: integer(env, 'PDF_DONATION_REPORT_WAIT_MS', 60_000, { min: 0, max: 86_400_000 }),
+    pendingRetryAfterSeconds: integer(env, 'PDF_PENDING_RETRY_AFTER_SECONDS', 2, { min: 1, max: 3600 }),
     // One core is left to the event loop and PostgreSQL: on 2 cores one thread renders ~250 documents a second.
-    workers: integer(env, 'PDF_WORKERS', Math.max(1, availableParallelism() - 1), 0, 64),
-    emailPerMinute: integer(env, 'EMAIL_PER_MINUTE', 10, 1, 10_000),
+    workers: integer(env, 'PDF_WORKERS', Math.max(1, availableParallelism() - 1), { min: 0, max: 64 }),
+    emailPerMinute: integer(env, 'EMAIL_PER_MINUTE', 10, { min: 1, max: 10_000 }),
     smtp,
   };
 }

@@ -13,7 +13,7 @@ export interface DonationsConfig {
 }
 
 export function donationsConfig(env: Env): DonationsConfig {
-  const timeoutMs = integer(env, 'DONATIONS_TIMEOUT_MS', 10_000, 10, 600_000);
+  const timeoutMs = integer(env, 'DONATIONS_TIMEOUT_MS', 10_000, { min: 10, max: 600_000 });
   const url = (env.DONATIONS_API_URL ?? '').trim();
   const key = (env.DONATIONS_API_KEY ?? '').trim();
   if (url === '' && key === '') return { live: null, timeoutMs };

@@ -72,6 +72,6 @@ export function filesConfig(env: Env, dataDir: string): FilesConfig {
   return {
     dir: dir === '' ? path.join(dataDir, 'files') : path.resolve(dir),
     s3: s3Config(env),
-    sweepGraceMs: integer(env, 'FILES_SWEEP_GRACE_HOURS', 24, 1, 24 * 365) * 3_600_000,
+    sweepGraceMs: integer(env, 'FILES_SWEEP_GRACE_HOURS', 24, { min: 1, max: 24 * 365 }) * 3_600_000,
   };
 }

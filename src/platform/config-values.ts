@@ -14,7 +14,8 @@ export class ConfigError extends Error {
 
 export type Env = Record<string, string | undefined>;
 
-export function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+/** A whole number in [min, max]; unset or empty is `fallback`. */
+export function integer(env: Env, name: string, fallback: number, { min, max }: { min: number; max: number }): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got "${raw}"`);

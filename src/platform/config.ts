@@ -110,7 +110,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   // Read again where backups are sealed; checked here so that a bad value stops the start (exit 2).
   backupSealKey(env);
-  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const port = integer(env, 'PORT', 3000, { min: 0, max: 65535 });
   const host = env.HOST ?? '127.0.0.1';
   const publicBaseUrl = (env.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
   try {
@@ -126,12 +126,15 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl,
     sandboxDatabaseUrl,
-    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
-    processes: { webWorkers: integer(env, 'WEB_CONCURRENCY', 0, 0, 64), backgroundNice: integer(env, 'BACKGROUND_NICE', 10, 0, 19) },
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, { min: 1, max: 1000 }),
+    processes: {
+      webWorkers: integer(env, 'WEB_CONCURRENCY', 0, { min: 0, max: 64 }),
+      backgroundNice: integer(env, 'BACKGROUND_NICE', 10, { min: 0, max: 19 }),
+    },
     logLevel,
-    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 60, 1, 10_000_000),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 60, { min: 1, max: 10_000_000 }),
     authThrottle: authThrottleConfig(env),
-    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, { min: 1024, max: 100 * 1_048_576 }),
     publicBaseUrl,
     console: consoleConfig(env, rawEnv),
     allocation: allocationConfig(env, publicBaseUrl),

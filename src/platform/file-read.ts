@@ -92,8 +92,7 @@ async function refused(r: FileReading, file: StoredFile, found: { sha256: string
     await r.db.transaction((tx) =>
       appendAudit(
         tx,
-        r.clock.now(),
-        { accountId: null, keyId: null },
+        { at: r.clock.now(), actor: { accountId: null, keyId: null } },
         {
           businessId: file.businessId,
           action: 'file.integrity_failed',
@@ -106,7 +105,7 @@ async function refused(r: FileReading, file: StoredFile, found: { sha256: string
   } catch (err) {
     r.logger.error({ fileId: file.id, err: (err as Error).message }, 'the integrity failure could not be written to the audit trail');
   }
-  return new AppError(500, 'internal', `stored file ${file.id} failed its integrity check and is not served; it was logged`);
+  return new AppError('internal', `stored file ${file.id} failed its integrity check and is not served; it was logged`);
 }
 
 const absent = (err: unknown) => err instanceof ObjectMissing || err instanceof MissingBytes;

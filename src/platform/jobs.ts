@@ -132,13 +132,17 @@ export class JobRunner {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<unknown> | null = null;
 
+  private readonly databases: Record<Mode, Database>;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+
   constructor(
-    private readonly databases: Record<Mode, Database>,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
+    deps: { databases: Record<Mode, Database>; clock: Clock; logger: Logger },
     private readonly handlers: Partial<JobHandlers>,
     private readonly opts: { leaseMs?: number; batch?: number } = {},
-  ) {}
+  ) {
+    ({ databases: this.databases, clock: this.clock, logger: this.logger } = deps);
+  }
 
   /**
    * Runs every job due now in one database; answers how many ran. Tests call this directly. Jobs run in the

@@ -6,7 +6,14 @@
  * by the queue gauges read from the databases at scrape time (src/platform/metrics-queues.ts).
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Database, Mode } from './db/engine.ts';
+import type pg from 'pg';
+import type { Mode } from './db/mode.ts';
+
+/** A database as the pool gauges read it (db/engine.ts `Database`). */
+interface PooledDatabase {
+  mode: Mode;
+  pool: pg.Pool;
+}
 
 export const processRegistry = new Registry();
 collectDefaultMetrics({ register: processRegistry });
@@ -84,14 +91,14 @@ export function countAllocationOutcome(mode: Mode, outcome: AllocationOutcome): 
 }
 
 // The pools of this process, read at scrape time (a process has one set; tests build several).
-const pools = new Set<Database>();
+const pools = new Set<PooledDatabase>();
 
 /** Called by each role of a process (web, background) with its databases; the same set twice is harmless. */
-export function trackDatabasePools(databases: Record<Mode, Database>): void {
+export function trackDatabasePools(databases: Record<Mode, PooledDatabase>): void {
   for (const d of Object.values(databases)) pools.add(d);
 }
 
-function poolGauge(name: string, help: string, read: (p: Database['pool']) => number): void {
+function poolGauge(name: string, help: string, read: (p: pg.Pool) => number): void {
   new Gauge({
     name,
     help,

@@ -19,8 +19,8 @@ export function counterBump(day: string, subj: string, metric: string, by = 1): 
 }
 
 /** Adds `by` to a counter in the caller's transaction. */
-export async function bumpCounter(tx: Executor, day: string, subj: string, metric: string, by = 1): Promise<void> {
-  await tx.execute(counterBump(day, subj, metric, by));
+export async function bumpCounter(tx: Executor, { day, subject, metric }: { day: string; subject: string; metric: string }, by = 1): Promise<void> {
+  await tx.execute(counterBump(day, subject, metric, by));
 }
 
 /**
@@ -46,7 +46,7 @@ export async function takeDailyAllowance(
   const rows = await query<{ count: number }>(tx, allowanceTake(opts.day, opts.subject, opts.metric, opts.limit));
   if (rows.length === 0 || rows[0].count > opts.limit) {
     const message = `${opts.what}: the daily limit of ${opts.limit} is reached; it resets at midnight Israel time`;
-    throw opts.reason === 'quota_exceeded' ? new AppError(429, 'quota_exceeded', message) : limitReached(message);
+    throw opts.reason === 'quota_exceeded' ? new AppError('quota_exceeded', message) : limitReached(message);
   }
 }
 
@@ -71,7 +71,7 @@ export class RequestCounter {
       const [mode, day, accountId] = k.split('\u0000');
       const database = this.databases[mode];
       if (!database) continue;
-      await bumpCounter(database.db, day, subject.account(accountId), 'requests', n);
+      await bumpCounter(database.db, { day, subject: subject.account(accountId), metric: 'requests' }, n);
     }
   }
 }

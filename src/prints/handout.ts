@@ -35,7 +35,7 @@ export interface PrintLogEntry {
 
 export function pdfPending(s: Services): AppError {
   const seconds = s.config.prints.pendingRetryAfterSeconds;
-  return new AppError(409, 'pdf_pending', 'the signed PDF of this document is still being rendered; retry shortly', { 'Retry-After': String(seconds) });
+  return new AppError('pdf_pending', 'the signed PDF of this document is still being rendered; retry shortly', { 'Retry-After': String(seconds) });
 }
 
 /** The document of the business, issued and rendered; the precise 404 / 409 otherwise. */
@@ -60,11 +60,13 @@ export async function renderedDocument(
 export async function handOut(
   s: Services,
   ctx: RequestContext,
-  business: BusinessRecord,
-  documentId: string,
-  kind: PrintKind,
-  channel: PrintChannel,
-  recipients: string[] | null = null,
+  {
+    business,
+    documentId,
+    kind,
+    channel,
+    recipients = null,
+  }: { business: BusinessRecord; documentId: string; kind: PrintKind; channel: PrintChannel; recipients?: string[] | null },
 ): Promise<Handout> {
   return ctx.database.db.transaction(async (tx) => {
     const doc = await renderedDocument(s, tx, business.id, documentId);
@@ -92,13 +94,17 @@ export async function handOut(
         createdAt: now,
       }),
     );
-    await appendAudit(tx, now, ctx.actor, {
-      businessId: business.id,
-      action: `document.${channel}`,
-      entityType: 'document',
-      entityId: doc.id,
-      after: { printId, variant, channel, fileId: file.fileId, ...(recipients ? { recipients } : {}) },
-    });
+    await appendAudit(
+      tx,
+      { at: now, actor: ctx.actor },
+      {
+        businessId: business.id,
+        action: `document.${channel}`,
+        entityType: 'document',
+        entityId: doc.id,
+        after: { printId, variant, channel, fileId: file.fileId, ...(recipients ? { recipients } : {}) },
+      },
+    );
     return { printId, variant, fileId: file.fileId, slug: file.slug, createdAt: now.toISOString() };
   });
 }

@@ -2,7 +2,8 @@
 import type * as Pdf from '../pdf/index.ts';
 import type { Language, RenderCurrency, RenderModel, RenderPayment } from '../pdf/index.ts';
 import { SHEKEL, minorUnitsOf } from '../platform/currencies.ts';
-import type { BrandingTemplate, BusinessRecord, DealerType } from '../businesses/index.ts';
+import type { BrandingTemplate, BusinessRecord } from '../businesses/index.ts';
+import type { DealerType } from '../businesses/dealer-types.ts';
 import type { PDF_VARIANTS } from './lists.ts';
 import {
   type DocumentLine,

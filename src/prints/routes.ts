@@ -72,7 +72,7 @@ function registerPrintRoute(api: FastifyInstance, s: Services): void {
       if (!doc) throw notFound('document');
       // A draft's preview: rendered on demand, unsigned, never logged, never counted.
       if (doc.status === 'draft') return sendPdf(reply, await documentPreviewPdf(s, ctx.database, business, id));
-      const handout = await handOut(s, ctx, business, id, kind, 'print');
+      const handout = await handOut(s, ctx, { business, documentId: id, kind, channel: 'print' });
       const file = await storedFile(ctx.database.db, handout.fileId);
       if (!file) throw new Error(`stored PDF ${handout.fileId} is missing`);
       const body = await openFile(fileReading(s, ctx.database), file);
@@ -127,7 +127,7 @@ function registerShareRoute(api: FastifyInstance, s: Services): void {
       const business = businessOf(req);
       const { id } = req.params as { id: string };
       const { kind = 'auto' } = req.body as { kind?: PrintKind };
-      const handout = await handOut(s, ctx, business, id, kind, 'share');
+      const handout = await handOut(s, ctx, { business, documentId: id, kind, channel: 'share' });
       const doc = (await findDocumentRow(ctx.database.db, business.id, id))!;
       const path = publicPdfPath(handout.slug);
       return {
@@ -163,7 +163,7 @@ function registerEmailRoute(api: FastifyInstance, s: Services): void {
     async (req) => {
       const { id } = req.params as { id: string };
       const { to } = req.body as { to: string[] };
-      return { ok: true as const, ...(await emailDocument(s, ctxOf(req), businessOf(req), id, to)) };
+      return { ok: true as const, ...(await emailDocument(s, ctxOf(req), { business: businessOf(req), documentId: id, to })) };
     },
   );
 }
@@ -196,7 +196,7 @@ export function registerPublicPdfRoutes(app: FastifyInstance, s: Services): void
       const { slug } = req.params as { slug: string };
       if (!/^[A-Za-z0-9_-]{22,64}$/.test(slug)) throw notFound('document');
       const pdf = await sharedPdf(s, slug);
-      if (!pdf) throw new AppError(404, 'not_found', 'document not found');
+      if (!pdf) throw new AppError('not_found', 'document not found');
       reply.header('X-Service-Mode', pdf.mode).header('X-Robots-Tag', 'noindex, nofollow').header('Referrer-Policy', 'no-referrer');
       return sendPdf(reply, pdf);
     },

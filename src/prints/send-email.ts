@@ -29,7 +29,7 @@ async function takeEmailAllowance(s: Services, ctx: RequestContext): Promise<voi
   );
   if (!r!.allowed) {
     const seconds = Math.max(1, Math.ceil(Number(r!.retry_after_ms) / 1000));
-    throw new AppError(429, 'rate_limited', `at most ${limit} email calls per minute per key; retry in ${seconds} s`, { 'Retry-After': String(seconds) });
+    throw new AppError('rate_limited', `at most ${limit} email calls per minute per key; retry in ${seconds} s`, { 'Retry-After': String(seconds) });
   }
 }
 
@@ -38,7 +38,11 @@ async function takeEmailAllowance(s: Services, ctx: RequestContext): Promise<voi
  * the document, the rate, the mail server answering), then hands out and sends one message per
  * address. The variant is decided before sending, so every recipient gets the same link.
  */
-export async function emailDocument(s: Services, ctx: RequestContext, business: BusinessRecord, documentId: string, to: string[]): Promise<EmailResult> {
+export async function emailDocument(
+  s: Services,
+  ctx: RequestContext,
+  { business, documentId, to }: { business: BusinessRecord; documentId: string; to: string[] },
+): Promise<EmailResult> {
   // Ownership before configuration: another business's (or no) document is 404 whatever the mode
   // and SMTP setup, so a 503 never tells that the id exists (issue 16).
   if (!(await findDocumentRow(ctx.database.db, business.id, documentId))) throw notFound('document');
@@ -52,11 +56,11 @@ export async function emailDocument(s: Services, ctx: RequestContext, business: 
     await mailer.verify();
   } catch (err) {
     s.logger.warn({ err: errorSummary(err) }, 'mail server unreachable');
-    throw new AppError(502, 'provider', 'the mail server did not answer; nothing was sent and the document was not handed out');
+    throw new AppError('provider', 'the mail server did not answer; nothing was sent and the document was not handed out');
   }
 
   const recipients = [...new Map(to.map((a) => [a.trim().toLowerCase(), a.trim()])).values()];
-  const handout = await handOut(s, ctx, business, documentId, 'auto', 'email', recipients);
+  const handout = await handOut(s, ctx, { business, documentId, kind: 'auto', channel: 'email', recipients });
   const url = `${s.config.publicBaseUrl}/api/docs/${handout.slug}/d.pdf`;
   const content = documentEmail(doc.snapshot as DocumentSnapshot, url);
   const sent: string[] = [];
@@ -73,14 +77,18 @@ export async function emailDocument(s: Services, ctx: RequestContext, business: 
 
   const now = s.clock.now();
   await ctx.database.db.transaction(async (tx) => {
-    if (sent.length > 0) await bumpCounter(tx, israelDate(now), subject.account(business.accountId), 'emails_sent', sent.length);
-    await appendAudit(tx, now, ctx.actor, {
-      businessId: business.id,
-      action: 'document.email_sent',
-      entityType: 'document',
-      entityId: documentId,
-      after: { printId: handout.printId, variant: handout.variant, sent, failed },
-    });
+    if (sent.length > 0) await bumpCounter(tx, { day: israelDate(now), subject: subject.account(business.accountId), metric: 'emails_sent' }, sent.length);
+    await appendAudit(
+      tx,
+      { at: now, actor: ctx.actor },
+      {
+        businessId: business.id,
+        action: 'document.email_sent',
+        entityType: 'document',
+        entityId: documentId,
+        after: { printId: handout.printId, variant: handout.variant, sent, failed },
+      },
+    );
   });
   return { sent, failed, variant: handout.variant, url, warnings: await consentWarnings(ctx.database.db, doc) };
 }

@@ -50,7 +50,7 @@ export async function startWeb(s: Services): Promise<Running & { app: FastifyIns
 export function startBackground(s: Services): Running {
   trackDatabasePools(s.databases);
   const workers: Worker[] = domains.flatMap((d) => (d.worker ? [d.worker(s)] : []));
-  workers.push(new JobRunner(s.databases, s.clock, s.logger, allJobHandlers(s)).start());
+  workers.push(new JobRunner({ databases: s.databases, clock: s.clock, logger: s.logger }, allJobHandlers(s)).start());
   return {
     stop: async () => {
       await Promise.allSettled(workers.map((w) => w.stop()));

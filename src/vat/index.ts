@@ -2,5 +2,4 @@
 export { sendVatLinesCsv, VAT_LINES_CSV, VAT_REPORT_CSV, vatReportCsv, vatReportCsvName } from './csv.ts';
 export { parseVatPeriod } from './period.ts';
 export { ledgerVatReport, type LedgerVatReport, vatLines } from './report.ts';
-export { registerVatRoutes } from './routes.ts';
 export { LedgerVatFields, VatLineSchema, VatLinesQuery, VatQuery } from './schemas.ts';

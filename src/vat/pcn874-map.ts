@@ -69,7 +69,10 @@ export function entryOfLine(l: VatLine): Pcn874Entry | null {
   return null;
 }
 
-export function pcn874Of(vatId: string, report: LedgerVatReport, lines: VatLine[], firstMonth: string, generated: string): Pcn874File {
+export function pcn874Of(
+  vatId: string,
+  { report, lines, firstMonth, generated }: { report: LedgerVatReport; lines: VatLine[]; firstMonth: string; generated: string },
+): Pcn874File {
   const entries = lines.map(entryOfLine).filter((e): e is Pcn874Entry => e !== null);
   return {
     header: {

@@ -37,7 +37,10 @@ function formatted(write: () => Buffer): Buffer {
 type RunAudit = { businessId: string; action: 'export.pcn874'; entityType: string; entityId: string };
 
 /** Reads the period's VAT report and lines in one snapshot, formats the file and checks it against that report. */
-async function producePcn874(database: Database, business: BusinessRecord, period: VatPeriod, vatId: string, today: string) {
+async function producePcn874(
+  database: Database,
+  { business, period, vatId, today }: { business: BusinessRecord; period: VatPeriod; vatId: string; today: string },
+) {
   const { report, lines } = await database.db.transaction(
     async (tx) => {
       const report = await ledgerVatReport(tx, business.id, period);
@@ -45,19 +48,28 @@ async function producePcn874(database: Database, business: BusinessRecord, perio
     },
     { isolationLevel: 'repeatable read', accessMode: 'read only' },
   );
-  const bytes = formatted(() => formatPcn874(pcn874Of(vatId, report, lines, period.firstMonth, today)));
+  const bytes = formatted(() => formatPcn874(pcn874Of(vatId, { report, lines, firstMonth: period.firstMonth, generated: today })));
   return { bytes, verification: verifyPcn874(readPcn874(bytes), vatId, report, lines) };
 }
 
 /** Stores the file and finishes the run (completed, or failed when the check found problems), with its audit row and event. */
 async function storeRun(
   tx: Tx,
-  at: Date,
-  business: BusinessRecord,
-  actor: Actor,
-  run: { id: string; name: string; period: string; audit: RunAudit },
-  object: StoredObject,
-  verification: Pcn874Verification,
+  {
+    at,
+    business,
+    actor,
+    run,
+    object,
+    verification,
+  }: {
+    at: Date;
+    business: BusinessRecord;
+    actor: Actor;
+    run: { id: string; name: string; period: string; audit: RunAudit };
+    object: StoredObject;
+    verification: Pcn874Verification;
+  },
 ): Promise<Pcn874Result> {
   const { id, audit } = run;
   const status = verification.ok ? 'completed' : 'failed';
@@ -72,7 +84,7 @@ async function storeRun(
     report: null,
     error: verification.ok ? null : `verification failed: ${verification.problems.slice(0, 3).join('; ')}`,
   });
-  await appendAudit(tx, at, actor, { ...audit, after: { kind: 'pcn874', period: run.period, status, fileId: file.id, recordCounts } });
+  await appendAudit(tx, { at, actor }, { ...audit, after: { kind: 'pcn874', period: run.period, status, fileId: file.id, recordCounts } });
   if (status === 'completed') {
     await recordEvent(tx, at, {
       event: 'export.completed',
@@ -89,9 +101,7 @@ async function storeRun(
 async function recordFailedRun(
   s: Services,
   database: Database,
-  actor: Actor,
-  run: { id: string; period: string; audit: RunAudit },
-  err: unknown,
+  { actor, run, err }: { actor: Actor; run: { id: string; period: string; audit: RunAudit }; err: unknown },
 ): Promise<void> {
   const reason = exportFailureReason(err);
   s.logger.error({ err, exportRunId: run.id, businessId: run.audit.businessId }, 'PCN874 export failed');
@@ -99,7 +109,11 @@ async function recordFailedRun(
   await database.db
     .transaction(async (tx) => {
       await finishRun(tx, failedAt, run.id, { status: 'failed', recordCounts: null, fileId: null, verification: null, report: null, error: reason });
-      await appendAudit(tx, failedAt, actor, { ...run.audit, after: { kind: 'pcn874', period: run.period, status: 'failed', fileId: null, error: reason } });
+      await appendAudit(
+        tx,
+        { at: failedAt, actor },
+        { ...run.audit, after: { kind: 'pcn874', period: run.period, status: 'failed', fileId: null, error: reason } },
+      );
     })
     .catch((e) => s.logger.error({ err: e, exportRunId: run.id }, 'the failed PCN874 run could not be recorded'));
 }
@@ -107,9 +121,7 @@ async function recordFailedRun(
 export async function runPcn874Export(
   s: Services,
   database: Database,
-  business: BusinessRecord,
-  body: { period: string },
-  actor: Actor,
+  { business, body, actor }: { business: BusinessRecord; body: { period: string }; actor: Actor },
 ): Promise<Pcn874Result> {
   const period = parseVatPeriod(body.period, 'body.period', business.vatReportingPeriod);
   if (business.dealerType !== 'murshe' && business.dealerType !== 'company') {
@@ -128,13 +140,13 @@ export async function runPcn874Export(
   const run = { id, name, period: period.period, audit };
   await startPcn874Run(db, { id, businessId: business.id, from: period.from, to: period.to, name, at: now, keyId: actor.keyId });
   try {
-    const { bytes, verification } = await producePcn874(database, business, period, vatId, today);
+    const { bytes, verification } = await producePcn874(database, { business, period, vatId, today });
     // In the file store before the transaction that names it.
     const object = await putBytes(s.fileStores[database.mode].current, bytes);
     const at = s.clock.now();
-    return await db.transaction((tx) => storeRun(tx, at, business, actor, run, object, verification));
+    return await db.transaction((tx) => storeRun(tx, { at, business, actor, run, object, verification }));
   } catch (err) {
-    await recordFailedRun(s, database, actor, run, err);
+    await recordFailedRun(s, database, { actor, run, err });
     throw err;
   }
 }

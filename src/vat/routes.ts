@@ -26,7 +26,7 @@ export function registerVatRoutes(api: FastifyInstance, s: Services): void {
     },
     async (req, reply) => {
       const ctx = ctxOf(req);
-      const result = await runPcn874Export(s, ctx.database, businessOf(req), req.body as { period: string }, ctx.actor);
+      const result = await runPcn874Export(s, ctx.database, { business: businessOf(req), body: req.body as { period: string }, actor: ctx.actor });
       return reply.status(201).send({ ok: true, ...result });
     },
   );

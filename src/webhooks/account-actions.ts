@@ -1,6 +1,7 @@
 // An account's endpoint, read and acted on by its id: what the API's resend and replay routes and the console share.
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Executor, Mode } from '../platform/db/engine.ts';
+import { query } from '../platform/db/sql.ts';
 import type { Services } from '../platform/http/services.ts';
 import { listDeliveries } from './deliveries.ts';
 import { WebhookDispatcher } from './dispatcher.ts';
@@ -29,10 +30,11 @@ export async function endpointWithDeliveries(
   const requests =
     ids.length === 0
       ? []
-      : await ex
-          .select({ id: t.id, request: sql<string>`left(${t.payload}, ${REQUEST_EXCERPT})` })
-          .from(t)
-          .where(and(eq(t.endpointId, webhook.id), inArray(t.id, ids)));
+      : await query<{ id: string; request: string }>(
+          ex,
+          sql`SELECT ${t.id} AS id, left(${t.payload}, ${REQUEST_EXCERPT}) AS request FROM ${t}
+              WHERE ${t.endpointId} = ${webhook.id} AND ${t.id} = ANY(${sql.param(ids)})`,
+        );
   const requestOf = new Map(requests.map((r) => [r.id, r.request]));
   return { webhook, deliveries: deliveries.map((d) => ({ ...d, request: requestOf.get(d.id) ?? '' })), nextCursor };
 }
@@ -44,7 +46,7 @@ export async function retryAccountDelivery(
   dispatcher: WebhookDispatcher = new WebhookDispatcher(s),
 ): Promise<{ delivered: boolean; delivery: DeliveryView }> {
   const endpoint = await getWebhook(s.databases[target.mode].db, target.accountId, target.webhookId);
-  return resendDelivery(s, dispatcher, target.mode, endpoint, target.deliveryId);
+  return resendDelivery(s, dispatcher, { mode: target.mode, endpoint, deliveryId: target.deliveryId });
 }
 
 /** Replays to the account's endpoint (replay.ts): its failed deliveries, or every event since a time; another account's is 404. */

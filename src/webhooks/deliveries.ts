@@ -1,11 +1,18 @@
-import { and, asc, desc, eq, getTableColumns, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
-import { iso, isoOrNull } from '../platform/db/sql.ts';
+import { allOf } from '../platform/db/newest-first.ts';
+import { columnList, rowReader, type Readable } from '../platform/db/row-reader.ts';
+import { iso, isoOrNull, query } from '../platform/db/sql.ts';
 import { cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
 import type { DeliveryView } from './schemas.ts';
 import { webhookAttempts, webhookDeliveries, type WebhookAttemptRow, type WebhookDeliveryRow } from './tables.ts';
 
-function toAttempt(r: WebhookAttemptRow) {
+type StoredAttempt = Readable<WebhookAttemptRow>;
+type StoredDelivery = Readable<WebhookDeliveryRow>;
+const readAttempt = rowReader(webhookAttempts);
+const readDelivery = rowReader(webhookDeliveries);
+
+function toAttempt(r: StoredAttempt) {
   return {
     n: r.n,
     at: iso(r.at),
@@ -16,7 +23,7 @@ function toAttempt(r: WebhookAttemptRow) {
   };
 }
 
-function toDelivery(r: WebhookDeliveryRow, attempts: WebhookAttemptRow[]): DeliveryView {
+function toDelivery(r: StoredDelivery, attempts: StoredAttempt[]): DeliveryView {
   return {
     id: r.id,
     webhookId: r.endpointId,
@@ -33,20 +40,13 @@ function toDelivery(r: WebhookDeliveryRow, attempts: WebhookAttemptRow[]): Deliv
   };
 }
 
-async function withAttempts(ex: Executor, rows: WebhookDeliveryRow[]): Promise<DeliveryView[]> {
+async function withAttempts(ex: Executor, rows: StoredDelivery[]): Promise<DeliveryView[]> {
   if (rows.length === 0) return [];
-  const attempts = await ex
-    .select()
-    .from(webhookAttempts)
-    .where(
-      inArray(
-        webhookAttempts.deliveryId,
-        rows.map((r) => r.id),
-      ),
-    )
-    .orderBy(asc(webhookAttempts.deliveryId), asc(webhookAttempts.n));
-  const byDelivery = new Map<string, WebhookAttemptRow[]>();
-  for (const a of attempts) {
+  const a = webhookAttempts;
+  const ids = rows.map((r) => r.id);
+  const raw = await query(ex, sql`SELECT ${columnList(a)} FROM ${a} WHERE ${a.deliveryId} = ANY(${sql.param(ids)}) ORDER BY ${a.deliveryId}, ${a.n}`);
+  const byDelivery = new Map<string, StoredAttempt[]>();
+  for (const a of raw.map(readAttempt)) {
     const list = byDelivery.get(a.deliveryId) ?? [];
     list.push(a);
     byDelivery.set(a.deliveryId, list);
@@ -66,15 +66,15 @@ export async function listDeliveries(
   opts: { before?: string; cursor?: string; take: number },
 ): Promise<{ deliveries: DeliveryView[]; next: string | null; nextCursor: string | null }> {
   const t = webhookDeliveries;
-  const conditions: SQL[] = [eq(t.endpointId, endpointId)];
-  if (opts.before) conditions.push(lt(t.id, opts.before));
-  if (opts.cursor) conditions.push(lt(t.id, decodeCursor('deliveries', opts.cursor).id));
-  const rows = await ex
-    .select({ row: getTableColumns(t), cursorAt: sql<string>`${cursorAtSql(sql`${t.createdAt}`)}` })
-    .from(t)
-    .where(and(...conditions))
-    .orderBy(desc(t.id))
-    .limit(opts.take + 1);
+  const conditions: SQL[] = [sql`${t.endpointId} = ${endpointId}`];
+  if (opts.before) conditions.push(sql`${t.id} < ${opts.before}`);
+  if (opts.cursor) conditions.push(sql`${t.id} < ${decodeCursor('deliveries', opts.cursor).id}`);
+  const raw = await query<Record<string, unknown> & { cursor_at: string }>(
+    ex,
+    sql`SELECT ${columnList(t)}, ${cursorAtSql(sql`${t.createdAt}`)} AS cursor_at FROM ${t}
+        WHERE ${allOf(conditions)} ORDER BY ${t.id} DESC LIMIT ${opts.take + 1}`,
+  );
+  const rows = raw.map((r) => ({ row: readDelivery(r), cursorAt: r.cursor_at }));
   const { page, nextCursor } = pageOf('deliveries', rows, opts.take, (r) => ({ createdAt: r.cursorAt, id: r.row.id }));
   return {
     deliveries: await withAttempts(
@@ -87,6 +87,7 @@ export async function listDeliveries(
 }
 
 export async function getDelivery(ex: Executor, id: string): Promise<DeliveryView | undefined> {
-  const rows = await ex.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
-  return (await withAttempts(ex, rows))[0];
+  const t = webhookDeliveries;
+  const rows = await query(ex, sql`SELECT ${columnList(t)} FROM ${t} WHERE ${t.id} = ${id}`);
+  return (await withAttempts(ex, rows.map(readDelivery)))[0];
 }

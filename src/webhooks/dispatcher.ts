@@ -217,8 +217,7 @@ export class WebhookDispatcher {
       if (ep && before?.active && !ep.active) {
         await appendAudit(
           tx,
-          now,
-          { accountId: String(ep.account_id), keyId: null },
+          { at: now, actor: { accountId: String(ep.account_id), keyId: null } },
           {
             businessId: (ep.business_id as string | null) ?? null,
             action: 'webhook.auto_disable',

@@ -1,7 +1,9 @@
 import { newestFirstPage } from '../platform/db/newest-first.ts';
-import { and, count, eq } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Database, Executor, Tx } from '../platform/db/engine.ts';
-import { iso, isoOrNull } from '../platform/db/sql.ts';
+import { insertInto, updateSet } from '../platform/db/insert-values.ts';
+import { columnList, rowReader, type Readable } from '../platform/db/row-reader.ts';
+import { iso, isoOrNull, query, queryOne } from '../platform/db/sql.ts';
 import { limitReached, notFound, validation } from '../platform/errors.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { newId, randomToken } from '../platform/ids.ts';
@@ -12,7 +14,9 @@ import { webhookEndpoints, type WebhookEndpointRow } from './tables.ts';
 /** Endpoints one account may hold in one mode. */
 export const MAX_ENDPOINTS_PER_ACCOUNT = 20;
 
-export function toWebhook(r: WebhookEndpointRow): WebhookView {
+const readEndpoint = rowReader(webhookEndpoints);
+
+export function toWebhook(r: Readable<WebhookEndpointRow>): WebhookView {
   return {
     id: r.id,
     url: r.url,
@@ -31,12 +35,13 @@ export function toWebhook(r: WebhookEndpointRow): WebhookView {
 const uniqueEvents = (events: string[] | undefined) => [...new Set(events ?? [])];
 
 export async function getWebhook(ex: Executor, accountId: string, id: string, forUpdate = false): Promise<WebhookView & { secret: string }> {
-  const owned = ex
-    .select()
-    .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.accountId, accountId)));
-  const [r] = forUpdate ? await owned.for('update') : await owned;
-  if (!r) throw notFound('webhook endpoint');
+  const t = webhookEndpoints;
+  const raw = await queryOne(
+    ex,
+    sql`SELECT ${columnList(t)} FROM ${t} WHERE ${t.id} = ${id} AND ${t.accountId} = ${accountId}${forUpdate ? sql` FOR UPDATE` : sql``}`,
+  );
+  if (!raw) throw notFound('webhook endpoint');
+  const r = readEndpoint(raw);
   return { ...toWebhook(r), secret: r.secret };
 }
 
@@ -49,7 +54,7 @@ export async function listWebhooks(
   const { rows, nextCursor } = await newestFirstPage(
     ex,
     { name: 'webhooks', table: webhookEndpoints },
-    { where: [eq(webhookEndpoints.accountId, accountId)], cursor: q.cursor, take: q.take },
+    { where: [sql`${webhookEndpoints.accountId} = ${accountId}`], cursor: q.cursor, take: q.take },
   );
   return { webhooks: rows.map((r) => toWebhook(r)), nextCursor };
 }
@@ -65,37 +70,33 @@ async function refuseBadUrl(checkUrl: UrlCheck, url: string): Promise<void> {
 
 export async function createWebhook(
   database: Database,
-  at: Date,
-  actor: Actor & { accountId: string },
-  body: WebhookCreateBody,
-  checkUrl: UrlCheck,
+  { at, actor, body, checkUrl }: { at: Date; actor: Actor & { accountId: string }; body: WebhookCreateBody; checkUrl: UrlCheck },
 ): Promise<WebhookView & { secret: string }> {
   await refuseBadUrl(checkUrl, body.url);
   return database.db.transaction(async (tx) => {
     const businessId = body.businessId ?? null;
     // Another account's business answers 404, like every business path.
     if (businessId) await getOwnedBusiness(tx, actor.accountId, businessId);
-    const [held] = await tx.select({ n: count() }).from(webhookEndpoints).where(eq(webhookEndpoints.accountId, actor.accountId));
-    if (held.n >= MAX_ENDPOINTS_PER_ACCOUNT) {
+    const t = webhookEndpoints;
+    const held = await queryOne<{ n: number }>(tx, sql`SELECT count(*)::int AS n FROM ${t} WHERE ${t.accountId} = ${actor.accountId}`);
+    if (held!.n >= MAX_ENDPOINTS_PER_ACCOUNT) {
       throw limitReached(`an account holds at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints per mode; delete one first`);
     }
     const secret = `whsec_${randomToken(32)}`;
-    const [row] = await tx
-      .insert(webhookEndpoints)
-      .values({
-        id: newId('we', at.getTime()),
-        accountId: actor.accountId,
-        businessId,
-        url: body.url,
-        events: uniqueEvents(body.events),
-        secret,
-        active: true,
-        createdAt: at,
-        updatedAt: at,
-      })
-      .returning();
-    const webhook = toWebhook(row);
-    await appendAudit(tx, at, actor, { businessId, action: 'webhook.create', entityType: 'webhook_endpoint', entityId: webhook.id, after: webhook });
+    const inserted = insertInto(t, {
+      id: newId('we', at.getTime()),
+      accountId: actor.accountId,
+      businessId,
+      url: body.url,
+      events: uniqueEvents(body.events),
+      secret,
+      active: true,
+      createdAt: at,
+      updatedAt: at,
+    });
+    const [row] = await query(tx, sql`${inserted} RETURNING ${columnList(t)}`);
+    const webhook = toWebhook(readEndpoint(row));
+    await appendAudit(tx, { at, actor }, { businessId, action: 'webhook.create', entityType: 'webhook_endpoint', entityId: webhook.id, after: webhook });
     return { ...webhook, secret };
   });
 }
@@ -103,11 +104,7 @@ export async function createWebhook(
 /** PATCH: `url`, `events`, `active` (true re-arms: clears disabledAt and the failure count). */
 export async function patchWebhook(
   database: Database,
-  at: Date,
-  actor: Actor & { accountId: string },
-  id: string,
-  body: WebhookPatchBody,
-  checkUrl: UrlCheck,
+  { at, actor, id, body, checkUrl }: { at: Date; actor: Actor & { accountId: string }; id: string; body: WebhookPatchBody; checkUrl: UrlCheck },
 ): Promise<WebhookView> {
   if (body.url !== undefined) await refuseBadUrl(checkUrl, body.url);
   return database.db.transaction(async (tx) => {
@@ -126,20 +123,22 @@ export async function patchWebhook(
       active = false;
       disabledAt = now;
     }
-    const [row] = await tx
-      .update(webhookEndpoints)
-      .set({
-        url,
-        events,
-        active,
-        disabledAt: disabledAt === null ? null : new Date(disabledAt),
-        consecutiveFailures: failures,
-        updatedAt: at,
-      })
-      .where(eq(webhookEndpoints.id, id))
-      .returning();
-    const after = toWebhook(row);
-    await appendAudit(tx, at, actor, { businessId: before.businessId, action: 'webhook.update', entityType: 'webhook_endpoint', entityId: id, before, after });
+    const t = webhookEndpoints;
+    const changed = updateSet(t, {
+      url,
+      events,
+      active,
+      disabledAt: disabledAt === null ? null : new Date(disabledAt),
+      consecutiveFailures: failures,
+      updatedAt: at,
+    });
+    const [row] = await query(tx, sql`${changed} WHERE ${t.id} = ${id} RETURNING ${columnList(t)}`);
+    const after = toWebhook(readEndpoint(row));
+    await appendAudit(
+      tx,
+      { at, actor },
+      { businessId: before.businessId, action: 'webhook.update', entityType: 'webhook_endpoint', entityId: id, before, after },
+    );
     return after;
   });
 }
@@ -147,6 +146,6 @@ export async function patchWebhook(
 /** Deletes the endpoint and its delivery log; nothing more is sent to it. */
 export async function deleteWebhook(tx: Tx, at: Date, actor: Actor & { accountId: string }, id: string): Promise<void> {
   const { secret: _secret, ...before } = await getWebhook(tx, actor.accountId, id, true);
-  await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
-  await appendAudit(tx, at, actor, { businessId: before.businessId, action: 'webhook.delete', entityType: 'webhook_endpoint', entityId: id, before });
+  await tx.execute(sql`DELETE FROM ${webhookEndpoints} WHERE ${webhookEndpoints.id} = ${id}`);
+  await appendAudit(tx, { at, actor }, { businessId: before.businessId, action: 'webhook.delete', entityType: 'webhook_endpoint', entityId: id, before });
 }

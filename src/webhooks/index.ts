@@ -1,5 +1,4 @@
 /** The webhooks domain's public surface: what other folders may import (ARCHITECTURE.md, "Boundaries"). */
-export { webhooksDomain } from './domain.ts';
 export { createWebhookSender } from './runtime.ts';
 export { envelope } from './delivery-rows.ts';
 export { signWebhook } from './signature.ts';

@@ -36,7 +36,11 @@ async function requeueFailed(database: Database, endpointId: string, types: stri
  * delivery it already has (delivered or failed) is made due again under its id; an event it has none for gets
  * a new one. Deliveries already pending are left as they are (they go out anyway).
  */
-async function replaySince(database: Database, endpoint: WebhookView, since: string, types: string[], now: Date): Promise<ReplayResult> {
+async function replaySince(
+  database: Database,
+  endpoint: WebhookView,
+  { since, types, now }: { since: string; types: string[]; now: Date },
+): Promise<ReplayResult> {
   const nowIso = now.toISOString();
   return database.db.transaction(async (tx) => {
     const requeued = await query(
@@ -79,5 +83,5 @@ export async function replayToEndpoint(database: Database, endpoint: WebhookView
   }
   const since = body.since!;
   if (Date.parse(since) > now.getTime()) throw validation('body.since', 'is in the future');
-  return replaySince(database, endpoint, since, body.events ?? endpoint.events, now);
+  return replaySince(database, endpoint, { since, types: body.events ?? endpoint.events, now });
 }

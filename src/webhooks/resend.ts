@@ -14,7 +14,7 @@ type Row = Record<string, unknown>;
  * Claims a delivery of the endpoint for one attempt sent now, as the dispatcher claims (the attempt number
  * taken, a lease), whatever its status. Not found: 404; held by a sender this moment: 409.
  */
-async function claimForResend(s: Services, mode: Mode, endpointId: string, deliveryId: string, leaseMs: number) {
+async function claimForResend(s: Services, { mode, endpointId, deliveryId, leaseMs }: { mode: Mode; endpointId: string; deliveryId: string; leaseMs: number }) {
   const now = s.clock.now();
   const lease = new Date(now.getTime() + leaseMs).toISOString();
   const claimed = await queryOne<Row>(
@@ -38,11 +38,9 @@ async function claimForResend(s: Services, mode: Mode, endpointId: string, deliv
 export async function resendDelivery(
   s: Services,
   dispatcher: WebhookDispatcher,
-  mode: Mode,
-  endpoint: { id: string; url: string; secret: string },
-  deliveryId: string,
+  { mode, endpoint, deliveryId }: { mode: Mode; endpoint: { id: string; url: string; secret: string }; deliveryId: string },
 ): Promise<{ delivered: boolean; delivery: DeliveryView }> {
-  const d = await claimForResend(s, mode, endpoint.id, deliveryId, s.config.webhooks.timeoutMs + 60_000);
+  const d = await claimForResend(s, { mode, endpointId: endpoint.id, deliveryId, leaseMs: s.config.webhooks.timeoutMs + 60_000 });
   const outcome = await dispatcher.attempt(mode, { ...d, url: endpoint.url, secret: endpoint.secret });
   const delivered = isDelivered(outcome.status) && outcome.error === null;
   const at = s.clock.now().toISOString();

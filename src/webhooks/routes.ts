@@ -64,7 +64,12 @@ function registerEndpointListRoutes(api: FastifyInstance, s: Services): void {
     async (req, reply) => {
       const ctx = ctxOf(req);
       const body = req.body as WebhookCreateBody;
-      const webhook = await createWebhook(ctx.database, s.clock.now(), { ...ctx.actor, accountId: ctx.key.accountId }, body, urlCheck(s, ctx.mode));
+      const webhook = await createWebhook(ctx.database, {
+        at: s.clock.now(),
+        actor: { ...ctx.actor, accountId: ctx.key.accountId },
+        body,
+        checkUrl: urlCheck(s, ctx.mode),
+      });
       return reply.status(201).send({ ok: true, webhook });
     },
   );
@@ -135,7 +140,13 @@ function registerEndpointUpdateRoute(api: FastifyInstance, s: Services): void {
       const ctx = ctxOf(req);
       const body = req.body as WebhookPatchBody;
       const { id } = req.params as { id: string };
-      const webhook = await patchWebhook(ctx.database, s.clock.now(), { ...ctx.actor, accountId: ctx.key.accountId }, id, body, urlCheck(s, ctx.mode));
+      const webhook = await patchWebhook(ctx.database, {
+        at: s.clock.now(),
+        actor: { ...ctx.actor, accountId: ctx.key.accountId },
+        id,
+        body,
+        checkUrl: urlCheck(s, ctx.mode),
+      });
       return { ok: true as const, webhook };
     },
   );

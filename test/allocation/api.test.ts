@@ -11,7 +11,7 @@ let b: any;
 
 const line = (unitPriceExVat: number) => ({ description: 'ייעוץ', quantity: 1, unitPriceExVat });
 const big = (over: Record<string, unknown> = {}) => ({ docType: 305, party: { name: 'עוסק', taxId: TAX_IDS.company2 }, lines: [line(1_500_000)], ...over });
-const runner = () => new JobRunner(env.s.databases, env.clock, env.s.logger, allJobHandlers(env.s));
+const runner = () => new JobRunner({ databases: env.s.databases, clock: env.clock, logger: env.s.logger }, allJobHandlers(env.s));
 
 async function draft(body: Record<string, unknown>, bid = b.id) {
   const res = await env.call('POST', `/v1/businesses/${bid}/documents`, { key: a.test, body });
@@ -248,7 +248,7 @@ describe('live in production without ITA configuration never fakes a number', ()
     expect(r.body.reason).toBe('unconfigured');
     const issued = await prod.call('POST', `/v1/businesses/${live.id}/documents/${d.id}/issue`, { key: pa.live });
     expect(issued.body.document.allocation.status).toBe('pending');
-    await new JobRunner(prod.s.databases, prod.clock, prod.s.logger, allJobHandlers(prod.s)).runDue('live');
+    await new JobRunner({ databases: prod.s.databases, clock: prod.clock, logger: prod.s.logger }, allJobHandlers(prod.s)).runDue('live');
     const after = (await prod.call('GET', `/v1/businesses/${live.id}/documents/${d.id}`, { key: pa.live })).body.document;
     expect(after.allocationNumber).toBeNull();
     expect(after.allocation.status).toBe('pending');

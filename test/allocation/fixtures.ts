@@ -7,7 +7,7 @@ import { sql } from 'drizzle-orm';
 import type { Mode } from '../../src/platform/db/engine.ts';
 import { newId } from '../../src/platform/ids.ts';
 import { enqueueJob } from '../../src/platform/jobs.ts';
-import type { DocumentSnapshot } from '../../src/documents/snapshot.ts';
+import type { DocumentSnapshot } from '../../src/documents/snapshot-types.ts';
 import type { TestEnv } from '../helpers/env.ts';
 import { TAX_IDS } from '../helpers/env.ts';
 

@@ -14,7 +14,7 @@ let env: TestEnv;
 let acct: TestAccount;
 let biz: any;
 
-const runner = () => new JobRunner(env.s.databases, env.clock, env.s.logger, allJobHandlers(env.s));
+const runner = () => new JobRunner({ databases: env.s.databases, clock: env.clock, logger: env.s.logger }, allJobHandlers(env.s));
 
 /** The whole consent flow: our connect endpoint → the authority's consent screen → our callback. */
 async function connect(business: any, vatNumbers: number[]) {

@@ -10,7 +10,7 @@ let env: TestEnv;
 let acct: TestAccount;
 let biz: any;
 
-const runner = () => new JobRunner(env.s.databases, env.clock, env.s.logger, allJobHandlers(env.s));
+const runner = () => new JobRunner({ databases: env.s.databases, clock: env.clock, logger: env.s.logger }, allJobHandlers(env.s));
 
 beforeAll(async () => {
   env = await createTestEnv({ env: { ITA_TIMEOUT_MS: '50' } });
@@ -109,7 +109,7 @@ describe('allocation lifecycle on the sandbox simulator', () => {
     await env.sql('sandbox', `UPDATE jobs SET attempts = 1, locked_until = '${lease}' WHERE ref_id = '${ids[0]}'`);
     // A new process: new services (a fresh simulator), new runner, same databases.
     const s2 = createServices(env.s.config, env.clock, env.s.logger, env.s.databases);
-    const runner2 = new JobRunner(s2.databases, env.clock, s2.logger, allJobHandlers(s2));
+    const runner2 = new JobRunner({ databases: s2.databases, clock: env.clock, logger: s2.logger }, allJobHandlers(s2));
     await runner2.runDue('sandbox');
     expect((await docRow(env, 'sandbox', ids[0])).allocation.status).toBe('pending');
     expect((await docRow(env, 'sandbox', ids[1])).allocation.status).toBe('granted');

@@ -209,7 +209,7 @@ describe('refusals', () => {
     }
   });
 
-  it('a rate the Bank never published answers 422 and the draft stays a draft', async () => {
+  it('a rate the Bank never published answers 400 validation and the draft stays a draft', async () => {
     const d = await call('POST', '/documents', {
       docType: 305,
       party,
@@ -219,7 +219,7 @@ describe('refusals', () => {
     });
     expect(d.status).toBe(201);
     const i = await call('POST', `/documents/${d.body.document.id}/issue`);
-    expect(i.status).toBe(422);
+    expect([i.status, i.body.reason]).toEqual([400, 'validation']);
     expect((await call('GET', `/documents/${d.body.document.id}`)).body.document.status).toBe('draft');
     await call('DELETE', `/documents/${d.body.document.id}`);
   });

@@ -133,14 +133,12 @@ describe('seeded books', () => {
 
   it('exports to OPENFRMT and the export verifies', async () => {
     const business = await readBusiness(sandbox(), bid);
-    const r = await runOpenfrmtExport(
-      env.s,
-      sandbox(),
+    const r = await runOpenfrmtExport(env.s, sandbox(), {
       business,
-      { from: '2026-02-01', to: '2026-02-28' },
-      { accountId: a.id, keyId: null },
-      { chunkSize: 400 },
-    );
+      range: { from: '2026-02-01', to: '2026-02-28' },
+      actor: { accountId: a.id, keyId: null },
+      opts: { chunkSize: 400 },
+    });
     expect(r.exportRun.status).toBe('completed');
     expect(r.exportRun.verification!.ok).toBe(true);
     expect(r.exportRun.recordCounts!.C100).toBe(COUNT);

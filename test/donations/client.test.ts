@@ -109,7 +109,7 @@ describe('live mode configured', () => {
     });
     const issued = await call('POST', `/documents/${d.body.document.id}/issue`);
     expect(issued.status, JSON.stringify(issued.body)).toBe(201);
-    const runner = new JobRunner(env.s.databases, env.clock, env.s.logger, allJobHandlers(env.s));
+    const runner = new JobRunner({ databases: env.s.databases, clock: env.clock, logger: env.s.logger }, allJobHandlers(env.s));
     await runner.runDue('live');
     const id = issued.body.document.id;
     const report = await call('GET', `/documents/${id}/donation-report`);

@@ -14,7 +14,7 @@ import { pdfText } from '../pdf/extract-text.ts';
 
 let env: TestEnv;
 let a: TestAccount;
-const runner = () => new JobRunner(env.s.databases, env.clock, env.s.logger, allJobHandlers(env.s));
+const runner = () => new JobRunner({ databases: env.s.databases, clock: env.clock, logger: env.s.logger }, allJobHandlers(env.s));
 beforeAll(async () => {
   env = await createTestEnv({ env: { DATA_DIR: tempDataDir(), PDF_DONATION_REPORT_WAIT_MS: '60000' } });
   a = await env.account();

@@ -12,7 +12,7 @@ let b1: { id: string };
 let b2: { id: string };
 
 // The list reads the outbox as it is: these tests record synthetic data under real names (hence the cast).
-async function emit(mode: Mode, accountId: string, businessId: string | null, event: EventName, n: number) {
+async function emit(mode: Mode, accountId: string, { businessId, event, n }: { businessId: string | null; event: EventName; n: number }) {
   await env.db[mode].db.transaction((tx) => recordEvent(tx, env.clock.now(), { event, accountId, businessId, data: { n } } as unknown as OutboxEvent));
 }
 
@@ -33,18 +33,18 @@ beforeAll(async () => {
   b1 = await env.business(a.test);
   b2 = await env.business(a.test, { name: 'עסק שני' });
   // 1..6 a minute apart in the sandbox, two of them in one millisecond (the cursor's tie on created_at).
-  await emit('sandbox', a.id, b1.id, 'document.issued', 1);
+  await emit('sandbox', a.id, { businessId: b1.id, event: 'document.issued', n: 1 });
   env.clock.advance(60_000);
-  await emit('sandbox', a.id, b2.id, 'expense.recorded', 2);
+  await emit('sandbox', a.id, { businessId: b2.id, event: 'expense.recorded', n: 2 });
   env.clock.advance(60_000);
-  await emit('sandbox', a.id, b1.id, 'expense.recorded', 3);
-  await emit('sandbox', a.id, null, 'business.status_changed', 4);
+  await emit('sandbox', a.id, { businessId: b1.id, event: 'expense.recorded', n: 3 });
+  await emit('sandbox', a.id, { businessId: null, event: 'business.status_changed', n: 4 });
   env.clock.advance(60_000);
-  await emit('sandbox', a.id, b2.id, 'document.issued', 5);
+  await emit('sandbox', a.id, { businessId: b2.id, event: 'document.issued', n: 5 });
   env.clock.advance(60_000);
-  await emit('sandbox', a.id, b1.id, 'export.completed', 6);
-  await emit('sandbox', other.id, null, 'document.issued', 100);
-  await emit('live', a.id, null, 'document.issued', 200);
+  await emit('sandbox', a.id, { businessId: b1.id, event: 'export.completed', n: 6 });
+  await emit('sandbox', other.id, { businessId: null, event: 'document.issued', n: 100 });
+  await emit('live', a.id, { businessId: null, event: 'document.issued', n: 200 });
 });
 afterAll(async () => {
   await env?.close();

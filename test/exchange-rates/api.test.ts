@@ -78,17 +78,17 @@ describe('the rate a document would use: Bank of Israel', () => {
     expect(fake.log.length).toBe(requests);
   });
 
-  it('a future date is refused (422): no rate is known for it', async () => {
+  it('a future date is refused (400): no rate is known for it', async () => {
     const r = await get('USD', '2026-03-21');
-    expect([r.status, r.body.reason]).toEqual([422, 'validation']);
+    expect([r.status, r.body.reason]).toEqual([400, 'validation']);
     expect(r.body.error).toMatch(/after today/);
   });
 
-  it('a currency the Bank does not publish, or a day with no rate in reach: 422 telling to send the rate', async () => {
+  it('a currency the Bank does not publish, or a day with no rate in reach: 400 telling to send the rate', async () => {
     const thb = await get('THB', '2026-03-02');
-    expect([thb.status, thb.body.reason]).toEqual([422, 'validation']);
+    expect([thb.status, thb.body.reason]).toEqual([400, 'validation']);
     expect(thb.body.error).toMatch(/send `exchangeRate`/);
-    expect((await get('USD', '2025-01-10')).status).toBe(422);
+    expect((await get('USD', '2025-01-10')).status).toBe(400);
   });
 
   it('network failure: 503 unconfigured for a day not cached, the cached answer for a day that is', async () => {
@@ -106,10 +106,14 @@ describe('the rate a document would use: Bank of Israel', () => {
 
   it('rateForDocument is what the documents side calls: same answer, on a transaction too', async () => {
     const deps = exchangeRateDeps(env.s);
-    expect(await rateForDocument(deps, env.db.sandbox.db, biz.id, 'USD', '2026-03-08')).toEqual({ rate: '3.077', date: '2026-03-06', source: 'boi' });
-    const inTx = await env.db.sandbox.db.transaction((tx) => rateForDocument(deps, tx, biz.id, 'JPY', '2026-03-05'));
+    expect(await rateForDocument(deps, env.db.sandbox.db, { businessId: biz.id, currency: 'USD', documentDate: '2026-03-08' })).toEqual({
+      rate: '3.077',
+      date: '2026-03-06',
+      source: 'boi',
+    });
+    const inTx = await env.db.sandbox.db.transaction((tx) => rateForDocument(deps, tx, { businessId: biz.id, currency: 'JPY', documentDate: '2026-03-05' }));
     expect(inTx).toEqual({ rate: '0.01958', date: '2026-03-05', source: 'boi' });
-    await expect(rateForDocument(deps, env.db.sandbox.db, biz.id, 'ILS', '2026-03-05')).rejects.toThrow(/shekels/);
+    await expect(rateForDocument(deps, env.db.sandbox.db, { businessId: biz.id, currency: 'ILS', documentDate: '2026-03-05' })).rejects.toThrow(/shekels/);
   });
 });
 
@@ -230,7 +234,6 @@ describe('the OpenAPI document', () => {
         'GET /v1/businesses/{bid}/exchange-rates/{currency} → 400',
         'GET /v1/businesses/{bid}/exchange-rates/{currency} → 403',
         'GET /v1/businesses/{bid}/exchange-rates/{currency} → 404',
-        'GET /v1/businesses/{bid}/exchange-rates/{currency} → 422',
         'GET /v1/businesses/{bid}/exchange-rates/{currency} → 503',
         'GET /v1/businesses/{bid}/exchange-rates → 200',
         'GET /v1/businesses/{bid}/exchange-rates → 404',

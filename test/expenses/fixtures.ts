@@ -49,7 +49,7 @@ export async function pngClaiming(width: number, height: number): Promise<Buffer
 export const dataUri = (mime: string, bytes: Buffer) => `data:${mime};base64,${bytes.toString('base64')}`;
 
 /** A multipart/form-data body with one file part. */
-export function multipart(field: string, filename: string, mime: string, bytes: Buffer, extra: Record<string, string> = {}) {
+export function multipart(field: string, filename: string, { mime, bytes, extra = {} }: { mime: string; bytes: Buffer; extra?: Record<string, string> }) {
   const boundary = '----pinkasTestBoundary7MA4YWxk';
   const parts: Buffer[] = [];
   for (const [k, v] of Object.entries(extra)) {

@@ -86,7 +86,7 @@ describe('scan', () => {
   it('sends a PDF as a file part (multipart upload)', async () => {
     fake.answer({ kind: 'json', content: { ...extraction, documentNumber: 'PDF-1', amountExVat: null, vatAmount: null, amountIncVat: '₪1,234.50' } });
     const bytes = pdf('scan me');
-    const m = multipart('file', 'invoice.pdf', 'application/pdf', bytes);
+    const m = multipart('file', 'invoice.pdf', { mime: 'application/pdf', bytes });
     const res = await env.call('POST', url(), { key: ocrKey, payload: m.payload, headers: m.headers });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.expense).toMatchObject({ supplierDocNumber: 'PDF-1', amountIncVat: 123450, amountExVat: null, vatAmount: null });

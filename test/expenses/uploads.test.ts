@@ -36,7 +36,7 @@ describe('upload', () => {
       ['image/webp', await webp(), 'r.webp'],
       ['application/pdf', pdf('multipart'), 'r.pdf'],
     ] as const) {
-      const m = multipart('file', name, mime, bytes);
+      const m = multipart('file', name, { mime, bytes });
       const res = await env.call('POST', url(), { key: a.test, payload: m.payload, headers: m.headers });
       expect(res.status, `${mime} ${JSON.stringify(res.body)}`).toBe(201);
       const meta = await env.sql('sandbox', `SELECT mime, name, size FROM files WHERE id = '${res.body.expense.receiptFileId}'`);
@@ -45,7 +45,7 @@ describe('upload', () => {
   });
 
   it('keeps a Hebrew file name from a multipart upload', async () => {
-    const m = multipart('file', 'קבלה-סופר.png', 'image/png', await png(31, 17));
+    const m = multipart('file', 'קבלה-סופר.png', { mime: 'image/png', bytes: await png(31, 17) });
     const res = await env.call('POST', url(), { key: a.test, payload: m.payload, headers: m.headers });
     expect(res.status).toBe(201);
     const meta = await env.sql('sandbox', `SELECT name FROM files WHERE id = '${res.body.expense.receiptFileId}'`);
@@ -55,7 +55,7 @@ describe('upload', () => {
   it('the same file twice answers the existing expense (deduped) and opens no second row', async () => {
     const bytes = await jpeg(410, 300);
     const first = await env.call('POST', url(), { key: a.test, body: { file: dataUri('image/jpeg', bytes) } });
-    const m = multipart('file', 'again.jpg', 'image/jpeg', bytes);
+    const m = multipart('file', 'again.jpg', { mime: 'image/jpeg', bytes });
     const second = await env.call('POST', url(), { key: a.test, payload: m.payload, headers: m.headers });
     expect(second.status).toBe(201);
     expect(second.body.deduped).toBe(true);
@@ -86,11 +86,11 @@ describe('upload', () => {
       expect(res.body.reason, what).toBe('validation');
       expect(res.body.error, what).toMatch(message);
     }
-    const m = multipart('file', 'fake.pdf', 'application/pdf', Buffer.from('MZ\x90\x00 an executable'));
+    const m = multipart('file', 'fake.pdf', { mime: 'application/pdf', bytes: Buffer.from('MZ\x90\x00 an executable') });
     const res = await env.call('POST', url(), { key: a.test, payload: m.payload, headers: m.headers });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(/^file: /);
-    const wrongPart = multipart('receipt', 'r.jpg', 'image/jpeg', good);
+    const wrongPart = multipart('receipt', 'r.jpg', { mime: 'image/jpeg', bytes: good });
     expect((await env.call('POST', url(), { key: a.test, payload: wrongPart.payload, headers: wrongPart.headers })).status).toBe(400);
     const after = await env.sql('sandbox', `SELECT count(*)::int AS n FROM files`);
     expect(after[0].n).toBe(before[0].n);
@@ -101,7 +101,7 @@ describe('upload', () => {
     const json = await env.call('POST', url(), { key: a.test, body: { file: dataUri('application/pdf', big) } });
     expect(json.status).toBe(413);
     expect(json.body.reason).toBe('too_large');
-    const m = multipart('file', 'big.pdf', 'application/pdf', big);
+    const m = multipart('file', 'big.pdf', { mime: 'application/pdf', bytes: big });
     const res = await env.call('POST', url(), { key: a.test, payload: m.payload, headers: m.headers });
     expect(res.status).toBe(413);
     expect(res.body.reason).toBe('too_large');

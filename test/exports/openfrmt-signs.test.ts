@@ -103,13 +103,11 @@ describe('A000/1009 configuration', () => {
     const b = await env.business(a.test);
     const business = await getOwnedBusiness(env.s.databases.sandbox.db, a.id, b.id);
     const s = { ...env.s, config: { ...env.s.config, exports: { ...env.s.config.exports, makerTaxId: '' } } };
-    const err = await runOpenfrmtExport(
-      s,
-      env.s.databases.sandbox,
+    const err = await runOpenfrmtExport(s, env.s.databases.sandbox, {
       business,
-      { from: '2026-01-01', to: '2026-01-31' },
-      { accountId: a.id, keyId: a.testKeyId },
-    ).catch((e) => e);
+      range: { from: '2026-01-01', to: '2026-01-31' },
+      actor: { accountId: a.id, keyId: a.testKeyId },
+    }).catch((e) => e);
     expect(err).toBeInstanceOf(AppError);
     expect(err).toMatchObject({ status: 503, reason: 'unconfigured' });
     expect(err.message).toMatch(/OPENFRMT_MAKER_TAX_ID/);

@@ -242,13 +242,11 @@ describe('cut and fixed set', () => {
     env.clock.advance(1_000);
     const business = await getOwnedBusiness(env.s.databases.sandbox.db, a.id, b.id);
     let issuedMidway: any;
-    const result = await runOpenfrmtExport(
-      env.s,
-      env.s.databases.sandbox,
+    const result = await runOpenfrmtExport(env.s, env.s.databases.sandbox, {
       business,
-      { from: '2026-01-01', to: '2026-12-31' },
-      { accountId: a.id, keyId: a.testKeyId },
-      {
+      range: { from: '2026-01-01', to: '2026-12-31' },
+      actor: { accountId: a.id, keyId: a.testKeyId },
+      opts: {
         chunkSize: 2,
         afterChunk: async (n) => {
           if (n !== 1) return;
@@ -256,7 +254,7 @@ describe('cut and fixed set', () => {
           issuedMidway = await issueDoc(env, a.test, b.id, { docType: 400, payments: [{ method: 'cash', amount: 999 }] });
         },
       },
-    );
+    });
     expect(issuedMidway.docNumber).toBe(5);
     expect(result.exportRun.status).toBe('completed');
     expect(result.exportRun.recordCounts).toMatchObject({ C100: 4, D120: 4 });
@@ -345,19 +343,17 @@ describe('double-entry books', () => {
 describe('a run that fails', () => {
   async function failRun(bid: string, failure: Error) {
     const business = await getOwnedBusiness(env.s.databases.sandbox.db, a.id, bid);
-    const attempt = runOpenfrmtExport(
-      env.s,
-      env.s.databases.sandbox,
+    const attempt = runOpenfrmtExport(env.s, env.s.databases.sandbox, {
       business,
-      { from: '2026-01-01', to: '2026-12-31' },
-      { accountId: a.id, keyId: a.testKeyId },
-      {
+      range: { from: '2026-01-01', to: '2026-12-31' },
+      actor: { accountId: a.id, keyId: a.testKeyId },
+      opts: {
         chunkSize: 1,
         afterChunk: async (n) => {
           if (n === 2) throw failure;
         },
       },
-    );
+    });
     await expect(attempt).rejects.toBe(failure);
     const runs = await env.sql('sandbox', `SELECT id, status, error, file_id FROM export_runs WHERE business_id = '${bid}' ORDER BY created_at DESC LIMIT 1`);
     const audit = await env.sql(

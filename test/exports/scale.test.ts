@@ -23,13 +23,11 @@ describe('a period with 20k documents', () => {
     let chunks = 0;
     let issuedDuring: any;
     const started = Date.now();
-    const result = await runOpenfrmtExport(
-      env.s,
-      env.s.databases.sandbox,
+    const result = await runOpenfrmtExport(env.s, env.s.databases.sandbox, {
       business,
-      { from: '2026-02-01', to: '2026-02-28' },
-      { accountId: a.id, keyId: a.testKeyId },
-      {
+      range: { from: '2026-02-01', to: '2026-02-28' },
+      actor: { accountId: a.id, keyId: a.testKeyId },
+      opts: {
         afterChunk: async (n) => {
           chunks = n;
           // A write through the API between chunks: it would hang if the export held a transaction open.
@@ -38,7 +36,7 @@ describe('a period with 20k documents', () => {
           issuedDuring = await issueDoc(env, a.test, b.id, { docType: 400, documentDate: '2026-02-20', payments: [{ method: 'cash', amount: 100 }] });
         },
       },
-    );
+    });
     const seconds = (Date.now() - started) / 1000;
     expect(issuedDuring.status).toBe('issued');
     expect(chunks).toBe(41); // 20,000 / 500 = 40 full chunks, then the short last read

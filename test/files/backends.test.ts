@@ -101,7 +101,7 @@ describe.each(['fs', 's3'])('on the %s store', (backend) => {
 
   it('streams an uploaded receipt into the store (multipart and JSON), refusing one over the limit', async () => {
     const receipt = pdf('a receipt, streamed');
-    const m = multipart('file', 'r.pdf', 'application/pdf', receipt);
+    const m = multipart('file', 'r.pdf', { mime: 'application/pdf', bytes: receipt });
     const up = await env.call('POST', `/v1/businesses/${bid}/expenses/upload`, { key: a.test, payload: m.payload, headers: m.headers });
     expect(up.status, JSON.stringify(up.body)).toBe(201);
     expect((await download(env, a.test, up.body.expense.receiptFileId)).equals(receipt)).toBe(true);
@@ -110,7 +110,7 @@ describe.each(['fs', 's3'])('on the %s store', (backend) => {
     expect(json.status, JSON.stringify(json.body)).toBe(201);
     expect((await download(env, a.test, json.body.expense.receiptFileId)).equals(image)).toBe(true);
     const huge = Buffer.concat([receipt.subarray(0, 20), Buffer.alloc(env.s.config.expenses.uploadMaxBytes + 1, 0x20)]);
-    const big = multipart('file', 'big.pdf', 'application/pdf', huge);
+    const big = multipart('file', 'big.pdf', { mime: 'application/pdf', bytes: huge });
     const refused = await env.call('POST', `/v1/businesses/${bid}/expenses/upload`, { key: a.test, payload: big.payload, headers: big.headers });
     expect(refused.status).toBe(413);
     expect(await env.s.fileStores.sandbox.current.stat(sha(huge))).toBeNull();

@@ -47,7 +47,7 @@ afterAll(async () => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const raw = (db: Database, text: string) => query(db.db, sql.raw(text));
 
-async function api(server: ServerProcess, method: string, path: string, key: string, body?: unknown) {
+async function api(server: ServerProcess, method: string, path: string, { key, body }: { key: string; body?: unknown }) {
   const r = await fetch(`${server.base}${path}`, {
     method,
     headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
@@ -119,42 +119,43 @@ describe('two server processes sharing one PostgreSQL', () => {
 
   it("a key revoked through A's console is refused by B on the very next request", async () => {
     const k = await mint();
-    expect((await api(A, 'GET', '/v1/keys', k.secret)).status).toBe(200);
-    expect((await api(B, 'GET', '/v1/keys', k.secret)).status).toBe(200);
-    expect((await api(B, 'GET', '/v1/keys', k.secret)).status).toBe(200); // from B's cache now
+    expect((await api(A, 'GET', '/v1/keys', { key: k.secret })).status).toBe(200);
+    expect((await api(B, 'GET', '/v1/keys', { key: k.secret })).status).toBe(200);
+    expect((await api(B, 'GET', '/v1/keys', { key: k.secret })).status).toBe(200); // from B's cache now
     await browser.go('GET', '/console/keys');
     expect((await browser.go('POST', `/console/keys/${k.id}/revoke`)).status).toBe(303);
-    expect((await api(B, 'GET', '/v1/keys', k.secret)).status).toBe(401);
-    expect((await api(A, 'GET', '/v1/keys', k.secret)).status).toBe(401);
+    expect((await api(B, 'GET', '/v1/keys', { key: k.secret })).status).toBe(401);
+    expect((await api(A, 'GET', '/v1/keys', { key: k.secret })).status).toBe(401);
   });
 
   it('raw SQL on a key (scope change, revocation) is seen by both as soon as its notification is delivered', async () => {
     const k = await mint(['businesses', 'documents']);
-    for (const server of [A, B, A, B]) expect((await api(server, 'GET', '/v1/businesses', k.secret)).status).toBe(200);
+    for (const server of [A, B, A, B]) expect((await api(server, 'GET', '/v1/businesses', { key: k.secret })).status).toBe(200);
     // An operator's statement has no answer to hold back: the fence (as a writer in pinkas uses)
     // waits until A and B acknowledge having received it, a few milliseconds at most.
     await raw(live.database, `UPDATE api_keys SET scopes = '{documents}' WHERE id = '${k.id}'`);
     await operator.fence();
-    expect((await api(B, 'GET', '/v1/businesses', k.secret)).status).toBe(403);
-    expect((await api(A, 'GET', '/v1/businesses', k.secret)).status).toBe(403);
+    expect((await api(B, 'GET', '/v1/businesses', { key: k.secret })).status).toBe(403);
+    expect((await api(A, 'GET', '/v1/businesses', { key: k.secret })).status).toBe(403);
     await raw(live.database, `UPDATE api_keys SET revoked_at = now() WHERE id = '${k.id}'`);
     await operator.fence();
-    expect((await api(A, 'GET', '/v1/keys', k.secret)).status).toBe(401);
-    expect((await api(B, 'GET', '/v1/keys', k.secret)).status).toBe(401);
+    expect((await api(A, 'GET', '/v1/keys', { key: k.secret })).status).toBe(401);
+    expect((await api(B, 'GET', '/v1/keys', { key: k.secret })).status).toBe(401);
   });
 
   it('a business deactivated through A refuses writes on B at once, and reactivated through B accepts them on A', async () => {
     const k = await mint();
-    const created = await api(A, 'POST', '/v1/businesses', k.secret, { name: 'עסק משותף בע"מ', taxId: '516179157', dealerType: 'company' });
+    const created = await api(A, 'POST', '/v1/businesses', { key: k.secret, body: { name: 'עסק משותף בע"מ', taxId: '516179157', dealerType: 'company' } });
     expect(created.status).toBe(201);
     const bid = created.body.business.id;
-    for (const server of [A, B]) expect((await api(server, 'PATCH', `/v1/businesses/${bid}`, k.secret, { phone: '03-1234567' })).status).toBe(200);
-    expect((await api(A, 'POST', `/v1/businesses/${bid}/deactivate`, k.secret)).status).toBe(200);
-    const refused = await api(B, 'PATCH', `/v1/businesses/${bid}`, k.secret, { phone: '03-7654321' });
+    for (const server of [A, B])
+      expect((await api(server, 'PATCH', `/v1/businesses/${bid}`, { key: k.secret, body: { phone: '03-1234567' } })).status).toBe(200);
+    expect((await api(A, 'POST', `/v1/businesses/${bid}/deactivate`, { key: k.secret })).status).toBe(200);
+    const refused = await api(B, 'PATCH', `/v1/businesses/${bid}`, { key: k.secret, body: { phone: '03-7654321' } });
     expect(refused.status).toBe(403);
     expect(refused.body.reason).toBe('forbidden');
-    expect((await api(B, 'POST', `/v1/businesses/${bid}/reactivate`, k.secret)).status).toBe(200);
-    expect((await api(A, 'PATCH', `/v1/businesses/${bid}`, k.secret, { phone: '03-7654321' })).status).toBe(200);
+    expect((await api(B, 'POST', `/v1/businesses/${bid}/reactivate`, { key: k.secret })).status).toBe(200);
+    expect((await api(A, 'PATCH', `/v1/businesses/${bid}`, { key: k.secret, body: { phone: '03-7654321' } })).status).toBe(200);
   });
 
   it("B's LISTEN connection terminated: a change B could not hear is not served stale; B listens and caches again", async () => {
@@ -165,33 +166,33 @@ describe('two server processes sharing one PostgreSQL', () => {
     const [before] = await listener();
     expect(before).toBeGreaterThan(0);
     const k = await mint();
-    expect((await api(B, 'GET', '/v1/keys', k.secret)).status).toBe(200);
+    expect((await api(B, 'GET', '/v1/keys', { key: k.secret })).status).toBe(200);
     // The key is revoked in the very transaction that kills B's listener: B never hears that notification.
     await raw(live.database, `BEGIN; SELECT pg_terminate_backend(${before}); UPDATE api_keys SET revoked_at = now() WHERE id = '${k.id}'; COMMIT;`);
     let after: number[] = [];
     for (let i = 0; i < 200 && !(after.length === 1 && after[0] !== before); i++, await sleep(50)) after = await listener();
     expect(after).toHaveLength(1);
     expect(after[0]).not.toBe(before);
-    expect((await api(B, 'GET', '/v1/keys', k.secret)).status).toBe(401);
+    expect((await api(B, 'GET', '/v1/keys', { key: k.secret })).status).toBe(401);
     // Listening again: the next change is heard at once.
     const k2 = await mint(['businesses']);
-    expect((await api(B, 'GET', '/v1/businesses', k2.secret)).status).toBe(200);
+    expect((await api(B, 'GET', '/v1/businesses', { key: k2.secret })).status).toBe(200);
     await raw(live.database, `UPDATE api_keys SET scopes = '{documents}' WHERE id = '${k2.id}'`);
     await operator.fence();
-    expect((await api(B, 'GET', '/v1/businesses', k2.secret)).status).toBe(403);
+    expect((await api(B, 'GET', '/v1/businesses', { key: k2.secret })).status).toBe(403);
   });
 
   it("from an address whose bad keys are shed, a key minted in A's console passes on B at once", async () => {
     let last = 0;
-    for (let i = 0; i < 40; i++) last = (await api(i % 2 ? A : B, 'GET', '/v1/keys', `bk_test_${String(i).padStart(32, 'X')}`)).status;
+    for (let i = 0; i < 40; i++) last = (await api(i % 2 ? A : B, 'GET', '/v1/keys', { key: `bk_test_${String(i).padStart(32, 'X')}` })).status;
     expect(last).toBe(429); // the window is shared by both processes (rate_limit_hit)
     const page = await browser.go('GET', '/console/keys');
     expect(page.status).toBe(200);
     const minted = await browser.go('POST', '/console/keys', { label: 'after the burst', mode: 'test', scopes: ['businesses'] });
     expect(minted.status).toBe(201);
     const secret = /bk_test_[0-9A-Za-z]{32}/.exec(minted.text)![0];
-    expect((await api(B, 'GET', '/v1/businesses', secret)).status).toBe(200);
-    expect((await api(B, 'GET', '/v1/keys', `bk_test_${'Y'.repeat(32)}`)).status).toBe(429);
+    expect((await api(B, 'GET', '/v1/businesses', { key: secret })).status).toBe(200);
+    expect((await api(B, 'GET', '/v1/keys', { key: `bk_test_${'Y'.repeat(32)}` })).status).toBe(429);
   });
 
   it('every fence was acknowledged by every listener in time (none waited out its timeout)', () => {

@@ -140,7 +140,7 @@ const cases: Case[] = [
   {
     name: 'POST /businesses/{bid}/expenses/upload (multipart)',
     send: async (key, bid, idem, v) => {
-      const m = multipart('file', `r${v}.png`, 'image/png', await png(40 + v, 30 + n, '#3c3'));
+      const m = multipart('file', `r${v}.png`, { mime: 'image/png', bytes: await png(40 + v, 30 + n, '#3c3') });
       return env.call('POST', `/v1/businesses/${bid}/expenses/upload`, { key, payload: m.payload, headers: { ...m.headers, 'idempotency-key': idem } });
     },
     id: (r) => r.body.expense.id,

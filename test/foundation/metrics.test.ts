@@ -157,7 +157,7 @@ describe('/metrics outcome counters', () => {
     await insertPendingIssued(env, 'sandbox', b);
     await insertPendingIssued(env, 'sandbox', b, { note: 'הערה [sim:432]' });
     const before = (await scrape()).raw.toString();
-    await new JobRunner(env.s.databases, env.clock, env.s.logger, allJobHandlers(env.s)).runDue('sandbox');
+    await new JobRunner({ databases: env.s.databases, clock: env.clock, logger: env.s.logger }, allJobHandlers(env.s)).runDue('sandbox');
     const after = (await scrape()).raw.toString();
     expect(delta(before, after, 'pinkas_allocation_outcomes_total{mode="sandbox",outcome="granted"}')).toBe(1);
     expect(delta(before, after, 'pinkas_allocation_outcomes_total{mode="sandbox",outcome="refused"}')).toBe(1);

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
+import { Ajv } from 'ajv';
+import { Type, type TSchema } from 'typebox';
 import { createTestEnv, TAX_IDS, type TestAccount, type TestEnv } from '../helpers/env.ts';
 import { freshDatabase } from '../helpers/databases.ts';
 import { loadConfig } from '../../src/platform/config.ts';
@@ -9,6 +11,9 @@ import { ManualClock } from '../../src/platform/clock.ts';
 import { createServices } from '../../src/services.ts';
 import { buildApp } from '../../src/app.ts';
 import { validationMessage } from '../../src/platform/http/error-handler.ts';
+import { Nullable } from '../../src/platform/http/schemas.ts';
+import { PartyInput } from '../../src/documents/schemas.ts';
+import { AddressObject } from '../../src/parties/schemas.ts';
 import { expectErrorShape, expectRefused, JSON_HEADERS } from './helpers.ts';
 
 // Issue 16: one error shape everywhere, `{error, reason, requestId}`, including the answers Fastify
@@ -89,22 +94,22 @@ describe('answers Fastify produces itself', () => {
       ['DELETE', '/healthz', undefined],
       ['GET', `/api/docs/${'A'.repeat(32)}/d.pdf`, undefined],
     ] as const) {
-      expectRefused(await env.call(method, url, { key }), 404, 'not_found', undefined, `${method} ${url}`);
+      expectRefused(await env.call(method, url, { key }), 404, { reason: 'not_found', field: undefined, label: `${method} ${url}` });
     }
   });
 
   it('401, 403, 413, 415 and malformed JSON', async () => {
-    expectRefused(await env.call('GET', '/v1/businesses'), 401, 'unauthorized');
-    expectRefused(await env.call('GET', '/v1/businesses', { key: 'bk_test_nope' }), 401, 'unauthorized');
+    expectRefused(await env.call('GET', '/v1/businesses'), 401, { reason: 'unauthorized' });
+    expectRefused(await env.call('GET', '/v1/businesses', { key: 'bk_test_nope' }), 401, { reason: 'unauthorized' });
     const narrow = await a.mint({ mode: 'test', scopes: ['documents'] });
-    expectRefused(await env.call('GET', '/v1/businesses', { key: narrow.secret }), 403, 'forbidden');
-    expectRefused(await env.call('POST', '/v1/businesses', { key: a.test, body: { name: 'x'.repeat(1_100_000) } }), 413, 'too_large');
+    expectRefused(await env.call('GET', '/v1/businesses', { key: narrow.secret }), 403, { reason: 'forbidden' });
+    expectRefused(await env.call('POST', '/v1/businesses', { key: a.test, body: { name: 'x'.repeat(1_100_000) } }), 413, { reason: 'too_large' });
     expectRefused(
       await env.call('POST', '/v1/businesses', { key: a.test, payload: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
       415,
-      'validation',
+      { reason: 'validation' },
     );
-    expectRefused(await env.call('POST', '/v1/businesses', { key: a.test, payload: '{', headers: JSON_HEADERS }), 400, 'validation', 'body');
+    expectRefused(await env.call('POST', '/v1/businesses', { key: a.test, payload: '{', headers: JSON_HEADERS }), 400, { reason: 'validation', field: 'body' });
   });
 
   it('429 rate_limited carries the shape and Retry-After', async () => {
@@ -114,7 +119,7 @@ describe('answers Fastify produces itself', () => {
       await limited.call('GET', '/v1/keys', { key: acc.test });
       await limited.call('GET', '/v1/keys', { key: acc.test });
       const r = await limited.call('GET', '/v1/keys', { key: acc.test });
-      expectRefused(r, 429, 'rate_limited');
+      expectRefused(r, 429, { reason: 'rate_limited' });
       expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
     } finally {
       await limited.close();
@@ -168,6 +173,16 @@ describe('validation messages say what is allowed', () => {
       ['POST', docs, { docType: 305, lines: 'x' }, 'body.lines: must be an array'],
       ['POST', docs, { docType: 305, lines: [line], party: 5 }, 'body.party: must be an object or null'],
       ['POST', docs, { docType: 305, lines: [line], party: { name: 5 } }, 'body.party.name: must be a string'],
+      // A union of objects: the branch the value resembles most (an inline party, a saved party's id, an address object).
+      ['POST', docs, { docType: 305, lines: [line], party: { name: 'x', vatNumber: '1' } }, 'body.party.vatNumber: unknown field'],
+      ['POST', docs, { docType: 305, lines: [line], party: { partyId: 5 } }, 'body.party.partyId: must be a string'],
+      ['POST', `/v1/businesses/${bid}/parties/find-or-create`, { name: 'x', address: { street: 'a', colour: 'red' } }, 'body.address.colour: unknown field'],
+      [
+        'PATCH',
+        `/v1/businesses/${bid}`,
+        { section46Approval: { number: '1', validFrom: '2026-01-01', validTo: '2026-12-31', note: 'x' } },
+        'body.section46Approval.note: unknown field',
+      ],
       [
         'POST',
         docs,
@@ -205,7 +220,7 @@ describe('validation messages say what is allowed', () => {
     ];
     for (const [method, url, body, message] of cases) {
       const r = await env.call(method, url, { key: a.test, body });
-      expectRefused(r, 400, 'validation', undefined, `${method} ${url} ${JSON.stringify(body)?.slice(0, 80)}`);
+      expectRefused(r, 400, { reason: 'validation', field: undefined, label: `${method} ${url} ${JSON.stringify(body)?.slice(0, 80)}` });
       expect(r.body.error).toBe(message);
       expect(r.body.error).not.toMatch(RAW_AJV);
     }
@@ -231,5 +246,37 @@ describe('validation messages say what is allowed', () => {
     ).toBe('body.x: must be a string or null');
     // Without the schema (older callers), the keyword still reads as words.
     expect(validationMessage('body', [{ instancePath: '/d', keyword: 'const', params: { allowedValue: 305 } }])).toBe('body.d: must be 305');
+  });
+
+  it('an object that fails a union is told about the branch it resembles most', () => {
+    // ajv as the app builds it for bodies (src/app.ts): the first error of each branch, with its schema.
+    const ajv = new Ajv({ coerceTypes: false, allErrors: false, verbose: true, strict: false });
+    const messageOf = (schema: TSchema, data: unknown) => {
+      const validate = ajv.compile(schema);
+      expect(validate(data)).toBe(false);
+      return validationMessage('body', validate.errors ?? []);
+    };
+    const payment = Type.Object({
+      pay: Type.Union([
+        Type.Object({ kind: Type.Literal('card'), last4: Type.String({ maxLength: 4 }), brand: Type.Optional(Type.String()) }, { additionalProperties: false }),
+        Type.Object({ kind: Type.Literal('bank'), account: Type.String(), branch: Type.String() }, { additionalProperties: false }),
+      ]),
+    });
+    // The constant field names the branch: the bank transfer's fields, not the card's.
+    expect(messageOf(payment, { pay: { kind: 'bank', account: '1' } })).toBe('body.pay.branch: is required');
+    expect(messageOf(payment, { pay: { kind: 'bank', account: '1', branch: '2', last4: '1234' } })).toBe('body.pay.last4: unknown field');
+    expect(messageOf(payment, { pay: { kind: 'card', last4: '12345' } })).toBe('body.pay.last4: must be at most 4 characters long');
+    // A union inside a union (a party or null): the inner branch with the most fields in common.
+    const draft = Type.Object({ party: Nullable(PartyInput) });
+    expect(messageOf(draft, { party: { name: 'x', vatNumber: '1' } })).toBe('body.party.vatNumber: unknown field');
+    expect(messageOf(draft, { party: { name: 'x', taxId: 7 } })).toBe('body.party.taxId: must be a string or null');
+    expect(messageOf(draft, { party: { partyId: '' } })).toBe('body.party.partyId: must not be empty');
+    // Nothing in common with any branch: the deepest error, as before; a value that is no object: the union as a whole.
+    expect(messageOf(draft, { party: { vatNumber: '1' } })).toBe('body.party.partyId: is required');
+    expect(messageOf(draft, { party: 'x' })).toBe('body.party: must be an object or null');
+    // An address as a line or as an object.
+    const address = Type.Object({ address: Type.Union([Type.String({ maxLength: 5 }), AddressObject, Type.Null()]) });
+    expect(messageOf(address, { address: { city: 'x'.repeat(101) } })).toBe('body.address.city: must be at most 100 characters long');
+    expect(messageOf(address, { address: 'x'.repeat(6) })).toBe('body.address: must be at most 5 characters long');
   });
 });

@@ -18,7 +18,7 @@ export function expectErrorShape(r: CallResult, label = ''): void {
 }
 
 /** A failure with this status and reason whose message starts with the field path. */
-export function expectRefused(r: CallResult, status: number, reason: string, field?: string, label = ''): void {
+export function expectRefused(r: CallResult, status: number, { reason, field, label = '' }: { reason: string; field?: string; label?: string }): void {
   expectErrorShape(r, label);
   expect(r.status, `${label} ${JSON.stringify(r.body)}`).toBe(status);
   expect(r.body.reason, label).toBe(reason);

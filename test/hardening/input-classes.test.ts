@@ -37,7 +37,7 @@ describe('text PostgreSQL cannot store: NUL and unpaired surrogates', () => {
     ];
     for (const [url, payload, field] of cases) {
       const r = await raw('POST', url, payload);
-      expectRefused(r, 400, 'validation', field, payload);
+      expectRefused(r, 400, { reason: 'validation', field, label: payload });
       expect(r.body.error).toMatch(/NUL|surrogate/);
     }
     // A well-formed pair is ordinary text and is kept.
@@ -59,28 +59,28 @@ describe('text PostgreSQL cannot store: NUL and unpaired surrogates', () => {
       [`/api/docs/a%00b/d.pdf`, 'params.slug'],
       [`/ita/callback?state=l_a%00b&code=c`, 'querystring.state'],
     ];
-    for (const [url, field] of cases) expectRefused(await env.call('GET', url, { key: a.test }), 400, 'validation', field, url);
+    for (const [url, field] of cases) expectRefused(await env.call('GET', url, { key: a.test }), 400, { reason: 'validation', field, label: url });
   });
 
   it('in a multipart file name, and in the JSON upload name', async () => {
     const bytes = await png(20, 20);
-    const m = multipart('file', 'r\u0000.png', 'image/png', bytes);
+    const m = multipart('file', 'r\u0000.png', { mime: 'image/png', bytes });
     const r = await env.call('POST', `/v1/businesses/${bid}/expenses/upload`, { key: a.test, payload: m.payload, headers: m.headers });
-    expectRefused(r, 400, 'validation', 'file.filename');
+    expectRefused(r, 400, { reason: 'validation', field: 'file.filename' });
     const j = await env.call('POST', `/v1/businesses/${bid}/expenses/upload`, {
       key: a.test,
       body: { file: dataUri('image/png', bytes), name: 'r\u0000.png' },
     });
-    expectRefused(j, 400, 'validation', 'body.name');
+    expectRefused(j, 400, { reason: 'validation', field: 'body.name' });
     const rows = await env.sql('sandbox', `SELECT count(*)::int AS n FROM files WHERE business_id = '${bid}'`);
     expect(rows[0].n).toBe(0);
   });
 
   it('bytes that are not UTF-8 are refused, not replaced by U+FFFD; a BOM is tolerated', async () => {
     const latin = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xf9, 0xe5, 0xed]), Buffer.from('"}')]); // שום in ISO-8859-8
-    expectRefused(await raw('POST', `/v1/businesses/${bid}/parties`, latin), 400, 'validation', 'body');
+    expectRefused(await raw('POST', `/v1/businesses/${bid}/parties`, latin), 400, { reason: 'validation', field: 'body' });
     const cesu = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]); // an encoded surrogate
-    expectRefused(await raw('POST', `/v1/businesses/${bid}/parties`, cesu), 400, 'validation', 'body');
+    expectRefused(await raw('POST', `/v1/businesses/${bid}/parties`, cesu), 400, { reason: 'validation', field: 'body' });
     const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"BOM בע\\"מ"}')]);
     expect((await raw('POST', `/v1/businesses/${bid}/parties`, bom)).status).toBe(201);
   });
@@ -100,7 +100,7 @@ describe('JSON structure', () => {
     ];
     for (const [url, payload, field] of cases) {
       const r = await raw('POST', url, payload);
-      expectRefused(r, 400, 'validation', field, payload);
+      expectRefused(r, 400, { reason: 'validation', field, label: payload });
       expect(r.body.error).toContain('more than once');
     }
     // The same key in two different objects is fine; so is a key that only looks alike inside a string.
@@ -113,51 +113,52 @@ describe('JSON structure', () => {
   });
 
   it('__proto__ as a field name is refused', async () => {
-    expectRefused(await raw('POST', `/v1/businesses/${bid}/parties`, '{"name":"x","__proto__":{"admin":true}}'), 400, 'validation', 'body.__proto__');
+    expectRefused(await raw('POST', `/v1/businesses/${bid}/parties`, '{"name":"x","__proto__":{"admin":true}}'), 400, {
+      reason: 'validation',
+      field: 'body.__proto__',
+    });
   });
 
   it('deep nesting is refused quickly, up to the body limit', async () => {
     const started = Date.now();
     const depth = 500_000; // 1 MB of brackets: right under BODY_LIMIT_BYTES
     const r = await raw('POST', `/v1/businesses/${bid}/parties`, `{"name":${'['.repeat(depth)}${']'.repeat(depth)}}`);
-    expectRefused(r, 400, 'validation', undefined);
+    expectRefused(r, 400, { reason: 'validation', field: undefined });
     expect(r.body.error).toMatch(/^body\.name(\[0\])+: is nested more than 32 levels deep$/);
     const objects = await raw('POST', `/v1/businesses/${bid}/parties`, `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`);
-    expectRefused(objects, 400, 'validation', undefined);
+    expectRefused(objects, 400, { reason: 'validation', field: undefined });
     expect(Date.now() - started).toBeLessThan(10_000);
     // Within the limit, nesting is the schema's business: an ordinary 400 for an unknown field.
-    expectRefused(
-      await raw('POST', `/v1/businesses/${bid}/parties`, `{"name":"x","extra":${'['.repeat(30)}${']'.repeat(30)}}`),
-      400,
-      'validation',
-      'body.extra',
-    );
+    expectRefused(await raw('POST', `/v1/businesses/${bid}/parties`, `{"name":"x","extra":${'['.repeat(30)}${']'.repeat(30)}}`), 400, {
+      reason: 'validation',
+      field: 'body.extra',
+    });
   });
 
   it('a huge array is refused quickly, by the parser bound or the schema bound', async () => {
     const started = Date.now();
     const huge = await raw('POST', `/v1/businesses/${bid}/documents`, `{"docType":305,"lines":[${Array(400_000).fill('0').join(',')}]}`);
-    expectRefused(huge, 400, 'validation', 'body.lines');
+    expectRefused(huge, 400, { reason: 'validation', field: 'body.lines' });
     expect(huge.body.error).toBe('body.lines: must have at most 10000 items');
     const line = { description: 'x', quantity: 1, unitPriceExVat: 1 };
     const many = await env.call('POST', `/v1/businesses/${bid}/documents`, { key: a.test, body: { docType: 305, lines: Array(501).fill(line) } });
-    expectRefused(many, 400, 'validation', 'body.lines');
+    expectRefused(many, 400, { reason: 'validation', field: 'body.lines' });
     expect(many.body.error).toBe('body.lines: must have at most 500 items');
     const tooBig = await env.call('POST', `/v1/businesses/${bid}/documents`, { key: a.test, body: { docType: 305, lines: Array(25_000).fill(line) } }); // > 1 MB
-    expectRefused(tooBig, 413, 'too_large');
+    expectRefused(tooBig, 413, { reason: 'too_large' });
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('malformed JSON, and an empty body where one is required', async () => {
     for (const payload of ['{"name": ', '{"name":"x",}', "{'name':'x'}", '{"name":"x"} {', 'NaN', '{"n":01}']) {
       const r = await raw('POST', `/v1/businesses/${bid}/parties`, payload);
-      expectRefused(r, 400, 'validation', 'body', payload);
+      expectRefused(r, 400, { reason: 'validation', field: 'body', label: payload });
       expect(r.body.error).toBe('body: malformed JSON');
     }
     const empty = await raw('POST', `/v1/businesses/${bid}/parties`, '');
-    expectRefused(empty, 400, 'validation', 'body');
+    expectRefused(empty, 400, { reason: 'validation', field: 'body' });
     expect(empty.body.error).toBe('body: is required (an object)');
-    expectRefused(await raw('POST', `/v1/businesses/${bid}/parties`, '[]'), 400, 'validation', 'body');
+    expectRefused(await raw('POST', `/v1/businesses/${bid}/parties`, '[]'), 400, { reason: 'validation', field: 'body' });
   });
 });
 
@@ -172,7 +173,7 @@ describe('numbers where integers are expected', () => {
       ['{"docType":400,"payments":[{"method":"cash","amount":18446744073709551616}]}', 'body.payments[0].amount'],
     ] as const) {
       const r = await raw('POST', docs, payload);
-      expectRefused(r, 400, 'validation', field, payload);
+      expectRefused(r, 400, { reason: 'validation', field, label: payload });
       expect(r.body.error).toContain('must be a number between -9007199254740991 and 9007199254740991');
     }
     const negZero = await raw(
@@ -192,9 +193,9 @@ describe('numbers where integers are expected', () => {
   it('numbers a query string is coerced to: Infinity and numbers past 2^53 are refused', async () => {
     for (const q of ['skip=1e309', 'skip=Infinity', 'skip=1e20', 'skip=9007199254740993', 'take=1e309']) {
       const r = await env.call('GET', `/v1/businesses/${bid}/expenses?${q}`, { key: a.test });
-      expectRefused(r, 400, 'validation', `querystring.${q.split('=')[0]}`, q);
+      expectRefused(r, 400, { reason: 'validation', field: `querystring.${q.split('=')[0]}`, label: q });
     }
-    expectRefused(await env.call('GET', `/v1/usage?days=1e309`, { key: a.test }), 400, 'validation', 'querystring.days');
+    expectRefused(await env.call('GET', `/v1/usage?days=1e309`, { key: a.test }), 400, { reason: 'validation', field: 'querystring.days' });
     expect((await env.call('GET', `/v1/businesses/${bid}/expenses?skip=0`, { key: a.test })).status).toBe(200);
   });
 
@@ -214,7 +215,7 @@ describe('numbers where integers are expected', () => {
       const r = await env.call('POST', docs, { key: a.test, body });
       const label = JSON.stringify(body).slice(0, 100);
       if (r.status >= 400) {
-        expectRefused(r, 400, 'validation', undefined, label);
+        expectRefused(r, 400, { reason: 'validation', field: undefined, label });
         expect(r.body.error, label).toMatch(/^body\./);
         continue;
       }
@@ -239,13 +240,13 @@ describe('content types and multipart', () => {
       ['application/vnd.api+json', '{"name":"x"}'],
     ]) {
       const r = await raw('POST', parties, payload, { 'content-type': ct });
-      expectRefused(r, 415, 'validation', 'Content-Type', ct);
+      expectRefused(r, 415, { reason: 'validation', field: 'Content-Type', label: ct });
       expect(r.body.error).toContain('send application/json');
     }
     const none = await env.call('POST', parties, { key: a.test, payload: '{"name":"x"}' });
-    expectRefused(none, 415, 'validation', 'Content-Type');
+    expectRefused(none, 415, { reason: 'validation', field: 'Content-Type' });
     const upload = await raw('POST', `/v1/businesses/${bid}/expenses/upload`, 'x', { 'content-type': 'image/png' });
-    expectRefused(upload, 415, 'validation', 'Content-Type');
+    expectRefused(upload, 415, { reason: 'validation', field: 'Content-Type' });
     expect(upload.body.error).toContain('application/json or multipart/form-data');
     // A charset parameter on JSON is fine (JSON is UTF-8 whatever it says).
     expect((await raw('POST', parties, '{"name":"charset"}', { 'content-type': 'application/json; charset=utf-8' })).status).toBe(201);
@@ -254,7 +255,7 @@ describe('content types and multipart', () => {
   it('malformed multipart is a 400 naming the file part, never a 5xx', async () => {
     const url = `/v1/businesses/${bid}/expenses/upload`;
     const bytes = await png(10, 10);
-    const good = multipart('file', 'r.png', 'image/png', bytes);
+    const good = multipart('file', 'r.png', { mime: 'image/png', bytes });
     const cases: [string, string | Buffer][] = [
       ['multipart/form-data', 'abc'],
       ['multipart/form-data; boundary=zz', 'no boundary anywhere'],
@@ -289,11 +290,14 @@ describe('URLs', () => {
   it('bad percent-encoding and overlong path segments answer 400 in the shape', async () => {
     for (const url of [`/v1/businesses/${bid}/parties/pty%zz`, `/v1/businesses/${bid}/parties/pty%ED%A0%80`, `/v1/businesses/%C0%AF`]) {
       const r = await env.call('GET', url, { key: a.test });
-      expectRefused(r, 400, 'validation', 'path', url);
+      expectRefused(r, 400, { reason: 'validation', field: 'path', label: url });
       expect(r.headers['x-service-mode']).toBe('sandbox');
     }
-    expectRefused(await env.call('GET', `/v1/businesses/${bid}/parties/${'x'.repeat(200)}`, { key: a.test }), 400, 'validation', 'params.id');
-    expectRefused(await env.call('GET', `/v1/businesses/${bid}/parties/${'x'.repeat(5000)}`, { key: a.test }), 400, 'validation', 'path');
+    expectRefused(await env.call('GET', `/v1/businesses/${bid}/parties/${'x'.repeat(200)}`, { key: a.test }), 400, {
+      reason: 'validation',
+      field: 'params.id',
+    });
+    expectRefused(await env.call('GET', `/v1/businesses/${bid}/parties/${'x'.repeat(5000)}`, { key: a.test }), 400, { reason: 'validation', field: 'path' });
     // A malformed query string is read literally, as browsers do; it never fails.
     expect((await env.call('GET', `/v1/businesses/${bid}/expenses?q=%zz`, { key: a.test })).status).toBe(200);
   });

@@ -160,7 +160,7 @@ describe('the OpenAPI document, walked', () => {
         for (const payload of payloads) {
           const r = await env.call(method, url, { key, payload, headers: JSON_HEADERS });
           requests++;
-          expectRefused(r, 400, 'validation', leaf.path, `${method} ${path} ${payload.slice(0, 120)}`);
+          expectRefused(r, 400, { reason: 'validation', field: leaf.path, label: `${method} ${path} ${payload.slice(0, 120)}` });
           expect(r.body.error, label).toMatch(leaf.kind === 'string' ? /NUL|surrogate/ : /between -9007199254740991 and 9007199254740991/);
         }
       }
@@ -178,7 +178,7 @@ describe('the OpenAPI document, walked', () => {
         const hasBody = Boolean(op.requestBody?.content?.['application/json']);
         const r = await env.call(method, base, { key, ...(hasBody ? { payload: '{}', headers: JSON_HEADERS } : {}) });
         requests++;
-        expectRefused(r, 400, 'validation', `${p.in === 'path' ? 'params' : 'querystring'}.${p.name}`, `${method} ${base}`);
+        expectRefused(r, 400, { reason: 'validation', field: `${p.in === 'path' ? 'params' : 'querystring'}.${p.name}`, label: `${method} ${base}` });
       }
     }
     expect(requests).toBeGreaterThan(40);

@@ -37,8 +37,16 @@ describe('a phone that ends up on a document', () => {
     expect(ok.status).toBe(201);
     expect(ok.body.party.phone).toBe(fits);
     for (const phone of [tooLong, foldsLonger]) {
-      expectRefused(await env.call('POST', url(), { key: a.test, body: { name: 'y', phone } }), 400, 'validation', 'body.phone', phone);
-      expectRefused(await env.call('PATCH', url(`/${ok.body.party.id}`), { key: a.test, body: { phone } }), 400, 'validation', 'body.phone', phone);
+      expectRefused(await env.call('POST', url(), { key: a.test, body: { name: 'y', phone } }), 400, {
+        reason: 'validation',
+        field: 'body.phone',
+        label: phone,
+      });
+      expectRefused(await env.call('PATCH', url(`/${ok.body.party.id}`), { key: a.test, body: { phone } }), 400, {
+        reason: 'validation',
+        field: 'body.phone',
+        label: phone,
+      });
     }
     const again = await env.call('GET', url(`/${ok.body.party.id}`), { key: a.test });
     expect(again.body.party.phone).toBe(fits);
@@ -53,7 +61,7 @@ describe('a phone that ends up on a document', () => {
     expect(found.status).toBe(200);
     expect(found.body.party.id).toBe(saved.body.party.id);
     const refused = await env.call('POST', url('/find-or-create'), { key: a.test, body: { name: 'Other', phone: '+972 (52) 111-2222' } });
-    expectRefused(refused, 400, 'validation', 'body.phone');
+    expectRefused(refused, 400, { reason: 'validation', field: 'body.phone' });
     const created = await env.call('POST', url('/find-or-create'), { key: a.test, body: { name: 'Other', phone: '052-111-2222' } });
     expect(created.status).toBe(201);
   });
@@ -72,7 +80,13 @@ describe('a phone that ends up on a document', () => {
     const base = { name: 'x', taxId: '516179157', dealerType: 'company' };
     const ok = await env.call('POST', '/v1/businesses', { key: a.test, body: { ...base, phone: fits } });
     expect(ok.status).toBe(201);
-    expectRefused(await env.call('POST', '/v1/businesses', { key: a.test, body: { ...base, phone: tooLong } }), 400, 'validation', 'body.phone');
-    expectRefused(await env.call('PATCH', `/v1/businesses/${ok.body.business.id}`, { key: a.test, body: { phone: tooLong } }), 400, 'validation', 'body.phone');
+    expectRefused(await env.call('POST', '/v1/businesses', { key: a.test, body: { ...base, phone: tooLong } }), 400, {
+      reason: 'validation',
+      field: 'body.phone',
+    });
+    expectRefused(await env.call('PATCH', `/v1/businesses/${ok.body.business.id}`, { key: a.test, body: { phone: tooLong } }), 400, {
+      reason: 'validation',
+      field: 'body.phone',
+    });
   });
 });

@@ -6,6 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { openPool } from '../../src/platform/db/engine.ts';
 import { EmbeddedCluster } from '../../src/platform/db/embedded-cluster.ts';
 import { migrate } from '../../src/platform/db/migrate.ts';
+import { openRunDir } from './run-dir.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -17,39 +18,13 @@ declare module 'vitest' {
 }
 
 /**
- * An interrupted run (Ctrl-C, a CI timeout) does not reach the teardown: on the way out the
- * cluster is stopped at once (SIGQUIT: immediate shutdown, nothing here needs to survive) and its
- * folder removed, synchronously, since an exiting process runs no more asynchronous work.
- */
-function leaveNothingBehind(cluster: EmbeddedCluster, dir: string): void {
-  const cleanUp = () => {
-    const up = cluster.running();
-    if (up) {
-      try {
-        process.kill(up.pid, 'SIGQUIT');
-      } catch {
-        /* already gone */
-      }
-      const wait = new Int32Array(new SharedArrayBuffer(4));
-      for (let i = 0; i < 100 && cluster.running(); i++) Atomics.wait(wait, 0, 0, 50);
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  process.once('exit', cleanUp);
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.once(signal, () => {
-      cleanUp();
-      process.kill(process.pid, signal);
-    });
-  }
-}
-
-/**
  * One PostgreSQL for the whole run: TEST_DATABASE_URL when given (CI gives the machine's server),
  * otherwise an embedded cluster started here once, so `npm test` needs only Node. One migrated
- * template; each test file clones its databases from it (CREATE DATABASE … TEMPLATE).
+ * template; each test file clones its databases from it (CREATE DATABASE … TEMPLATE). Everything the run
+ * puts on disk, and every process it starts, lives under one folder that goes with it (run-dir.ts).
  */
 export default async function setup(project: TestProject) {
+  const run = openRunDir();
   let adminUrl = process.env.TEST_DATABASE_URL;
   let cluster: EmbeddedCluster | null = null;
   let dir: string | null = null;
@@ -58,7 +33,6 @@ export default async function setup(project: TestProject) {
     dir = mkdtempSync(path.join(tmpdir(), 'pinkas-test-pg-'));
     chmodSync(dir, 0o755);
     cluster = new EmbeddedCluster(dir);
-    leaveNothingBehind(cluster, dir);
     await cluster.initialise();
     const port = await cluster.start();
     adminUrl = cluster.url('postgres', port);
@@ -83,5 +57,6 @@ export default async function setup(project: TestProject) {
     await a.end();
     if (cluster) await cluster.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
+    run.cleanUp();
   };
 }

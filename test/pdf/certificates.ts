@@ -11,7 +11,10 @@ const rsaKey = () => {
   return forge.pki.privateKeyFromPem(privateKey);
 };
 
-function certificate(subjectCn: string, key: forge.pki.rsa.PrivateKey, issuer: { cn: string; key: forge.pki.rsa.PrivateKey }, ca: boolean, now: Date) {
+function certificate(
+  subjectCn: string,
+  { key, issuer, ca, now }: { key: forge.pki.rsa.PrivateKey; issuer: { cn: string; key: forge.pki.rsa.PrivateKey }; ca: boolean; now: Date },
+) {
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
   cert.serialNumber = ca ? '01' : '02';
@@ -37,8 +40,8 @@ function certificate(subjectCn: string, key: forge.pki.rsa.PrivateKey, issuer: {
 export function caIssuedP12(password: string, now: Date): Buffer {
   const caKey = rsaKey();
   const leafKey = rsaKey();
-  const ca = certificate('Test Root CA', caKey, { cn: 'Test Root CA', key: caKey }, true, now);
-  const leaf = certificate('Cafe Signer', leafKey, { cn: 'Test Root CA', key: caKey }, false, now);
+  const ca = certificate('Test Root CA', { key: caKey, issuer: { cn: 'Test Root CA', key: caKey }, ca: true, now });
+  const leaf = certificate('Cafe Signer', { key: leafKey, issuer: { cn: 'Test Root CA', key: caKey }, ca: false, now });
   const p12 = forge.pkcs12.toPkcs12Asn1(leafKey, [leaf, ca], password, { algorithm: '3des' });
   return Buffer.from(forge.asn1.toDer(p12).getBytes(), 'binary');
 }

@@ -88,9 +88,9 @@ describe('wording lookup', () => {
 
   it('names coded values and keeps free text', () => {
     const en = { 1: 'Cash' } as Record<string, string>;
-    expect(named('en', PAYMENT_METHOD_NAMES, en, '1')).toBe('Cash');
-    expect(named('he', PAYMENT_METHOD_NAMES, en, '1')).toBe('מזומן');
-    expect(named('he+en', PAYMENT_METHOD_NAMES, en, '1')).toBe('מזומן / Cash');
-    expect(named('en', PAYMENT_METHOD_NAMES, en, 'Max', 'Max')).toBe('Max');
+    expect(named('en', { he: PAYMENT_METHOD_NAMES, en }, '1')).toBe('Cash');
+    expect(named('he', { he: PAYMENT_METHOD_NAMES, en }, '1')).toBe('מזומן');
+    expect(named('he+en', { he: PAYMENT_METHOD_NAMES, en }, '1')).toBe('מזומן / Cash');
+    expect(named('en', { he: PAYMENT_METHOD_NAMES, en }, 'Max', 'Max')).toBe('Max');
   });
 });

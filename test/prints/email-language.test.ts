@@ -7,7 +7,7 @@ import { pdfInfo, pdfText } from '../pdf/extract-text.ts';
 import { issueDoc, pdfPath, renderRunner, tempDataDir } from './helpers.ts';
 import { parseMail } from './mime.ts';
 import { documentEmail } from '../../src/prints/email.ts';
-import type { DocumentSnapshot } from '../../src/documents/snapshot.ts';
+import type { DocumentSnapshot } from '../../src/documents/snapshot-types.ts';
 
 const snap = (over: Partial<DocumentSnapshot> = {}) =>
   ({ docType: 305, docNumber: 7, dealer: { name: 'Cafe Ltd' }, party: { name: 'Dana' }, ...over }) as unknown as DocumentSnapshot;

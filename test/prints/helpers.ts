@@ -26,7 +26,7 @@ export async function issueDoc(env: TestEnv, key: string, bid: string, body: Rec
 
 /** The render job only (the other areas' jobs are theirs to test). */
 export function renderRunner(env: TestEnv): JobRunner {
-  return new JobRunner(env.s.databases, env.clock, env.s.logger, { [RENDER_JOB]: renderJobHandler(env.s) });
+  return new JobRunner({ databases: env.s.databases, clock: env.clock, logger: env.s.logger }, { [RENDER_JOB]: renderJobHandler(env.s) });
 }
 
 export const pdfPath = (bid: string, id: string, what: string) => `/v1/businesses/${bid}/documents/${id}/${what}`;

@@ -1,7 +1,8 @@
 // From a stored document to the render model: language, currency, rate and shekel totals.
 import { describe, expect, it } from 'vitest';
 import { draftRenderModel, issuedRenderModel } from '../../src/prints/render-model.ts';
-import type { DocumentRow, DocumentSnapshot } from '../../src/documents/snapshot.ts';
+import type { DocumentRow } from '../../src/documents/snapshot.ts';
+import type { DocumentSnapshot } from '../../src/documents/snapshot-types.ts';
 import type { BusinessRecord } from '../../src/businesses/records.ts';
 
 const totals = { discountAmount: 0, totalExVat: 10000, vatAmount: 1800, totalIncVat: 11800, withholdingAmount: 0 };

@@ -33,7 +33,7 @@
  *    read from the zip (opening, debits, credits) = the trial balances the day before the range and at its end.
  * Then two cases worked by hand that no other test covered.
  *
- * PROPERTY_LEDGER_STEPS (default 400) sets the number of steps; PROPERTY_SEED overrides the seed (printed).
+ * PROPERTY_LEDGER_STEPS (default 150: `npm test`; `.ci/run` sets 400) sets the number of steps; PROPERTY_SEED overrides the seed (printed).
  * Measured 2026-11-24 on the 2-core machine with other suites running: 400 steps 9–25 s; 3000 steps (~600 entries per business, so entry pages of 500 are crossed) 42 s.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,7 +67,7 @@ import {
 } from './ledger-model.ts';
 
 const SEED = Number(process.env.PROPERTY_SEED ?? 0x20_0007) >>> 0;
-const STEPS = Math.max(10, Number(process.env.PROPERTY_LEDGER_STEPS ?? 400));
+const STEPS = Math.max(10, Number(process.env.PROPERTY_LEDGER_STEPS ?? 150));
 const FIRST_DAY = '2026-01-01';
 const LAST_DAY = '2026-03-31';
 const MONTHS = ['2026-01', '2026-02', '2026-03'];

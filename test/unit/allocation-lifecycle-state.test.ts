@@ -10,7 +10,7 @@ import {
   warningsAfterRefusal,
 } from '../../src/allocation/lifecycle-state.ts';
 import { connectionState, modeOfState, newState, type Connection } from '../../src/allocation/connections.ts';
-import type { AllocationState } from '../../src/documents/snapshot.ts';
+import type { AllocationState } from '../../src/documents/snapshot-types.ts';
 
 const at = new Date('2026-03-01T09:00:00.000Z');
 const pending: AllocationState = { status: 'pending', number: null, error: null, requestedAt: '2026-03-01T08:00:00.000Z', decidedAt: null };

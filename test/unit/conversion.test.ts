@@ -5,7 +5,7 @@ import { conversionRefusal, convertedLines, discountShare, quantitiesFrom, stage
 import { quantityTenThousandths as q4 } from '../../src/platform/money.ts';
 import { DOC_TYPE_CODES, DOC_TYPES, type DocType } from '../../src/documents/doc-types.ts';
 import { AppError } from '../../src/platform/errors.ts';
-import type { DocumentLine } from '../../src/documents/snapshot.ts';
+import type { DocumentLine } from '../../src/documents/snapshot-types.ts';
 
 const line = (over: Partial<DocumentLine> = {}): DocumentLine => ({
   description: 'בלוק',

@@ -12,7 +12,7 @@ import {
   docTypeRuleOf,
   type DocType,
 } from '../../src/documents/doc-types.ts';
-import { DEALER_TYPES } from '../../src/businesses/lists.ts';
+import { DEALER_TYPES } from '../../src/businesses/dealer-types.ts';
 import { buyerTaxIdRequired, computeTotals, paymentsProblem, resolveVatRateBp } from '../../src/documents/totals.ts';
 import { checkDraft, type DraftFields } from '../../src/documents/draft-input.ts';
 import { reversalOf } from '../../src/documents/credit-note.ts';
@@ -27,7 +27,7 @@ import { DOC_TITLES } from '../../src/pdf/hebrew.ts';
 import { EN_DOC_TITLES } from '../../src/pdf/english.ts';
 import { infoLines, isReceiptStyle } from '../../src/pdf/wording.ts';
 import { sampleModel } from '../../src/pdf/samples.ts';
-import type { DocumentPayment, DocumentSnapshot } from '../../src/documents/snapshot.ts';
+import type { DocumentPayment, DocumentSnapshot } from '../../src/documents/snapshot-types.ts';
 
 const rows = DOC_TYPE_RULES;
 

@@ -164,7 +164,7 @@ describe('shekel figures of a document', () => {
   it('payments of a 400 add up to its amount received', () => {
     const ils = ilsTotals(totals({ totalExVat: 3, totalIncVat: 3 }), 'USD', '3.655');
     expect(ils.totalIncVat).toBe(11);
-    expect(ilsPayments([1, 1, 1], 'USD', '3.655', ils, 400)).toEqual([4, 4, 3]);
+    expect(ilsPayments([1, 1, 1], { currency: 'USD', rate: '3.655', ils, docType: 400 })).toEqual([4, 4, 3]);
   });
 });
 
@@ -195,11 +195,11 @@ describe('the shekel amounts of a frozen snapshot', () => {
 describe('a payment in its own currency', () => {
   it('converts through the shekel', () => {
     // $100.00 at 3.65 = 365.00 ₪; in EUR at 3.95 = 92.405... → €92.41
-    expect(paymentInOwnCurrency(10000, 'USD', '3.65', 'EUR', '3.95')).toBe(9241);
-    expect(paymentInOwnCurrency(10000, 'USD', '3.65', 'ILS', null)).toBe(36500);
-    expect(paymentInOwnCurrency(36500, 'ILS', null, 'USD', '3.65')).toBe(10000);
-    expect(paymentInOwnCurrency(10000, 'USD', '3.65', 'JPY', '0.0245')).toBe(14898);
-    expect(paymentInOwnCurrency(10000, 'USD', '3.65', 'USD', null)).toBe(10000);
+    expect(paymentInOwnCurrency(10000, { docCurrency: 'USD', docRate: '3.65', payCurrency: 'EUR', payRate: '3.95' })).toBe(9241);
+    expect(paymentInOwnCurrency(10000, { docCurrency: 'USD', docRate: '3.65', payCurrency: 'ILS', payRate: null })).toBe(36500);
+    expect(paymentInOwnCurrency(36500, { docCurrency: 'ILS', docRate: null, payCurrency: 'USD', payRate: '3.65' })).toBe(10000);
+    expect(paymentInOwnCurrency(10000, { docCurrency: 'USD', docRate: '3.65', payCurrency: 'JPY', payRate: '0.0245' })).toBe(14898);
+    expect(paymentInOwnCurrency(10000, { docCurrency: 'USD', docRate: '3.65', payCurrency: 'USD', payRate: null })).toBe(10000);
   });
 });
 

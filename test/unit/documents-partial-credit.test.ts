@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { creditedSoFar, partialCreditOf, shareOf, type CreditRequest } from '../../src/documents/partial-credit.ts';
 import { lineAmount } from '../../src/documents/totals.ts';
-import type { DocumentSnapshot, Totals } from '../../src/documents/snapshot.ts';
+import type { Totals } from '../../src/documents/snapshot.ts';
+import type { DocumentSnapshot } from '../../src/documents/snapshot-types.ts';
 import { AppError } from '../../src/platform/errors.ts';
 
 const line = (description: string, quantity: number, unitPriceExVat: number, lineDiscount = 0) => ({

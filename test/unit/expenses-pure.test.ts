@@ -5,7 +5,7 @@ import { checkReceiptBytes, looksLikeCompletePdf, normalizeMime, parseDataUri, s
 import { prefillFrom, toAgorot } from '../../src/expenses/ocr/extraction.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { AppError } from '../../src/platform/errors.ts';
-import type { DealerType } from '../../src/businesses/index.ts';
+import type { DealerType } from '../../src/businesses/dealer-types.ts';
 
 const n = null;
 const errorOf = (f: () => unknown): AppError => {

@@ -3,7 +3,7 @@ import { acquirerCode, dealTypeCode, exportDocument } from '../../src/exports/ma
 import { israelDateTime } from '../../src/platform/israel-time.ts';
 import { writeC100 } from '../../src/openfrmt/records.ts';
 import { written } from '../helpers/openfrmt-records.ts';
-import type { DocumentSnapshot } from '../../src/documents/snapshot.ts';
+import type { DocumentSnapshot } from '../../src/documents/snapshot-types.ts';
 
 const base: DocumentSnapshot = {
   docType: 305,

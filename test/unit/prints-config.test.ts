@@ -5,7 +5,8 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/platform/config.ts';
 import { allocationWait, renderBackoffMs } from '../../src/prints/render-job.ts';
 import { documentEmail } from '../../src/prints/email.ts';
-import type { DocumentRow, DocumentSnapshot } from '../../src/documents/snapshot.ts';
+import type { DocumentRow } from '../../src/documents/snapshot.ts';
+import type { DocumentSnapshot } from '../../src/documents/snapshot-types.ts';
 
 const base = { PINKAS_ENV: 'test', DATA_DIR: '/tmp/x' };
 

@@ -26,6 +26,7 @@ describe('VAT periods', () => {
     ['2026-01/2026-02', 'bimonthly', '2026-01-01', '2026-02-28', '202601'],
     ['2026-11/2026-12', 'bimonthly', '2026-11-01', '2026-12-31', '202611'],
     ['2026-03/2026-04', 'bimonthly', '2026-03-01', '2026-04-30', '202603'],
+    // eslint-disable-next-line @typescript-eslint/max-params -- test.each spreads a row into arguments
   ])('%s → %s %s..%s', (text, kind, from, to, first) => {
     expect(parseVatPeriod(text)).toEqual({ period: text, kind, from, to, firstMonth: first });
   });
@@ -290,7 +291,7 @@ describe('from ledger lines to entries', () => {
       sales: { taxable: 49, zeroRatedExport: 0, eilat: 0, exempt: 0, count: 2 },
       zeroRatedOrExemptSales: 0,
     } as LedgerVatReport;
-    const file = pcn874Of('516179157', report, lines, '202602', '2026-03-01');
+    const file = pcn874Of('516179157', { report, lines, firstMonth: '202602', generated: '2026-03-01' });
     expect(file.header).toMatchObject({
       taxableSales: 0,
       taxableVat: 0,

@@ -622,9 +622,9 @@ export function verifyOpenfrmt(input: VerifyInput): Defect[] {
   }
 
   // ---- documents
-  verifyDocuments(input, recs.filter(okLen), A(1034) === '1', { from, to }, A(1026) + A(1027), push);
+  verifyDocuments(input, { recs: recs.filter(okLen), branches: A(1034) === '1', range: { from, to }, produced: A(1026) + A(1027), push });
   // ---- the ledger (double-entry books)
-  if (input.ledger) verifyLedger(input.ledger, recs.filter(okLen), { from, to }, A(1013), A(1014), push);
+  if (input.ledger) verifyLedger(input.ledger, { recs: recs.filter(okLen), range: { from, to }, bookkeeping: A(1013), balanceLevel: A(1014), push });
   return defects;
 }
 
@@ -632,11 +632,13 @@ export function verifyOpenfrmt(input: VerifyInput): Defect[] {
 
 function verifyLedger(
   ledger: ApiLedger,
-  recs: Rec[],
-  range: { from: string | null; to: string | null },
-  bookkeeping: string,
-  balanceLevel: string,
-  push: (d: Defect) => void,
+  {
+    recs,
+    range,
+    bookkeeping,
+    balanceLevel,
+    push,
+  }: { recs: Rec[]; range: { from: string | null; to: string | null }; bookkeeping: string; balanceLevel: string; push: (d: Defect) => void },
 ) {
   const bad = (r: Rec | null, field: number | null, reason: string) =>
     push({ file: 'BKMVDATA.TXT', line: r?.line ?? null, record: r?.code ?? null, field, reason });
@@ -722,11 +724,13 @@ function verifyLedger(
 
 function verifyDocuments(
   input: VerifyInput,
-  recs: Rec[],
-  branches: boolean,
-  range: { from: string | null; to: string | null },
-  produced: string,
-  push: (d: Defect) => void,
+  {
+    recs,
+    branches,
+    range,
+    produced,
+    push,
+  }: { recs: Rec[]; branches: boolean; range: { from: string | null; to: string | null }; produced: string; push: (d: Defect) => void },
 ) {
   const bad = (r: Rec, field: number | null, reason: string) => push({ file: 'BKMVDATA.TXT', line: r.line, record: r.code, field, reason });
   const docBad = (reason: string) => push({ file: 'documents', line: null, record: null, field: null, reason });
@@ -795,7 +799,7 @@ function verifyDocuments(
       continue;
     }
     matched.add(k);
-    verifyDocument(doc, h, d110.get(k) ?? [], d120.get(k) ?? [], byId, branches, bad);
+    verifyDocument(doc, { h, lines: d110.get(k) ?? [], pays: d120.get(k) ?? [], byId, branches, bad });
     const key = get(h, 1225).trimEnd();
     if (!doc.party?.key && !doc.party?.taxId) {
       const other = anonKeys.get(key);
@@ -824,18 +828,20 @@ function verifyDocuments(
 
 function verifyDocument(
   doc: ApiDocument,
-  h: Rec,
-  lines: Rec[],
-  pays: Rec[],
-  byId: Map<string, ApiDocument>,
-  branches: boolean,
-  bad: (r: Rec, field: number | null, reason: string) => void,
+  {
+    h,
+    lines,
+    pays,
+    byId,
+    branches,
+    bad,
+  }: { h: Rec; lines: Rec[]; pays: Rec[]; byId: Map<string, ApiDocument>; branches: boolean; bad: (r: Rec, field: number | null, reason: string) => void },
 ) {
   const tag = `${doc.docType} ${doc.docNumber}`;
-  const eq = (r: Rec, field: number, got: bigint | null, want: bigint, why: string) => {
+  const eq = (r: Rec, field: number, { got, want }: { got: bigint | null; want: bigint }, why: string) => {
     if (got !== want) bad(r, field, `${tag}: ${got === null ? 'not an amount' : fmtAmount(got)}, expected ${fmtAmount(want)} — ${why}`);
   };
-  const near = (r: Rec, field: number, got: bigint | null, want: bigint, tol: bigint, why: string) => {
+  const near = (r: Rec, field: number, { got, want, tol }: { got: bigint | null; want: bigint; tol: bigint }, why: string) => {
     if (got === null || abs(got - want) > tol)
       bad(r, field, `${tag}: ${got === null ? 'not an amount' : fmtAmount(got)}, expected ${fmtAmount(want)} (±${tol}) — ${why}`);
   };
@@ -953,8 +959,8 @@ function writtenAmounts(x: {
   gross: boolean;
   rate: bigint;
   toEx: (x: bigint) => bigint;
-  eq: (r: Rec, field: number, got: bigint | null, want: bigint, why: string) => void;
-  near: (r: Rec, field: number, got: bigint | null, want: bigint, tol: bigint, why: string) => void;
+  eq: (r: Rec, field: number, values: { got: bigint | null; want: bigint }, why: string) => void;
+  near: (r: Rec, field: number, values: { got: bigint | null; want: bigint; tol: bigint }, why: string) => void;
   S: (r: Rec, id: number) => bigint | null;
   num: (r: Rec, id: number) => bigint;
   bad: (r: Rec, field: number | null, reason: string) => void;
@@ -964,33 +970,32 @@ function writtenAmounts(x: {
   const c = { 1219: S(h, 1219), 1220: S(h, 1220), 1221: S(h, 1221), 1222: S(h, 1222), 1223: S(h, 1223), 1224: S(h, 1224) };
   if (RECEIPT_TYPES.has(doc.docType)) {
     const why = 'clarification 4: a receipt has 1219 = 1221 = 1223 = the amount received, 1220 = 1222 = 0, 1224 = withholding';
-    eq(h, 1219, c[1219], payments, why);
-    eq(h, 1220, c[1220], 0n, why);
-    eq(h, 1221, c[1221], payments, why);
-    eq(h, 1222, c[1222], 0n, why);
-    eq(h, 1223, c[1223], payments, why);
+    eq(h, 1219, { got: c[1219], want: payments }, why);
+    eq(h, 1220, { got: c[1220], want: 0n }, why);
+    eq(h, 1221, { got: c[1221], want: payments }, why);
+    eq(h, 1222, { got: c[1222], want: 0n }, why);
+    eq(h, 1223, { got: c[1223], want: payments }, why);
     // withholding does not reduce the document (clarification 4): it takes the document's own sign, so a
     // reversing (negative) receipt reverses its withholding too (Appendix 1: a negative document reverses the effect)
-    eq(h, 1224, c[1224], wh, "clarification 4: withholding shown as not reducing the document (the document's sign)");
+    eq(h, 1224, { got: c[1224], want: wh }, "clarification 4: withholding shown as not reducing the document (the document's sign)");
     if (payments < 0n && wh > 0n) bad(h, 1224, `${tag}: a negative receipt with a positive withholding in the API`);
   } else {
     const discEx = toEx(disc);
     const why = doc.docType === 330 ? '§2.4(יב)/clarification 1: a credit note is written with positive values' : '§4.3';
     if (gross) {
-      eq(h, 1220, c[1220], -discEx, 'clarification 5: document discount negative, brought to ex-VAT (half away from zero, decisions.md)');
-      if (c[1219] !== null && c[1220] !== null) eq(h, 1219, c[1219], T.ex - c[1220], '§7: 1219 − |1220| = 1221');
+      eq(h, 1220, { got: c[1220], want: -discEx }, 'clarification 5: document discount negative, brought to ex-VAT (half away from zero, decisions.md)');
+      if (c[1219] !== null && c[1220] !== null) eq(h, 1219, { got: c[1219], want: T.ex - c[1220] }, '§7: 1219 − |1220| = 1221');
     } else {
-      eq(h, 1219, c[1219], linesSum, `Σ line amounts before the document discount (${why})`);
-      eq(h, 1220, c[1220], -disc, 'clarification 5: the document discount is written negative');
+      eq(h, 1219, { got: c[1219], want: linesSum }, `Σ line amounts before the document discount (${why})`);
+      eq(h, 1220, { got: c[1220], want: -disc }, 'clarification 5: the document discount is written negative');
     }
-    eq(h, 1221, c[1221], T.ex, why);
-    eq(h, 1222, c[1222], T.vat, why);
-    eq(h, 1223, c[1223], T.inc, why);
+    eq(h, 1221, { got: c[1221], want: T.ex }, why);
+    eq(h, 1222, { got: c[1222], want: T.vat }, why);
+    eq(h, 1223, { got: c[1223], want: T.inc }, why);
     eq(
       h,
       1224,
-      c[1224],
-      doc.docType === 320 ? wh : 0n,
+      { got: c[1224], want: doc.docType === 320 ? wh : 0n },
       doc.docType === 320 ? 'clarification 4: withholding written positive' : 'no withholding on an invoice or credit note',
     );
     if (doc.docType === 330)
@@ -1043,17 +1048,17 @@ function writtenAmounts(x: {
     if (l.unit && !textMatches(get(r, 1263), l.unit))
       bad(r, 1263, `${tag} line ${i + 1}: unit ${JSON.stringify(get(r, 1263).trim())}, the API's ${JSON.stringify(l.unit)}`);
     const q = tenThousandthsOf(l.quantity);
-    eq(r, 1264, S(r, 1264), q, `quantity ${l.quantity} with 4 implied decimals`);
+    eq(r, 1264, { got: S(r, 1264), want: q }, `quantity ${l.quantity} with 4 implied decimals`);
     const price = w.prices[i];
     const ld = w.lineDiscounts[i];
     if (gross) {
-      eq(r, 1265, S(r, 1265), toEx(price), 'unit price excl. VAT (a gross price brought to ex-VAT, half away from zero)');
-      eq(r, 1266, S(r, 1266), -toEx(ld), 'line discount excl. VAT, negative (clarification 5)');
-      eq(r, 1267, S(r, 1267), toEx(lineAmounts[i]), 'line total excl. VAT (the line amount brought to ex-VAT)');
+      eq(r, 1265, { got: S(r, 1265), want: toEx(price) }, 'unit price excl. VAT (a gross price brought to ex-VAT, half away from zero)');
+      eq(r, 1266, { got: S(r, 1266), want: -toEx(ld) }, 'line discount excl. VAT, negative (clarification 5)');
+      eq(r, 1267, { got: S(r, 1267), want: toEx(lineAmounts[i]) }, 'line total excl. VAT (the line amount brought to ex-VAT)');
     } else {
-      eq(r, 1265, S(r, 1265), price, 'unit price excl. VAT');
-      eq(r, 1266, S(r, 1266), -ld, 'clarification 5: the line discount is written negative');
-      eq(r, 1267, S(r, 1267), lineAmounts[i], '"quantity x unit price excl. VAT less the line discount" (§4.4)');
+      eq(r, 1265, { got: S(r, 1265), want: price }, 'unit price excl. VAT');
+      eq(r, 1266, { got: S(r, 1266), want: -ld }, 'clarification 5: the line discount is written negative');
+      eq(r, 1267, { got: S(r, 1267), want: lineAmounts[i] }, '"quantity x unit price excl. VAT less the line discount" (§4.4)');
       const q2 = S(r, 1264);
       const p2 = S(r, 1265);
       const d2 = S(r, 1266);
@@ -1070,8 +1075,9 @@ function writtenAmounts(x: {
     if (num(r, 1268) !== rate) bad(r, 1268, `${tag}: VAT rate ${get(r, 1268)}, the document's rate is ${String(rate).padStart(4, '0')} (9(2)v99)`);
   });
   if (lines.length && lines.length === doc.lines.length && c[1219] !== null) {
-    if (gross) near(h, 1219, c[1219], sum1267, BigInt(lines.length) + 1n, `Σ D110/1267 (§7), rounding of ${lines.length} lines brought to ex-VAT`);
-    else eq(h, 1219, c[1219], sum1267, 'Σ D110/1267 (§7)');
+    if (gross)
+      near(h, 1219, { got: c[1219], want: sum1267, tol: BigInt(lines.length) + 1n }, `Σ D110/1267 (§7), rounding of ${lines.length} lines brought to ex-VAT`);
+    else eq(h, 1219, { got: c[1219], want: sum1267 }, 'Σ D110/1267 (§7)');
   }
 
   // ---- D120 (§4.5)
@@ -1095,7 +1101,7 @@ function writtenAmounts(x: {
     if (!x) return;
     const want = methodCode(x.method);
     if (m !== want) bad(r, 1306, `${tag} payment ${i + 1}: method ${m}, the API's method ${x.method} is ${want} (§5.2)`);
-    eq(r, 1312, S(r, 1312), w.payments[i], `payment ${i + 1}'s amount`);
+    eq(r, 1312, { got: S(r, 1312), want: w.payments[i] }, `payment ${i + 1}'s amount`);
     const cheque = want === 2;
     const card = want === 3;
     for (const [f, v, label] of [

@@ -9,7 +9,7 @@ export interface OcrProvider {
   extract(file: { bytes: Uint8Array; mime: string; name: string }): Promise<Record<string, unknown>>;
 }
 
-export const providerError = (message: string) => new AppError(502, 'provider', `OCR provider: ${message}`);
+export const providerError = (message: string) => new AppError('provider', `OCR provider: ${message}`);
 
 /**
  * A vision-capable model behind an OpenAI-compatible chat-completions API, asked for JSON that

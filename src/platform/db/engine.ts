@@ -2,10 +2,9 @@ import pg from 'pg';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { dbRoundTripCounter } from '../metrics.ts';
+import type { Mode } from './mode.ts';
 
-/** Which database answered: the API's `X-Service-Mode`. Test keys use the sandbox. */
-export const MODES = ['live', 'sandbox'] as const;
-export type Mode = (typeof MODES)[number];
+export type { Mode } from './mode.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, Record<string, never>>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];

@@ -5,7 +5,7 @@
  * `ON CONFLICT`, `RETURNING`). jsonb values are written as their JSON text (`null` → JSON null, as
  * `JSON.stringify` writes it); instants may be given as Date or ISO 8601 text.
  */
-import { getTableColumns, sql, type SQL, type SQLChunk, type Table } from 'drizzle-orm';
+import { getTableColumns, sql, SQL, type SQLChunk, type Table } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 
 /** What a statement may give a column: the definition's insert type, instants also as ISO text. */
@@ -13,20 +13,42 @@ export type InsertValues<T extends Table> = {
   [K in keyof T['$inferInsert']]?: T['$inferInsert'][K] extends Date | null | undefined ? T['$inferInsert'][K] | string : T['$inferInsert'][K];
 };
 
-export function insertInto<T extends Table>(table: T, values: InsertValues<T>): SQL {
+/** Each given column's name and its value as a statement writes it (jsonb as its JSON text, instants as ISO text). */
+function columnValues<T extends Table>(table: T, values: SetValues<T>, caller: string): { name: SQLChunk; value: SQL }[] {
   const columns = getTableColumns(table);
-  const names: SQLChunk[] = [];
-  const given: SQL[] = [];
+  const out: { name: SQLChunk; value: SQL }[] = [];
   for (const [key, value] of Object.entries(values)) {
     if (value === undefined) continue;
     const column = columns[key];
-    if (!column) throw new Error(`insertInto: ${key} is not a column of the definition`);
-    names.push(sql.identifier(column.name));
-    if (column.columnType === 'PgJsonb') given.push(sql`${JSON.stringify(value)}::jsonb`);
+    if (!column) throw new Error(`${caller}: ${key} is not a column of the definition`);
+    const name = sql.identifier(column.name);
+    if (value instanceof SQL) out.push({ name, value });
+    else if (column.columnType === 'PgJsonb') out.push({ name, value: sql`${JSON.stringify(value)}::jsonb` });
     // One parameter each, arrays included (text[]): a bare array would expand to a list.
-    else given.push(sql`${sql.param(value instanceof Date ? value.toISOString() : value)}`);
+    else out.push({ name, value: sql`${sql.param(value instanceof Date ? value.toISOString() : value)}` });
   }
-  return sql`INSERT INTO ${table} (${sql.join(names, sql`, `)}) VALUES (${sql.join(given, sql`, `)})`;
+  return out;
+}
+
+export function insertInto<T extends Table>(table: T, values: InsertValues<T>): SQL {
+  const given = columnValues(table, values, 'insertInto');
+  const names = sql.join(
+    given.map((g) => g.name),
+    sql`, `,
+  );
+  return sql`INSERT INTO ${table} (${names}) VALUES (${sql.join(
+    given.map((g) => g.value),
+    sql`, `,
+  )})`;
+}
+
+/** What an UPDATE may give a column: as for an insert, or an expression. */
+export type SetValues<T extends Table> = { [K in keyof InsertValues<T>]?: InsertValues<T>[K] | SQL };
+
+/** `UPDATE table SET column = value, …` from an object keyed by the definition's keys, as insertInto names its columns. */
+export function updateSet<T extends Table>(table: T, values: SetValues<T>): SQL {
+  const pairs = columnValues(table, values, 'updateSet').map((g) => sql`${g.name} = ${g.value}`);
+  return sql`UPDATE ${table} SET ${sql.join(pairs, sql`, `)}`;
 }
 
 interface CompiledInsert {

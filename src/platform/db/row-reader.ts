@@ -24,6 +24,8 @@ const BY_COLUMN_TYPE: Record<string, Reader> = {
   PgJsonb: asJson,
   PgJson: asJson,
   PgText: asIs,
+  // pg parses text[] and the other arrays it knows.
+  PgArray: asIs,
   PgBoolean: asIs,
   PgCustomColumn: asIs,
 };

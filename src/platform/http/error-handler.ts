@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { errorSummary } from '../logger.ts';
-import { ERROR_REASONS } from './openapi-reasons.ts';
+import { ERROR_REASONS, statusOf, type ErrorReason } from './openapi-reasons.ts';
 
 /**
  * Every failure body: `{error, reason, requestId}`. `requestId` is the request's id (Fastify's
@@ -23,27 +23,30 @@ export const ErrorSchema = Type.Object(
 /** A fresh request id: `req_` + time + 80 random bits, unique across processes and runs. */
 export const newRequestId = (): string => newId('req');
 
-const reasons = new WeakMap<FastifyRequest, string>();
+const reasons = new WeakMap<FastifyRequest, ErrorReason>();
 
 /** The `reason` of the error a request was answered with (for the request log), or undefined. */
-export const errorReasonOf = (req: FastifyRequest): string | undefined => reasons.get(req);
+export const errorReasonOf = (req: FastifyRequest): ErrorReason | undefined => reasons.get(req);
 
 /**
- * The one way an error answer is written. The body is serialized here, so no route response
- * schema can drop or reshape a field of it.
+ * The one way an error answer is written, with the status of its reason (ERROR_STATUSES). The body
+ * is serialized here, so no route response schema can drop or reshape a field of it.
  */
-export function sendError(reply: FastifyReply, status: number, reason: string, message: string): FastifyReply {
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   const requestId = String(reply.request.id);
-  reasons.set(reply.request, reason);
+  reasons.set(reply.request, error.reason);
   return reply
-    .status(status)
+    .status(error.status)
+    .headers(error.headers)
     .header('X-Request-Id', requestId)
     .type('application/json; charset=utf-8')
-    .send(JSON.stringify({ error: message, reason, requestId }));
+    .send(JSON.stringify({ error: error.message, reason: error.reason, requestId }));
 }
 
 export interface AjvError {
   instancePath?: string;
+  /** Where the failed keyword is in the schema: a union branch's errors lie under `<union>/<i>/`. */
+  schemaPath?: string;
   keyword?: string;
   message?: string;
   params?: Record<string, unknown>;
@@ -217,14 +220,64 @@ function problem(err: AjvError, context: string | undefined): string {
 const COMBINATORS = new Set(['anyOf', 'oneOf']);
 const MISMATCH = new Set(['type', 'const', 'enum']);
 
+type Schema = Record<string, unknown>;
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const branchesOf = (s: Schema): Schema[] | null => {
+  const branches = s.anyOf ?? s.oneOf;
+  return Array.isArray(branches) ? (branches as Schema[]) : null;
+};
+
+/**
+ * How far an object resembles a union's branch: the number of its fields the branch declares (a
+ * field the branch fixes to a constant counts only with that value); -1 for a branch that is no
+ * object. A branch that is itself a union resembles it as its closest branch does.
+ */
+function resemblance(branch: Schema, data: Record<string, unknown>): number {
+  const nested = branchesOf(branch);
+  if (nested) return Math.max(-1, ...nested.map((b) => resemblance(b, data)));
+  if (!isRecord(branch.properties)) return -1;
+  const declared = branch.properties as Record<string, Schema>;
+  return Object.keys(data).filter((k) => isRecord(declared[k]) && (!('const' in declared[k]) || declared[k].const === data[k])).length;
+}
+
+/**
+ * Where an object failed a union (ajv lists the failure of every branch, then the union's), keeps
+ * only the errors of the branches the object resembles most, and drops the union's own error when
+ * one branch is left: an inline party with an unknown field is told about that field, not that the
+ * other branch's `partyId` is missing. A value that is no object is left to the union as a whole.
+ */
+function narrowUnions(errors: AjvError[]): AjvError[] {
+  let kept = errors;
+  for (const union of errors) {
+    const branches = union.parentSchema && union.keyword && COMBINATORS.has(union.keyword) ? branchesOf(union.parentSchema) : null;
+    if (!branches || !union.schemaPath || !isRecord(union.data)) continue;
+    const prefix = `${union.schemaPath}/`;
+    const at = union.instancePath ?? '';
+    const branchOf = (e: AjvError) =>
+      e.schemaPath?.startsWith(prefix) && (e.instancePath ?? '').startsWith(at) ? Number(e.schemaPath.slice(prefix.length).split('/')[0]) : null;
+    if (!kept.some((e) => branchOf(e) !== null)) continue;
+    const data = union.data;
+    const scores = branches.map((b) => resemblance(b, data));
+    const best = Math.max(...scores);
+    kept = kept.filter((e) => {
+      const branch = branchOf(e);
+      return branch === null || scores[branch] === best;
+    });
+    if (scores.filter((s) => s === best).length === 1) kept = kept.filter((e) => e !== union);
+  }
+  return kept;
+}
+
 /**
  * Formats a schema validation failure as `field: problem`. With a union (anyOf), ajv lists the
- * failure of every branch before the union's own: the deepest field wins (the branch the value
- * went furthest into); an unknown or a missing field beats a value problem at the same depth; and
- * when every branch failed on the value's type or constant, the union is described as a whole
- * ("must be one of 305, 320, 400", "must be a string or null").
+ * failure of every branch before the union's own: an object keeps the branches it resembles most
+ * (narrowUnions); then the deepest field wins (the branch the value went furthest into); an unknown
+ * or a missing field beats a value problem at the same depth; and when every branch failed on the
+ * value's type or constant, the union is described as a whole ("must be one of 305, 320, 400",
+ * "must be a string or null").
  */
-export function validationMessage(context: string | undefined, errors: AjvError[]): string {
+export function validationMessage(context: string | undefined, all: AjvError[]): string {
+  const errors = narrowUnions(all);
   const leaves = errors.filter((e) => !COMBINATORS.has(e.keyword ?? '') && e.keyword !== 'if');
   if (leaves.length === 0) {
     const e = errors[errors.length - 1] ?? {};
@@ -241,42 +294,37 @@ export function validationMessage(context: string | undefined, errors: AjvError[
   return `${fieldPath(context, first)}: ${problem(first, context)}`;
 }
 
-/** Status, reason and words for the errors Fastify and its plugins raise on their own. */
-function frameworkAnswer(err: FastifyError, req: FastifyRequest): [number, string, string] | null {
+/** The answer to the errors Fastify and its plugins raise on their own. */
+function frameworkAnswer(err: FastifyError, req: FastifyRequest): AppError | null {
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return [413, 'too_large', 'the request body is larger than this endpoint accepts'];
+      return new AppError('too_large', 'the request body is larger than this endpoint accepts');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return [400, 'validation', 'body: malformed JSON'];
+      return new AppError('validation', 'body: malformed JSON');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': {
       const given = req.headers['content-type'];
       const accepted = req.server.hasContentTypeParser('multipart/form-data') ? 'application/json or multipart/form-data' : 'application/json';
-      return [415, 'validation', `Content-Type: ${given ? `"${given}" is not accepted here` : 'missing for a request with a body'}; send ${accepted}`];
+      const problem = given ? `"${given}" is not accepted here` : 'missing for a request with a body';
+      return AppError.inCase('validation', 'mediaType', `Content-Type: ${problem}; send ${accepted}`);
     }
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return [400, 'validation', 'Content-Length does not match the body'];
+      return new AppError('validation', 'Content-Length does not match the body');
     case 'FST_ERR_BAD_URL':
-      return [400, 'validation', 'path: is not a valid URL (malformed percent-encoding or invalid UTF-8)'];
+      return new AppError('validation', 'path: is not a valid URL (malformed percent-encoding or invalid UTF-8)');
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return [400, 'validation', 'path: a path segment is longer than this API accepts'];
+      return new AppError('validation', 'path: a path segment is longer than this API accepts');
   }
   return null;
 }
 
-const REASON_OF_STATUS: Record<number, string> = {
-  401: 'unauthorized',
-  403: 'forbidden',
-  404: 'not_found',
-  409: 'conflict',
-  413: 'too_large',
-  429: 'rate_limited',
-};
+/** The reasons another 4xx a plugin raises may be, found by their status; any other 4xx is `validation`. */
+const FRAMEWORK_REASONS: readonly ErrorReason[] = ['unauthorized', 'forbidden', 'not_found', 'conflict', 'too_large', 'rate_limited'];
+const frameworkStatusError = (status: number, message: string) => new AppError(FRAMEWORK_REASONS.find((r) => statusOf(r) === status) ?? 'validation', message);
 
 /** For Fastify's `frameworkErrors` option: errors raised before a route is found (bad URL, long param). */
 export function answerFrameworkError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const [status, reason, message] = frameworkAnswer(err, req) ?? [400, 'validation', 'the request could not be routed'];
-  return sendError(reply, status, reason, message);
+  return sendError(reply, frameworkAnswer(err, req) ?? new AppError('validation', 'the request could not be routed'));
 }
 
 /**
@@ -285,15 +333,16 @@ export function answerFrameworkError(err: FastifyError, req: FastifyRequest, rep
  */
 export function answerClientError(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, reason, message] =
+  const error =
     err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, 'validation', 'the request did not arrive in time']
+      ? AppError.inCase('validation', 'requestTimeout', 'the request did not arrive in time')
       : err.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'too_large', 'the request line and headers are larger than the server accepts']
-        : [400, 'validation', 'the request is not valid HTTP'];
+        ? AppError.inCase('too_large', 'headers', 'the request line and headers are larger than the server accepts')
+        : new AppError('validation', 'the request is not valid HTTP');
+  const { status } = error;
   const requestId = newRequestId();
   this.log.info({ reqId: requestId, code: err.code, status }, 'malformed HTTP request refused');
-  const body = JSON.stringify({ error: message, reason, requestId });
+  const body = JSON.stringify({ error: error.message, reason: error.reason, requestId });
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
@@ -305,21 +354,16 @@ export function answerClientError(this: FastifyInstance, err: NodeJS.ErrnoExcept
 
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError & { validationContext?: string }, req, reply) => {
-    if (err instanceof AppError) {
-      reply.headers(err.headers);
-      return sendError(reply, err.status, err.reason, err.message);
-    }
-    if (err.validation) {
-      return sendError(reply, 400, 'validation', validationMessage(err.validationContext, err.validation));
-    }
+    if (err instanceof AppError) return sendError(reply, err);
+    if (err.validation) return sendError(reply, new AppError('validation', validationMessage(err.validationContext, err.validation)));
     const known = frameworkAnswer(err, req);
-    if (known) return sendError(reply, ...known);
+    if (known) return sendError(reply, known);
     if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-      return sendError(reply, err.statusCode, REASON_OF_STATUS[err.statusCode] ?? 'validation', err.message);
+      return sendError(reply, frameworkStatusError(err.statusCode, err.message));
     }
     req.log.error({ err: errorSummary(err), url: req.url }, 'unexpected error');
-    return sendError(reply, 500, 'internal', 'internal error; it was logged');
+    return sendError(reply, new AppError('internal', 'internal error; it was logged'));
   });
 
-  app.setNotFoundHandler((req, reply) => sendError(reply, 404, 'not_found', `no route ${req.method} ${req.url.split('?')[0]}`));
+  app.setNotFoundHandler((req, reply) => sendError(reply, new AppError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));
 }

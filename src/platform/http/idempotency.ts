@@ -132,12 +132,12 @@ export async function claimIdempotencyKey(s: Services, req: FastifyRequest, repl
     }
     if (held.request_hash !== hash) throw conflict('Idempotency-Key reused with a different body');
     if (held.state === 'pending') {
-      throw new AppError(409, 'conflict', 'a request with this Idempotency-Key is in progress; retry when it has answered', { 'Retry-After': '1' });
+      throw new AppError('conflict', 'a request with this Idempotency-Key is in progress; retry when it has answered', { 'Retry-After': '1' });
     }
     replay(reply, held.response_status!, held.response_body!);
     return true;
   }
-  throw new AppError(409, 'conflict', 'a request with this Idempotency-Key is in progress; retry when it has answered', { 'Retry-After': '1' });
+  throw new AppError('conflict', 'a request with this Idempotency-Key is in progress; retry when it has answered', { 'Retry-After': '1' });
 }
 
 /** The stored answer again, marked as a repeat in the body and in a header. */

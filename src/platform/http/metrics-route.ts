@@ -18,7 +18,7 @@ function checkToken(req: FastifyRequest, token: string | null): void {
   const given = /^Bearer\s+(\S+)\s*$/i.exec(String(req.headers.authorization ?? ''))?.[1];
   // Digests have one length, so the comparison takes the same time whatever was sent.
   if (given === undefined || !timingSafeEqual(digest(given), digest(token))) {
-    throw new AppError(401, 'unauthorized', 'metrics need Authorization: Bearer <METRICS_TOKEN>', { 'WWW-Authenticate': 'Bearer' });
+    throw new AppError('unauthorized', 'metrics need Authorization: Bearer <METRICS_TOKEN>', { 'WWW-Authenticate': 'Bearer' });
   }
 }
 
@@ -28,7 +28,7 @@ async function processMetricsText(): Promise<string> {
     return await scrapeCluster();
   } catch (err) {
     // Only this worker's part would make the sums jump down and up between scrapes: refuse instead.
-    throw new AppError(503, 'unavailable', `the metrics of the worker processes could not be gathered: ${(err as Error).message}`);
+    throw new AppError('unavailable', `the metrics of the worker processes could not be gathered: ${(err as Error).message}`);
   }
 }
 

@@ -1,7 +1,7 @@
 import { hoistNamedSchemas } from './named-schemas.ts';
 import { Type, type TSchema } from 'typebox';
 import { errors } from './schemas.ts';
-import { MODES } from '../db/engine.ts';
+import { MODES } from '../db/mode.ts';
 
 /**
  * The parts of the OpenAPI document (`/v1/openapi.json`) that hold for every route alike, so that

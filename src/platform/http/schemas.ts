@@ -1,5 +1,6 @@
 import { Type, type TSchema, type TProperties } from 'typebox';
 import { DATE_MAX, DATE_MIN } from './formats.ts';
+import { reasonsByStatus } from './openapi-reasons.ts';
 
 /** A success body: `ok: true` next to the payload fields. */
 /** A success answer: `{ok: true, ...props}`; `title` names it in the OpenAPI document (named-schemas.ts). */
@@ -7,26 +8,34 @@ export function Ok<P extends TProperties>(props: P, title?: string) {
   return Type.Object({ ok: Type.Literal(true), ...props }, title ? { title } : {});
 }
 
-/** What each error status means across the API (the `reason` names the case). */
+/** What each error status means across the API; its reasons come from ERROR_STATUSES. */
 const ERROR_MEANINGS: Record<number, string> = {
-  400: 'The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`).',
-  401: 'Missing, unknown, revoked or expired API key (`unauthorized`).',
-  403: 'The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`).',
-  404: "No such resource for this key (`not_found`); another account's resource is not found either.",
-  409: 'Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`).',
-  413: 'The body is larger than this endpoint accepts (`too_large`).',
-  415: 'The body is of a type this endpoint does not take (`validation`).',
-  422: 'A business rule refused the request (`payments_mismatch`, `allocation_required`, `unbalanced`, `period_closed`, ...).',
-  429: 'Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`).',
-  500: 'Unexpected failure (`internal`); it was logged with the request id.',
-  502: 'A provider (tax authority, OCR, email) failed or could not be reached (`provider`).',
-  503: 'The feature is not configured on this server or the business has not connected it (`unconfigured`), or the server cannot answer it now (`unavailable`).',
+  400: 'The input was refused (a validation error names the field), or a rule of the request refused it.',
+  401: 'Missing, unknown, revoked or expired API key.',
+  403: 'The key lacks the scope, the account or business awaits approval, or the business is deactivated.',
+  404: "No such resource for this key; another account's resource is not found either.",
+  409: 'Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`).',
+  413: 'The body is larger than this endpoint accepts.',
+  415: 'The body is of a type this endpoint does not take.',
+  422: 'A business rule refused the request.',
+  429: 'Rate limit (with `Retry-After`), monthly plan limit or daily quota.',
+  500: 'Unexpected failure; it was logged with the request id.',
+  502: 'A provider (tax authority, OCR, email) failed or could not be reached.',
+  503: 'The feature is not configured on this server or the business has not connected it, or the server cannot answer it now.',
 };
+
+const REASONS_BY_STATUS = reasonsByStatus();
+
+/** `Reasons: `validation`, `doc_type_not_allowed` (draft writes).`, from the reason→status table. */
+function reasonsOf(status: number): string {
+  const reasons = (REASONS_BY_STATUS.get(status) ?? []).map(({ reason, when }) => `\`${reason}\`${when ? ` (${when})` : ''}`);
+  return reasons.length ? ` Reasons: ${reasons.join(', ')}.` : '';
+}
 
 /** Response schemas for the given error statuses, for the OpenAPI document (`Error`: ErrorSchema in error-handler.ts). */
 export function errors(...statuses: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
-  for (const s of statuses) out[s] = Type.Ref('Error', { description: ERROR_MEANINGS[s] ?? 'Error.' });
+  for (const s of statuses) out[s] = Type.Ref('Error', { description: `${ERROR_MEANINGS[s] ?? 'Error.'}${reasonsOf(s)}` });
   return out;
 }
 

@@ -1817,7 +1817,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1828,7 +1828,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1839,7 +1839,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1850,7 +1850,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1861,7 +1861,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1873,7 +1873,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1925,7 +1925,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1936,7 +1936,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1947,7 +1947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1958,7 +1958,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1969,7 +1969,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1981,7 +1981,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2017,7 +2017,7 @@ export interface operations {
                     "application/json": components["schemas"]["BusinessList"];
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2028,7 +2028,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2039,7 +2039,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2050,7 +2050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2061,7 +2061,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2073,7 +2073,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2204,7 +2204,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2215,7 +2215,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2226,7 +2226,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2237,7 +2237,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2248,7 +2248,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2260,7 +2260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2271,7 +2271,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2282,7 +2282,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2294,7 +2294,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2334,7 +2334,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2345,7 +2345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2356,7 +2356,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2367,7 +2367,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2378,7 +2378,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2390,7 +2390,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2501,7 +2501,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2512,7 +2512,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2523,7 +2523,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2534,7 +2534,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2545,7 +2545,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2557,7 +2557,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2568,7 +2568,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2579,7 +2579,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2591,7 +2591,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2631,7 +2631,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2642,7 +2642,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2653,7 +2653,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2664,7 +2664,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2675,7 +2675,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2686,7 +2686,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2697,7 +2697,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2709,7 +2709,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2749,7 +2749,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2760,7 +2760,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2771,7 +2771,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2782,7 +2782,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2793,7 +2793,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2804,7 +2804,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2815,7 +2815,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2827,7 +2827,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2870,7 +2870,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartyPage"];
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2881,7 +2881,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2892,7 +2892,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2903,7 +2903,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2914,7 +2914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2926,7 +2926,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3004,7 +3004,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3015,7 +3015,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3026,7 +3026,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3037,7 +3037,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3048,7 +3048,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3060,7 +3060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3071,7 +3071,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3082,7 +3082,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3094,7 +3094,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3136,7 +3136,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3147,7 +3147,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3158,7 +3158,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3169,7 +3169,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3180,7 +3180,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3192,7 +3192,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3250,7 +3250,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3261,7 +3261,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3272,7 +3272,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3283,7 +3283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3294,7 +3294,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3305,7 +3305,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3316,7 +3316,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3328,7 +3328,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3418,7 +3418,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3429,7 +3429,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3440,7 +3440,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3451,7 +3451,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3462,7 +3462,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3474,7 +3474,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3485,7 +3485,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3496,7 +3496,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3508,7 +3508,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3553,7 +3553,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3564,7 +3564,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3575,7 +3575,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3586,7 +3586,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3597,7 +3597,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3609,7 +3609,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3657,7 +3657,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3668,7 +3668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3679,7 +3679,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3690,7 +3690,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3701,7 +3701,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3712,7 +3712,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3723,7 +3723,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3735,7 +3735,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3781,7 +3781,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3792,7 +3792,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3803,7 +3803,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3814,7 +3814,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3826,7 +3826,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3880,7 +3880,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExpensePage"];
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3891,7 +3891,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3902,7 +3902,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3913,7 +3913,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3924,7 +3924,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3936,7 +3936,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4012,7 +4012,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4023,7 +4023,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4034,7 +4034,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4045,7 +4045,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4056,7 +4056,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4068,7 +4068,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4079,7 +4079,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4090,7 +4090,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4102,7 +4102,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4144,7 +4144,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4155,7 +4155,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4166,7 +4166,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4177,7 +4177,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4188,7 +4188,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4200,7 +4200,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4241,7 +4241,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4252,7 +4252,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4263,7 +4263,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4274,7 +4274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4285,7 +4285,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4296,7 +4296,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4307,7 +4307,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4319,7 +4319,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4385,7 +4385,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4396,7 +4396,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4407,7 +4407,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4418,7 +4418,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4429,7 +4429,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4441,7 +4441,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4452,7 +4452,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4463,7 +4463,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4475,7 +4475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4518,7 +4518,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4529,7 +4529,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4540,7 +4540,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4551,7 +4551,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4562,7 +4562,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4573,7 +4573,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4584,7 +4584,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A business rule refused the request (`payments_mismatch`, `allocation_required`, `unbalanced`, `period_closed`, ...). */
+            /** @description A business rule refused the request. Reasons: `doc_type_not_allowed` (at issue), `allocation_required`, `donation_approval_missing`, `payments_mismatch`, `unbalanced`, `unknown_account`, `account_closed`, `period_closed`. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4595,7 +4595,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4607,7 +4607,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4661,7 +4661,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4672,7 +4672,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4683,7 +4683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4694,7 +4694,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4705,7 +4705,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4717,7 +4717,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4728,7 +4728,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4739,7 +4739,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4751,7 +4751,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4795,7 +4795,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4806,7 +4806,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4817,7 +4817,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4828,7 +4828,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4839,7 +4839,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4851,7 +4851,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4926,7 +4926,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4937,7 +4937,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4948,7 +4948,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4959,7 +4959,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4970,7 +4970,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4982,7 +4982,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4993,7 +4993,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5004,7 +5004,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A business rule refused the request (`payments_mismatch`, `allocation_required`, `unbalanced`, `period_closed`, ...). */
+            /** @description A business rule refused the request. Reasons: `doc_type_not_allowed` (at issue), `allocation_required`, `donation_approval_missing`, `payments_mismatch`, `unbalanced`, `unknown_account`, `account_closed`, `period_closed`. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5015,7 +5015,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5027,7 +5027,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5069,7 +5069,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5080,7 +5080,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5091,7 +5091,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5102,7 +5102,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5113,7 +5113,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5125,7 +5125,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5178,7 +5178,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5189,7 +5189,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5200,7 +5200,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5211,7 +5211,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5222,7 +5222,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5233,7 +5233,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5244,7 +5244,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5256,7 +5256,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5267,7 +5267,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The feature is not configured on this server or the business has not connected it (`unconfigured`), or the server cannot answer it now (`unavailable`). */
+            /** @description The feature is not configured on this server or the business has not connected it, or the server cannot answer it now. Reasons: `unconfigured`, `unavailable`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5319,7 +5319,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5330,7 +5330,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5341,7 +5341,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5352,7 +5352,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5363,7 +5363,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5375,7 +5375,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5415,7 +5415,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5426,7 +5426,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5437,7 +5437,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5448,7 +5448,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5459,7 +5459,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5470,7 +5470,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5481,7 +5481,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5493,7 +5493,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5550,7 +5550,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5561,7 +5561,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5572,7 +5572,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5583,7 +5583,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5594,7 +5594,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5606,7 +5606,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5617,7 +5617,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5628,7 +5628,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5640,7 +5640,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5651,7 +5651,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A provider (tax authority, OCR, email) failed or could not be reached (`provider`). */
+            /** @description A provider (tax authority, OCR, email) failed or could not be reached. Reasons: `provider`. */
             502: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5662,7 +5662,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The feature is not configured on this server or the business has not connected it (`unconfigured`), or the server cannot answer it now (`unavailable`). */
+            /** @description The feature is not configured on this server or the business has not connected it, or the server cannot answer it now. Reasons: `unconfigured`, `unavailable`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5704,7 +5704,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5715,7 +5715,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5726,7 +5726,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5737,7 +5737,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5748,7 +5748,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5760,7 +5760,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5802,7 +5802,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5813,7 +5813,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5824,7 +5824,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5835,7 +5835,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5846,7 +5846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5858,7 +5858,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5869,7 +5869,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5880,7 +5880,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5892,7 +5892,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5929,7 +5929,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointPage"];
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5940,7 +5940,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5951,7 +5951,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5962,7 +5962,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5973,7 +5973,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5985,7 +5985,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6036,7 +6036,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6047,7 +6047,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6058,7 +6058,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6069,7 +6069,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6080,7 +6080,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6092,7 +6092,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6103,7 +6103,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6114,7 +6114,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6126,7 +6126,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6166,7 +6166,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6177,7 +6177,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6188,7 +6188,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6199,7 +6199,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6210,7 +6210,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6222,7 +6222,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6261,7 +6261,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6272,7 +6272,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6283,7 +6283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6294,7 +6294,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6305,7 +6305,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6316,7 +6316,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6327,7 +6327,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6339,7 +6339,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6390,7 +6390,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6401,7 +6401,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6412,7 +6412,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6423,7 +6423,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6434,7 +6434,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6445,7 +6445,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6456,7 +6456,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6468,7 +6468,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6509,7 +6509,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6520,7 +6520,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6531,7 +6531,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6542,7 +6542,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6553,7 +6553,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6564,7 +6564,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6575,7 +6575,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6587,7 +6587,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6629,7 +6629,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryPage"];
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6640,7 +6640,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6651,7 +6651,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6662,7 +6662,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6673,7 +6673,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6685,7 +6685,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6728,7 +6728,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6739,7 +6739,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6750,7 +6750,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6761,7 +6761,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6772,7 +6772,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6784,7 +6784,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6795,7 +6795,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6806,7 +6806,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6818,7 +6818,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6881,7 +6881,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6892,7 +6892,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6903,7 +6903,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6914,7 +6914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6925,7 +6925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6936,7 +6936,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6947,7 +6947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6959,7 +6959,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7004,7 +7004,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7015,7 +7015,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7026,7 +7026,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7037,7 +7037,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7048,7 +7048,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7060,7 +7060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7100,7 +7100,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7111,7 +7111,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7122,7 +7122,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7133,7 +7133,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7144,7 +7144,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7156,7 +7156,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7195,7 +7195,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiRequestPage"];
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7206,7 +7206,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7217,7 +7217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7228,7 +7228,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7239,7 +7239,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7251,7 +7251,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7352,7 +7352,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7363,7 +7363,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7374,7 +7374,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7385,7 +7385,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7396,7 +7396,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7408,7 +7408,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7419,7 +7419,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7430,7 +7430,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7442,7 +7442,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7453,7 +7453,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The feature is not configured on this server or the business has not connected it (`unconfigured`), or the server cannot answer it now (`unavailable`). */
+            /** @description The feature is not configured on this server or the business has not connected it, or the server cannot answer it now. Reasons: `unconfigured`, `unavailable`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7543,7 +7543,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7554,7 +7554,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7565,7 +7565,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7576,7 +7576,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7587,7 +7587,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7599,7 +7599,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7682,7 +7682,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7693,7 +7693,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7704,7 +7704,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7715,7 +7715,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7726,7 +7726,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7738,7 +7738,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7835,7 +7835,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7846,7 +7846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7857,7 +7857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7868,7 +7868,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7879,7 +7879,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7891,7 +7891,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7997,7 +7997,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8008,7 +8008,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8019,7 +8019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8030,7 +8030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8041,7 +8041,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8053,7 +8053,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8143,7 +8143,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8154,7 +8154,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8165,7 +8165,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8176,7 +8176,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8187,7 +8187,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8199,7 +8199,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8273,7 +8273,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8284,7 +8284,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8295,7 +8295,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8306,7 +8306,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8317,7 +8317,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8329,7 +8329,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8400,7 +8400,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8411,7 +8411,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8422,7 +8422,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8433,7 +8433,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8444,7 +8444,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8456,7 +8456,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8467,7 +8467,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8478,7 +8478,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8490,7 +8490,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8501,7 +8501,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The feature is not configured on this server or the business has not connected it (`unconfigured`), or the server cannot answer it now (`unavailable`). */
+            /** @description The feature is not configured on this server or the business has not connected it, or the server cannot answer it now. Reasons: `unconfigured`, `unavailable`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8558,7 +8558,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentPage"];
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8569,7 +8569,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8580,7 +8580,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8591,7 +8591,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8602,7 +8602,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8614,7 +8614,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8768,7 +8768,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8779,7 +8779,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8790,7 +8790,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8801,7 +8801,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8812,7 +8812,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8824,7 +8824,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8835,7 +8835,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8846,7 +8846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8858,7 +8858,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8900,7 +8900,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8911,7 +8911,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8922,7 +8922,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8933,7 +8933,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8944,7 +8944,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8956,7 +8956,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8997,7 +8997,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9008,7 +9008,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9019,7 +9019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9030,7 +9030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9041,7 +9041,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9053,7 +9053,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9064,7 +9064,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9075,7 +9075,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9087,7 +9087,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9209,7 +9209,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9220,7 +9220,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9231,7 +9231,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9242,7 +9242,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9253,7 +9253,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9265,7 +9265,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9276,7 +9276,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9287,7 +9287,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9299,7 +9299,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9358,7 +9358,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9369,7 +9369,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9380,7 +9380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9391,7 +9391,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9402,7 +9402,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9414,7 +9414,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9425,7 +9425,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9436,7 +9436,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A business rule refused the request (`payments_mismatch`, `allocation_required`, `unbalanced`, `period_closed`, ...). */
+            /** @description A business rule refused the request. Reasons: `doc_type_not_allowed` (at issue), `allocation_required`, `donation_approval_missing`, `payments_mismatch`, `unbalanced`, `unknown_account`, `account_closed`, `period_closed`. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9447,7 +9447,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9459,7 +9459,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9522,7 +9522,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9533,7 +9533,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9544,7 +9544,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9555,7 +9555,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9566,7 +9566,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9578,7 +9578,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9589,7 +9589,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9600,7 +9600,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9612,7 +9612,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9674,7 +9674,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9685,7 +9685,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9696,7 +9696,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9707,7 +9707,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9718,7 +9718,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9730,7 +9730,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9741,7 +9741,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9752,7 +9752,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9764,7 +9764,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9835,7 +9835,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9846,7 +9846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9857,7 +9857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9868,7 +9868,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9879,7 +9879,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9891,7 +9891,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9941,7 +9941,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9952,7 +9952,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9963,7 +9963,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9974,7 +9974,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9985,7 +9985,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9997,7 +9997,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10060,7 +10060,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10071,7 +10071,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10082,7 +10082,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10093,7 +10093,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10104,7 +10104,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10116,7 +10116,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10127,7 +10127,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10138,7 +10138,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10150,7 +10150,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10234,7 +10234,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10245,7 +10245,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10256,7 +10256,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10267,7 +10267,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10278,7 +10278,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10290,7 +10290,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10348,7 +10348,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10359,7 +10359,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10370,7 +10370,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10381,7 +10381,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10392,7 +10392,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10403,7 +10403,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10414,7 +10414,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10426,7 +10426,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10499,7 +10499,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10510,7 +10510,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10521,7 +10521,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10532,7 +10532,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10543,7 +10543,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10555,7 +10555,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10636,7 +10636,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10647,7 +10647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10658,7 +10658,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10669,7 +10669,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10680,7 +10680,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10692,7 +10692,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10703,7 +10703,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10714,7 +10714,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A business rule refused the request (`payments_mismatch`, `allocation_required`, `unbalanced`, `period_closed`, ...). */
+            /** @description A business rule refused the request. Reasons: `doc_type_not_allowed` (at issue), `allocation_required`, `donation_approval_missing`, `payments_mismatch`, `unbalanced`, `unknown_account`, `account_closed`, `period_closed`. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10725,7 +10725,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10737,7 +10737,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10799,7 +10799,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10810,7 +10810,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10821,7 +10821,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10832,7 +10832,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10843,7 +10843,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10855,7 +10855,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10927,7 +10927,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10938,7 +10938,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10949,7 +10949,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10960,7 +10960,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10971,7 +10971,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10983,7 +10983,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10994,7 +10994,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11005,7 +11005,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A business rule refused the request (`payments_mismatch`, `allocation_required`, `unbalanced`, `period_closed`, ...). */
+            /** @description A business rule refused the request. Reasons: `doc_type_not_allowed` (at issue), `allocation_required`, `donation_approval_missing`, `payments_mismatch`, `unbalanced`, `unknown_account`, `account_closed`, `period_closed`. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11016,7 +11016,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11028,7 +11028,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11071,7 +11071,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11082,7 +11082,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11093,7 +11093,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11104,7 +11104,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11115,7 +11115,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11127,7 +11127,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11171,7 +11171,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11182,7 +11182,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11193,7 +11193,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11204,7 +11204,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11215,7 +11215,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11227,7 +11227,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11238,7 +11238,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11249,7 +11249,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11261,7 +11261,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11313,7 +11313,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11324,7 +11324,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11335,7 +11335,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11346,7 +11346,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11357,7 +11357,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11369,7 +11369,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11380,7 +11380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11391,7 +11391,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11403,7 +11403,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11473,7 +11473,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11484,7 +11484,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11495,7 +11495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11506,7 +11506,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11517,7 +11517,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11529,7 +11529,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11599,7 +11599,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11610,7 +11610,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11621,7 +11621,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11632,7 +11632,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11643,7 +11643,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11655,7 +11655,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11717,7 +11717,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11728,7 +11728,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11739,7 +11739,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11750,7 +11750,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11761,7 +11761,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11773,7 +11773,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11869,7 +11869,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11880,7 +11880,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11891,7 +11891,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11902,7 +11902,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11913,7 +11913,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11925,7 +11925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11936,7 +11936,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11947,7 +11947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11959,7 +11959,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12012,7 +12012,7 @@ export interface operations {
                     "application/pdf": string;
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12023,7 +12023,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12034,7 +12034,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12045,7 +12045,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12056,7 +12056,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12068,7 +12068,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12079,7 +12079,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12090,7 +12090,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12102,7 +12102,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12156,7 +12156,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12167,7 +12167,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12178,7 +12178,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12189,7 +12189,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12200,7 +12200,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12212,7 +12212,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12274,7 +12274,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12285,7 +12285,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12296,7 +12296,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12307,7 +12307,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12318,7 +12318,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12330,7 +12330,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12341,7 +12341,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12352,7 +12352,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12364,7 +12364,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12421,7 +12421,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12432,7 +12432,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12443,7 +12443,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12454,7 +12454,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12465,7 +12465,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12477,7 +12477,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12488,7 +12488,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12499,7 +12499,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12511,7 +12511,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12522,7 +12522,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A provider (tax authority, OCR, email) failed or could not be reached (`provider`). */
+            /** @description A provider (tax authority, OCR, email) failed or could not be reached. Reasons: `provider`. */
             502: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12533,7 +12533,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The feature is not configured on this server or the business has not connected it (`unconfigured`), or the server cannot answer it now (`unavailable`). */
+            /** @description The feature is not configured on this server or the business has not connected it, or the server cannot answer it now. Reasons: `unconfigured`, `unavailable`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12588,7 +12588,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12599,7 +12599,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12610,7 +12610,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12621,7 +12621,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12632,18 +12632,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A business rule refused the request (`payments_mismatch`, `allocation_required`, `unbalanced`, `period_closed`, ...). */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-Service-Mode": components["headers"]["ServiceMode"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12655,7 +12644,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12666,7 +12655,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The feature is not configured on this server or the business has not connected it (`unconfigured`), or the server cannot answer it now (`unavailable`). */
+            /** @description The feature is not configured on this server or the business has not connected it, or the server cannot answer it now. Reasons: `unconfigured`, `unavailable`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12725,7 +12714,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12736,7 +12725,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12747,7 +12736,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12758,7 +12747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12769,7 +12758,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12780,7 +12769,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12791,7 +12780,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12803,7 +12792,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12851,7 +12840,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12862,7 +12851,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12873,7 +12862,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12884,7 +12873,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12895,7 +12884,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12907,7 +12896,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12955,7 +12944,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12966,7 +12955,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12977,7 +12966,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12988,7 +12977,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12999,7 +12988,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13010,7 +12999,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13021,7 +13010,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13033,7 +13022,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13093,7 +13082,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13104,7 +13093,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13115,7 +13104,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13126,7 +13115,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13137,7 +13126,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13149,7 +13138,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13160,7 +13149,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13171,7 +13160,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13183,7 +13172,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13243,7 +13232,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13254,7 +13243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown, revoked or expired API key (`unauthorized`). */
+            /** @description Missing, unknown, revoked or expired API key. Reasons: `unauthorized`. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13265,7 +13254,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13276,7 +13265,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13287,7 +13276,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `not_draft`, or `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). */
+            /** @description Conflicts with the current state; `pdf_pending` while the signed PDF is rendered (retry after `Retry-After`). Reasons: `conflict`, `not_draft`, `pdf_pending`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13299,7 +13288,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than this endpoint accepts (`too_large`). */
+            /** @description The body is larger than this endpoint accepts. Reasons: `too_large`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13310,7 +13299,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is of a type this endpoint does not take (`validation`). */
+            /** @description The body is of a type this endpoint does not take. Reasons: `validation` (a content type the route does not accept). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13321,7 +13310,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (`rate_limited`, with `Retry-After`), monthly plan limit (`limit_reached`) or daily quota (`quota_exceeded`). */
+            /** @description Rate limit (with `Retry-After`), monthly plan limit or daily quota. Reasons: `rate_limited`, `limit_reached`, `quota_exceeded`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13333,7 +13322,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13344,7 +13333,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A provider (tax authority, OCR, email) failed or could not be reached (`provider`). */
+            /** @description A provider (tax authority, OCR, email) failed or could not be reached. Reasons: `provider`. */
             502: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13355,7 +13344,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The feature is not configured on this server or the business has not connected it (`unconfigured`), or the server cannot answer it now (`unavailable`). */
+            /** @description The feature is not configured on this server or the business has not connected it, or the server cannot answer it now. Reasons: `unconfigured`, `unavailable`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13410,7 +13399,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13421,7 +13410,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope, the account awaits approval (`approval_required`) or the business is deactivated (`forbidden`). */
+            /** @description The key lacks the scope, the account or business awaits approval, or the business is deactivated. Reasons: `forbidden`, `approval_required`. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13432,7 +13421,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13443,7 +13432,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A provider (tax authority, OCR, email) failed or could not be reached (`provider`). */
+            /** @description A provider (tax authority, OCR, email) failed or could not be reached. Reasons: `provider`. */
             502: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13454,7 +13443,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The feature is not configured on this server or the business has not connected it (`unconfigured`), or the server cannot answer it now (`unavailable`). */
+            /** @description The feature is not configured on this server or the business has not connected it, or the server cannot answer it now. Reasons: `unconfigured`, `unavailable`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13493,7 +13482,7 @@ export interface operations {
                     "application/pdf": string;
                 };
             };
-            /** @description The input was refused (`validation`, naming the field), or a rule of the request (`doc_type_not_allowed`). */
+            /** @description The input was refused (a validation error names the field), or a rule of the request refused it. Reasons: `validation`, `doc_type_not_allowed` (draft writes). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13504,7 +13493,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource for this key (`not_found`); another account's resource is not found either. */
+            /** @description No such resource for this key; another account's resource is not found either. Reasons: `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13515,7 +13504,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (`internal`); it was logged with the request id. */
+            /** @description Unexpected failure; it was logged with the request id. Reasons: `internal`. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
