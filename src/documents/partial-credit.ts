@@ -22,6 +22,7 @@ import { lineAmount } from './totals.ts';
 import type { Totals } from './snapshot.ts';
 import type { CreditedPart, DocumentLine, DocumentSnapshot } from './snapshot-types.ts';
 import { creditShekels, type IlsSoFar } from './partial-credit-ils.ts';
+import type { PriceMode } from './lists.ts';
 
 /** The body's choice: lines of the original with quantities, or an amount in agorot before VAT; neither is the whole. */
 export interface CreditRequest {
@@ -83,7 +84,7 @@ export function shareOf(whole: number, before: number, part: number, of: number)
 }
 
 /** The credit's totals from its lines less its discount (`own`), rounded with the credits before it (see the header). */
-export function creditTotals(a: { priceMode: 'net' | 'gross'; vatRateBp: number; before: CreditedSoFar; own: number; discountAmount: number }): Totals {
+export function creditTotals(a: { priceMode: PriceMode; vatRateBp: number; before: CreditedSoFar; own: number; discountAmount: number }): Totals {
   const r = a.vatRateBp;
   if (a.priceMode === 'gross') {
     const exOf = (inc: number) => roundHalfAwayFromZero((inc * 10000) / (10000 + r));
