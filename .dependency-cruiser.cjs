@@ -1,11 +1,7 @@
 // Import boundaries and the order of the layers (issues 19, 34), checked in CI by `npm run lint:imports`. ARCHITECTURE.md
 // explains them. Type-only imports count like any other: a type that two layers share lives in the lower one.
 /** What another folder may import: a folder's index.ts, or a pure table (types and constant tables, no I/O). */
-const PURE_TABLES = [
-  '^src/documents/(doc-types|currency|snapshot-types)\\.ts$',
-  '^src/businesses/dealer-types\\.ts$',
-  '^src/expenses/categories\\.ts$',
-];
+const PURE_TABLES = ['^src/documents/(doc-types|currency|snapshot-types)\\.ts$', '^src/businesses/dealer-types\\.ts$', '^src/expenses/categories\\.ts$'];
 const PUBLIC_ENTRIES = ['^src/[^/]+/index\\.ts$', ...PURE_TABLES];
 
 /**
@@ -45,9 +41,16 @@ const pathOf = (entry) => (entry.endsWith('.ts') ? `^src/${entry.replace('.', '\
 const LAYER_RULES = LAYERS.slice(0, -1).map((layer, i) => ({
   name: `layer-order-${layer[0].replace('.ts', '')}`,
   severity: 'error',
-  comment: `A module of the layer of ${layer.join(', ')} imports no higher layer (${LAYERS.slice(i + 1).flat().join(', ')}): arrows point down.`,
+  comment: `A module of the layer of ${layer.join(', ')} imports no higher layer (${LAYERS.slice(i + 1)
+    .flat()
+    .join(', ')}): arrows point down.`,
   from: { path: layer.map(pathOf) },
-  to: { path: LAYERS.slice(i + 1).flat().map(pathOf), pathNot: PURE_TABLES },
+  to: {
+    path: LAYERS.slice(i + 1)
+      .flat()
+      .map(pathOf),
+    pathNot: PURE_TABLES,
+  },
 }));
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -117,9 +120,13 @@ module.exports = {
       comment:
         'OPENFRMT record formatting and the PDF layout are pure: each imports only its own folder, the document ' +
         "types' table (src/documents/doc-types.ts, pure; it imports only the DealerType type) and the money arithmetic " +
-        '(src/platform/money.ts, pure: the one rounding of quantities and of quantity × price).',
+        '(src/platform/money.ts, pure: the one rounding of quantities and of quantity × price) and the Israel wall clock ' +
+        '(src/platform/israel-time.ts, pure: the date and time of an instant, for the production directory).',
       from: { path: '^src/(openfrmt|pdf)/' },
-      to: { path: '^src/', pathNot: ['^src/openfrmt/', '^src/pdf/', '^src/documents/doc-types\\.ts$', '^src/platform/money\\.ts$'] },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/openfrmt/', '^src/pdf/', '^src/documents/doc-types\\.ts$', '^src/platform/money\\.ts$', '^src/platform/israel-time\\.ts$'],
+      },
     },
     {
       name: 'doc-types-table-is-pure',

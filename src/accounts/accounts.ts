@@ -5,8 +5,7 @@ import { insertInto } from '../platform/db/insert-values.ts';
 import { accounts } from './tables.ts';
 import { notFound, validation } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-
-export type ApprovalStatus = 'approved' | 'pending' | 'suspended';
+import type { ApprovalStatus } from './lists.ts';
 
 export interface Account {
   id: string;

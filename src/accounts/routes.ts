@@ -1,6 +1,8 @@
 import type { Api } from '../platform/http/api.ts';
 import { Type } from 'typebox';
-import { ctxOf } from '../platform/http/context.ts';
+import { ctxOf, KEY_MODES } from '../platform/http/context.ts';
+import { enumOf } from '../platform/http/enums.ts';
+import { MODES } from '../platform/db/mode.ts';
 import { SCOPES } from '../platform/catalog/scopes.ts';
 import { AUTH_ERRORS, errors, IsoDate, IsoDateTime, Nullable, Ok } from '../platform/http/schemas.ts';
 import type { Services } from '../platform/http/services.ts';
@@ -11,7 +13,7 @@ const KeyListing = Type.Object({
   id: Type.String(),
   prefix: Type.String({ description: 'The first characters of the key, for recognising it.' }),
   label: Nullable(Type.String()),
-  mode: Type.Union([Type.Literal('live'), Type.Literal('test')]),
+  mode: enumOf(KEY_MODES),
   scopes: Type.Array(Type.Enum([...SCOPES], { type: 'string' })),
   createdAt: IsoDateTime,
   lastUsedAt: Nullable(IsoDateTime),
@@ -58,7 +60,7 @@ export function registerAccountRoutes(api: Api, s: Services): void {
         operationId: 'getUsage',
         summary: "Per-day counts for the key's account in the key's mode",
         querystring: Type.Object({ days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90, default: 30 })) }, { additionalProperties: false }),
-        response: { 200: Ok({ mode: Type.Union([Type.Literal('live'), Type.Literal('sandbox')]), days: Type.Array(UsageDay) }), ...errors(...AUTH_ERRORS) },
+        response: { 200: Ok({ mode: enumOf(MODES), days: Type.Array(UsageDay) }), ...errors(...AUTH_ERRORS) },
       },
     },
     async (req) => {

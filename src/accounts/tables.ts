@@ -1,6 +1,8 @@
 /** Typed definitions of the control-plane tables the accounts domain writes (migration 0001). */
 import { boolean, integer, pgTable, text } from 'drizzle-orm/pg-core';
 import { timestamptz3 } from '../platform/db/tables.ts';
+import { KEY_MODES } from '../platform/http/context.ts';
+import { APPROVAL_STATUSES } from './lists.ts';
 
 export const plans = pgTable('plans', {
   key: text('key').primaryKey(),
@@ -18,7 +20,7 @@ export const accounts = pgTable('accounts', {
   email: text('email').unique('accounts_email_key'),
   phone: text('phone'),
   passwordHash: text('password_hash'),
-  approvalStatus: text('approval_status', { enum: ['approved', 'pending', 'suspended'] }).notNull(),
+  approvalStatus: text('approval_status', { enum: APPROVAL_STATUSES }).notNull(),
   maxActiveKeys: integer('max_active_keys').notNull().default(10),
   ocrGranted: boolean('ocr_granted').notNull().default(false),
   maxDocsPerMonth: integer('max_docs_per_month'),
@@ -31,7 +33,7 @@ export type NewAccountRow = typeof accounts.$inferInsert;
 export const apiKeys = pgTable('api_keys', {
   id: text('id').primaryKey(),
   accountId: text('account_id').notNull(),
-  mode: text('mode', { enum: ['live', 'test'] }).notNull(),
+  mode: text('mode', { enum: KEY_MODES }).notNull(),
   prefix: text('prefix').notNull(),
   keyHash: text('key_hash').notNull().unique('api_keys_key_hash_key'),
   label: text('label'),

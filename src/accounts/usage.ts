@@ -3,6 +3,7 @@ import { israelDate } from '../platform/clock.ts';
 import { query } from '../platform/db/sql.ts';
 import type { Services } from '../platform/http/services.ts';
 import { subject, USAGE_METRICS } from '../platform/usage.ts';
+import type { Mode } from '../platform/db/mode.ts';
 
 // An account's usage per day, for `GET /v1/usage` and the console's usage page.
 
@@ -22,7 +23,7 @@ export function lastDays(today: string, n: number): string[] {
   return out;
 }
 
-export async function usageByDay(s: Services, mode: 'live' | 'sandbox', accountId: string, days: number) {
+export async function usageByDay(s: Services, mode: Mode, accountId: string, days: number) {
   await s.requestCounter.flush();
   const dates = lastDays(israelDate(s.clock.now()), days);
   const rows = await query<{ day: string; metric: string; count: number }>(

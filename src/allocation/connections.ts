@@ -10,10 +10,11 @@ import { randomToken } from '../platform/ids.ts';
 import type { TokenSet } from './provider.ts';
 import { insertInto } from '../platform/db/insert-values.ts';
 import { itaConnections, itaConsentRequests } from './tables.ts';
+import type { AllocationProviderKind, ConsentOutcomeKind } from './lists.ts';
 
 export interface Connection {
   businessId: string;
-  provider: 'ita' | 'simulator';
+  provider: AllocationProviderKind;
   accessToken: string;
   accessExpiresAt: string;
   refreshToken: string;
@@ -157,12 +158,7 @@ export async function createConsentRequest(
 }
 
 /** Claims a consent request once: answers it when open and unexpired, else null. */
-export async function claimConsentRequest(
-  database: Database,
-  at: Date,
-  state: string,
-  outcome: 'connected' | 'denied' | 'failed',
-): Promise<ConsentRequest | null> {
+export async function claimConsentRequest(database: Database, at: Date, state: string, outcome: ConsentOutcomeKind): Promise<ConsentRequest | null> {
   const r = await queryOne<Record<string, unknown>>(
     database.db,
     sql`UPDATE ita_consent_requests SET completed_at = ${at.toISOString()}, outcome = ${outcome}
@@ -179,6 +175,6 @@ export async function claimConsentRequest(
   };
 }
 
-export async function setConsentOutcome(ex: Executor, state: string, outcome: 'connected' | 'denied' | 'failed'): Promise<void> {
+export async function setConsentOutcome(ex: Executor, state: string, outcome: ConsentOutcomeKind): Promise<void> {
   await ex.execute(sql`UPDATE ita_consent_requests SET outcome = ${outcome} WHERE state = ${state}`);
 }

@@ -24,6 +24,7 @@ import {
 import { requestDraftAllocation } from './draft-request.ts';
 import { providerFor, requireProvider } from './providers.ts';
 import { retryFailedAllocation } from './retry.ts';
+import type { ConsentOutcomeKind } from './lists.ts';
 
 /** Opens a consent request (single-use state, audited); the dealer is sent to the authorization URL. */
 export async function startConsent(s: Services, ctx: RequestContext, businessId: string, returnUrl: string | null) {
@@ -49,7 +50,7 @@ export async function startConsent(s: Services, ctx: RequestContext, businessId:
 }
 
 export interface ConsentOutcome {
-  outcome: 'connected' | 'denied' | 'failed';
+  outcome: ConsentOutcomeKind;
   businessId: string;
   returnUrl: string | null;
   message?: string;

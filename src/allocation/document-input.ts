@@ -9,6 +9,7 @@ import { type DocumentRow, totalsOfDraft, allocationEligibility, type Eligibilit
 import { DOC_TYPES, docTypesWhere, listOfCodes } from '../documents/doc-types.ts';
 import { shekelFigures } from '../documents/currency.ts';
 import type { ApprovalInput } from './provider.ts';
+import type { PriceMode } from '../documents/index.ts';
 
 export interface IssuerOfDraft {
   id: string;
@@ -18,7 +19,7 @@ export interface IssuerOfDraft {
 }
 
 /** The document discount expressed before VAT (a gross-mode discount includes VAT). */
-function discountExVat(discount: number, priceMode: 'net' | 'gross', vatRateBp: number): number {
+function discountExVat(discount: number, priceMode: PriceMode, vatRateBp: number): number {
   return priceMode === 'gross' ? roundHalfAwayFromZero((discount * 10000) / (10000 + vatRateBp)) : discount;
 }
 

@@ -10,7 +10,8 @@ import { queryOne } from '../platform/db/sql.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { recordEvent } from '../platform/outbox.ts';
 import type { Job, JobHandler } from '../platform/jobs.ts';
-import { backoffMs, JOBS, type JobKind } from '../platform/catalog/jobs.ts';
+import { JOBS, type JobKind } from '../platform/catalog/jobs.ts';
+import { retryDelayMs } from '../platform/retry-schedule.ts';
 import type { Services } from '../platform/http/services.ts';
 import { errorSummary } from '../platform/logger.ts';
 import { countAllocationOutcome } from '../platform/metrics.ts';
@@ -26,7 +27,7 @@ export const ALLOCATION_JOB = 'document.allocation' satisfies JobKind;
 const SYSTEM: Actor = { accountId: null, keyId: null };
 
 /** The catalog's retry policy: 10 s, 30 s, 90 s … capped at 1 h; 10 attempts. */
-export const allocationBackoffMs = (attempt: number) => backoffMs(JOBS[ALLOCATION_JOB].retry.backoff, attempt);
+export const allocationBackoffMs = (attempt: number) => retryDelayMs(JOBS[ALLOCATION_JOB].retry, attempt);
 export const ALLOCATION_MAX_ATTEMPTS = JOBS[ALLOCATION_JOB].retry.maxAttempts;
 
 async function accountOf(ex: Executor, businessId: string): Promise<string> {

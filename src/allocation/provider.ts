@@ -4,6 +4,7 @@
  * and the deterministic simulator (simulator.ts). A refusal is an answer; a transport problem
  * (network, timeout, 5xx, an unusable token) throws AllocationTransportError so callers retry.
  */
+import type { AllocationProviderKind } from './lists.ts';
 
 /** What the authority needs about one invoice. Amounts are agorot. */
 export interface ApprovalInput {
@@ -64,13 +65,13 @@ export interface TokenSet {
 }
 
 export interface AllocationProvider {
-  readonly kind: 'ita' | 'simulator';
+  readonly kind: AllocationProviderKind;
   requestApproval(input: ApprovalInput): Promise<ApprovalResult>;
 }
 
 /** The consent side (OAuth2 authorization code): where to send the dealer, and the code exchange. */
 export interface ConsentProvider {
-  readonly kind: 'ita' | 'simulator';
+  readonly kind: AllocationProviderKind;
   /** Does approval need a stored grant? (The simulator approves without one.) */
   readonly needsConnection: boolean;
   authorizationUrl(state: string): string;

@@ -1,11 +1,12 @@
 /** Typed definitions of the allocation domain's tables (migration 0008): grants at the tax authority and consent flows. */
 import { pgTable, text } from 'drizzle-orm/pg-core';
 import { timestamptz3 } from '../platform/db/tables.ts';
+import { ALLOCATION_PROVIDERS, CONSENT_OUTCOMES } from './lists.ts';
 
 /** One business's OAuth2 grant; provider 'simulator' for the simulated consent screen. */
 export const itaConnections = pgTable('ita_connections', {
   businessId: text('business_id').primaryKey(),
-  provider: text('provider', { enum: ['ita', 'simulator'] }).notNull(),
+  provider: text('provider', { enum: ALLOCATION_PROVIDERS }).notNull(),
   accessToken: text('access_token').notNull(),
   accessExpiresAt: timestamptz3('access_expires_at').notNull(),
   refreshToken: text('refresh_token').notNull(),
@@ -32,7 +33,7 @@ export const itaConsentRequests = pgTable('ita_consent_requests', {
   createdAt: timestamptz3('created_at').notNull(),
   expiresAt: timestamptz3('expires_at').notNull(),
   completedAt: timestamptz3('completed_at'),
-  outcome: text('outcome', { enum: ['connected', 'denied', 'failed'] }),
+  outcome: text('outcome', { enum: CONSENT_OUTCOMES }),
 });
 export type ItaConsentRequestRow = typeof itaConsentRequests.$inferSelect;
 export type NewItaConsentRequestRow = typeof itaConsentRequests.$inferInsert;

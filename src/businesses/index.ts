@@ -7,3 +7,4 @@ export { BrandingInput } from './schemas.ts';
 export { businessCeilings, type BusinessRecord, getOwnedBusiness, listOwnedBusinesses, type Section46Approval } from './records.ts';
 export { type StoredBranding } from './tables.ts';
 export { setApprovalStatus, setBusinessPlan } from './service.ts';
+export { VAT_REPORTING_PERIODS, type BrandingTemplate, type VatReportingPeriod } from './lists.ts';

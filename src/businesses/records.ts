@@ -13,6 +13,7 @@ import { metadataCondition, metadataOf, type Metadata } from '../platform/metada
 
 import type { BusinessView } from './schemas.ts';
 import type { DealerType } from './dealer-types.ts';
+import type { Bookkeeping, VatReportingPeriod } from './lists.ts';
 
 export const NEW_BUSINESSES_PER_KEY_PER_DAY = 50;
 
@@ -39,8 +40,8 @@ export interface BusinessRecord {
   defaultVatRateBp: number | null;
   requireAllocation: boolean;
   /** Effective: the stored choice, or the dealer type's default (double for company and ngo). */
-  bookkeeping: 'single' | 'double';
-  vatReportingPeriod: 'monthly' | 'bimonthly';
+  bookkeeping: Bookkeeping;
+  vatReportingPeriod: VatReportingPeriod;
   branding: StoredBranding;
   section46Approval: Section46Approval | null;
   approvalStatus: 'approved' | 'pending' | 'suspended';
@@ -55,7 +56,7 @@ export interface BusinessRecord {
 
 export const EMPTY_BRANDING: StoredBranding = { logoRef: null, accentColor: null, tagline: null, website: null, footerText: null, template: 'classic' };
 
-export const defaultBookkeeping = (d: DealerType): 'single' | 'double' => (d === 'company' || d === 'ngo' ? 'double' : 'single');
+export const defaultBookkeeping = (d: DealerType): Bookkeeping => (d === 'company' || d === 'ngo' ? 'double' : 'single');
 
 export function toBusinessRecord(r: Record<string, unknown>): BusinessRecord {
   return {
@@ -70,8 +71,8 @@ export function toBusinessRecord(r: Record<string, unknown>): BusinessRecord {
     email: (r.email as string | null) ?? null,
     defaultVatRateBp: r.default_vat_rate_bp === null ? null : Number(r.default_vat_rate_bp),
     requireAllocation: Boolean(r.require_allocation),
-    bookkeeping: (r.bookkeeping as 'single' | 'double' | null) ?? defaultBookkeeping(r.dealer_type as DealerType),
-    vatReportingPeriod: (r.vat_reporting_period as 'monthly' | 'bimonthly' | undefined) ?? 'monthly',
+    bookkeeping: (r.bookkeeping as Bookkeeping | null) ?? defaultBookkeeping(r.dealer_type as DealerType),
+    vatReportingPeriod: (r.vat_reporting_period as VatReportingPeriod | undefined) ?? 'monthly',
     branding: { ...EMPTY_BRANDING, ...(r.branding as Partial<StoredBranding>) },
     section46Approval: section46Of(r),
     approvalStatus: r.approval_status as BusinessRecord['approvalStatus'],

@@ -1,17 +1,17 @@
 import { Type, type Static } from 'typebox';
 import { IsoDate, IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { carrier, maxLength, maxScaled } from '../openfrmt/index.ts';
-import type { ApprovalStatus } from '../accounts/index.ts';
+import { APPROVAL_STATUSES } from '../accounts/index.ts';
+import { enumOf } from '../platform/http/enums.ts';
+import { BOOKKEEPING_KINDS, BRANDING_TEMPLATES, VAT_REPORTING_PERIODS } from './lists.ts';
 import { MetadataCreate, MetadataPatch, MetadataSchema } from '../platform/metadata.ts';
 import { DOC_TYPE_RULES } from '../documents/doc-types.ts';
 import { DEALER_TYPES } from './dealer-types.ts';
 
-const APPROVAL_STATUSES = ['approved', 'pending', 'suspended'] as const satisfies readonly ApprovalStatus[];
-
 /** A logo data URI may be at most 400 KB. */
 export const LOGO_MAX_CHARS = 400 * 1024;
 
-const Template = Type.Union([Type.Literal('classic'), Type.Literal('stripe')]);
+const Template = enumOf(BRANDING_TEMPLATES);
 
 export const BrandingInput = Type.Object(
   {
@@ -65,8 +65,7 @@ const writable = {
     description: `At most ${maxLength('businessName')} characters as written to the export (${carrier('businessName')}).`,
   }),
   taxId: Type.String({ minLength: 1, maxLength: 20, description: 'Checksum-validated; locked once the business has issued a document.' }),
-  dealerType: Type.Enum([...DEALER_TYPES], {
-    type: 'string',
+  dealerType: enumOf(DEALER_TYPES, {
     description: 'patur (exempt dealer), murshe (licensed dealer), company or ngo. Locked once the business has issued a document.',
   }),
   address: Nullable(
@@ -92,13 +91,13 @@ const writable = {
     }),
   ),
   requireAllocation: Type.Boolean(),
-  bookkeeping: Type.Union([Type.Literal('single'), Type.Literal('double')], {
+  bookkeeping: enumOf(BOOKKEEPING_KINDS, {
     description: 'Single- or double-entry books; default double for company and ngo, single otherwise. Double exports the ledger (B100/B110) with OPENFRMT.',
   }),
   branding: BrandingInput,
   numbering: Numbering,
   section46Approval: Type.Union([Section46Approval, Type.Null()], { description: SECTION46_DESCRIPTION }),
-  vatReportingPeriod: Type.Union([Type.Literal('monthly'), Type.Literal('bimonthly')], {
+  vatReportingPeriod: enumOf(VAT_REPORTING_PERIODS, {
     description:
       "The VAT reporting period the VAT office set: `monthly` (default) or `bimonthly`. `period=YYYY-MM` of the VAT report and the PCN874 file means the business's period holding that month.",
   }),
@@ -164,18 +163,17 @@ export const Business = Type.Object(
     id: Type.String(),
     name: Type.String(),
     taxId: Type.String(),
-    dealerType: Type.Enum([...DEALER_TYPES], { type: 'string' }),
+    dealerType: enumOf(DEALER_TYPES),
     address: Nullable(Type.String()),
     phone: Nullable(Type.String()),
     email: Nullable(Type.String()),
     defaultVatRateBp: Nullable(Type.Integer()),
     requireAllocation: Type.Boolean(),
-    bookkeeping: Type.Union([Type.Literal('single'), Type.Literal('double')]),
-    vatReportingPeriod: Type.Union([Type.Literal('monthly'), Type.Literal('bimonthly')]),
+    bookkeeping: enumOf(BOOKKEEPING_KINDS),
+    vatReportingPeriod: enumOf(VAT_REPORTING_PERIODS),
     branding: Branding,
     section46Approval: Type.Union([Section46Approval, Type.Null()], { description: SECTION46_DESCRIPTION }),
-    approvalStatus: Type.Enum([...APPROVAL_STATUSES], {
-      type: 'string',
+    approvalStatus: enumOf(APPROVAL_STATUSES, {
       description: "The account's approval: live documents are issued once it is `approved`.",
     }),
     planKey: Nullable(Type.String()),

@@ -4,6 +4,9 @@
  */
 import { boolean, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { day, int8, metadataColumn, timestamptz3 } from '../platform/db/tables.ts';
+import { DEALER_TYPES } from './dealer-types.ts';
+import { BOOKKEEPING_KINDS, VAT_REPORTING_PERIODS, type BrandingTemplate } from './lists.ts';
+import { APPROVAL_STATUSES } from '../accounts/index.ts';
 
 /** A business's branding as stored in its jsonb column (a missing key reads as empty). */
 export interface StoredBranding {
@@ -12,7 +15,7 @@ export interface StoredBranding {
   tagline: string | null;
   website: string | null;
   footerText: string | null;
-  template: 'classic' | 'stripe';
+  template: BrandingTemplate;
 }
 
 export const businesses = pgTable('businesses', {
@@ -21,26 +24,22 @@ export const businesses = pgTable('businesses', {
   createdByKeyId: text('created_by_key_id').notNull(),
   name: text('name').notNull(),
   taxId: text('tax_id').notNull(),
-  dealerType: text('dealer_type', { enum: ['patur', 'murshe', 'company', 'ngo'] }).notNull(),
+  dealerType: text('dealer_type', { enum: DEALER_TYPES }).notNull(),
   address: text('address'),
   phone: text('phone'),
   email: text('email'),
   defaultVatRateBp: integer('default_vat_rate_bp'),
   requireAllocation: boolean('require_allocation').notNull().default(false),
   branding: jsonb('branding').$type<Partial<StoredBranding>>().notNull().default({}),
-  approvalStatus: text('approval_status', { enum: ['approved', 'pending', 'suspended'] })
-    .notNull()
-    .default('approved'),
+  approvalStatus: text('approval_status', { enum: APPROVAL_STATUSES }).notNull().default('approved'),
   planKey: text('plan_key'),
   deactivatedAt: timestamptz3('deactivated_at'),
   createdAt: timestamptz3('created_at').notNull(),
   updatedAt: timestamptz3('updated_at').notNull(),
   /** Null follows the dealer type (double for company and ngo). */
-  bookkeeping: text('bookkeeping', { enum: ['single', 'double'] }),
+  bookkeeping: text('bookkeeping', { enum: BOOKKEEPING_KINDS }),
   metadata: metadataColumn(),
-  vatReportingPeriod: text('vat_reporting_period', { enum: ['monthly', 'bimonthly'] })
-    .notNull()
-    .default('monthly'),
+  vatReportingPeriod: text('vat_reporting_period', { enum: VAT_REPORTING_PERIODS }).notNull().default('monthly'),
   /** The section 46 approval of an ngo (migration 0060): all three or none. */
   section46ApprovalNumber: text('section46_approval_number'),
   section46ValidFrom: day('section46_valid_from'),

@@ -4,6 +4,7 @@ import { listOwnedBusinesses } from '../businesses/index.ts';
 import { appendAudit } from '../platform/audit.ts';
 import type { Database } from '../platform/db/engine.ts';
 import type { Services } from '../platform/http/services.ts';
+import type { Mode } from '../platform/db/mode.ts';
 
 /** The account and its keys, for the keys page. */
 export async function accountWithKeys(control: Database, accountId: string) {
@@ -40,7 +41,7 @@ export async function revokeThroughConsole(s: Services, keyId: string, accountId
 }
 
 /** The usage page: the account's name, its counts per day in a mode, and its businesses in both modes. */
-export async function usageView(s: Services, accountId: string, mode: 'live' | 'sandbox', days: number) {
+export async function usageView(s: Services, accountId: string, mode: Mode, days: number) {
   const account = await getAccount(s.databases.live.db, accountId);
   const usage = await usageByDay(s, mode, accountId, days);
   const live = await listOwnedBusinesses(s.databases.live.db, accountId);

@@ -7,7 +7,8 @@ import type { Executor } from '../platform/db/engine.ts';
 import { query } from '../platform/db/sql.ts';
 import { conflict } from '../platform/errors.ts';
 import type { ConversionStage, DocType } from './doc-types.ts';
-import { conversionRefusal, q4, quantitiesFrom, stageOf } from './conversion.ts';
+import { conversionRefusal, quantitiesFrom, stageOf } from './conversion.ts';
+import { quantityOfTenThousandths, quantityTenThousandths } from '../platform/money.ts';
 import type { DocumentRow } from './snapshot.ts';
 import type { DocumentLine } from './snapshot-types.ts';
 
@@ -19,7 +20,7 @@ export async function takenInStage(ex: Executor, source: { id: string; lineCount
         WHERE source_id = ${source.id} AND stage = ${stage} GROUP BY source_line_index`,
   );
   const taken = new Array<number>(source.lineCount).fill(0);
-  for (const r of rows) if (Number(r.i) < source.lineCount) taken[Number(r.i)] = q4(Number(r.q));
+  for (const r of rows) if (Number(r.i) < source.lineCount) taken[Number(r.i)] = quantityTenThousandths(Number(r.q));
   return taken;
 }
 
@@ -63,10 +64,10 @@ export async function checkSourcesUnderLock(tx: Executor, businessId: string, ta
     const taken = await takenInStage(tx, { id, lineCount: lines.length }, stage);
     const asked = quantitiesFrom(id, lines.length, target.lines);
     lines.forEach((l, i) => {
-      if (asked[i] > 0 && taken[i] + asked[i] > q4(l.quantity)) {
-        const left = Math.max(q4(l.quantity) - taken[i], 0) / 10_000;
+      if (asked[i] > 0 && taken[i] + asked[i] > quantityTenThousandths(l.quantity)) {
+        const left = quantityOfTenThousandths(Math.max(quantityTenThousandths(l.quantity) - taken[i], 0));
         throw conflict(
-          `${s.doc_type} #${s.doc_number} line ${i} ("${l.description}"): ${left} of its ${l.quantity} are left at this stage (${stage}), this ${target.docType} takes ${asked[i] / 10_000}`,
+          `${s.doc_type} #${s.doc_number} line ${i} ("${l.description}"): ${left} of its ${l.quantity} are left at this stage (${stage}), this ${target.docType} takes ${quantityOfTenThousandths(asked[i])}`,
         );
       }
     });
@@ -77,7 +78,16 @@ export async function checkSourcesUnderLock(tx: Executor, businessId: string, ta
 export async function recordSources(tx: Executor, businessId: string, target: Pick<DocumentRow, 'id' | 'docType' | 'lines'>, at: Date): Promise<void> {
   const stage = stageOf(target.docType);
   const rows = target.lines.flatMap((l, i) =>
-    l.source ? [{ line_index: i, source_id: l.source.documentId, source_line_index: l.source.index, quantity: (q4(l.quantity) / 10_000).toFixed(4) }] : [],
+    l.source
+      ? [
+          {
+            line_index: i,
+            source_id: l.source.documentId,
+            source_line_index: l.source.index,
+            quantity: quantityOfTenThousandths(quantityTenThousandths(l.quantity)).toFixed(4),
+          },
+        ]
+      : [],
   );
   await tx.execute(
     sql`INSERT INTO document_sources(business_id, document_id, line_index, source_id, source_line_index, stage, quantity, created_at)

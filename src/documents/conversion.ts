@@ -8,17 +8,14 @@
  * (conversion-issue.ts locks the source and checks again), so a draft reserves nothing.
  */
 import { conflict, validation } from '../platform/errors.ts';
-import { scaledQuantity } from '../platform/money.ts';
+import { quantityOfTenThousandths, quantityTenThousandths } from '../platform/money.ts';
 import { decimalsProblemOf } from '../openfrmt/index.ts';
 import { DOC_TYPES, listOfCodes, type ConversionStage, type DocType } from './doc-types.ts';
 import { lineAmount } from './totals.ts';
 import { shareOf } from './partial-credit.ts';
 import type { DocumentLine } from './snapshot-types.ts';
 
-const Q = 4;
-/** A quantity in ten-thousandths (D110/1264's four decimals): sums of quantities stay exact. */
-export const q4 = (quantity: number) => scaledQuantity(quantity, Q);
-const fromQ4 = (x: number) => x / 10 ** Q;
+// Quantities are summed in ten-thousandths (platform/money.ts), so sums of quantities stay exact.
 
 /** Why `from` cannot become `to` (409 `conflict`), or null when it can. */
 export function conversionRefusal(from: DocType, to: DocType): string | null {
@@ -49,14 +46,14 @@ export type ChosenLines = { index: number; quantity: number }[] | undefined;
 /** The quantity (ten-thousandths) of each source line that `lines` take from `sourceId`. */
 export function quantitiesFrom(sourceId: string, sourceLineCount: number, lines: readonly DocumentLine[]): number[] {
   const taken = new Array<number>(sourceLineCount).fill(0);
-  for (const l of lines) if (l.source?.documentId === sourceId && l.source.index < sourceLineCount) taken[l.source.index] += q4(l.quantity);
+  for (const l of lines) if (l.source?.documentId === sourceId && l.source.index < sourceLineCount) taken[l.source.index] += quantityTenThousandths(l.quantity);
   return taken;
 }
 
 /** One converted line: `quantity` of the source's line `index`, with its share of the line discount after `before` taken. */
 function convertedLine(source: ConversionSource, index: number, quantity: number, before: number): DocumentLine {
   const line = source.lines[index];
-  const lineDiscount = shareOf(line.lineDiscount, before, q4(quantity), q4(line.quantity));
+  const lineDiscount = shareOf(line.lineDiscount, before, quantityTenThousandths(quantity), quantityTenThousandths(line.quantity));
   const { amountIls: _frozenOnForeignOnly, source: _itsOwnSource, ...rest } = line;
   return {
     ...rest,
@@ -75,10 +72,10 @@ function chosenLine(source: ConversionSource, taken: number[], choice: { index: 
   if (!line) throw validation(`${field}.index`, `the document has ${source.lines.length} lines: index 0 to ${source.lines.length - 1}`);
   const decimals = decimalsProblemOf(quantity, 'quantity');
   if (decimals) throw validation(`${field}.quantity`, decimals);
-  const left = q4(line.quantity) - taken[index];
-  if (q4(quantity) > left) {
+  const left = quantityTenThousandths(line.quantity) - taken[index];
+  if (quantityTenThousandths(quantity) > left) {
     throw conflict(
-      `line ${index} ("${line.description}"): ${fromQ4(Math.max(left, 0))} of its ${line.quantity} are left to convert, the request asks ${quantity}`,
+      `line ${index} ("${line.description}"): ${quantityOfTenThousandths(Math.max(left, 0))} of its ${line.quantity} are left to convert, the request asks ${quantity}`,
     );
   }
   return convertedLine(source, index, quantity, taken[index]);
@@ -100,8 +97,8 @@ export function convertedLines(a: { source: ConversionSource; taken: number[]; c
     return chosen.map((c, k) => chosenLine(source, taken, c, k));
   }
   const lines = source.lines.flatMap((l, i) => {
-    const left = q4(l.quantity) - taken[i];
-    return left > 0 ? [convertedLine(source, i, fromQ4(left), taken[i])] : [];
+    const left = quantityTenThousandths(l.quantity) - taken[i];
+    return left > 0 ? [convertedLine(source, i, quantityOfTenThousandths(left), taken[i])] : [];
   });
   if (lines.length === 0) throw conflict(`${source.docType} #${source.docNumber} has nothing left to convert at this stage: every line was taken`);
   return lines;

@@ -24,6 +24,7 @@ import { divideHalfAwayFromZero } from '../platform/money.ts';
 import type { DocType, Totals } from './figures.ts';
 import { DOC_TYPES } from './doc-types.ts';
 import { lineAmount } from './totals.ts';
+import type { PriceMode } from './lists.ts';
 
 /** Rate text: a positive decimal, up to 6 integer digits and 10 decimals (BoI quotes 4–6 decimals). */
 export const EXCHANGE_RATE_PATTERN = '^(?!0+(\\.0+)?$)\\d{1,6}(\\.\\d{1,10})?$';
@@ -92,7 +93,7 @@ export function allocateAgorot(amounts: number[], currency: string, rate: string
 /** The figures of a document in its own currency that its shekel figures are made from. */
 export interface CurrencyFigures {
   docType: DocType;
-  priceMode: 'net' | 'gross';
+  priceMode: PriceMode;
   lines: readonly { quantity: number; unitPriceExVat: number; lineDiscount?: number | null }[];
   payments: readonly { amount: number }[];
   totals: Totals;
@@ -200,7 +201,7 @@ export function toHundredths(minor: number, currency: string): number {
 /** What the readers of a frozen snapshot need of it. */
 interface FrozenFigures {
   docType: DocType;
-  priceMode?: 'net' | 'gross';
+  priceMode?: PriceMode;
   lines?: readonly { amount: number; amountIls?: number }[];
   payments: readonly { amount: number; amountIls?: number }[];
   currency?: string;

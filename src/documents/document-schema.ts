@@ -4,10 +4,12 @@
  */
 import { Type } from 'typebox';
 import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
-import { PAYMENT_METHOD_CODES, type AllocationStatus } from './snapshot-types.ts';
+import { PAYMENT_METHOD_CODES } from './snapshot-types.ts';
+import { enumOf } from '../platform/http/enums.ts';
+import { ALLOCATION_STATUSES, DOCUMENT_STATUSES, EXCHANGE_RATE_SOURCES, PRICE_MODES, VAT_EXEMPTION_REASONS } from './lists.ts';
 import { METADATA_DESCRIPTION, MetadataSchema, type Metadata } from '../platform/metadata.ts';
 
-import { DocType, Language, PRICE_MODES, VAT_EXEMPTION_REASONS } from './schemas.ts';
+import { DocType, Language } from './schemas.ts';
 
 const PartyOut = Type.Object({
   partyId: Nullable(Type.String()),
@@ -66,12 +68,8 @@ const PaymentOut = Type.Object({
     }),
   ),
 });
-const ALLOCATION_STATUSES = ['not_required', 'pending', 'granted', 'refused', 'failed'] as const;
-// Every AllocationStatus is listed (a new one fails to compile here).
-const _allStatuses: Exclude<AllocationStatus, (typeof ALLOCATION_STATUSES)[number]> extends never ? true : never = true;
-void _allStatuses;
 const Allocation = Type.Object({
-  status: Type.Enum([...ALLOCATION_STATUSES], { type: 'string' }),
+  status: enumOf(ALLOCATION_STATUSES),
   number: Nullable(Type.String()),
   error: Nullable(Type.String()),
   requestedAt: Nullable(Type.String()),
@@ -81,19 +79,19 @@ const Allocation = Type.Object({
 export const Document = Type.Object({
   id: Type.String(),
   businessId: Type.String(),
-  status: Type.Union([Type.Literal('draft'), Type.Literal('issued')]),
+  status: enumOf(DOCUMENT_STATUSES),
   docType: DocType,
   docNumber: Nullable(Type.Integer()),
   allocationNumber: Nullable(Type.String()),
   party: Nullable(PartyOut),
-  priceMode: Type.Enum([...PRICE_MODES], { type: 'string' }),
+  priceMode: enumOf(PRICE_MODES),
   lines: Type.Array(LineOut),
   payments: Type.Array(PaymentOut),
   note: Nullable(Type.String()),
   documentDate: Type.String(),
   valueDate: Type.String(),
   vatRateBp: Nullable(Type.Integer({ description: 'Frozen at issue; null on a draft that follows the default.' })),
-  vatExemptionReason: Nullable(Type.Enum([...VAT_EXEMPTION_REASONS], { type: 'string' })),
+  vatExemptionReason: Nullable(enumOf(VAT_EXEMPTION_REASONS)),
   totalExVat: Type.Integer(),
   vatAmount: Type.Integer(),
   totalIncVat: Type.Integer(),
@@ -103,8 +101,7 @@ export const Document = Type.Object({
   exchangeRate: Nullable(Type.String({ description: 'Shekels for one unit of the currency; null for ILS, and on a draft that takes its rate at issue.' })),
   exchangeRateDate: Nullable(Type.String({ description: 'The date the rate is of (a Bank of Israel rate: the last published on or before documentDate).' })),
   exchangeRateSource: Nullable(
-    Type.Enum(['boi', 'business', 'request'], {
-      type: 'string',
+    enumOf(EXCHANGE_RATE_SOURCES, {
       description: "boi: the Bank of Israel representative rate; business: the business's agreed rate; request: given on the draft.",
     }),
   ),

@@ -27,6 +27,7 @@ export {
   type PaymentMethodCode,
   type PdfFiles,
 } from './snapshot-types.ts';
+export { DOCUMENT_LANGUAGES, type DocumentLanguage, type ExchangeRateSource, type PriceMode } from './lists.ts';
 export { computeTotals, lineAmount, resolveVatRateBp, totalsOfDraft } from './totals.ts';
 export { listDocuments } from './list.ts';
 export { ListQuery as DocumentListQuery } from './schemas.ts';

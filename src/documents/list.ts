@@ -8,6 +8,7 @@ import type { ListQueryInput } from './schemas.ts';
 import { metadataCondition } from '../platform/metadata.ts';
 import { DOC_TYPE_CODES, type DocType } from './doc-types.ts';
 import { docTypeIn } from './doc-type-sql.ts';
+import type { DocumentStatus } from './lists.ts';
 
 function likeEscape(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -140,7 +141,7 @@ export async function listDocuments(ex: Executor, businessId: string, q: ListQue
     const counted = text ? [...base, text.indexed ?? text.exact] : base;
     const counts = await query<{ status: string; n: number }>(ex, sql`SELECT status, count(*)::int AS n FROM documents WHERE ${and(counted)} GROUP BY status`);
     const byStatus = { draft: 0, issued: 0 };
-    for (const c of counts) byStatus[c.status as 'draft' | 'issued'] = Number(c.n);
+    for (const c of counts) byStatus[c.status as DocumentStatus] = Number(c.n);
     result.counts = { total: byStatus.draft + byStatus.issued, byStatus };
   }
   return result;

@@ -13,7 +13,7 @@
  * A document in a foreign currency is credited in its currency at its own rate; its credits' shekel
  * figures are partial-credit-ils.ts's. A receipt is reversed whole (credit-note.ts).
  */
-import { divideHalfAwayFromZero, roundHalfAwayFromZero, scaledQuantity } from '../platform/money.ts';
+import { divideHalfAwayFromZero, quantityOfTenThousandths, quantityTenThousandths, roundHalfAwayFromZero } from '../platform/money.ts';
 import { conflict, validation } from '../platform/errors.ts';
 import { SHEKEL } from '../platform/currencies.ts';
 import { decimalsProblemOf } from '../openfrmt/index.ts';
@@ -22,6 +22,7 @@ import { lineAmount } from './totals.ts';
 import type { Totals } from './snapshot.ts';
 import type { CreditedPart, DocumentLine, DocumentSnapshot } from './snapshot-types.ts';
 import { creditShekels, type IlsSoFar } from './partial-credit-ils.ts';
+import type { PriceMode } from './lists.ts';
 
 /** The body's choice: lines of the original with quantities, or an amount in agorot before VAT; neither is the whole. */
 export interface CreditRequest {
@@ -42,9 +43,6 @@ export interface CreditedSoFar {
   linesTotal: number;
   quantities: number[];
 }
-
-const Q = 4;
-const q4 = (quantity: number) => scaledQuantity(quantity, Q);
 
 export function creditedSoFar(original: DocumentSnapshot, credits: DocumentSnapshot[]): CreditedSoFar {
   const soFar: CreditedSoFar = {
@@ -69,9 +67,9 @@ export function creditedSoFar(original: DocumentSnapshot, credits: DocumentSnaps
     soFar.ils.totalIncVat += ils.totalIncVat;
     // A credit before issue 29 (no `credited`) was whole: every quantity.
     const part = c.credited ?? { kind: 'whole' };
-    if (part.kind === 'whole') original.lines.forEach((l, i) => (soFar.quantities[i] += q4(l.quantity)));
+    if (part.kind === 'whole') original.lines.forEach((l, i) => (soFar.quantities[i] += quantityTenThousandths(l.quantity)));
     if (part.kind === 'lines') {
-      part.lines.forEach((l) => (soFar.quantities[l.index] += q4(l.quantity)));
+      part.lines.forEach((l) => (soFar.quantities[l.index] += quantityTenThousandths(l.quantity)));
       soFar.linesTotal += c.lines.reduce((a, l) => a + l.amount, 0);
     }
   }
@@ -86,7 +84,7 @@ export function shareOf(whole: number, before: number, part: number, of: number)
 }
 
 /** The credit's totals from its lines less its discount (`own`), rounded with the credits before it (see the header). */
-export function creditTotals(a: { priceMode: 'net' | 'gross'; vatRateBp: number; before: CreditedSoFar; own: number; discountAmount: number }): Totals {
+export function creditTotals(a: { priceMode: PriceMode; vatRateBp: number; before: CreditedSoFar; own: number; discountAmount: number }): Totals {
   const r = a.vatRateBp;
   if (a.priceMode === 'gross') {
     const exOf = (inc: number) => roundHalfAwayFromZero((inc * 10000) / (10000 + r));
@@ -109,13 +107,15 @@ function chosenLines(original: DocumentSnapshot, soFar: CreditedSoFar, chosen: N
     seen.add(index);
     const decimals = decimalsProblemOf(quantity, 'quantity');
     if (decimals) throw validation(`${field}.quantity`, decimals);
-    const of = q4(line.quantity);
+    const of = quantityTenThousandths(line.quantity);
     if (of <= 0) throw validation(`${field}.index`, `line ${index} has no positive quantity to credit`);
     const left = of - soFar.quantities[index];
-    if (q4(quantity) > left) {
-      throw conflict(`line ${index} ("${line.description}"): ${left / 10 ** Q} of its ${line.quantity} are left to credit, the credit asks ${quantity}`);
+    if (quantityTenThousandths(quantity) > left) {
+      throw conflict(
+        `line ${index} ("${line.description}"): ${quantityOfTenThousandths(left)} of its ${line.quantity} are left to credit, the credit asks ${quantity}`,
+      );
     }
-    const lineDiscount = shareOf(line.lineDiscount, soFar.quantities[index], q4(quantity), of);
+    const lineDiscount = shareOf(line.lineDiscount, soFar.quantities[index], quantityTenThousandths(quantity), of);
     const { amountIls: _frozenOnForeignOnly, ...rest } = line;
     return { ...rest, quantity, lineDiscount, amount: lineAmount({ quantity, unitPriceExVat: line.unitPriceExVat, lineDiscount }) };
   });

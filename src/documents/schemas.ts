@@ -9,6 +9,8 @@ import { PAYMENT_METHOD_CODES, PAYMENT_METHOD_NAMES, type PaymentMethodName } fr
 import { CURRENCY_CODES } from '../platform/currencies.ts';
 import { EXCHANGE_RATE_PATTERN } from './currency.ts';
 import { MetadataCreate, MetadataPatch, MetadataQuery } from '../platform/metadata.ts';
+import { enumOf } from '../platform/http/enums.ts';
+import { DOCUMENT_LANGUAGES, DOCUMENT_STATUSES, PRICE_MODES, VAT_EXEMPTION_REASONS } from './lists.ts';
 
 export const NOTE_MAX = 500;
 
@@ -17,12 +19,10 @@ const PAYMENT_ALIASES = Object.keys(PAYMENT_METHOD_NAMES) as PaymentMethodName[]
 const str = (max: number) => Type.String({ maxLength: max });
 
 /** An ISO 4217 code (docs/currency.md). */
-export const CurrencyCode = (description: string) => Type.Enum([...CURRENCY_CODES], { type: 'string', description });
+export const CurrencyCode = (description: string) => enumOf(CURRENCY_CODES, { description });
 /** Shekels for one unit of a currency, as a decimal string (never a float). */
 export const ExchangeRate = (description: string) => Type.String({ pattern: EXCHANGE_RATE_PATTERN, maxLength: 17, description, examples: ['3.6540'] });
-export const LANGUAGES = ['he', 'en', 'he+en'] as const;
-export const Language = Type.Enum([...LANGUAGES], {
-  type: 'string',
+export const Language = enumOf(DOCUMENT_LANGUAGES, {
   description: 'The printed language: he (default), en, or he+en (bilingual); frozen at issue.',
 });
 
@@ -120,8 +120,6 @@ export const DocType = Type.Enum([...DOC_TYPE_CODES], {
   type: 'integer',
   description: `${DOC_TYPE_CODES.map((c) => `${c} ${DOC_TYPES[c].name}`).join(', ')}.`,
 });
-export const PRICE_MODES = ['net', 'gross'] as const;
-export const VAT_EXEMPTION_REASONS = ['eilat', 'export', 'exempt'] as const;
 
 // The draft types' literals (an anyOf of consts in the OpenAPI document). Typed as one literal of
 // the DocType union: TypeBox infers a union's type from a tuple, and the list is built from the table.
@@ -137,7 +135,7 @@ const DocTypeInput = Type.Union(
 
 const draftFields = {
   party: Type.Optional(Nullable(PartyInput)),
-  priceMode: Type.Optional(Type.Enum([...PRICE_MODES], { type: 'string' })),
+  priceMode: Type.Optional(enumOf(PRICE_MODES)),
   lines: Type.Optional(Type.Array(LineInput, { maxItems: 500 })),
   payments: Type.Optional(Type.Array(PaymentInput, { maxItems: 100 })),
   note: Type.Optional(Nullable(Type.String({ maxLength: NOTE_MAX }))),
@@ -155,7 +153,7 @@ const draftFields = {
       }),
     ),
   ),
-  vatExemptionReason: Type.Optional(Nullable(Type.Enum([...VAT_EXEMPTION_REASONS], { type: 'string' }))),
+  vatExemptionReason: Type.Optional(Nullable(enumOf(VAT_EXEMPTION_REASONS))),
   allocationNumber: Type.Optional(Nullable(AllocationNumberInput)),
   currency: Type.Optional(
     CurrencyCode(
@@ -282,7 +280,7 @@ export const ConvertBody = Type.Object(
 
 export const ListQuery = Type.Object(
   {
-    status: Type.Optional(Type.Union([Type.Literal('draft'), Type.Literal('issued')])),
+    status: Type.Optional(enumOf(DOCUMENT_STATUSES)),
     docType: Type.Optional(DocType),
     from: Type.Optional(IsoDate),
     to: Type.Optional(IsoDate),

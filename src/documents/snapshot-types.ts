@@ -5,9 +5,10 @@
 import type { BusinessRecord, Section46Approval, StoredBranding } from '../businesses/index.ts';
 import type { Metadata } from '../platform/metadata.ts';
 import type { DocType, Totals } from './figures.ts';
+import type { AllocationStatus, DocumentLanguage, ExchangeRateSource, PriceMode, VatExemptionReason } from './lists.ts';
 
-export type PriceMode = 'net' | 'gross';
-export type VatExemptionReason = 'eilat' | 'export' | 'exempt';
+export type { AllocationStatus, DocumentLanguage, ExchangeRateSource, PriceMode, VatExemptionReason } from './lists.ts';
+
 /** Integer payment method codes (decisions.md); 91–93 are payment apps, exported as 9. */
 export const PAYMENT_METHOD_CODES = [1, 2, 3, 4, 5, 8, 9, 91, 92, 93] as const;
 export type PaymentMethodCode = (typeof PAYMENT_METHOD_CODES)[number];
@@ -86,11 +87,6 @@ export interface DocumentPayment {
   amountIls?: number;
 }
 
-/** A document's printed language (issue 21): Hebrew, English, or both side by side. */
-export type DocumentLanguage = 'he' | 'en' | 'he+en';
-/** Where an exchange rate came from: the Bank of Israel, the business's own agreed rate, or the request. */
-export type ExchangeRateSource = 'boi' | 'business' | 'request';
-
 /**
  * A document's currency (issue 21): amounts are in its minor units; `exchangeRate` is shekels for one
  * unit of the currency as a decimal string; all null/`ILS` for a shekel document.
@@ -153,8 +149,6 @@ export interface DocumentSnapshot {
  */
 export type CreditedPart =
   { kind: 'whole' } | { kind: 'lines'; lines: { index: number; quantity: number }[] } | { kind: 'amount'; amount: number } | { kind: 'remainder' };
-
-export type AllocationStatus = 'not_required' | 'pending' | 'granted' | 'refused' | 'failed';
 
 export interface AllocationState {
   status: AllocationStatus;

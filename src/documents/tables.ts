@@ -7,6 +7,7 @@ import { sql } from 'drizzle-orm';
 import { boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { day, int8, metadataColumn, timestamptz3 } from '../platform/db/tables.ts';
 import type { ConversionStage, DocType } from './doc-types.ts';
+import { DOCUMENT_STATUSES, EXCHANGE_RATE_SOURCES, PRICE_MODES, VAT_EXEMPTION_REASONS } from './lists.ts';
 import type { AllocationState, DocumentLine, DocumentParty, DocumentPayment, DocumentSnapshot, DocumentWarning, PdfFiles } from './snapshot-types.ts';
 
 /** The document types of the database's CHECK (migration 0050): the table's (doc-types.ts). */
@@ -17,14 +18,12 @@ export const documents = pgTable(
   {
     id: text('id').primaryKey(),
     businessId: text('business_id').notNull(),
-    status: text('status', { enum: ['draft', 'issued'] }).notNull(),
+    status: text('status', { enum: DOCUMENT_STATUSES }).notNull(),
     docType: integer('doc_type').$type<StoredDocType>().notNull(),
     docNumber: int8('doc_number'),
     partyId: text('party_id'),
     party: jsonb('party').$type<DocumentParty>(),
-    priceMode: text('price_mode', { enum: ['net', 'gross'] })
-      .notNull()
-      .default('net'),
+    priceMode: text('price_mode', { enum: PRICE_MODES }).notNull().default('net'),
     lines: jsonb('lines').$type<DocumentLine[]>().notNull().default([]),
     payments: jsonb('payments').$type<DocumentPayment[]>().notNull().default([]),
     note: text('note'),
@@ -33,7 +32,7 @@ export const documents = pgTable(
     /** A draft created without a date: issue dates it that day (migration 0033); until then it shows its creation day. */
     datedAtIssue: boolean('dated_at_issue').notNull().default(false),
     vatRateBp: integer('vat_rate_bp'),
-    vatExemptionReason: text('vat_exemption_reason', { enum: ['eilat', 'export', 'exempt'] }),
+    vatExemptionReason: text('vat_exemption_reason', { enum: VAT_EXEMPTION_REASONS }),
     discountAmount: int8('discount_amount').notNull().default(0),
     withholdingAmount: int8('withholding_amount').notNull().default(0),
     totalExVat: int8('total_ex_vat').notNull().default(0),
@@ -60,7 +59,7 @@ export const documents = pgTable(
     /** Shekels for one unit of the currency, decimal text (never a float); null for ILS. */
     exchangeRate: text('exchange_rate'),
     exchangeRateDate: day('exchange_rate_date'),
-    exchangeRateSource: text('exchange_rate_source', { enum: ['boi', 'business', 'request'] }),
+    exchangeRateSource: text('exchange_rate_source', { enum: EXCHANGE_RATE_SOURCES }),
     language: text('language', { enum: ['he', 'en', 'he+en'] })
       .notNull()
       .default('he'),

@@ -8,7 +8,8 @@ import type { Database } from '../platform/db/engine.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { recordEvent } from '../platform/outbox.ts';
 import { RetryLaterError, type Job, type JobHandler } from '../platform/jobs.ts';
-import { backoffMs, JOBS, type JobKind } from '../platform/catalog/jobs.ts';
+import { JOBS, type JobKind } from '../platform/catalog/jobs.ts';
+import { retryDelayMs } from '../platform/retry-schedule.ts';
 import type { Services } from '../platform/http/services.ts';
 import { errorSummary } from '../platform/logger.ts';
 import { getDocumentWithAccount, type DocumentRow } from '../documents/index.ts';
@@ -24,7 +25,7 @@ export const DONATION_JOB = 'document.donation_report' satisfies JobKind;
 const SYSTEM: Actor = { accountId: null, keyId: null };
 
 /** The catalog's retry policy: 10 s, 30 s, 90 s … capped at 1 h; 10 attempts. */
-export const donationBackoffMs = (attempt: number) => backoffMs(JOBS[DONATION_JOB].retry.backoff, attempt);
+export const donationBackoffMs = (attempt: number) => retryDelayMs(JOBS[DONATION_JOB].retry, attempt);
 export const DONATION_MAX_ATTEMPTS = JOBS[DONATION_JOB].retry.maxAttempts;
 
 /** An unconfigured live report looks for the client again this often (configuration arrives with a restart). */

@@ -5,8 +5,9 @@
  * simulator of the sandbox (simulator.ts). A refusal is an answer; a transport problem (network,
  * timeout, 5xx, a refused key) throws DonationTransportError so the job retries.
  */
+import type { DonationReportKind } from './lists.ts';
 
-export type DonationReportKind = 'donation' | 'cancellation';
+export type { DonationReportKind };
 
 /** What the system needs about one donation receipt. Amounts in agorot, positive. */
 export interface DonationReportInput {

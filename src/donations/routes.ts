@@ -15,14 +15,16 @@ import { DOC_TYPES, docTypesWhere } from '../documents/doc-types.ts';
 import { reportView } from './report-state.ts';
 import { getReport } from './store.ts';
 import { retryFailedReport } from './retry.ts';
+import { enumOf } from '../platform/http/enums.ts';
+import { DONATION_REPORT_KINDS, DONATION_REPORT_STATUSES } from './lists.ts';
 
 const DonationReport = Type.Object(
   {
     documentId: Type.String(),
-    kind: Type.Union([Type.Literal('donation'), Type.Literal('cancellation')], {
+    kind: enumOf(DONATION_REPORT_KINDS, {
       description: '`donation` for a 405; `cancellation` for the negative 405 its credit issued.',
     }),
-    status: Type.Union([Type.Literal('pending'), Type.Literal('reported'), Type.Literal('refused'), Type.Literal('failed')], {
+    status: enumOf(DONATION_REPORT_STATUSES, {
       description:
         '`pending` until the system answers (also while live has no client: then `error` starts with `unconfigured`); `reported` with `reportNumber`; `refused` (final) or `failed` (retries ran out) with `error`.',
     }),

@@ -3,12 +3,13 @@ import { errorSummary } from '../platform/logger.ts';
 import { pruneOutboxEvents } from '../platform/outbox.ts';
 import type { Worker } from '../domain.ts';
 import { runPeriodically } from '../platform/periodic.ts';
+import type { Mode } from '../platform/db/mode.ts';
 
 /** How long events stay readable through GET /v1/events (issue 32: 30 days). */
 export const EVENTS_KEPT_MS = 30 * 86_400_000;
 
 /** Prunes both databases' events older than EVENTS_KEPT_MS; answers how many went, per mode. */
-export async function pruneEvents(s: Services): Promise<Record<'live' | 'sandbox', number>> {
+export async function pruneEvents(s: Services): Promise<Record<Mode, number>> {
   const before = new Date(s.clock.now().getTime() - EVENTS_KEPT_MS);
   return {
     live: await pruneOutboxEvents(s.databases.live.db, before),

@@ -2,15 +2,17 @@ import { Type, type Static } from 'typebox';
 import { EVENT_NAMES } from '../platform/catalog/events.ts';
 import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { CursorQuery } from '../platform/http/cursor.ts';
+import { enumOf } from '../platform/http/enums.ts';
+import { MODES } from '../platform/db/mode.ts';
 
-const EventType = Type.Enum([...EVENT_NAMES], { type: 'string', description: 'An event name (docs/webhooks.md, Events).' });
+const EventType = enumOf(EVENT_NAMES, { description: 'An event name (docs/webhooks.md, Events).' });
 
 /** One recorded event, as `GET /v1/events` answers it (the outbox row; webhooks deliver the same `data`). */
 export const Event = Type.Object(
   {
     id: Type.String({ description: '`evt_…`; deliveries of the event name it as `eventId`.' }),
     type: EventType,
-    mode: Type.Enum(['live', 'sandbox'], { type: 'string', description: 'The database the event was recorded in (the key’s mode).' }),
+    mode: enumOf(MODES, { description: 'The database the event was recorded in (the key’s mode).' }),
     businessId: Nullable(Type.String()),
     data: Type.Object({}, { additionalProperties: true, description: 'The event’s summary: the `data` of its webhook envelope.' }),
     createdAt: IsoDateTime,

@@ -14,7 +14,9 @@ import { ExchangeRateTransportError } from './provider.ts';
 import { canonicalDecimal, rateProblem } from './decimal.ts';
 import type { ExchangeRateDeps } from './deps.ts';
 
-export type RateSource = 'boi' | 'business';
+/** Where a rate the service finds comes from: the Bank of Israel, or the business's agreed rate. */
+export const RATE_SOURCES = ['boi', 'business'] as const;
+export type RateSource = (typeof RATE_SOURCES)[number];
 
 export interface DocumentRate {
   /** Shekels for ONE unit of the currency, a decimal string. */

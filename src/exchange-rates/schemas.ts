@@ -3,6 +3,8 @@ import { IsoDate } from '../platform/http/schemas.ts';
 import { validation } from '../platform/errors.ts';
 import { isCurrencyCode, SHEKEL } from '../platform/currencies.ts';
 import { RATE_PATTERN } from './decimal.ts';
+import { enumOf } from '../platform/http/enums.ts';
+import { RATE_SOURCES } from './rate-for-document.ts';
 
 const Bid = Type.String({ minLength: 1, maxLength: 64 });
 const CurrencyCode = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code of a foreign currency (not ILS), e.g. USD' });
@@ -30,7 +32,7 @@ export const DocumentRateView = Type.Object({
   currency: Type.String(),
   rate: Type.String({ description: 'Shekels for ONE unit of the currency, a decimal string' }),
   date: Type.String({ description: 'The day of the rate: the Bank of Israel publication day, or the effective-from day of an agreed rate' }),
-  source: Type.Union([Type.Literal('boi'), Type.Literal('business')], {
+  source: enumOf(RATE_SOURCES, {
     description: "`boi`: Bank of Israel representative rate; `business`: the business's agreed rate",
   }),
 });

@@ -8,7 +8,7 @@ import { categoryOf } from './categories.ts';
 import { completeAmounts } from './amounts.ts';
 import { EXPENSE_LIMITS, type ExpensePatchBody } from './schemas.ts';
 import { carrier, textProblemOf } from '../openfrmt/index.ts';
-import type { SupplierDocType } from './ocr/extraction.ts';
+import type { SupplierDocType } from './lists.ts';
 
 /** The writable columns of a draft, in domain names. */
 export interface DraftFields {

@@ -10,7 +10,7 @@
 import { allocationThreshold } from '../documents/index.ts';
 import { deductibleVat } from './categories.ts';
 import { isAllocationNumber } from '../platform/allocation-number.ts';
-import type { SupplierDocType } from './ocr/extraction.ts';
+import type { SupplierDocType } from './lists.ts';
 import type { DealerType } from '../businesses/dealer-types.ts';
 
 export interface InputVatFacts {

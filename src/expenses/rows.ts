@@ -5,6 +5,7 @@ import { notFound } from '../platform/errors.ts';
 import { afterCursor, cursorAtSql, decodeCursor, pageOf } from '../platform/http/cursor.ts';
 import { metadataCondition, metadataOf } from '../platform/metadata.ts';
 import type { ExpenseView, ListQueryValue } from './schemas.ts';
+import type { ExpenseStatus } from './lists.ts';
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
@@ -101,7 +102,7 @@ export async function listExpenses(
   const out: Awaited<ReturnType<typeof listExpenses>> = { expenses: page.map(toExpense), nextCursor };
   if (q.counts === '1') {
     const byStatus = { draft: 0, recorded: 0 };
-    const counted = await query<{ status: 'draft' | 'recorded'; n: number }>(
+    const counted = await query<{ status: ExpenseStatus; n: number }>(
       ex,
       sql`SELECT status, count(*)::int AS n FROM expenses WHERE ${where(businessId, q, false)} GROUP BY status`,
     );

@@ -3,7 +3,8 @@ import { IsoDate, IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { AllocationNumberInput } from '../platform/allocation-number.ts';
 import { CursorQuery } from '../platform/http/cursor.ts';
 import { MetadataCreate, MetadataPatch, MetadataQuery, MetadataSchema } from '../platform/metadata.ts';
-import { SUPPLIER_DOC_TYPES } from './ocr/extraction.ts';
+import { EXPENSE_STATUSES, SUPPLIER_DOC_TYPES } from './lists.ts';
+import { enumOf } from '../platform/http/enums.ts';
 import { carrier, maxAgorot, maxLength } from '../openfrmt/index.ts';
 
 /**
@@ -25,12 +26,11 @@ const Agorot = (description: string) =>
   });
 const Text = (max: number, description?: string) => Type.String({ maxLength: max, ...(description ? { description } : {}) });
 
-export const SupplierDocType = Type.Union(
-  SUPPLIER_DOC_TYPES.map((t) => Type.Literal(t)),
-  { description: 'The supplier document: tax_invoice (305), tax_invoice_receipt (320), credit_invoice (330), receipt (400), import_entry, other.' },
-);
+export const SupplierDocType = enumOf(SUPPLIER_DOC_TYPES, {
+  description: 'The supplier document: tax_invoice (305), tax_invoice_receipt (320), credit_invoice (330), receipt (400), import_entry, other.',
+});
 
-export const ExpenseStatus = Type.Union([Type.Literal('draft'), Type.Literal('recorded')]);
+export const ExpenseStatus = enumOf(EXPENSE_STATUSES);
 
 export const Expense = Type.Object(
   {

@@ -19,10 +19,11 @@ import { expenseCeiling, openExpenseRows, requireApproved } from './limits.ts';
 import { EXPENSE_COLUMNS, expenseRow, toExpense } from './rows.ts';
 import { metadataToStore, type Metadata } from '../platform/metadata.ts';
 import type { ExpenseCreateBody, ExpensePatchBody, ExpenseView } from './schemas.ts';
+import type { ExpenseSource, ExpenseStatus } from './lists.ts';
 
 export interface NewExpenseRow extends DraftFields {
-  source: 'manual' | 'upload' | 'scan' | 'reversal' | 'redraft';
-  status?: 'draft' | 'recorded';
+  source: ExpenseSource;
+  status?: ExpenseStatus;
   receiptFileId?: string | null;
   ocrExtraction?: unknown;
   externalRef?: string | null;

@@ -3,21 +3,20 @@ import { sql } from 'drizzle-orm';
 import { jsonb, pgTable, smallint, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { day, int8, metadataColumn, timestamptz3 } from '../platform/db/tables.ts';
 import type { ExpenseWarning } from './input-vat.ts';
+import { EXPENSE_SOURCES, EXPENSE_STATUSES, SUPPLIER_DOC_TYPES } from './lists.ts';
 
 export const expenses = pgTable(
   'expenses',
   {
     id: text('id').primaryKey(),
     businessId: text('business_id').notNull(),
-    status: text('status', { enum: ['draft', 'recorded'] }).notNull(),
-    source: text('source', { enum: ['manual', 'upload', 'scan', 'reversal', 'redraft'] }).notNull(),
+    status: text('status', { enum: EXPENSE_STATUSES }).notNull(),
+    source: text('source', { enum: EXPENSE_SOURCES }).notNull(),
     categoryKey: text('category_key'),
     supplierName: text('supplier_name'),
     supplierTaxId: text('supplier_tax_id'),
     partyId: text('party_id'),
-    supplierDocType: text('supplier_doc_type', {
-      enum: ['tax_invoice', 'tax_invoice_receipt', 'credit_invoice', 'receipt', 'import_entry', 'other'],
-    }),
+    supplierDocType: text('supplier_doc_type', { enum: SUPPLIER_DOC_TYPES }),
     supplierDocNumber: text('supplier_doc_number'),
     supplierDocDate: day('supplier_doc_date'),
     allocationNumber: text('allocation_number'),

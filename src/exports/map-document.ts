@@ -28,6 +28,7 @@ import type { ExportDocument } from '../openfrmt/index.ts';
 import { SHEKEL } from '../platform/currencies.ts';
 import { ilsLineAmounts, ilsPaymentAmounts, toAgorot, toHundredths } from '../documents/currency.ts';
 import { DOC_TYPES } from '../documents/doc-types.ts';
+import { israelDateTime } from '../platform/israel-time.ts';
 
 const WALK_IN_NAME = 'לקוח מזדמן';
 
@@ -35,34 +36,6 @@ const WALK_IN_NAME = 'לקוח מזדמן';
 export function occasionalCustomerKey(docType: number, docNumber: number | string): string {
   return `${docType}-${docNumber}`;
 }
-
-const jerusalem = new Intl.DateTimeFormat('en-GB', {
-  timeZone: 'Asia/Jerusalem',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  hourCycle: 'h23',
-});
-
-/** Israel wall-clock date and time of an instant: `YYYY-MM-DD`, `HH:MM`. */
-export function israelDateTime(isoInstant: string): { date: string; time: string } {
-  const ms = new Date(isoInstant).getTime();
-  // Israel's offset from UTC is whole hours and changes only at whole UTC hours (02:00 local in
-  // spring = 00:00 UTC, 02:00 local in autumn = 23:00 UTC), so it is asked once per UTC hour.
-  const hour = Math.floor(ms / 3_600_000);
-  let offset = israelOffsets.get(hour);
-  if (offset === undefined) {
-    const p = Object.fromEntries(jerusalem.formatToParts(new Date(hour * 3_600_000)).map((x) => [x.type, x.value])) as Record<string, string>;
-    offset = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute)) - hour * 3_600_000;
-    if (israelOffsets.size > 100_000) israelOffsets.clear();
-    israelOffsets.set(hour, offset);
-  }
-  const local = new Date(ms + offset).toISOString();
-  return { date: local.slice(0, 10), time: local.slice(11, 16) };
-}
-const israelOffsets = new Map<number, number>();
 
 const ACQUIRERS: [RegExp, number][] = [
   [/^(1|isracard|ישראכרט)$/i, 1],

@@ -1,6 +1,8 @@
 /** The export run and file answers, shared with the VAT and backup routes. */
 import { Type } from 'typebox';
 import { IsoDate, IsoDateTime, Nullable } from '../platform/http/schemas.ts';
+import { enumOf } from '../platform/http/enums.ts';
+import { EXPORT_KINDS, EXPORT_STATUSES } from './lists.ts';
 
 export const FileMetaSchema = Type.Object({
   id: Type.String(),
@@ -13,10 +15,10 @@ export const FileMetaSchema = Type.Object({
 
 export const ExportRunSchema = Type.Object({
   id: Type.String({ description: '`exr_…`' }),
-  kind: Type.Union([Type.Literal('openfrmt'), Type.Literal('pcn874')]),
+  kind: enumOf(EXPORT_KINDS),
   from: IsoDate,
   to: IsoDate,
-  status: Type.Union([Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')]),
+  status: enumOf(EXPORT_STATUSES),
   directory: Type.String({ description: 'OPENFRMT/<first 8 digits of the tax id>.<YY>/<MMDDhhmm> inside the zip' }),
   cutOffAt: Type.String({ description: 'Documents issued up to this instant are in the run (the fixed set).' }),
   recordCounts: Type.Unknown({ description: 'Records per type in BKMVDATA.TXT, and `total`.' }),

@@ -12,13 +12,14 @@ import type { Verification } from './verify.ts';
 import type { RunReport } from './report.ts';
 import { insertInto } from '../platform/db/insert-values.ts';
 import { exportRuns } from './tables.ts';
+import type { ExportKind, ExportStatus } from './lists.ts';
 
 export interface ExportRunView {
   id: string;
-  kind: 'openfrmt' | 'pcn874';
+  kind: ExportKind;
   from: string;
   to: string;
-  status: 'running' | 'completed' | 'failed';
+  status: ExportStatus;
   directory: string;
   cutOffAt: string;
   recordCounts: Record<string, number> | null;

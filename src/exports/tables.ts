@@ -4,18 +4,17 @@
  */
 import { jsonb, pgTable, text, unique } from 'drizzle-orm/pg-core';
 import { day, timestamptz3 } from '../platform/db/tables.ts';
+import { EXPORT_KINDS, EXPORT_STATUSES } from './lists.ts';
 
 export const exportRuns = pgTable(
   'export_runs',
   {
     id: text('id').primaryKey(),
     businessId: text('business_id').notNull(),
-    kind: text('kind', { enum: ['openfrmt', 'pcn874'] })
-      .notNull()
-      .default('openfrmt'),
+    kind: text('kind', { enum: EXPORT_KINDS }).notNull().default('openfrmt'),
     fromDate: day('from_date').notNull(),
     toDate: day('to_date').notNull(),
-    status: text('status', { enum: ['running', 'completed', 'failed'] }).notNull(),
+    status: text('status', { enum: EXPORT_STATUSES }).notNull(),
     /** The fixed set: documents issued up to this instant. */
     cutOffAt: timestamptz3('cut_off_at').notNull(),
     productionAt: timestamptz3('production_at').notNull(),

@@ -3,6 +3,19 @@
  * through the independent reader, every document's values as read back are hashed in file order
  * and compared with the hash of the values the exporter wrote, and counts and totals per doc type
  * are compared with an SQL aggregate over the same fixed set of documents.
+ *
+ * What it shares with the writer, and what it keeps apart on purpose:
+ *  - the reading is its own: the reader (openfrmt/reader.ts, record-parse.ts) parses fields by the layouts'
+ *    positions and pictures without calling a writer, so a field written at the wrong place, with the wrong
+ *    sign or width, reads back as a different value and the digests differ;
+ *  - the rules of the books are shared, not copied: a quantity's ten-thousandths (platform/money.ts, the rounding
+ *    decisions.md gives every figure), C100's amounts and signs (c100Amounts), a line's discount and a payment's
+ *    method code are the writer's own functions. The digest checks that what was written is what the writer meant
+ *    and that it survives the file; a second copy of a rule would only be a second place to get it wrong, and the
+ *    rules themselves are held to the specification by test/verifier/, which shares no code with src/ at all
+ *    (its own rounding, Israel clock and layouts) and recomputes every value from the API's documents;
+ *  - a document's date is written here as the file carries it (`YYYYMMDD`, the ISO date without its dashes),
+ *    its own two-line copy of the picture rather than the writer's date8.
  */
 import { createHash, type Hash } from 'node:crypto';
 import { ledgerOk, type LedgerCheck, type LedgerVerification } from './ledger-check.ts';
@@ -19,9 +32,9 @@ import {
   c100Amounts,
   lineDiscountAmount,
   paymentMethodCode,
-  quantityTenThousandths,
   type ExportDocument,
 } from '../openfrmt/index.ts';
+import { quantityTenThousandths } from '../platform/money.ts';
 
 /** Hashes documents one line each: header values, then its lines and payments, in file order. */
 class DocumentDigest {

@@ -6,8 +6,9 @@
  */
 import type { DealerType } from '../businesses/dealer-types.ts';
 import type { PaymentMethodCode, VatExemptionReason } from '../documents/snapshot-types.ts';
+import type { AccountKind } from './lists.ts';
 
-export type AccountKind = 'asset' | 'liability' | 'equity' | 'revenue' | 'expense';
+export type { AccountKind } from './lists.ts';
 
 export interface ChartAccount {
   code: string;

@@ -12,17 +12,19 @@ import { accountWithLedger, chartOfAccounts } from './account-reads.ts';
 import { registerLedgerReportRoutes } from './report-routes.ts';
 import { closePeriod, listClosedPeriods, reopenPeriod } from './periods.ts';
 import { asCsv, Int, read, tags } from './route-parts.ts';
+import { enumOf } from '../platform/http/enums.ts';
+import { ACCOUNT_KINDS, ENTRY_SOURCES } from './lists.ts';
 import { createAccount, createManualEntry, getEntry, reverseEntry, updateAccount } from './service.ts';
 
 const write = { scope: 'businesses' as const };
 const Code = Type.String({ pattern: '^[0-9A-Za-z-]{1,15}$', description: 'Account code (B110 1402): up to 15 letters, digits or hyphens' });
-const Kind = Type.Union(['asset', 'liability', 'equity', 'revenue', 'expense'].map((k) => Type.Literal(k)));
+const Kind = enumOf(ACCOUNT_KINDS);
 const Amount = Type.Integer({ minimum: 1, maximum: 99_999_999_999_99, description: 'Agorot, greater than zero' });
 
 const AccountSchema = Type.Object({
   code: Type.String(),
   name: Type.String(),
-  kind: Type.String(),
+  kind: Kind,
   trialBalanceCode: Type.String(),
   trialBalanceName: Type.String(),
   partyId: Nullable(Type.String()),
@@ -33,8 +35,7 @@ const EntrySchema = Type.Object({
   id: Type.String(),
   entryNo: Int,
   date: IsoDate,
-  // A tuple, so that TypeBox infers the union (over a mapped array it infers never).
-  source: Type.Union([Type.Literal('document'), Type.Literal('expense'), Type.Literal('manual'), Type.Literal('reversal'), Type.Literal('payment')]),
+  source: enumOf(ENTRY_SOURCES),
   documentId: Nullable(Type.String()),
   expenseId: Nullable(Type.String()),
   reference: Nullable(Type.String()),

@@ -13,7 +13,9 @@ import { holeParts } from '../platform/audit.ts';
 import type { DealerType } from '../businesses/dealer-types.ts';
 import { EXPENSE_CATEGORIES } from '../expenses/categories.ts';
 import { defaultChart, type ChartAccount } from './chart.ts';
+import type { AccountKind } from './lists.ts';
 import { balanced, type JournalLine, type PartyAccount } from './journal.ts';
+import type { EntrySource } from './lists.ts';
 
 const categoryNames = Object.fromEntries(EXPENSE_CATEGORIES.map((c) => [c.key, c.nameHe]));
 const charts = new Map<DealerType, Map<string, ChartAccount>>();
@@ -78,7 +80,7 @@ export interface NewEntry {
   businessId: string;
   dealerType: DealerType;
   date: string;
-  source: 'document' | 'expense' | 'manual' | 'reversal' | 'payment';
+  source: EntrySource;
   documentId?: string;
   expenseId?: string;
   /** May hold NUMBER_HOLE (platform/audit.ts) where the document's number goes, as `description` may. */
@@ -139,7 +141,7 @@ export async function postEntry(tx: Executor, at: Date, e: NewEntry): Promise<{ 
 export interface AccountView {
   code: string;
   name: string;
-  kind: string;
+  kind: AccountKind;
   trialBalanceCode: string;
   trialBalanceName: string;
   partyId: string | null;
@@ -150,7 +152,7 @@ export interface AccountView {
 export const toAccountView = (r: Record<string, unknown>): AccountView => ({
   code: String(r.code),
   name: String(r.name),
-  kind: String(r.kind),
+  kind: r.kind as AccountKind,
   trialBalanceCode: String(r.trial_balance_code),
   trialBalanceName: String(r.trial_balance_name),
   partyId: (r.party_id as string | null) ?? null,

@@ -2,6 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { integer, pgTable, primaryKey, smallint, text, unique, uniqueIndex } from 'drizzle-orm/pg-core';
 import { day, int8, timestamptz3, xid8 } from '../platform/db/tables.ts';
+import { ACCOUNT_KINDS, ENTRY_SOURCES } from './lists.ts';
 
 export const ledgerAccounts = pgTable(
   'ledger_accounts',
@@ -9,7 +10,7 @@ export const ledgerAccounts = pgTable(
     businessId: text('business_id').notNull(),
     code: text('code').notNull(),
     name: text('name').notNull(),
-    kind: text('kind', { enum: ['asset', 'liability', 'equity', 'revenue', 'expense'] }).notNull(),
+    kind: text('kind', { enum: ACCOUNT_KINDS }).notNull(),
     /** B110 field 1406 and its description. */
     trialBalanceCode: text('trial_balance_code').notNull(),
     trialBalanceName: text('trial_balance_name').notNull(),
@@ -37,7 +38,7 @@ export const journalEntries = pgTable(
     businessId: text('business_id').notNull(),
     entryNo: int8('entry_no').notNull(),
     entryDate: day('entry_date').notNull(),
-    source: text('source', { enum: ['document', 'expense', 'manual', 'reversal', 'payment'] }).notNull(),
+    source: text('source', { enum: ENTRY_SOURCES }).notNull(),
     documentId: text('document_id'),
     expenseId: text('expense_id'),
     /** B100 1357–1358: the document it comes from. */

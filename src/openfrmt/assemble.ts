@@ -4,13 +4,13 @@
  * Pure: callers feed documents in chunks and write the returned bytes wherever they like.
  */
 import { randomInt } from 'node:crypto';
+import { israelDateTime } from '../platform/israel-time.ts';
 import { encodeIso88598 } from './charset.ts';
 import { b110, writeB100, type B100Input, type B110Input } from './ledger-records.ts';
 import { RecordOut } from './out.ts';
 import {
   a000,
   a100,
-  m100,
   writeC100,
   summaryLine,
   z900,
@@ -20,7 +20,6 @@ import {
   type A000Input,
   type C100Input,
   type DocumentRef,
-  type M100Input,
   type SummarisedType,
 } from './records.ts';
 import { writeD110, writeD120, type D110Input, type D120Input } from './line-records.ts';
@@ -47,25 +46,10 @@ export function newPrimaryId(): string {
  * both from the Israel wall-clock time of the same instant (reference §1.2).
  */
 export function productionDirectory(vatId: string, at: Date): { dir: string; date: string; time: string } {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-GB', {
-      timeZone: 'Asia/Jerusalem',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    })
-      .formatToParts(at)
-      .map((p) => [p.type, p.value]),
-  ) as Record<string, string>;
+  const { date, time } = israelDateTime(at);
   const vat9 = vatId.padStart(9, '0');
-  return {
-    dir: `OPENFRMT/${vat9.slice(0, 8)}.${parts.year.slice(2)}/${parts.month}${parts.day}${parts.hour}${parts.minute}`,
-    date: `${parts.year}-${parts.month}-${parts.day}`,
-    time: `${parts.hour}:${parts.minute}`,
-  };
+  const stamp = date.slice(5, 7) + date.slice(8, 10) + time.slice(0, 2) + time.slice(3, 5);
+  return { dir: `OPENFRMT/${vat9.slice(0, 8)}.${date.slice(2, 4)}/${stamp}`, date, time };
 }
 
 /** The most bytes one record takes, CR LF included. */
@@ -157,12 +141,6 @@ export class BkmvAssembler {
       this.counts.B100++;
     }
     return o.bytes();
-  }
-
-  items(items: Omit<M100Input, Head>[]): Buffer {
-    const out = items.map((it) => m100({ ...it, ...this.head() }));
-    this.counts.M100 += items.length;
-    return this.bytes(out);
   }
 
   /** The Z900 closing record; answers it with the total number of records (A100 and Z900 included). */

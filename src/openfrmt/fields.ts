@@ -2,7 +2,7 @@
  * Field pictures of the uniform structure (spec §2.3): every writer builds a record from these,
  * and every one refuses a value that does not fit instead of cutting digits.
  */
-import { scaledQuantity } from '../platform/money.ts';
+import { quantityTenThousandths } from '../platform/money.ts';
 import { foldToRepertoire } from './charset.ts';
 
 export class FieldError extends Error {}
@@ -45,14 +45,14 @@ export const amount15 = (agorot: number, field?: string) => signed(agorot, 12, 2
 /** `X9(9)v99` in agorot. */
 export const amount12 = (agorot: number, field?: string) => signed(agorot, 9, 2, field);
 
-/** A quantity as D110/1264 carries it: ten-thousandths (`X9(12)v9999`), half away from zero from its exact decimal value. */
-export const quantityTenThousandths = (qty: number): number =>
+/** A quantity as D110/1264 carries it (`X9(12)v9999`): the one rounding of quantities, platform/money.ts. */
+export const quantityField = (qty: number): number =>
   // Not a number stays one: the picture's writer refuses it, naming the field.
-  Number.isFinite(qty) ? scaledQuantity(qty, 4) : Number.NaN;
+  Number.isFinite(qty) ? quantityTenThousandths(qty) : Number.NaN;
 
 /** `X9(12)v9999`: a quantity with four implied decimals. */
 export function quantity17(qty: number, field = 'quantity'): string {
-  return signed(quantityTenThousandths(qty), 12, 4, field);
+  return signed(quantityField(qty), 12, 4, field);
 }
 
 /** Unsigned `9(i)v(d)` from a value already scaled by 10^d (VAT rate in basis points → `9(2)v99`). */

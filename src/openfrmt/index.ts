@@ -1,6 +1,6 @@
 /** The openfrmt domain's public surface: what other folders may import (ARCHITECTURE.md, "Boundaries"). */
 export { BkmvAssembler, type ExportDocument, iniFile, newPrimaryId, productionDirectory } from './assemble.ts';
-export { alpha, quantityTenThousandths } from './fields.ts';
+export { alpha } from './fields.ts';
 export { type B100Input, type B110Input } from './ledger-records.ts';
 export { type CarriedField, carrier, decimalsProblemOf, digitsProblemOf, maxAgorot, maxLength, maxScaled, maxValue, textProblemOf } from './limits.ts';
 export { BkmvReader, type BkmvSummary, type Issue, readIni } from './reader.ts';

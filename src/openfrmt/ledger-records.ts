@@ -3,7 +3,7 @@
  * accounts. Written once the ledger exists; formatted and tested now.
  */
 import { alpha, amount15, num, record } from './fields.ts';
-import { recordText, type RecordOut } from './out.ts';
+import type { RecordOut } from './out.ts';
 import { RECORD_LENGTHS, type RecordHead } from './records.ts';
 
 export interface B100Input extends RecordHead {
@@ -32,10 +32,6 @@ export interface B100Input extends RecordHead {
   branchId?: string | null;
   entryDate: string;
   operator?: string | null;
-}
-
-export function b100(i: B100Input): string {
-  return recordText((o) => writeB100(o, i, i));
 }
 
 /** B100 into `o` (with its CR LF): `i` its fields, `head` its running number and VAT id. */

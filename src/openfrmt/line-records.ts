@@ -1,8 +1,8 @@
 /**
  * The detail records of a document (OPENFRMT v1.31 reference §4): its lines (D110) and its payments
- * (D120), as text (`d110`, `d120`) or written straight into a RecordOut (`writeD110`, `writeD120`).
+ * (D120), written straight into a RecordOut (`writeD110`, `writeD120`).
  */
-import { recordText, type RecordOut } from './out.ts';
+import type { RecordOut } from './out.ts';
 import { RECORD_LENGTHS, type DocumentRef, type RecordHead, type RefFields } from './records.ts';
 
 /** D110/1266 as written: a line discount reduces the line, so its sign is opposite to the line total's (clarification 5). */
@@ -34,10 +34,6 @@ export interface D110Input extends RecordHead {
   docDate: string;
   linkNo: number;
   baseBranchId?: string | null;
-}
-
-export function d110(i: D110Input): string {
-  return recordText((o) => writeD110(o, i, i));
 }
 
 /** D110 into `o` (with its CR LF). */
@@ -102,10 +98,6 @@ function digitsOf(v: string | null | undefined): string | null {
   if (v === null || v === undefined) return null;
   const d = String(v).replace(/\D/g, '');
   return d === '' ? null : d;
-}
-
-export function d120(i: D120Input): string {
-  return recordText((o) => writeD120(o, i, i));
 }
 
 /** D120 into `o` (with its CR LF). */

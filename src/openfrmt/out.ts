@@ -5,7 +5,7 @@
  * string forms for everything else, and test/unit/openfrmt-out.test.ts holds both to the same output.
  */
 import { foldToRepertoire } from './charset.ts';
-import { FieldError, quantityTenThousandths } from './fields.ts';
+import { FieldError, quantityField } from './fields.ts';
 
 const SPACE = 0x20;
 const ZERO = 0x30;
@@ -158,7 +158,7 @@ export class RecordOut {
   }
 
   quantity17(qty: number, field = 'quantity'): void {
-    this.signed(quantityTenThousandths(qty), 12, 4, field);
+    this.signed(quantityField(qty), 12, 4, field);
   }
 
   unsignedScaled(scaled: number, intDigits: number, decDigits: number, field = 'amount'): void {
@@ -200,17 +200,4 @@ function isIsoDate(s: string): boolean {
     if (i === 4 || i === 7 ? c !== 0x2d : c < 0x30 || c > 0x39) return false;
   }
   return true;
-}
-
-/** One record written by `write`, as the text the string writers give (without CR LF): ISO-8859-8 decoded. */
-export function recordText(write: (o: RecordOut) => void): string {
-  const o = new RecordOut(1024);
-  write(o);
-  const bytes = o.bytes();
-  let out = '';
-  for (let i = 0; i < bytes.length - 2; i++) {
-    const b = bytes[i];
-    out += String.fromCharCode(b >= 0xe0 ? b - 0xe0 + 0x05d0 : b);
-  }
-  return out;
 }

@@ -3,9 +3,8 @@
  * returns the exact fixed-width record WITHOUT its CRLF. Amounts are integers of the smallest unit
  * (agorot); cancelled fields (X(0)) take no bytes and are simply absent here.
  */
-import { scaledQuantity } from '../platform/money.ts';
-import { alpha, amount12, date8, FieldError, num, record, time4, unsignedScaled } from './fields.ts';
-import { recordText, type RecordOut } from './out.ts';
+import { alpha, date8, FieldError, num, record, time4 } from './fields.ts';
+import type { RecordOut } from './out.ts';
 
 export const SYSTEM_CONSTANT = '&OF1.31&';
 
@@ -211,10 +210,6 @@ export interface DocumentRef extends RecordHead {
 }
 export type RefFields = keyof DocumentRef;
 
-export function c100(i: C100Input): string {
-  return recordText((o) => writeC100(o, i, i));
-}
-
 /** C100 into `o` (with its CR LF): `i` its own fields, `r` where it stands and which document it heads. */
 export function writeC100(o: RecordOut, i: Omit<C100Input, RefFields>, r: Omit<DocumentRef, 'lineNo'>): void {
   const [before, discount, after, vat, total, withholding] = c100Amounts(i);
@@ -254,47 +249,6 @@ export function writeC100(o: RecordOut, i: Omit<C100Input, RefFields>, r: Omit<D
   o.num(r.linkNo, 7, '1234');
   o.spaces(13); // 1235
   o.end('C100', RECORD_LENGTHS.C100);
-}
-
-export interface M100Input extends RecordHead {
-  universalCode?: string | null;
-  supplierCode?: string | null;
-  internalCode: string;
-  name: string;
-  sortCode?: string | null;
-  sortCodeName?: string | null;
-  unit: string;
-  /** Quantities with two implied decimals (`X9(9)v99`), as plain numbers. */
-  openingQty: number;
-  qtyIn: number;
-  qtyOut: number;
-  /** Agorot, unsigned `9(8)v99`. */
-  costOutsideBonded?: number | null;
-  costInBonded?: number | null;
-}
-
-/** M100 quantities carry two decimals (`X9(9)v99`). */
-const qty2 = (q: number) => scaledQuantity(q, 2);
-
-export function m100(i: M100Input): string {
-  return record('M100', RECORD_LENGTHS.M100, [
-    'M100',
-    num(i.recordNo, 9, '1451'),
-    num(i.vatId, 9, '1452'),
-    alpha(i.universalCode, 20), // 1453
-    alpha(i.supplierCode, 20), // 1454
-    alpha(i.internalCode, 20), // 1455
-    alpha(i.name, 50), // 1456
-    alpha(i.sortCode, 10), // 1457
-    alpha(i.sortCodeName, 30), // 1458
-    alpha(i.unit, 20), // 1459
-    amount12(qty2(i.openingQty), '1460'),
-    amount12(qty2(i.qtyIn), '1461'),
-    amount12(qty2(i.qtyOut), '1462'),
-    unsignedScaled(i.costOutsideBonded ?? 0, 8, 2, '1463'),
-    unsignedScaled(i.costInBonded ?? 0, 8, 2, '1464'),
-    alpha('', 50), // 1465
-  ]);
 }
 
 export const CRLF = '\r\n';

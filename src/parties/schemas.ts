@@ -3,10 +3,11 @@ import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { carrier, maxLength } from '../openfrmt/index.ts';
 import { MetadataCreate, MetadataPatch, MetadataQuery, MetadataSchema } from '../platform/metadata.ts';
 import { CursorQuery } from '../platform/http/cursor.ts';
+import { enumOf } from '../platform/http/enums.ts';
+import { PARTY_KINDS } from './lists.ts';
 
-export const PARTY_KINDS = ['customer', 'supplier', 'both'] as const;
-export type PartyKind = (typeof PARTY_KINDS)[number];
-export const Kind = Type.Enum([...PARTY_KINDS], { type: 'string' });
+export type { PartyKind } from './lists.ts';
+export const Kind = enumOf(PARTY_KINDS);
 
 /** An address sent as an object is stored as one printed line: "street, city zip, country". */
 export const AddressObject = Type.Object(

@@ -12,6 +12,7 @@ import { textProblemOf, type CarriedField } from '../openfrmt/index.ts';
 import { metadataCondition, metadataOf, type Metadata } from '../platform/metadata.ts';
 import type { PartyCreateBody, PartyFindOrCreateBody, PartyKind, PartyPatchBody, PartyView } from './schemas.ts';
 import { parties, partyKeyCounters, type PartyRow } from './tables.ts';
+import type { PartyKeySeries } from './lists.ts';
 
 type StoredParty = Readable<PartyRow>;
 const readParty = rowReader(parties);
@@ -43,7 +44,7 @@ export function phoneLast9(phone: string | null | undefined): string | null {
 }
 
 /** A customer (or both) takes the C series, a supplier the S series. */
-export const seriesOf = (kind: PartyKind): 'C' | 'S' => (kind === 'supplier' ? 'S' : 'C');
+export const seriesOf = (kind: PartyKind): PartyKeySeries => (kind === 'supplier' ? 'S' : 'C');
 
 export function formatAddress(a: PartyFindOrCreateBody['address']): string | null {
   if (a === undefined || a === null) return null;
@@ -81,7 +82,7 @@ function checkedTaxId(raw: string | null | undefined, field = 'body.taxId'): str
 }
 
 /** The next running key of a series: the counter row is locked by the upsert, so keys stay gapless under concurrency. */
-async function nextKey(tx: Tx, businessId: string, series: 'C' | 'S'): Promise<string> {
+async function nextKey(tx: Tx, businessId: string, series: PartyKeySeries): Promise<string> {
   const c = partyKeyCounters;
   const r = await queryOne<{ last_number: number }>(
     tx,

@@ -1,6 +1,7 @@
 /** Typed definitions of the tables the parties domain writes (migrations 0001, 0019). */
 import { integer, pgTable, primaryKey, text, unique } from 'drizzle-orm/pg-core';
 import { metadataColumn, timestamptz3 } from '../platform/db/tables.ts';
+import { PARTY_KEY_SERIES, PARTY_KINDS } from './lists.ts';
 
 export const parties = pgTable(
   'parties',
@@ -8,7 +9,7 @@ export const parties = pgTable(
     id: text('id').primaryKey(),
     businessId: text('business_id').notNull(),
     key: text('key').notNull(),
-    kind: text('kind', { enum: ['customer', 'supplier', 'both'] }).notNull(),
+    kind: text('kind', { enum: PARTY_KINDS }).notNull(),
     name: text('name').notNull(),
     taxId: text('tax_id'),
     phone: text('phone'),
@@ -30,7 +31,7 @@ export const partyKeyCounters = pgTable(
   'party_key_counters',
   {
     businessId: text('business_id').notNull(),
-    series: text('series', { enum: ['C', 'S'] }).notNull(),
+    series: text('series', { enum: PARTY_KEY_SERIES }).notNull(),
     lastNumber: integer('last_number').notNull(),
   },
   (t) => [primaryKey({ columns: [t.businessId, t.series] })],

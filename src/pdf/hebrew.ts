@@ -1,5 +1,6 @@
 // Hebrew wording printed on documents (decisions.md "What a printed document says").
 import { DOC_TYPE_RULES, type DocType } from '../documents/doc-types.ts';
+import { quantityText } from '../platform/money.ts';
 
 export type { DocType };
 export type DealerType = 'patur' | 'murshe' | 'company' | 'ngo';
@@ -154,10 +155,8 @@ export function formatDate(isoDate: string): string {
   return m ? `${m[3]}/${m[2]}/${m[1]}` : isoDate;
 }
 
-/** Quantities: up to 4 decimals, no trailing zeros. */
-export function formatQuantity(q: number): string {
-  return String(Math.round(q * 10_000) / 10_000);
-}
+/** Quantities: up to 4 decimals, no trailing zeros, rounded as the books round them. */
+export const formatQuantity = quantityText;
 
 /** VAT rate in basis points → "18%" / "17.5%". */
 export function formatRate(bp: number): string {

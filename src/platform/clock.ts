@@ -22,24 +22,5 @@ export class ManualClock implements Clock {
   }
 }
 
-const jerusalemDay = new Intl.DateTimeFormat('en-CA', {
-  timeZone: 'Asia/Jerusalem',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-});
-
-/** "Today" is the Asia/Jerusalem calendar day, as YYYY-MM-DD. */
-export function israelDate(at: Date): string {
-  // A minute never spans two days (the zone's offsets are whole hours): the formatting, measured on the
-  // issue path, is done once a minute.
-  const minute = Math.floor(at.getTime() / 60_000);
-  if (minute !== lastDay.minute) lastDay = { minute, day: jerusalemDay.format(at) };
-  return lastDay.day;
-}
-let lastDay = { minute: NaN, day: '' };
-
-/** First day of the Asia/Jerusalem calendar month of `at`, as YYYY-MM-DD. */
-export function israelMonthStart(at: Date): string {
-  return israelDate(at).slice(0, 8) + '01';
-}
+// The Israel calendar day lives in a pure module of its own (src/openfrmt reads it); most callers know it from here.
+export { israelDate, israelMonthStart } from './israel-time.ts';

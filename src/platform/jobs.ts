@@ -7,7 +7,8 @@ import { jobs } from './db/tables.ts';
 import type { Clock } from './clock.ts';
 import type { Logger } from './logger.ts';
 import { errorSummary } from './logger.ts';
-import { backoffMs, JOBS, type JobKind, type JobPayload } from './catalog/jobs.ts';
+import { JOBS, type JobKind, type JobPayload } from './catalog/jobs.ts';
+import { nextAttemptAt } from './retry-schedule.ts';
 
 /** One job row; its kind is one of the catalog (catalog/jobs.ts), its payload that kind's. */
 export interface Job<K extends JobKind = JobKind> {
@@ -216,7 +217,6 @@ export class JobRunner {
   private async runOne(database: Database, job: Job): Promise<void> {
     // Only kinds with a handler are claimed, and the handler of a kind is given that kind's jobs.
     const handler = this.handlers[job.kind] as JobHandler;
-    const { maxAttempts, backoff } = JOBS[job.kind].retry;
     try {
       await handler.handle(job, database);
       await database.db.execute(sql`UPDATE jobs SET done_at = ${this.clock.now().toISOString()}, locked_until = NULL, last_error = NULL WHERE id = ${job.id}`);
@@ -231,12 +231,12 @@ export class JobRunner {
       }
       const permanent = err instanceof PermanentJobError;
       const now = this.clock.now();
-      if (permanent || job.attempts >= maxAttempts) {
+      const next = permanent ? null : nextAttemptAt(JOBS[job.kind].retry, job.attempts, now);
+      if (next === null) {
         await database.db.execute(sql`UPDATE jobs SET failed_at = ${now.toISOString()}, locked_until = NULL, last_error = ${message} WHERE id = ${job.id}`);
         this.logger.warn({ job: job.id, kind: job.kind, error: message }, 'job failed for good');
         await handler.onFailed?.(job, database, message).catch((e) => this.logger.error({ err: errorSummary(e) }, 'onFailed handler failed'));
       } else {
-        const next = new Date(now.getTime() + backoffMs(backoff, job.attempts));
         await database.db.execute(sql`UPDATE jobs SET run_at = ${next.toISOString()}, locked_until = NULL, last_error = ${message} WHERE id = ${job.id}`);
         this.logger.info({ job: job.id, kind: job.kind, attempt: job.attempts, error: message }, 'job will be retried');
       }

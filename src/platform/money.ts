@@ -1,6 +1,6 @@
 /**
  * Money arithmetic, one rounding rule: half away from zero, the same for negatives as for positives
- * (2.5 → 3, −2.5 → −3). Pure; src/openfrmt reads it too (its quantities).
+ * (2.5 → 3, −2.5 → −3), and the one rounding of quantities. Pure; src/openfrmt reads it too (its quantities).
  */
 
 /**
@@ -47,6 +47,31 @@ export function scaledQuantity(quantity: number, decimals: number): number {
   const { digits, scale } = decimalOf(quantity);
   const scaled = scale <= decimals ? digits * 10n ** BigInt(decimals - scale) : divideHalfAwayFromZero(digits, 10n ** BigInt(scale - decimals));
   return Number(scaled) + 0; // never −0
+}
+
+/** Quantities are kept, multiplied, printed and exported to 4 decimals: OPENFRMT D110/1264 is X9(12)v9999. */
+const QUANTITY_DECIMALS = 4;
+const QUANTITY_SCALE = 10 ** QUANTITY_DECIMALS;
+
+/**
+ * The one rounding of quantities: ten-thousandths, half away from zero from the quantity's exact decimal
+ * (2.00015 → 20002, −2.00015 → −20002), as decisions.md rounds every figure of a document. Not
+ * Math.round(q × 10,000): it takes a half toward +∞ (−0.00025 → −2, not −3) and sees the binary product
+ * (0.00015 × 10,000 = 1.4999999999999998 → 1, not 2). The line amount, the export's D110/1264, the
+ * export's own check of it, the PDF and the console all count a quantity this way.
+ */
+export function quantityTenThousandths(quantity: number): number {
+  return scaledQuantity(quantity, QUANTITY_DECIMALS);
+}
+
+/** Ten-thousandths back to a quantity (the nearest double to a 4-decimal number prints as that number). */
+export function quantityOfTenThousandths(tenThousandths: number): number {
+  return tenThousandths / QUANTITY_SCALE;
+}
+
+/** A quantity as people read it: to 4 decimals, no trailing zeros (1.5, 0.3333, 2). */
+export function quantityText(quantity: number): string {
+  return String(quantityOfTenThousandths(quantityTenThousandths(quantity)));
 }
 
 /**

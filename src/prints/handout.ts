@@ -11,10 +11,9 @@ import type { BusinessRecord } from '../businesses/index.ts';
 import { claimOriginPrint, countCopyPrint, findDocumentRow, type DocumentRow } from '../documents/index.ts';
 import { insertInto } from '../platform/db/insert-values.ts';
 import { documentPrints } from './tables.ts';
+import type { PrintChannel, PrintKind, PrintVariant } from './lists.ts';
 
-export type PrintKind = 'auto' | 'origin' | 'copy';
-export type PrintChannel = 'print' | 'share' | 'email';
-export type PrintVariant = 'origin' | 'copy';
+export type { PrintChannel, PrintKind, PrintVariant } from './lists.ts';
 
 export interface Handout {
   printId: string;

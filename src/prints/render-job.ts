@@ -4,7 +4,8 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../platform/db/engine.ts';
 import { queryOne } from '../platform/db/sql.ts';
 import { PermanentJobError, RetryLaterError, type Job, type JobHandler } from '../platform/jobs.ts';
-import { backoffMs, JOBS, type JobKind } from '../platform/catalog/jobs.ts';
+import { JOBS, type JobKind } from '../platform/catalog/jobs.ts';
+import { retryDelayMs } from '../platform/retry-schedule.ts';
 import { putBytes, type StoredObject } from '../platform/files.ts';
 import { fileReading, readFile } from '../platform/file-read.ts';
 import { newId, randomToken } from '../platform/ids.ts';
@@ -24,7 +25,7 @@ export const RENDER_JOB = 'document.render' satisfies JobKind;
 export const SLUG_BYTES = 24;
 
 /** Retry delays of a failed render (the catalog's policy). */
-export const renderBackoffMs = (attempt: number) => backoffMs(JOBS[RENDER_JOB].retry.backoff, attempt);
+export const renderBackoffMs = (attempt: number) => retryDelayMs(JOBS[RENDER_JOB].retry, attempt);
 
 /** How long until a number still pending since issue is checked again, within the configured bound; null: render now. */
 function waitWithin(doc: DocumentRow, now: Date, boundMs: number): number | null {

@@ -1,7 +1,10 @@
 // From the documents area's rows to the renderer's model (pure).
+import type * as Pdf from '../pdf/index.ts';
 import type { Language, RenderCurrency, RenderModel, RenderPayment } from '../pdf/index.ts';
 import { SHEKEL, minorUnitsOf } from '../platform/currencies.ts';
-import type { BusinessRecord } from '../businesses/index.ts';
+import type { BrandingTemplate, BusinessRecord } from '../businesses/index.ts';
+import type { DealerType } from '../businesses/dealer-types.ts';
+import type { PDF_VARIANTS } from './lists.ts';
 import {
   type DocumentLine,
   type DocumentPayment,
@@ -10,6 +13,9 @@ import {
   computeTotals,
   convertedFromOf,
   dealerOf,
+  DOCUMENT_LANGUAGES,
+  type DocumentLanguage,
+  type ExchangeRateSource,
   lineAmount,
   resolveVatRateBp,
 } from '../documents/index.ts';
@@ -43,7 +49,8 @@ function paymentOf(p: DocumentPayment, docCurrency: string): RenderPayment {
   };
 }
 
-const LANGUAGES: readonly Language[] = ['he', 'en', 'he+en'];
+// The printed languages are the document's (the PDF's Language names the same three).
+const LANGUAGES: readonly Language[] = DOCUMENT_LANGUAGES;
 const languageOf = (value: unknown): Language => (LANGUAGES.includes(value as Language) ? (value as Language) : 'he');
 
 /**
@@ -163,3 +170,14 @@ function draftTotals(doc: DocumentRow, vatRateBp: number): RenderModel['totals']
     withholdingAmount: t.withholdingAmount,
   };
 }
+
+// The PDF layer imports no domain, so it names its own closed lists; each must be the domain's list exactly.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const pdfListsAgree: [
+  Same<Pdf.Language, DocumentLanguage>,
+  Same<Pdf.ExchangeRateSource, ExchangeRateSource>,
+  Same<Pdf.DealerType, DealerType>,
+  Same<Pdf.Template, BrandingTemplate>,
+  Same<Pdf.Variant, (typeof PDF_VARIANTS)[number]>,
+] = [true, true, true, true, true];
+void pdfListsAgree;

@@ -1,7 +1,9 @@
 import { Type } from 'typebox';
 import { Nullable } from '../platform/http/schemas.ts';
+import { enumOf } from '../platform/http/enums.ts';
+import { PRINT_CHANNELS, PRINT_KINDS, PRINT_VARIANTS } from './lists.ts';
 
-export const Kind = Type.Union([Type.Literal('auto'), Type.Literal('origin'), Type.Literal('copy')], {
+export const Kind = enumOf(PRINT_KINDS, {
   description: '`auto` (default): the origin the first time, a copy afterwards.',
 });
 
@@ -24,12 +26,12 @@ export const Warning = Type.Object({ code: Type.String(), message: Type.String()
 
 export const PrintLogEntry = Type.Object({
   id: Type.String(),
-  variant: Type.Union([Type.Literal('origin'), Type.Literal('copy')]),
-  channel: Type.Union([Type.Literal('print'), Type.Literal('share'), Type.Literal('email')]),
+  variant: enumOf(PRINT_VARIANTS),
+  channel: enumOf(PRINT_CHANNELS),
   fileId: Type.String(),
   keyPrefix: Nullable(Type.String()),
   recipients: Nullable(Type.Array(Type.String())),
   createdAt: Type.String({ format: 'date-time' }),
 });
 
-export const Variant = Type.Union([Type.Literal('origin'), Type.Literal('copy')]);
+export const Variant = enumOf(PRINT_VARIANTS);

@@ -2,6 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { jsonb, pgTable, text, unique, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamptz3 } from '../platform/db/tables.ts';
+import { PRINT_CHANNELS, PRINT_VARIANTS } from './lists.ts';
 
 /** One row per hand-out of a PDF; append-only; at most one origin per document. */
 export const documentPrints = pgTable(
@@ -10,8 +11,8 @@ export const documentPrints = pgTable(
     id: text('id').primaryKey(),
     businessId: text('business_id').notNull(),
     documentId: text('document_id').notNull(),
-    variant: text('variant', { enum: ['origin', 'copy'] }).notNull(),
-    channel: text('channel', { enum: ['print', 'share', 'email'] }).notNull(),
+    variant: text('variant', { enum: PRINT_VARIANTS }).notNull(),
+    channel: text('channel', { enum: PRINT_CHANNELS }).notNull(),
     fileId: text('file_id').notNull(),
     keyId: text('key_id'),
     keyPrefix: text('key_prefix'),
@@ -35,7 +36,7 @@ export const pdfLinks = pgTable(
     slug: text('slug').primaryKey(),
     businessId: text('business_id').notNull(),
     documentId: text('document_id').notNull(),
-    variant: text('variant', { enum: ['origin', 'copy'] }).notNull(),
+    variant: text('variant', { enum: PRINT_VARIANTS }).notNull(),
     fileId: text('file_id').notNull(),
     createdAt: timestamptz3('created_at').notNull(),
   },

@@ -6,13 +6,14 @@
  * whatever the setting (a dealer whose frequency changed reports its earlier periods as they were).
  */
 import { validation } from '../platform/errors.ts';
+import type { VatReportingPeriod } from '../businesses/index.ts';
 
-export type VatReportingPeriod = 'monthly' | 'bimonthly';
+export type { VatReportingPeriod };
 
 export interface VatPeriod {
   /** As written: `2026-03` or `2026-03/2026-04`. */
   period: string;
-  kind: 'monthly' | 'bimonthly';
+  kind: VatReportingPeriod;
   /** First and last day, both included. */
   from: string;
   to: string;

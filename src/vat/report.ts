@@ -9,7 +9,7 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
 import { query, queryOne } from '../platform/db/sql.ts';
-import { INPUT_VAT, INPUT_VAT_FIXED_ASSETS, OUTPUT_VAT } from '../ledger/index.ts';
+import { INPUT_VAT, INPUT_VAT_FIXED_ASSETS, OUTPUT_VAT, type EntrySource } from '../ledger/index.ts';
 import { periodOfBusiness, type VatPeriod, type VatReportingPeriod } from './period.ts';
 
 /** Revenue accounts by VAT treatment (src/ledger/chart.ts revenueAccount); 4100 is a patur/ngo dealer's revenue. */
@@ -50,7 +50,7 @@ export interface VatLine {
   entryNo: number;
   entryId: string;
   entryDate: string;
-  source: 'document' | 'expense' | 'manual' | 'reversal' | 'payment';
+  source: EntrySource;
   /** The revenue account's treatment, for a sale (null otherwise). */
   treatment: Treatment | null;
   /** Signed agorot: a credit note or a storno is negative. */

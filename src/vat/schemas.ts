@@ -1,6 +1,8 @@
 /** The wire shapes of the VAT report by period and of its traceable lines (see report.ts). */
 import { Type } from 'typebox';
 import { IsoDate, Nullable } from '../platform/http/schemas.ts';
+import { enumOf } from '../platform/http/enums.ts';
+import { VAT_REPORTING_PERIODS } from '../businesses/index.ts';
 
 const Int = Type.Integer();
 
@@ -23,7 +25,7 @@ export const VatQuery = Type.Object(
 /** Answered with `period` only (from the ledger). */
 export const LedgerVatFields = {
   period: Type.Optional(VatPeriodString),
-  kind: Type.Optional(Type.Union([Type.Literal('monthly'), Type.Literal('bimonthly')])),
+  kind: Type.Optional(enumOf(VAT_REPORTING_PERIODS)),
   source: Type.Optional(
     Type.Literal('ledger', {
       description: "The figures are the ledger's accounts 2200, 1400, 1410 and revenue 4000–4100 over the entries dated in the period",

@@ -2,8 +2,10 @@ import { Type, type Static } from 'typebox';
 import { EVENT_NAMES } from '../platform/catalog/events.ts';
 import { IsoDateTime, Nullable } from '../platform/http/schemas.ts';
 import { CursorQuery } from '../platform/http/cursor.ts';
+import { enumOf } from '../platform/http/enums.ts';
+import { DELIVERY_STATUSES } from './schedule.ts';
 
-const EventName = Type.Enum([...EVENT_NAMES], { type: 'string', description: 'An event name (see Events).' });
+const EventName = enumOf(EVENT_NAMES, { description: 'An event name (see Events).' });
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'HTTPS only; must reach a public host.' });
 const Events = Type.Array(EventName, { maxItems: EVENT_NAMES.length * 2, description: 'Events to receive; empty means all.' });
 
@@ -67,7 +69,7 @@ export const Delivery = Type.Object(
     eventId: Nullable(Type.String()),
     event: EventName,
     businessId: Nullable(Type.String()),
-    status: Type.Enum(['pending', 'delivered', 'failed']),
+    status: enumOf(DELIVERY_STATUSES),
     attempts: Type.Array(Attempt),
     nextAttemptAt: Nullable(IsoDateTime),
     deliveredAt: Nullable(IsoDateTime),

@@ -1,5 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import type { Mode } from '../platform/db/mode.ts';
 
 /**
  * Pure SSRF rules for webhook targets: which hosts and addresses a delivery may reach.
@@ -160,7 +161,7 @@ export function isLoopback(host: HostKind): boolean {
  * in production, so that a receiver can be developed on a laptop (issue 32). Live endpoints, and every
  * endpoint of a production server, keep the rules above.
  */
-export const loopbackHttpAllowed = (environment: string, mode: 'live' | 'sandbox'): boolean => mode === 'sandbox' && environment !== 'production';
+export const loopbackHttpAllowed = (environment: string, mode: Mode): boolean => mode === 'sandbox' && environment !== 'production';
 
 const HTTPS_ONLY = 'must use https';
 const HTTPS_ONLY_HERE = 'must use https (plain http to localhost is for sandbox keys, on a server that is not in production)';

@@ -1,6 +1,7 @@
 /** Typed definitions of the tables the webhooks domain writes (migration 0003). */
 import { boolean, integer, pgTable, primaryKey, text, unique } from 'drizzle-orm/pg-core';
 import { timestamptz3 } from '../platform/db/tables.ts';
+import { DELIVERY_STATUSES } from './schedule.ts';
 
 export const webhookEndpoints = pgTable('webhook_endpoints', {
   id: text('id').primaryKey(),
@@ -29,7 +30,7 @@ export const webhookDeliveries = pgTable(
     businessId: text('business_id'),
     /** The exact envelope bytes, sent again unchanged by every retry. */
     payload: text('payload').notNull(),
-    status: text('status', { enum: ['pending', 'delivered', 'failed'] }).notNull(),
+    status: text('status', { enum: DELIVERY_STATUSES }).notNull(),
     attemptCount: integer('attempt_count').notNull().default(0),
     nextAttemptAt: timestamptz3('next_attempt_at'),
     lockedUntil: timestamptz3('locked_until'),

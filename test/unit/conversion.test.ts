@@ -1,7 +1,8 @@
 // Conversions (src/documents/conversion.ts, issue 30): which pairs make sense, the lines a conversion
 // takes (all that is left, or a chosen part), shares of the discounts, and the refusals.
 import { describe, expect, it } from 'vitest';
-import { conversionRefusal, convertedLines, discountShare, q4, quantitiesFrom, stageOf, type ConversionSource } from '../../src/documents/conversion.ts';
+import { conversionRefusal, convertedLines, discountShare, quantitiesFrom, stageOf, type ConversionSource } from '../../src/documents/conversion.ts';
+import { quantityTenThousandths as q4 } from '../../src/platform/money.ts';
 import { DOC_TYPE_CODES, DOC_TYPES, type DocType } from '../../src/documents/doc-types.ts';
 import { AppError } from '../../src/platform/errors.ts';
 import type { DocumentLine } from '../../src/documents/snapshot-types.ts';

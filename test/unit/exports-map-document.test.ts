@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { acquirerCode, dealTypeCode, exportDocument, israelDateTime } from '../../src/exports/map-document.ts';
-import { c100 } from '../../src/openfrmt/records.ts';
+import { acquirerCode, dealTypeCode, exportDocument } from '../../src/exports/map-document.ts';
+import { israelDateTime } from '../../src/platform/israel-time.ts';
+import { writeC100 } from '../../src/openfrmt/records.ts';
+import { written } from '../helpers/openfrmt-records.ts';
 import type { DocumentSnapshot } from '../../src/documents/snapshot-types.ts';
 
 const base: DocumentSnapshot = {
@@ -85,7 +87,7 @@ describe('snapshot → OPENFRMT inputs', () => {
     expect(neg.header).toMatchObject({ totalIncVat: -5_000, withholding: 700 });
     expect(neg.payments[0].amount).toBe(-5_000);
     // As written: the whole negative receipt is negative, withholding included (it follows the document's sign).
-    const rec = c100({ ...neg.header, recordNo: 2, vatId: '516179157', docType: 400, docNumber: '13', docDate: '2026-01-31', linkNo: 1 });
+    const rec = written(writeC100, { ...neg.header, recordNo: 2, vatId: '516179157', docType: 400, docNumber: '13', docDate: '2026-01-31', linkNo: 1 });
     expect(rec.slice(287, 374)).toBe('-00000000005000+00000000000000-00000000005000+00000000000000-00000000005000-00000000700');
   });
   it('bank fields only on cheques, card fields only on cards', () => {

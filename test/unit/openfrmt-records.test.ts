@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { a000, a100, c100, m100, summaryLine, z900, type C100Input } from '../../src/openfrmt/records.ts';
-import { d110, d120, paymentMethodCode } from '../../src/openfrmt/line-records.ts';
-import { b100, b110 } from '../../src/openfrmt/ledger-records.ts';
+import { a000, a100, summaryLine, writeC100, z900, type C100Input } from '../../src/openfrmt/records.ts';
+import { paymentMethodCode, writeD110, writeD120 } from '../../src/openfrmt/line-records.ts';
+import { b110, writeB100 } from '../../src/openfrmt/ledger-records.ts';
+import { m100, written } from '../helpers/openfrmt-records.ts';
 
 /** Columns from–to, 1-based inclusive, as the reference tables print them. */
 const col = (rec: string, from: number, to: number) => rec.slice(from - 1, to);
@@ -44,7 +45,7 @@ const exampleC100: C100Input = {
 };
 
 describe('C100 field by field (reference §11 C100 example)', () => {
-  const r = c100(exampleC100);
+  const r = written(writeC100, exampleC100);
   it.each([
     [1200, 1, 4, 'C100'],
     [1201, 5, 13, '000000002'],
@@ -76,25 +77,25 @@ describe('C100 field by field (reference §11 C100 example)', () => {
   ])('field %d at %d–%d', (_f, from, to, expected) => expect(col(r, from, to)).toBe(expected));
   it('is 444 characters', () => expect(r).toHaveLength(444));
   it('a cancelled document carries "1" in 1228; withholding is written positive', () => {
-    const c = c100({ ...exampleC100, cancelled: true, withholding: 25000 });
+    const c = written(writeC100, { ...exampleC100, cancelled: true, withholding: 25000 });
     expect(col(c, 400, 400)).toBe('1');
     expect(col(c, 363, 374)).toBe('+00000025000');
   });
   it('Hebrew name and address land in their columns, each letter one character', () => {
-    const c = c100({ ...exampleC100, partyName: 'חברת הדוגמה בע״מ', partyCity: 'תל אביב', partyCountryCode: 'IL' });
+    const c = written(writeC100, { ...exampleC100, partyName: 'חברת הדוגמה בע״מ', partyCity: 'תל אביב', partyCountryCode: 'IL' });
     expect(col(c, 58, 107)).toBe('חברת הדוגמה בע"מ' + sp(34));
     expect(col(c, 168, 197)).toBe('תל אביב' + sp(23));
     expect(col(c, 236, 237)).toBe('IL');
     expect(c).toHaveLength(444);
   });
   it('a foreign-currency total fills 1217 and 1218', () => {
-    const c = c100({ ...exampleC100, foreignTotal: 30000, foreignCurrency: 'USD' });
+    const c = written(writeC100, { ...exampleC100, foreignTotal: 30000, foreignCurrency: 'USD' });
     expect(col(c, 270, 287)).toBe('+00000000030000USD');
   });
 });
 
 describe('D110 field by field', () => {
-  const r = d110({
+  const r = written(writeD110, {
     recordNo: 3,
     vatId: VAT,
     docType: 305,
@@ -144,7 +145,7 @@ describe('D110 field by field', () => {
 });
 
 describe('D120 field by field', () => {
-  const cheque = d120({
+  const cheque = written(writeD120, {
     recordNo: 4,
     vatId: VAT,
     docType: 400,
@@ -183,7 +184,7 @@ describe('D120 field by field', () => {
     [1324, 163, 222, sp(60)],
   ])('cheque: field %d at %d–%d', (_f, from, to, expected) => expect(col(cheque, from, to)).toBe(expected));
   it('a card payment carries acquirer, card name and deal type; bank fields are zeros', () => {
-    const card = d120({
+    const card = written(writeD120, {
       recordNo: 5,
       vatId: VAT,
       docType: 320,
@@ -211,7 +212,17 @@ describe('D120 field by field', () => {
     expect(paymentMethodCode(93)).toBe(9);
     expect(paymentMethodCode(1)).toBe(1);
     expect(() => paymentMethodCode(94)).toThrow();
-    const bit = d120({ recordNo: 1, vatId: VAT, docType: 400, docNumber: '1', lineNo: 1, method: 91, amount: 1, docDate: '2025-01-01', linkNo: 1 });
+    const bit = written(writeD120, {
+      recordNo: 1,
+      vatId: VAT,
+      docType: 400,
+      docNumber: '1',
+      lineNo: 1,
+      method: 91,
+      amount: 1,
+      docDate: '2025-01-01',
+      linkNo: 1,
+    });
     expect(col(bit, 50, 50)).toBe('9');
   });
 });
@@ -284,7 +295,7 @@ describe('A000 field by field', () => {
 
 describe('B100, B110, M100 field positions', () => {
   it('B100', () => {
-    const r = b100({
+    const r = written(writeB100, {
       recordNo: 7,
       vatId: VAT,
       entryNo: 12,

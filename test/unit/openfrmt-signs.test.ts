@@ -3,8 +3,10 @@
  * Spec: reference/openfrmt.md §2 (sign conventions, §2.4(יב)), §6 clarifications 1, 4, 5, §4.3 (1224, 1225), §3.1 (1009).
  */
 import { describe, expect, it } from 'vitest';
-import { c100, a000, c100Amounts, type C100Input, type A000Input } from '../../src/openfrmt/records.ts';
-import { d110 } from '../../src/openfrmt/line-records.ts';
+import { a000, c100Amounts, writeC100, z900, CRLF, type C100Input, type A000Input } from '../../src/openfrmt/records.ts';
+import { writeD110 } from '../../src/openfrmt/line-records.ts';
+import { encodeIso88598 } from '../../src/openfrmt/charset.ts';
+import { m100, written } from '../helpers/openfrmt-records.ts';
 import { BkmvAssembler, iniFile, type ExportDocument } from '../../src/openfrmt/assemble.ts';
 import { BkmvReader, readIni } from '../../src/openfrmt/reader.ts';
 import { CrlfSplitter, parseRecord } from '../../src/openfrmt/record-parse.ts';
@@ -29,10 +31,12 @@ const head = { recordNo: 2, vatId: VAT, docType: 400, docNumber: '7', docDate: '
 
 describe('C100 signs', () => {
   it('standard receipt: amounts +, withholding + (clarification 4)', () => {
-    expect(col(c100({ ...header, ...head }), 288, 374)).toBe('+00000000050000+00000000000000+00000000050000+00000000000000+00000000050000+00000002500');
+    expect(col(written(writeC100, { ...header, ...head }), 288, 374)).toBe(
+      '+00000000050000+00000000000000+00000000050000+00000000000000+00000000050000+00000002500',
+    );
   });
   it('negative receipt: every amount −, withholding − too (the whole document has the opposite effect)', () => {
-    const r = c100({ ...header, ...head, amountBeforeDiscount: -50_000, amountAfterDiscountExVat: -50_000, totalIncVat: -50_000 });
+    const r = written(writeC100, { ...header, ...head, amountBeforeDiscount: -50_000, amountAfterDiscountExVat: -50_000, totalIncVat: -50_000 });
     expect(col(r, 288, 374)).toBe('-00000000050000+00000000000000-00000000050000+00000000000000-00000000050000-00000002500');
   });
   it('document discount: − on a standard document, + on a negative one (clarification 5)', () => {
@@ -40,7 +44,7 @@ describe('C100 signs', () => {
     expect(c100Amounts({ ...header, amountBeforeDiscount: -1, totalIncVat: -1, discount: 500, withholding: 0 })[1]).toBe(500);
   });
   it('credit note 330: positive amounts, discount still − (clarification 1: the type carries the meaning)', () => {
-    const r = c100({
+    const r = written(writeC100, {
       ...header,
       ...head,
       docType: 330,
@@ -70,7 +74,7 @@ describe('C100 signs', () => {
       docDate: '2026-03-01',
       linkNo: 1,
     };
-    expect(col(d110(line), 256, 270)).toBe('-00000000000100');
+    expect(col(written(writeD110, line), 256, 270)).toBe('-00000000000100');
   });
 });
 
@@ -124,9 +128,11 @@ describe('the reader checks the signs per document type', () => {
     expect(readBack(build([doc(305, {})])).issues.map((i) => i.field)).toContain(1224);
   });
   it('a duplicated M100 internal code is reported', () => {
-    const asm = new BkmvAssembler(VAT, '482915736401827');
-    const item = { internalCode: 'A', name: 'a', unit: 'יחידה', openingQty: 0, qtyIn: 0, qtyOut: 0 };
-    const b = Buffer.concat([asm.open(), asm.items([item, item]), asm.close().bytes]);
+    const primaryId = '482915736401827';
+    const item = { vatId: VAT, internalCode: 'A', name: 'a', unit: 'יחידה', openingQty: 0, qtyIn: 0, qtyOut: 0 };
+    // The service writes no M100 (it keeps no inventory): the two items stand between the A100 and the Z900.
+    const items = [m100({ ...item, recordNo: 2 }), m100({ ...item, recordNo: 3 }), z900({ recordNo: 4, vatId: VAT, primaryId, totalRecords: 4 })];
+    const b = Buffer.concat([new BkmvAssembler(VAT, primaryId).open(), encodeIso88598(items.join(CRLF) + CRLF)]);
     expect(readBack(b).issues.map((i) => i.field)).toContain(1455);
   });
 });

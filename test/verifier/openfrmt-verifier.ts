@@ -8,6 +8,12 @@
  * API answers them (GET …/documents, which carries lines and payments) and recomputes every C100 / D110 /
  * D120 value from those documents by the spec's rules. It answers a list of defects; empty = OK.
  *
+ * It keeps its own copy of every rule the service defines once (the rounding of a quantity, quantities.ts; half
+ * away from zero, divRound; the Israel wall clock of an issue time, israelDateTime below) on purpose: a
+ * verifier that called the service's helpers would agree with them when they are wrong. Each copy is computed
+ * another way than the service's (floats cut to 6 decimals, BigInt division, Intl per call), and the unit tests
+ * hold the two to the same answers.
+ *
  * What is checked (each defect names the file, the record's line number, the field number and why):
  *  - zip tree: exactly `OPENFRMT/<first 8 digits of the 9-digit VAT no.>.<YY>/<MMDDhhmm>/` holding INI.TXT and
  *    BKMVDATA.TXT (§1.2; README: BKMVDATA.TXT is not zipped twice), YY/MMDDhhmm = A000/1026–1027;
@@ -34,6 +40,7 @@
 import { unzipSync } from 'fflate';
 import iconv from 'iconv-lite';
 import { foreignTotal, foreignWritten, isForeign, type Written } from './shekels.ts';
+import { tenThousandthsOf } from './quantities.ts';
 import {
   ACQUIRERS,
   APPENDIX1_DOC_TYPES,
@@ -179,11 +186,6 @@ function creditedBefore(doc: ApiDocument, byId: Map<string, ApiDocument>): { ex:
     out.inc += BigInt(d.totalIncVat);
   }
   return out;
-}
-
-/** Quantity in ten-thousandths (D110/1264 carries 4 decimals). */
-function q4Of(q: number): bigint {
-  return BigInt(Math.round(q * 10000));
 }
 
 const abs = (x: bigint) => (x < 0n ? -x : x);
@@ -886,7 +888,7 @@ function verifyDocument(
   const rate = BigInt(doc.vatRateBp ?? 0);
   const gross = doc.priceMode === 'gross';
   const toEx = (x: bigint) => (gross && rate !== 0n ? divRound(x * 10000n, 10000n + rate) : x);
-  const lineAmounts = doc.lines.map((l) => divRound(q4Of(l.quantity) * BigInt(l.unitPriceExVat), 10000n) - BigInt(l.lineDiscount));
+  const lineAmounts = doc.lines.map((l) => divRound(tenThousandthsOf(l.quantity) * BigInt(l.unitPriceExVat), 10000n) - BigInt(l.lineDiscount));
   const linesSum = lineAmounts.reduce((a, b) => a + b, 0n);
   const payments = doc.payments.reduce((a, x) => a + BigInt(x.amount), 0n);
   const disc = BigInt(doc.discountAmount);
@@ -1045,7 +1047,7 @@ function writtenAmounts(x: {
       bad(r, 1259, `${tag} line ${i + 1}: SKU ${JSON.stringify(get(r, 1259).trim())}, the API's ${JSON.stringify(l.sku)}`);
     if (l.unit && !textMatches(get(r, 1263), l.unit))
       bad(r, 1263, `${tag} line ${i + 1}: unit ${JSON.stringify(get(r, 1263).trim())}, the API's ${JSON.stringify(l.unit)}`);
-    const q = q4Of(l.quantity);
+    const q = tenThousandthsOf(l.quantity);
     eq(r, 1264, { got: S(r, 1264), want: q }, `quantity ${l.quantity} with 4 implied decimals`);
     const price = w.prices[i];
     const ld = w.lineDiscounts[i];

@@ -8,6 +8,7 @@
  * to what they settle) and docs/documents.md "Partial credit notes" (the credit that ends its original in
  * the currency is one unit whose shekels are what is left). Amounts are agorot, in BigInt.
  */
+import { tenThousandthsOf } from './quantities.ts';
 
 /** What the C100, D110 and D120 of a document must carry, in agorot. */
 export interface Written {
@@ -97,7 +98,7 @@ export function foreignWritten(d: ForeignDoc, byId: Map<string, ForeignDoc>, bad
   const wh = conv(BigInt(d.withholdingAmount));
   const prices = d.lines.map((l) => conv(BigInt(l.unitPriceExVat)));
   const lineDiscounts = d.lines.map((l) => conv(BigInt(l.lineDiscount)));
-  const lineAmounts = d.lines.map((l, i) => divRound(BigInt(Math.round(l.quantity * 10_000)) * prices[i], 10_000n) - lineDiscounts[i]);
+  const lineAmounts = d.lines.map((l, i) => divRound(tenThousandthsOf(l.quantity) * prices[i], 10_000n) - lineDiscounts[i]);
   // The credit that ends its original in the currency: one unit, what is left of it in shekels.
   const ends =
     original?.ils &&

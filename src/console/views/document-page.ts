@@ -1,6 +1,7 @@
 import type { BusinessRecord } from '../../businesses/index.ts';
 import type { DocumentView } from '../../documents/index.ts';
 import type { Mode } from '../../platform/db/engine.ts';
+import { quantityText } from '../../platform/money.ts';
 import type { PrintLogEntry } from '../../prints/index.ts';
 import type { Frame } from './auth-pages.ts';
 import { businessPath, businessTabs, docTitle, modeTabs, money, sayer, statusTag, type Say } from './browse-frame.ts';
@@ -61,7 +62,7 @@ function linesTable(L: Say, d: DocumentView): Html {
   <thead><tr><th>${L('description')}</th><th>${L('quantity')}</th><th>${L('unit_price')}</th><th>${L('amount')}</th></tr></thead>
   <tbody>${d.lines.map(
     (l) =>
-      html`<tr><td>${l.description}</td><td class="num">${l.quantity}</td><td class="num">${money(l.unitPriceExVat, d.currency)}</td><td class="num">${money(l.amount, d.currency)}</td></tr>`,
+      html`<tr><td>${l.description}</td><td class="num">${quantityText(l.quantity)}</td><td class="num">${money(l.unitPriceExVat, d.currency)}</td><td class="num">${money(l.amount, d.currency)}</td></tr>`,
   )}</tbody>
 </table>`;
 }

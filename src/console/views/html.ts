@@ -1,3 +1,4 @@
+import { ISRAEL_TIME_ZONE } from '../../platform/israel-time.ts';
 import { dirOf, t, type Lang, type MessageKey } from '../i18n.ts';
 
 /** Text in HTML: every value that reaches a page goes through here (no raw interpolation). */
@@ -133,9 +134,8 @@ export function input(s: InputSpec): Html {
 /** Dates as the person reads them (Israel time), in their language. */
 export function when(lang: Lang, isoText: string | null, never: string): string {
   if (!isoText) return never;
-  return new Intl.DateTimeFormat(lang === 'he' ? 'he-IL' : 'en-GB', {
-    timeZone: 'Asia/Jerusalem',
-    dateStyle: 'medium',
-    timeStyle: 'short',
-  }).format(new Date(isoText));
+  return displayFormats[lang].format(new Date(isoText));
 }
+
+const displayFormat = (locale: string) => new Intl.DateTimeFormat(locale, { timeZone: ISRAEL_TIME_ZONE, dateStyle: 'medium', timeStyle: 'short' });
+const displayFormats: Record<Lang, Intl.DateTimeFormat> = { he: displayFormat('he-IL'), en: displayFormat('en-GB') };

@@ -3,6 +3,7 @@ import { t, type MessageKey } from '../i18n.ts';
 import type { Frame } from './auth-pages.ts';
 import { barChartSvg } from './chart.ts';
 import { html, page, Html } from './html.ts';
+import type { Mode } from '../../platform/db/mode.ts';
 
 export const USAGE_METRICS = ['requests', 'documentsIssued', 'expenseRows', 'ocrScans', 'emailsSent'] as const;
 export type UsageMetric = (typeof USAGE_METRICS)[number];
@@ -10,7 +11,7 @@ export type UsageDay = { date: string } & Record<UsageMetric, number>;
 
 export interface UsageView {
   accountName: string;
-  mode: 'live' | 'sandbox';
+  mode: Mode;
   days: number;
   usage: UsageDay[];
   businesses: { live: BusinessRecord[]; sandbox: BusinessRecord[] };
@@ -37,7 +38,7 @@ function usageCharts(L: Label, v: UsageView): Html[] {
   });
 }
 
-function businessesTable(L: Label, list: BusinessRecord[], mode: 'live' | 'sandbox'): Html {
+function businessesTable(L: Label, list: BusinessRecord[], mode: Mode): Html {
   return html`<h3>${L(mode)}</h3>
 ${
   list.length === 0

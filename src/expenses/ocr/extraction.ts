@@ -3,6 +3,7 @@
  * turned into draft fields. Pure: no I/O.
  */
 import { isAllocationNumber } from '../../platform/allocation-number.ts';
+import { SUPPLIER_DOC_TYPES, type SupplierDocType } from '../lists.ts';
 import { isAcceptedDate } from '../../platform/http/formats.ts';
 import { maxAgorot, textProblemOf, type CarriedField } from '../../openfrmt/index.ts';
 
@@ -15,9 +16,6 @@ export const PREFILL_LIMITS = {
   /** B100/1368: the magnitude of an amount, agorot. */
   amountAgorot: maxAgorot('expenseAmount'),
 } as const;
-
-export const SUPPLIER_DOC_TYPES = ['tax_invoice', 'tax_invoice_receipt', 'credit_invoice', 'receipt', 'import_entry', 'other'] as const;
-export type SupplierDocType = (typeof SUPPLIER_DOC_TYPES)[number];
 
 const nullable = (type: string, description: string) => ({ type: [type, 'null'], description });
 

@@ -6,6 +6,7 @@
  */
 import { bigint, bigserial, customType, date, integer, jsonb, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
 import type { Metadata } from '../metadata.ts';
+import { BACKENDS } from '../file-store/store.ts';
 
 /** `timestamptz(3)`: the instants of the books, to the millisecond; read and written as Date. */
 export const timestamptz3 = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' });
@@ -86,6 +87,10 @@ export const jobs = pgTable(
   (t) => [unique('jobs_kind_ref_id_key').on(t.kind, t.refId)],
 );
 
+/** An idempotency key is claimed (`pending`) until its answer is stored (`done`). */
+export const IDEMPOTENCY_STATES = ['pending', 'done'] as const;
+export type IdempotencyState = (typeof IDEMPOTENCY_STATES)[number];
+
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
   {
@@ -94,7 +99,7 @@ export const idempotencyKeys = pgTable(
     requestHash: text('request_hash').notNull(),
     method: text('method').notNull(),
     path: text('path').notNull(),
-    state: text('state', { enum: ['pending', 'done'] }).notNull(),
+    state: text('state', { enum: IDEMPOTENCY_STATES }).notNull(),
     claimId: text('claim_id').notNull(),
     leaseUntil: timestamptz('lease_until').notNull(),
     responseStatus: integer('response_status'),
@@ -121,7 +126,7 @@ export const files = pgTable(
     content: bytea('content'),
     createdAt: timestamptz3('created_at').notNull(),
     chunkSize: integer('chunk_size'),
-    store: text('store', { enum: ['fs', 's3'] }),
+    store: text('store', { enum: BACKENDS }),
   },
   (t) => [unique('files_business_id_sha256_key').on(t.businessId, t.sha256)],
 );

@@ -2,7 +2,8 @@ import type { Readable } from 'node:stream';
 import type { Spool } from './spool.ts';
 
 /** Where a file's bytes are: `fs` (a folder on this machine) or `s3` (an S3-compatible bucket); files.store names it. */
-export type Backend = 'fs' | 's3';
+export const BACKENDS = ['fs', 's3'] as const;
+export type Backend = (typeof BACKENDS)[number];
 
 /** One object of a store, as listed. */
 export interface ObjectInfo {

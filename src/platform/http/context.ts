@@ -3,7 +3,9 @@ import type { Database, Mode } from '../db/engine.ts';
 import type { Actor } from '../audit.ts';
 import type { Scope } from '../catalog/scopes.ts';
 
-export type KeyMode = 'live' | 'test';
+/** An API key's mode: `live` keys reach the live database, `test` keys the sandbox. */
+export const KEY_MODES = ['live', 'test'] as const;
+export type KeyMode = (typeof KEY_MODES)[number];
 export const modeOfKey = (m: KeyMode): Mode => (m === 'live' ? 'live' : 'sandbox');
 
 export interface ApiKeyInfo {

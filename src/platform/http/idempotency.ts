@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/engine.ts';
+import type { IdempotencyState } from '../db/tables.ts';
 import { query, queryOne } from '../db/sql.ts';
 import { canonicalJson } from '../canonical-json.ts';
 import { AppError, conflict, validation } from '../errors.ts';
@@ -55,7 +56,7 @@ interface KeyRow {
   request_hash: string;
   method: string;
   path: string;
-  state: 'pending' | 'done';
+  state: IdempotencyState;
   response_status: number | null;
   response_body: string | null;
 }

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { hoistNamedSchemas } from './named-schemas.ts';
 import { Type, type TSchema } from 'typebox';
 import { errors } from './schemas.ts';
+import { MODES } from '../db/mode.ts';
 
 /**
  * The parts of the OpenAPI document (`/v1/openapi.json`) that hold for every route alike, so that
@@ -77,7 +78,7 @@ const HEADERS: Json = {
   },
   ServiceMode: {
     description: 'The database that answered: `sandbox` for a `bk_test_` key, `live` otherwise.',
-    schema: { type: 'string', enum: ['live', 'sandbox'] },
+    schema: { type: 'string', enum: [...MODES] },
   },
   RetryAfter: {
     description: 'Seconds to wait before retrying; sent with `rate_limited`, `pdf_pending` and a `conflict` that clears by itself.',

@@ -1246,6 +1246,7 @@ export interface components {
         Document: {
             id: string;
             businessId: string;
+            /** @enum {string} */
             status: "draft" | "issued";
             /**
              * @description 10 price quote, 100 order, 200 delivery note, 210 return note, 300 transaction invoice (payment demand), 305 tax invoice, 320 tax invoice-receipt, 330 credit invoice, 400 receipt, 405 donation receipt.
@@ -1427,7 +1428,9 @@ export interface components {
             email: string | null;
             defaultVatRateBp: number | null;
             requireAllocation: boolean;
+            /** @enum {string} */
             bookkeeping: "single" | "double";
+            /** @enum {string} */
             vatReportingPeriod: "monthly" | "bimonthly";
             branding: {
                 logoRef: {
@@ -1439,6 +1442,7 @@ export interface components {
                 tagline: string | null;
                 website: string | null;
                 footerText: string | null;
+                /** @enum {string} */
                 template: "classic" | "stripe";
             };
             /** @description An ngo's approval under section 46 of the Income Tax Ordinance: its number and the days it is valid (both included). A 405 donation receipt is issued only on a day inside them (else 422 `donation_approval_missing`) and prints it. Only an ngo holds one; null clears it. */
@@ -1529,6 +1533,7 @@ export interface components {
             /** @description Prefix `exp_`. */
             id: string;
             businessId: string;
+            /** @enum {string} */
             status: "draft" | "recorded";
             /** @description `manual`, `upload`, `scan`, `reversal` (a storno row) or `redraft`. */
             source: string;
@@ -1589,9 +1594,15 @@ export interface components {
         /** DonationReport */
         DonationReport: {
             documentId: string;
-            /** @description `donation` for a 405; `cancellation` for the negative 405 its credit issued. */
+            /**
+             * @description `donation` for a 405; `cancellation` for the negative 405 its credit issued.
+             * @enum {string}
+             */
             kind: "donation" | "cancellation";
-            /** @description `pending` until the system answers (also while live has no client: then `error` starts with `unconfigured`); `reported` with `reportNumber`; `refused` (final) or `failed` (retries ran out) with `error`. */
+            /**
+             * @description `pending` until the system answers (also while live has no client: then `error` starts with `unconfigured`); `reported` with `reportNumber`; `refused` (final) or `failed` (retries ran out) with `error`.
+             * @enum {string}
+             */
             status: "pending" | "reported" | "refused" | "failed";
             reportNumber: string | null;
             cancelsReportNumber: string | null;
@@ -1654,7 +1665,7 @@ export interface components {
              */
             event: "document.issued" | "document.pdf_ready" | "document.allocation_assigned" | "document.allocation_failed" | "document.donation_reported" | "document.donation_report_failed" | "allocation.connection_expiring" | "expense.recorded" | "ledger.period_reopened" | "export.completed" | "business.status_changed" | "webhook.test";
             businessId: string | null;
-            /** @enum {unknown} */
+            /** @enum {string} */
             status: "pending" | "delivered" | "failed";
             attempts: {
                 n: number;
@@ -1792,6 +1803,7 @@ export interface operations {
                             /** @description The first characters of the key, for recognising it. */
                             prefix: string;
                             label: string | null;
+                            /** @enum {string} */
                             mode: "live" | "test";
                             scopes: ("businesses" | "documents" | "expenses" | "export" | "ocr")[];
                             /** Format: date-time */
@@ -1896,6 +1908,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
+                        /** @enum {string} */
                         mode: "live" | "sandbox";
                         days: {
                             /**
@@ -2113,7 +2126,10 @@ export interface operations {
                     email?: string | null;
                     defaultVatRateBp?: number | null;
                     requireAllocation?: boolean;
-                    /** @description Single- or double-entry books; default double for company and ngo, single otherwise. Double exports the ledger (B100/B110) with OPENFRMT. */
+                    /**
+                     * @description Single- or double-entry books; default double for company and ngo, single otherwise. Double exports the ledger (B100/B110) with OPENFRMT.
+                     * @enum {string}
+                     */
                     bookkeeping?: "single" | "double";
                     /** @description Fields given replace the stored ones; null clears one. */
                     branding?: {
@@ -2122,6 +2138,7 @@ export interface operations {
                         tagline?: string | null;
                         website?: string | null;
                         footerText?: string | null;
+                        /** @enum {string} */
                         template?: "classic" | "stripe";
                     };
                     /** @description First number per doc type, e.g. {"305": 1001}; settable only before that type's first issue. */
@@ -2137,7 +2154,10 @@ export interface operations {
                         400?: number;
                         405?: number;
                     };
-                    /** @description The VAT reporting period the VAT office set: `monthly` (default) or `bimonthly`. `period=YYYY-MM` of the VAT report and the PCN874 file means the business's period holding that month. */
+                    /**
+                     * @description The VAT reporting period the VAT office set: `monthly` (default) or `bimonthly`. `period=YYYY-MM` of the VAT report and the PCN874 file means the business's period holding that month.
+                     * @enum {string}
+                     */
                     vatReportingPeriod?: "monthly" | "bimonthly";
                     /** @description An ngo's approval under section 46 of the Income Tax Ordinance: its number and the days it is valid (both included). A 405 donation receipt is issued only on a day inside them (else 422 `donation_approval_missing`) and prints it. Only an ngo holds one; null clears it. */
                     section46Approval?: {
@@ -2410,7 +2430,10 @@ export interface operations {
                     email?: string | null;
                     defaultVatRateBp?: number | null;
                     requireAllocation?: boolean;
-                    /** @description Single- or double-entry books; default double for company and ngo, single otherwise. Double exports the ledger (B100/B110) with OPENFRMT. */
+                    /**
+                     * @description Single- or double-entry books; default double for company and ngo, single otherwise. Double exports the ledger (B100/B110) with OPENFRMT.
+                     * @enum {string}
+                     */
                     bookkeeping?: "single" | "double";
                     /** @description Fields given replace the stored ones; null clears one. */
                     branding?: {
@@ -2419,6 +2442,7 @@ export interface operations {
                         tagline?: string | null;
                         website?: string | null;
                         footerText?: string | null;
+                        /** @enum {string} */
                         template?: "classic" | "stripe";
                     };
                     /** @description First number per doc type, e.g. {"305": 1001}; settable only before that type's first issue. */
@@ -2434,7 +2458,10 @@ export interface operations {
                         400?: number;
                         405?: number;
                     };
-                    /** @description The VAT reporting period the VAT office set: `monthly` (default) or `bimonthly`. `period=YYYY-MM` of the VAT report and the PCN874 file means the business's period holding that month. */
+                    /**
+                     * @description The VAT reporting period the VAT office set: `monthly` (default) or `bimonthly`. `period=YYYY-MM` of the VAT report and the PCN874 file means the business's period holding that month.
+                     * @enum {string}
+                     */
                     vatReportingPeriod?: "monthly" | "bimonthly";
                     /** @description An ngo's approval under section 46 of the Income Tax Ordinance: its number and the days it is valid (both included). A 405 donation receipt is issued only on a day inside them (else 422 `donation_approval_missing`) and prints it. Only an ngo holds one; null clears it. */
                     section46Approval?: {
@@ -7283,6 +7310,7 @@ export interface operations {
                         exportRun: {
                             /** @description `exr_…` */
                             id: string;
+                            /** @enum {string} */
                             kind: "openfrmt" | "pcn874";
                             /**
                              * Format: date
@@ -7294,6 +7322,7 @@ export interface operations {
                              * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                              */
                             to: string;
+                            /** @enum {string} */
                             status: "running" | "completed" | "failed";
                             /** @description OPENFRMT/<first 8 digits of the tax id>.<YY>/<MMDDhhmm> inside the zip */
                             directory: string;
@@ -7469,6 +7498,7 @@ export interface operations {
                         exportRuns: ({
                             /** @description `exr_…` */
                             id: string;
+                            /** @enum {string} */
                             kind: "openfrmt" | "pcn874";
                             /**
                              * Format: date
@@ -7480,6 +7510,7 @@ export interface operations {
                              * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                              */
                             to: string;
+                            /** @enum {string} */
                             status: "running" | "completed" | "failed";
                             /** @description OPENFRMT/<first 8 digits of the tax id>.<YY>/<MMDDhhmm> inside the zip */
                             directory: string;
@@ -7609,6 +7640,7 @@ export interface operations {
                         exportRun: {
                             /** @description `exr_…` */
                             id: string;
+                            /** @enum {string} */
                             kind: "openfrmt" | "pcn874";
                             /**
                              * Format: date
@@ -7620,6 +7652,7 @@ export interface operations {
                              * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                              */
                             to: string;
+                            /** @enum {string} */
                             status: "running" | "completed" | "failed";
                             /** @description OPENFRMT/<first 8 digits of the tax id>.<YY>/<MMDDhhmm> inside the zip */
                             directory: string;
@@ -7931,6 +7964,7 @@ export interface operations {
                              * @example 2026-01/2026-02
                              */
                             period?: string;
+                            /** @enum {string} */
                             kind?: "monthly" | "bimonthly";
                             /**
                              * @description The figures are the ledger's accounts 2200, 1400, 1410 and revenue 4000–4100 over the entries dated in the period
@@ -9301,6 +9335,7 @@ export interface operations {
                         tagline?: string | null;
                         website?: string | null;
                         footerText?: string | null;
+                        /** @enum {string} */
                         template?: "classic" | "stripe";
                     };
                 };
@@ -9895,7 +9930,8 @@ export interface operations {
                         accounts: {
                             code: string;
                             name: string;
-                            kind: string;
+                            /** @enum {string} */
+                            kind: "asset" | "liability" | "equity" | "revenue" | "expense";
                             trialBalanceCode: string;
                             trialBalanceName: string;
                             partyId: string | null;
@@ -9990,6 +10026,7 @@ export interface operations {
                     /** @description Account code (B110 1402): up to 15 letters, digits or hyphens */
                     code: string;
                     name: string;
+                    /** @enum {string} */
                     kind: "asset" | "liability" | "equity" | "revenue" | "expense";
                     /** @description Account code (B110 1402): up to 15 letters, digits or hyphens */
                     trialBalanceCode: string;
@@ -10012,7 +10049,8 @@ export interface operations {
                         account: {
                             code: string;
                             name: string;
-                            kind: string;
+                            /** @enum {string} */
+                            kind: "asset" | "liability" | "equity" | "revenue" | "expense";
                             trialBalanceCode: string;
                             trialBalanceName: string;
                             partyId: string | null;
@@ -10159,7 +10197,8 @@ export interface operations {
                         account: {
                             code: string;
                             name: string;
-                            kind: string;
+                            /** @enum {string} */
+                            kind: "asset" | "liability" | "equity" | "revenue" | "expense";
                             trialBalanceCode: string;
                             trialBalanceName: string;
                             partyId: string | null;
@@ -10298,7 +10337,8 @@ export interface operations {
                         account: {
                             code: string;
                             name: string;
-                            kind: string;
+                            /** @enum {string} */
+                            kind: "asset" | "liability" | "equity" | "revenue" | "expense";
                             trialBalanceCode: string;
                             trialBalanceName: string;
                             partyId: string | null;
@@ -10440,6 +10480,7 @@ export interface operations {
                              * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                              */
                             date: string;
+                            /** @enum {string} */
                             source: "document" | "expense" | "manual" | "reversal" | "payment";
                             documentId: string | null;
                             expenseId: string | null;
@@ -10577,6 +10618,7 @@ export interface operations {
                              * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                              */
                             date: string;
+                            /** @enum {string} */
                             source: "document" | "expense" | "manual" | "reversal" | "payment";
                             documentId: string | null;
                             expenseId: string | null;
@@ -10739,6 +10781,7 @@ export interface operations {
                              * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                              */
                             date: string;
+                            /** @enum {string} */
                             source: "document" | "expense" | "manual" | "reversal" | "payment";
                             documentId: string | null;
                             expenseId: string | null;
@@ -10866,6 +10909,7 @@ export interface operations {
                              * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                              */
                             date: string;
+                            /** @enum {string} */
                             source: "document" | "expense" | "manual" | "reversal" | "payment";
                             documentId: string | null;
                             expenseId: string | null;
@@ -11783,6 +11827,7 @@ export interface operations {
                         exportRun: {
                             /** @description `exr_…` */
                             id: string;
+                            /** @enum {string} */
                             kind: "openfrmt" | "pcn874";
                             /**
                              * Format: date
@@ -11794,6 +11839,7 @@ export interface operations {
                              * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                              */
                             to: string;
+                            /** @enum {string} */
                             status: "running" | "completed" | "failed";
                             /** @description OPENFRMT/<first 8 digits of the tax id>.<YY>/<MMDDhhmm> inside the zip */
                             directory: string;
@@ -11942,7 +11988,10 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description `auto` (default): the origin the first time, a copy afterwards. */
+                    /**
+                     * @description `auto` (default): the origin the first time, a copy afterwards.
+                     * @enum {string}
+                     */
                     kind?: "auto" | "origin" | "copy";
                 };
             };
@@ -12093,7 +12142,9 @@ export interface operations {
                         ok: true;
                         prints: {
                             id: string;
+                            /** @enum {string} */
                             variant: "origin" | "copy";
+                            /** @enum {string} */
                             channel: "print" | "share" | "email";
                             fileId: string;
                             keyPrefix: string | null;
@@ -12190,7 +12241,10 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description `auto` (default): the origin the first time, a copy afterwards. */
+                    /**
+                     * @description `auto` (default): the origin the first time, a copy afterwards.
+                     * @enum {string}
+                     */
                     kind?: "auto" | "origin" | "copy";
                 };
             };
@@ -12207,6 +12261,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
+                        /** @enum {string} */
                         variant: "origin" | "copy";
                         fileId: string;
                         slug: string;
@@ -12356,6 +12411,7 @@ export interface operations {
                         ok: true;
                         sent: string[];
                         failed: string[];
+                        /** @enum {string} */
                         variant: "origin" | "copy";
                         url: string;
                         warnings: {
@@ -12523,7 +12579,10 @@ export interface operations {
                             rate: string;
                             /** @description The day of the rate: the Bank of Israel publication day, or the effective-from day of an agreed rate */
                             date: string;
-                            /** @description `boi`: Bank of Israel representative rate; `business`: the business's agreed rate */
+                            /**
+                             * @description `boi`: Bank of Israel representative rate; `business`: the business's agreed rate
+                             * @enum {string}
+                             */
                             source: "boi" | "business";
                         };
                     };
