@@ -1,3 +1,4 @@
+import type { Mode } from './platform/db/mode.ts';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifySchemaValidationError } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -46,7 +47,7 @@ function ajv(coerce: boolean) {
 }
 
 /** Mode of the answering database as far as the key's prefix tells; auth confirms it. */
-function modeFromHeader(h: unknown): 'live' | 'sandbox' {
+function modeFromHeader(h: unknown): Mode {
   return typeof h === 'string' && h.trim().startsWith('bk_test_') ? 'sandbox' : 'live';
 }
 

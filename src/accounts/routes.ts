@@ -14,7 +14,7 @@ const KeyListing = Type.Object({
   prefix: Type.String({ description: 'The first characters of the key, for recognising it.' }),
   label: Nullable(Type.String()),
   mode: enumOf(KEY_MODES),
-  scopes: Type.Array(Type.Enum([...SCOPES], { type: 'string' })),
+  scopes: Type.Array(enumOf(SCOPES)),
   createdAt: IsoDateTime,
   lastUsedAt: Nullable(IsoDateTime),
   expiresAt: Nullable(IsoDateTime),

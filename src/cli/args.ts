@@ -1,3 +1,4 @@
+import type { Mode } from '../platform/db/mode.ts';
 /**
  * What a command reads: `accounts create --name N --json` → positionals ['accounts','create'], flags
  * {name:'N', json:true}. The `pinkas` command line is parsed by commander (program.ts), which refuses
@@ -50,7 +51,7 @@ export function optionalLimit(args: ParsedArgs, name: string): number | null | u
   return Number(v);
 }
 
-export function modeFlag(args: ParsedArgs): 'live' | 'sandbox' {
+export function modeFlag(args: ParsedArgs): Mode {
   const m = flag(args, 'mode', true);
   if (m === 'live') return 'live';
   if (m === 'test' || m === 'sandbox') return 'sandbox';

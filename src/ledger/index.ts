@@ -1,5 +1,5 @@
 /** The ledger domain's public surface: what other folders may import (ARCHITECTURE.md, "Boundaries"). */
 export { INPUT_VAT, INPUT_VAT_FIXED_ASSETS, OUTPUT_VAT, taxIdOfAccountCode } from './chart.ts';
 export { documentJournalCall, expenseSupplierAccount, inClosedPeriod, postExpenseEntry, postSupplierPaymentEntry } from './post.ts';
-export type { EntrySource } from './lists.ts';
+export { ENTRY_SOURCES, type EntrySource } from './lists.ts';
 export { trialBalance, type TrialBalanceRow } from './store.ts';

@@ -13,13 +13,11 @@ import { registerLedgerReportRoutes } from './report-routes.ts';
 import { closePeriod, listClosedPeriods, reopenPeriod } from './periods.ts';
 import { asCsv, Int, read, tags } from './route-parts.ts';
 import { enumOf } from '../platform/http/enums.ts';
-import { ACCOUNT_KINDS, ENTRY_SOURCES } from './lists.ts';
+import { ENTRY_SOURCES } from './lists.ts';
+import { Code, Kind, ManualEntryBody, NewAccountBody } from './schemas.ts';
 import { createAccount, createManualEntry, getEntry, reverseEntry, updateAccount } from './service.ts';
 
 const write = { scope: 'businesses' as const };
-const Code = Type.String({ pattern: '^[0-9A-Za-z-]{1,15}$', description: 'Account code (B110 1402): up to 15 letters, digits or hyphens' });
-const Kind = enumOf(ACCOUNT_KINDS);
-const Amount = Type.Integer({ minimum: 1, maximum: 99_999_999_999_99, description: 'Agorot, greater than zero' });
 
 const AccountSchema = Type.Object({
   code: Type.String(),
@@ -94,16 +92,7 @@ function registerChartRoutes(api: Api, s: Services): void {
         operationId: 'createLedgerAccount',
         summary: 'Add an account to the chart',
         params: BidParams,
-        body: Type.Object(
-          {
-            code: Code,
-            name: Type.String({ minLength: 1, maxLength: 50 }),
-            kind: Kind,
-            trialBalanceCode: Code,
-            trialBalanceName: Type.Optional(Type.String({ minLength: 1, maxLength: 30 })),
-          },
-          { additionalProperties: false },
-        ),
+        body: NewAccountBody,
         response: { 201: Ok({ account: AccountSchema }), ...errors(...AUTH_ERRORS, 409) },
       },
     },
@@ -250,17 +239,7 @@ function registerManualEntryRoute(api: Api, s: Services): void {
         operationId: 'createLedgerEntry',
         summary: 'A manual journal entry (adjustment, opening balances): balanced, or 422 unbalanced',
         params: BidParams,
-        body: Type.Object(
-          {
-            date: IsoDate,
-            description: Type.String({ minLength: 1, maxLength: 50 }),
-            lines: Type.Array(Type.Object({ account: Code, debit: Type.Optional(Amount), credit: Type.Optional(Amount) }, { additionalProperties: false }), {
-              minItems: 2,
-              maxItems: 500,
-            }),
-          },
-          { additionalProperties: false },
-        ),
+        body: ManualEntryBody,
         response: { 201: Ok({ entry: EntrySchema }), ...ENTRY_ERRORS },
       },
     },

@@ -11,17 +11,10 @@ import { ledgerAccounts } from './tables.ts';
 import { appendAudit, type Actor } from '../platform/audit.ts';
 import { AppError, conflict, notFound, validation } from '../platform/errors.ts';
 import type { BusinessRecord } from '../businesses/index.ts';
-import { TRIAL_BALANCE_GROUPS, type AccountKind } from './chart.ts';
+import { TRIAL_BALANCE_GROUPS } from './chart.ts';
 import { CREDIT, DEBIT, reversed, type JournalLine } from './journal.ts';
+import type { ManualEntryInput, NewAccountInput } from './schemas.ts';
 import { chartOf, ensureChart, getAccount, listEntries, postEntry, toAccountView, type AccountView, type EntryView } from './store.ts';
-
-export interface NewAccountInput {
-  code: string;
-  name: string;
-  kind: AccountKind;
-  trialBalanceCode: string;
-  trialBalanceName?: string;
-}
 
 export async function createAccount(
   database: Database,
@@ -77,12 +70,6 @@ export async function updateAccount(
     await appendAudit(tx, { at, actor }, { businessId: b.id, action: 'ledger.account.update', entityType: 'ledger_account', entityId: code, before, after });
     return after;
   });
-}
-
-export interface ManualEntryInput {
-  date: string;
-  description: string;
-  lines: { account: string; debit?: number; credit?: number }[];
 }
 
 /** Each line is a debit or a credit (one of them, > 0). */

@@ -13,8 +13,16 @@ import { INPUT_VAT, INPUT_VAT_FIXED_ASSETS, OUTPUT_VAT, type EntrySource } from 
 import { periodOfBusiness, type VatPeriod, type VatReportingPeriod } from './period.ts';
 
 /** Revenue accounts by VAT treatment (src/ledger/chart.ts revenueAccount); 4100 is a patur/ngo dealer's revenue. */
-const TREATMENT_OF_ACCOUNT = { '4000': 'taxable', '4010': 'zeroRatedExport', '4020': 'eilat', '4030': 'exempt', '4100': 'exempt' } as const;
-export type Treatment = (typeof TREATMENT_OF_ACCOUNT)[keyof typeof TREATMENT_OF_ACCOUNT];
+const TREATMENT_OF_ACCOUNT: Readonly<Record<string, Treatment>> = {
+  '4000': 'taxable',
+  '4010': 'zeroRatedExport',
+  '4020': 'eilat',
+  '4030': 'exempt',
+  '4100': 'exempt',
+};
+/** A sale's VAT treatment, the closed list the report and its schema read. */
+export const TREATMENTS = ['taxable', 'zeroRatedExport', 'eilat', 'exempt'] as const;
+export type Treatment = (typeof TREATMENTS)[number];
 const VAT_ACCOUNTS = [OUTPUT_VAT, INPUT_VAT, INPUT_VAT_FIXED_ASSETS, ...Object.keys(TREATMENT_OF_ACCOUNT)];
 
 export interface LedgerVatReport {

@@ -3,6 +3,8 @@ import { Type } from 'typebox';
 import { IsoDate, Nullable } from '../platform/http/schemas.ts';
 import { enumOf } from '../platform/http/enums.ts';
 import { VAT_REPORTING_PERIODS } from '../businesses/index.ts';
+import { ENTRY_SOURCES } from '../ledger/index.ts';
+import { TREATMENTS } from './report.ts';
 
 const Int = Type.Integer();
 
@@ -57,8 +59,8 @@ export const VatLineSchema = Type.Object({
   entryNo: Int,
   entryId: Type.String(),
   entryDate: IsoDate,
-  source: Type.Union([Type.Literal('document'), Type.Literal('expense'), Type.Literal('manual'), Type.Literal('reversal')]),
-  treatment: Nullable(Type.Union([Type.Literal('taxable'), Type.Literal('zeroRatedExport'), Type.Literal('eilat'), Type.Literal('exempt')])),
+  source: enumOf(ENTRY_SOURCES),
+  treatment: Nullable(enumOf(TREATMENTS)),
   exVat: Int,
   outputVat: Int,
   inputVat: Int,

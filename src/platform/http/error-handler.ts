@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { enumOf } from './enums.ts';
 import { Type } from 'typebox';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -14,7 +15,7 @@ import { ERROR_REASONS, statusOf, type ErrorReason } from './openapi-reasons.ts'
 export const ErrorSchema = Type.Object(
   {
     error: Type.String({ description: 'Human-readable, safe to log; a validation error starts with the field path.' }),
-    reason: Type.Enum([...ERROR_REASONS], { type: 'string', description: 'Stable machine code, one of a closed list.' }),
+    reason: enumOf(ERROR_REASONS, { description: 'Stable machine code, one of a closed list.' }),
     requestId: Type.String({ description: 'The id of the request (also the X-Request-Id header and the reqId of its log lines).' }),
   },
   { $id: 'Error', additionalProperties: false, description: 'Every failure: `{error, reason, requestId}`.' },

@@ -8105,7 +8105,8 @@ export interface operations {
                              * @description YYYY-MM-DD, a real calendar date from 2000-01-01 through 2099-12-31
                              */
                             entryDate: string;
-                            source: "document" | "expense" | "manual" | "reversal";
+                            /** @enum {string} */
+                            source: "document" | "expense" | "manual" | "reversal" | "payment";
                             treatment: ("taxable" | "zeroRatedExport" | "eilat" | "exempt") | null;
                             exVat: number;
                             outputVat: number;
