@@ -1,5 +1,4 @@
 import { defineConfig } from 'vitest/config';
-import SlowFirstSequencer from './test/helpers/slow-first-sequencer.ts';
 
 // One run against real PostgreSQL: TEST_DATABASE_URL when given (.ci/run gives the machine's
 // server), otherwise an embedded cluster that the global setup starts once. Each test file clones
@@ -22,7 +21,5 @@ export default defineConfig({
     // caches keyed by database) is read as such by the tests. test/documents + test/ledger, 19 files, load
     // 8-12: 241 s isolated, 136 s shared. TEST_ISOLATE=1 isolates again, to rule out a leak between files.
     isolate: process.env.TEST_ISOLATE === '1',
-    // The slowest files start first (test/helpers/slow-first-sequencer.ts).
-    sequence: { sequencer: SlowFirstSequencer },
   },
 });
