@@ -27,17 +27,19 @@ export function openRunDir(): { dir: string; cleanUp: () => void } {
   };
   process.once('exit', cleanUp);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    // Interrupted: Vitest's own workers go too (one may be left running a file, its parent gone).
     process.once(signal, () => {
-      cleanUp();
+      cleaned = true;
+      removeRun(dir, { workersToo: true });
       process.kill(process.pid, signal);
     });
   }
   return { dir, cleanUp };
 }
 
-/** Stops every process that runs with TMPDIR=dir and removes the folder. */
-export function removeRun(dir: string): void {
-  stopProcessesOf(dir);
+/** Stops every process that runs with TMPDIR=dir (Vitest's workers only when asked) and removes the folder. */
+export function removeRun(dir: string, { workersToo = false } = {}): void {
+  stopProcessesOf(dir, workersToo);
   rmSync(dir, { recursive: true, force: true });
 }
 
@@ -46,8 +48,8 @@ interface RunProcess {
   postgres: boolean;
 }
 
-/** Processes other than this one and Vitest's own that run with TMPDIR=dir (Linux: /proc; elsewhere none are found). */
-function processesOf(dir: string): RunProcess[] {
+/** Processes other than this one (Vitest's workers only when asked) that run with TMPDIR=dir (Linux: /proc; elsewhere none). */
+function processesOf(dir: string, workersToo: boolean): RunProcess[] {
   if (!existsSync('/proc/self/environ')) return [];
   const marker = `\0TMPDIR=${dir}\0`;
   const found: RunProcess[] = [];
@@ -58,7 +60,7 @@ function processesOf(dir: string): RunProcess[] {
       const environ = `\0${readFileSync(`/proc/${pid}/environ`, 'latin1')}`;
       if (!environ.includes(marker)) continue;
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'latin1');
-      if (cmdline.includes('vitest')) continue;
+      if (!workersToo && cmdline.includes('vitest')) continue;
       found.push({ pid, postgres: readFileSync(`/proc/${pid}/comm`, 'latin1').trim() === 'postgres' });
     } catch {
       /* gone, or not ours to read */
@@ -80,12 +82,12 @@ const signal = (pid: number, sig: NodeJS.Signals) => {
  * shutdown, which ends its children and frees its shared memory; then waits for them, synchronously, since an
  * exiting process runs no more asynchronous work.
  */
-function stopProcessesOf(dir: string): void {
+function stopProcessesOf(dir: string, workersToo: boolean): void {
   const wait = new Int32Array(new SharedArrayBuffer(4));
   for (let round = 0; round < 3; round++) {
-    const left = processesOf(dir);
+    const left = processesOf(dir, workersToo);
     if (left.length === 0) return;
     for (const p of left) signal(p.pid, p.postgres && round < 2 ? 'SIGQUIT' : 'SIGKILL');
-    for (let i = 0; i < 40 && processesOf(dir).length > 0; i++) Atomics.wait(wait, 0, 0, 50);
+    for (let i = 0; i < 40 && processesOf(dir, workersToo).length > 0; i++) Atomics.wait(wait, 0, 0, 50);
   }
 }
