@@ -7,7 +7,7 @@
  * Pure: no I/O, imports only types, so src/pdf and src/openfrmt may read it.
  * Sources: service-api.md (Documents), decisions.md ("Money and tax", "What a printed document says").
  */
-import type { DealerType } from '../businesses/dealer-types.ts';
+import { DEALER_TYPES, type DealerType } from '../businesses/dealer-types.ts';
 
 /** How a type's payments relate to its totals. */
 export type PaymentsRule =
@@ -104,7 +104,7 @@ export interface DocTypeRule {
   donation: boolean;
 }
 
-const ALL_DEALERS: readonly DealerType[] = ['patur', 'murshe', 'company', 'ngo'];
+const ALL_DEALERS: readonly DealerType[] = DEALER_TYPES;
 const VAT_DEALERS: readonly DealerType[] = ['murshe', 'company'];
 
 /** The type codes. A new type: its code here and its row below (the compiler asks for both). */
