@@ -7,8 +7,6 @@ import { createServices } from '../services.ts';
 import { commands } from './commands.ts';
 import { UsageError, type ParsedArgs } from './args.ts';
 import type { Command } from './command.ts';
-import { serveMcp } from './mcp.ts';
-import { runListen } from './listen.ts';
 import { buildProgram, commanderOutcome } from './program.ts';
 
 /** The operator CLI: `npm run --silent cli -- <command>`; with --json, exactly one JSON object on stdout. */
@@ -45,8 +43,9 @@ async function main(argv: string[]): Promise<number> {
   let code = 0;
   const program = buildProgram(commands, {
     run: async (command, args, help) => void (code = await runCommand(command, args, help)),
-    mcp: async (options) => void (code = await serveMcp(options)),
-    listen: async (options) => void (code = await runListen(options)),
+    // Loaded when asked for: the MCP SDK and the listener are no part of any other command's start.
+    mcp: async (options) => void (code = await (await import('./mcp.ts')).serveMcp(options)),
+    listen: async (options) => void (code = await (await import('./listen.ts')).runListen(options)),
   });
   try {
     await program.parseAsync(argv, { from: 'user' });
