@@ -8,7 +8,6 @@ import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
 import { AppError, conflict, validation } from '../platform/errors.ts';
-import { appendAudit } from '../platform/audit.ts';
 import { canonicalJson } from '../platform/canonical-json.ts';
 import { israelDate } from '../platform/clock.ts';
 import type { Services } from '../platform/http/services.ts';
@@ -17,9 +16,9 @@ import type { BusinessRecord } from '../businesses/index.ts';
 import { docTypeAllowed, docTypeRefusal, type DocType } from './doc-types.ts';
 import { checkDraft, type DraftFields } from './draft-input.ts';
 import { totalsOfDraft } from './totals.ts';
-import { insertDraft, notDraft } from './drafts.ts';
+import { draftUpdated, insertDraft, notDraft } from './drafts.ts';
 import { forgetDraft } from './draft-cache.ts';
-import { documentView, getDocumentRow, type DocumentRow, type DocumentView } from './snapshot.ts';
+import { getDocumentRow, type DocumentRow, type DocumentView } from './snapshot.ts';
 import { type DocumentParty } from './snapshot-types.ts';
 import { conversionRefusal, convertedLines, discountShare, quantitiesFrom, stageOf, type ChosenLines, type ConversionSource } from './conversion.ts';
 import { takenInStage } from './conversion-store.ts';
@@ -133,20 +132,7 @@ async function addToDraft(
             total_ex_vat = ${t.totalExVat}, vat_amount = ${t.vatAmount}, total_inc_vat = ${t.totalIncVat}, updated_at = ${now.toISOString()}
           WHERE id = ${draft.id} AND status = 'draft'`,
     );
-    const after = documentView(await getDocumentRow(tx, business.id, draft.id));
-    await appendAudit(
-      tx,
-      { at: now, actor: ctx.actor },
-      {
-        businessId: business.id,
-        action: 'document.update',
-        entityType: 'document',
-        entityId: draft.id,
-        before: documentView(draft),
-        after,
-      },
-    );
-    return after;
+    return draftUpdated(tx, { at: now, actor: ctx.actor, before: draft });
   });
 }
 

@@ -253,21 +253,16 @@ export async function patchDraft(
             metadata = ${metadataToStore(body.metadata, cur.metadata)}::jsonb, updated_at = ${now.toISOString()}
           WHERE id = ${id}`,
     );
-    const after = documentView(await getDocumentRow(tx, business.id, id));
-    await appendAudit(
-      tx,
-      { at: now, actor: ctx.actor },
-      {
-        businessId: business.id,
-        action: 'document.update',
-        entityType: 'document',
-        entityId: id,
-        before: documentView(cur),
-        after,
-      },
-    );
-    return after;
+    return draftUpdated(tx, { at: now, actor: ctx.actor, before: cur });
   });
+}
+
+/** A draft changed in this transaction: its view read back, the `document.update` audit row from before to after. */
+export async function draftUpdated(tx: Tx, { at, actor, before }: { at: Date; actor: RequestContext['actor']; before: DocumentRow }): Promise<DocumentView> {
+  const after = documentView(await getDocumentRow(tx, before.businessId, before.id));
+  const entry = { businessId: before.businessId, entityId: before.id, before: documentView(before), after };
+  await appendAudit(tx, { at, actor }, { ...entry, action: 'document.update', entityType: 'document' });
+  return after;
 }
 
 export async function deleteDraft(s: Services, ctx: RequestContext, business: BusinessRecord, id: string): Promise<void> {

@@ -5,7 +5,8 @@ import { EN } from './english.ts';
 import type { RenderModel, SignatureInfo, Variant } from './model.ts';
 import { ALERT, flowOf, type Flow } from './sections.ts';
 import type { Theme } from './theme.ts';
-import { CONTENT, PAGE, PdfWriter } from './writer.ts';
+import { CONTENT, PAGE } from './page-geometry.ts';
+import type { PdfWriter } from './writer.ts';
 import { footerLine, pageLabel, sandboxLine, signatureStatement } from './wording.ts';
 
 export interface Furniture {

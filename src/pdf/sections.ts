@@ -6,7 +6,8 @@ import { EN } from './english.ts';
 import { baseDirection, head, label, languageOf } from './language.ts';
 import type { Language, RenderModel, Variant } from './model.ts';
 import type { Theme } from './theme.ts';
-import { CONTENT, PAGE, PdfWriter, type TextStyle } from './writer.ts';
+import { CONTENT, PAGE, type TextStyle } from './page-geometry.ts';
+import type { PdfWriter } from './writer.ts';
 import type { PreparedImage } from './image-cache.ts';
 import {
   amountIn,
