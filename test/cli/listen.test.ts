@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers/databases.ts';
 import { ROOT, killServer, startServer, tempDataDir, type ServerProcess } from '../helpers/server-process.ts';
 import { verifyWebhook } from '../../src/webhooks/signature.ts';
+import { nodeEntry } from '../helpers/entry-bundle.ts';
 
 const SECRET = 'whsec_listen-test-secret';
 type Got = { headers: Record<string, string | string[] | undefined>; raw: Buffer; body: any };
@@ -70,7 +71,7 @@ describe('pinkas listen', () => {
   it('refuses a live key, and a missing --forward-to, before sending anything', async () => {
     const run = (args: string[], extra: Record<string, string>) =>
       new Promise<{ code: number | null; err: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, env: { ...process.env, ...extra } });
+        const child = spawn(process.execPath, [...nodeEntry('src/cli/main.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...extra } });
         let err = '';
         child.stderr.on('data', (d) => (err += d));
         child.on('exit', (code) => resolve({ code, err }));
@@ -90,7 +91,7 @@ describe('pinkas listen', () => {
     const port = (receiver.address() as AddressInfo).port;
     listener = spawn(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'listen', '--forward-to', `http://localhost:${port}/hooks`, '--url', server.base, '--poll-ms', '200'],
+      [...nodeEntry('src/cli/main.ts'), 'listen', '--forward-to', `http://localhost:${port}/hooks`, '--url', server.base, '--poll-ms', '200'],
       { cwd: ROOT, env: { ...process.env, PINKAS_API_KEY: key, PINKAS_WEBHOOK_SECRET: SECRET } },
     );
     listener.stdout!.on('data', (d) => (listenerOut += d));

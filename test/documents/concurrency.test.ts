@@ -2,11 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeEntry } from '../helpers/entry-bundle.ts';
 import { createTestEnv, type TestAccount, type TestEnv } from '../helpers/env.ts';
 
 // Several API processes share one PostgreSQL database: numbering must stay gapless and unique,
 // and a process killed in the middle of an issue must leave neither a gap nor a duplicate.
-const CHILD = path.resolve(import.meta.dirname, 'issuer-child.ts');
 
 let env: TestEnv;
 let a: TestAccount;
@@ -16,7 +16,7 @@ function startChild(
   ids: string[],
   parallel = 4,
 ): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; out: string; err: string }> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+  const child = spawn(process.execPath, nodeEntry('test/documents/issuer-child.ts'), {
     cwd: path.resolve(import.meta.dirname, '../..'),
     env: {
       ...process.env,

@@ -4,6 +4,7 @@ import { freshDatabase } from '../helpers/databases.ts';
 import { spawn, spawnSync } from 'node:child_process';
 import { killServer, ROOT, startServer, tempDataDir } from '../helpers/server-process.ts';
 import { startS3Server, type S3TestServer } from '../helpers/s3-server.ts';
+import { nodeEntry } from '../helpers/entry-bundle.ts';
 
 // Issue 31, at start: the store must answer before the server takes a request, and a server on server
 // PostgreSQL without a bucket says that several processes need one.
@@ -48,7 +49,7 @@ describe('the server at start', () => {
   it('refuses to start (exit 3) when the bucket refuses its credentials', async () => {
     const refused = { ...s3.env, FILES_S3_ACCESS_KEY_ID: 'NOT-A-KEY' };
     const env = { ...process.env, DATA_DIR: dataDir, PINKAS_ENV: 'development', LOG_LEVEL: 'warn', PORT: '0', ...serverDbs(), ...refused };
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, nodeEntry('src/main.ts'), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -60,7 +61,7 @@ describe('the server at start', () => {
 describe('the files commands on the command line', () => {
   const cli = (...args: string[]) => {
     const env = { ...process.env, DATA_DIR: dataDir, PINKAS_ENV: 'test', LOG_LEVEL: 'silent', ...serverDbs() };
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 120_000 });
+    const r = spawnSync(process.execPath, [...nodeEntry('src/cli/main.ts'), ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 120_000 });
     return { code: r.status, out: r.stdout, err: r.stderr };
   };
 

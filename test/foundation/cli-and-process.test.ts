@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTestEnv, type TestEnv } from '../helpers/env.ts';
+import { nodeEntry, type Entry } from '../helpers/entry-bundle.ts';
 
 // The CLI and the server as a user runs them: separate processes, on the test's databases
 // (the embedded cluster's lifecycle has its own tests in embedded-server.test.ts).
@@ -21,8 +22,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-function run(script: string, args: string[], extraEnv: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', script, ...args], {
+function run(script: Entry, args: string[], extraEnv: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [...nodeEntry(script), ...args], {
     env: { ...process.env, PINKAS_ENV: 'test', LOG_LEVEL: 'silent', ...dbEnv, ...extraEnv },
     encoding: 'utf8',
     timeout: 180_000,

@@ -72,7 +72,8 @@ describe('answers from memory', () => {
     const b = await env.business(a.test);
     await upsertPlan(env.db.live.db, env.clock.now(), { key: 'small', name: 'Small', maxDocsPerMonth: 40, maxExpensesPerMonth: null });
     await setBusinessPlan(env.s, 'sandbox', b.id, 'small');
-    await env.s.invalidation.live.caughtUp();
+    // Both channels: the plan's change is heard on live, the business's on sandbox; a late one would reload after the fill.
+    await Promise.all([env.s.invalidation.live.caughtUp(), env.s.invalidation.sandbox.caughtUp()]);
     expect((await get(`/v1/businesses/${b.id}`, a.test)).body.business.maxDocsPerMonth).toBe(40); // fills the caches
     let read: Awaited<ReturnType<typeof get>> | undefined;
     const counts = await queriesDuring(async () => (read = await get(`/v1/businesses/${b.id}`, a.test)));

@@ -75,6 +75,9 @@ export interface TestEnv {
  * Background workers are not started: a test starts the ones it exercises. The in-process caches
  * (keys, accounts, plans, businesses) read through unless `cache` starts their LISTEN connections
  * as a serving process does; then `sql` answers once the caches have heard of its change.
+ * PDFs render on the calling thread (PDF_WORKERS=0), with the modules the test worker has loaded already: a render
+ * thread costs each file ~1 s of CPU to load tsx, pdfkit and the fonts again. The pool has its own tests
+ * (test/prints/render-pool.test.ts), and the servers the tests start as processes render in theirs.
  */
 export async function createTestEnv(opts: { env?: Record<string, string>; clock?: ManualClock; cache?: boolean } = {}): Promise<TestEnv> {
   const live = await freshDatabase('live');
@@ -85,6 +88,7 @@ export async function createTestEnv(opts: { env?: Record<string, string>; clock?
     PINKAS_ENV: 'test',
     LOG_LEVEL: 'silent',
     RATE_LIMIT_PER_MINUTE: '100000',
+    PDF_WORKERS: '0',
     DATA_DIR: '/nonexistent',
     FILES_DIR: filesDir,
     ...opts.env,

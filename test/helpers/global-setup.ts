@@ -6,6 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { openPool } from '../../src/platform/db/engine.ts';
 import { EmbeddedCluster } from '../../src/platform/db/embedded-cluster.ts';
 import { migrate } from '../../src/platform/db/migrate.ts';
+import { buildEntryBundle } from './entry-bundle.ts';
 import { openRunDir } from './run-dir.ts';
 
 declare module 'vitest' {
@@ -25,6 +26,7 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject) {
   const run = openRunDir();
+  await buildEntryBundle(run.dir);
   let adminUrl = process.env.TEST_DATABASE_URL;
   let cluster: EmbeddedCluster | null = null;
   let dir: string | null = null;

@@ -9,6 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { freePort } from '../../src/platform/db/embedded-cluster.ts';
 import { processAlive } from '../../src/platform/db/process-alive.ts';
+import { nodeEntry } from './entry-bundle.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -52,7 +53,7 @@ export async function startServer(
   const child =
     opts.via === 'npm'
       ? spawn('npm', ['start', '--silent'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
-      : spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], {
+      : spawn(process.execPath, [...(opts.nodeArgs ?? []), ...nodeEntry('src/main.ts')], {
           cwd: ROOT,
           env,
           detached: true,
@@ -131,7 +132,7 @@ export async function clusterClient(dataDir: string, database: string): Promise<
 
 /** Runs the operator CLI on `dataDir`, as a user would; answers its parsed --json output. */
 export function cli(dataDir: string, ...args: string[]): { code: number | null; json: any; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--json'], {
+  const r = spawnSync(process.execPath, [...nodeEntry('src/cli/main.ts'), ...args, '--json'], {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', SANDBOX_DATABASE_URL: '', PINKAS_ENV: 'development', LOG_LEVEL: 'silent' },
     encoding: 'utf8',

@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { issueThroughTools, listeningServer } from './helpers.ts';
+import { nodeEntry } from '../helpers/entry-bundle.ts';
 
 // `pinkas mcp` as an MCP client starts it: a child process on stdio, relaying to this test's listening server.
 const server = listeningServer();
@@ -14,7 +15,7 @@ describe('MCP over stdio (pinkas mcp)', () => {
     const client = new Client({ name: 'pinkas-test', version: '1.0.0' });
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp'],
+      args: [...nodeEntry('src/cli/main.ts'), 'mcp'],
       env: cliEnv(),
       stderr: 'pipe',
     });
@@ -30,7 +31,7 @@ describe('MCP over stdio (pinkas mcp)', () => {
     // Not spawnSync: the server answering the child runs in this process.
     const run = (env: Record<string, string>) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'mcp'], { env, timeout: 60_000 }, (err, stdout, stderr) =>
+        const child = execFile(process.execPath, [...nodeEntry('src/cli/main.ts'), 'mcp'], { env, timeout: 60_000 }, (err, stdout, stderr) =>
           resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr }),
         );
         child.stdin?.end();
