@@ -1,15 +1,14 @@
 import type { Mode } from './platform/db/mode.ts';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifySchemaValidationError } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swaggerUi from '@fastify/swagger-ui';
-import { Ajv } from 'ajv';
-import addFormats from 'ajv-formats';
 import type { Services } from './platform/http/services.ts';
 import { answerClientError, answerFrameworkError, ErrorSchema, installErrorHandler } from './platform/http/error-handler.ts';
 import { installRequestContext, requestIdOf } from './platform/http/request-id.ts';
 import { installMetrics } from './platform/http/metrics-route.ts';
-import { checkRequestText, parseJsonBody, unsafeNumber } from './platform/http/input.ts';
+import { checkRequestText, parseJsonBody } from './platform/http/input.ts';
+import { buildSerializer, validatorCompiler } from './platform/http/schema-compilers.ts';
 import { createApiAuth } from './accounts/index.ts';
 import { installBusinessGuard } from './businesses/index.ts';
 import { installRequestLog } from './request-log/index.ts';
@@ -29,53 +28,12 @@ declare module 'fastify' {
   }
 }
 
-type FastifySchemaValidator = ((data: unknown) => boolean) & { errors?: FastifySchemaValidationError[] | null };
-
-function ajv(coerce: boolean) {
-  // Bodies are strict (a string is never silently turned into a number); queries and params are coerced.
-  const instance = new Ajv({
-    removeAdditional: false,
-    useDefaults: true,
-    coerceTypes: coerce ? 'array' : false,
-    allErrors: false,
-    // Errors carry the schema that failed, so messages can say what is allowed (error-handler.ts).
-    verbose: true,
-    strict: false,
-  });
-  (addFormats as unknown as (a: Ajv) => void)(instance);
-  return instance;
-}
-
 /** Mode of the answering database as far as the key's prefix tells; auth confirms it. */
 function modeFromHeader(h: unknown): Mode {
   return typeof h === 'string' && h.trim().startsWith('bk_test_') ? 'sandbox' : 'live';
 }
 
-/** Bodies strict, queries and params coerced (then checked finite and exact). */
-function createValidatorCompiler() {
-  const bodyAjv = ajv(false);
-  const queryAjv = ajv(true);
-  return ({ schema, httpPart }: { schema: object; httpPart?: string }): FastifySchemaValidator => {
-    if (httpPart === 'body') return bodyAjv.compile(schema) as FastifySchemaValidator;
-    // Query strings and params are coerced: "1e309" becomes Infinity and "1e20" a number past 2^53,
-    // which `type: integer` lets through; each coerced number must be finite and exact as well.
-    const validate = queryAjv.compile(schema);
-    const checked = (data: unknown, ctx?: unknown) => {
-      const ok = (validate as (d: unknown, c?: unknown) => boolean)(data, ctx);
-      checked.errors = validate.errors as FastifySchemaValidationError[] | null | undefined;
-      if (!ok) return false;
-      const bad = unsafeNumber(data);
-      if (bad) checked.errors = [bad as FastifySchemaValidationError];
-      return !bad;
-    };
-    checked.errors = undefined as FastifySchemaValidationError[] | null | undefined;
-    checked.schemaEnv = (validate as unknown as { schemaEnv: unknown }).schemaEnv;
-    return checked;
-  };
-}
-
 export async function buildApp(s: Services): Promise<FastifyInstance> {
-  const validatorCompiler = createValidatorCompiler();
   const app = Fastify({
     // The assertion picks Fastify's logger generic; without it the instance type no longer matches FastifyInstance.
     loggerInstance: s.logger as FastifyBaseLogger,
@@ -96,7 +54,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     // Also as the factory: a plugin context that calls addSchema gets a fresh schema controller
     // built from the factory, which would otherwise fall back to Fastify's default Ajv
     // (removeAdditional: true — unknown body fields silently dropped instead of refused).
-    schemaController: { compilersFactory: { buildValidator: (() => validatorCompiler) as never } },
+    schemaController: { compilersFactory: { buildValidator: (() => validatorCompiler) as never, buildSerializer: buildSerializer as never } },
   });
   app.setValidatorCompiler(validatorCompiler);
 
