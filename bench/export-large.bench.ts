@@ -13,7 +13,8 @@
  *   BENCH_DB_PREFIX=hexp_ …  names the scratch databases hexp_<pid>_… (default pinkas_bench_)
  *   BENCH_EXPORT_KEEP=1 …   keeps the scratch databases and prints how to export them again:
  *   BENCH_EXPORT_URL=postgres://…/db BENCH_EXPORT_BUSINESS=biz_… BENCH_EXPORT_ACCOUNT=acc_… npx tsx bench/export-large.bench.ts
- *   (then drop them: DROP DATABASE …); BENCH_EXPORT_FROM / BENCH_EXPORT_TO (YYYY-MM-DD) export part of the range.
+ *   (then drop them: DROP DATABASE …); BENCH_EXPORT_FROM / BENCH_EXPORT_TO (YYYY-MM-DD) export part of the range;
+ *   BENCH_EXPORT_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" gives the child's node options (a profile per thread).
  *
  * The child loads the export's path only (exports/run.ts and the services it reads: config, clock, logger,
  * file stores), as a process that only exports would; the business is read by the parent and handed over.
@@ -106,7 +107,9 @@ async function exportOnly(url: string, business: BusinessRecord, accountId: stri
 
 function exportInChild(url: string, business: BusinessRecord, accountId: string): Promise<Record<string, any>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
+    // BENCH_EXPORT_NODE_ARGS: options for the child's node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+    const nodeArgs = (process.env.BENCH_EXPORT_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', fileURLToPath(import.meta.url)], {
       env: { ...process.env, BENCH_EXPORT_CHILD: JSON.stringify({ url, business, accountId }) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
