@@ -13,7 +13,11 @@
  *   BENCH_DB_PREFIX=hexp_ …  names the scratch databases hexp_<pid>_… (default pinkas_bench_)
  *   BENCH_EXPORT_KEEP=1 …   keeps the scratch databases and prints how to export them again:
  *   BENCH_EXPORT_URL=postgres://…/db BENCH_EXPORT_BUSINESS=biz_… BENCH_EXPORT_ACCOUNT=acc_… npx tsx bench/export-large.bench.ts
- *   (then drop them: DROP DATABASE …); BENCH_EXPORT_FROM / BENCH_EXPORT_TO (YYYY-MM-DD) export part of the range.
+ *   (then drop them: DROP DATABASE …); BENCH_EXPORT_FROM / BENCH_EXPORT_TO (YYYY-MM-DD) export part of the range;
+ *   BENCH_EXPORT_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" gives the child's node options (a profile per thread).
+ *
+ * The child loads the export's path only (exports/run.ts and the services it reads: config, clock, logger,
+ * file stores), as a process that only exports would; the business is read by the parent and handed over.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -22,13 +26,9 @@ import { loadConfig } from '../src/platform/config.ts';
 import { systemClock } from '../src/platform/clock.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { openPool } from '../src/platform/db/engine.ts';
-import { createServices } from '../src/services.ts';
-import { buildApp } from '../src/app.ts';
-import { createAccount } from '../src/accounts/accounts.ts';
-import { mintKey } from '../src/accounts/keys.ts';
+import { createFileStores } from '../src/platform/file-store/stores.ts';
+import type { BusinessRecord } from '../src/businesses/index.ts';
 import { runOpenfrmtExport } from '../src/exports/run.ts';
-import { serverDatabases } from './databases.ts';
-import { readBusiness, seedDocuments } from './seed/documents.ts';
 
 const mb = (n: number) => `${(n / 1048576).toFixed(0)} MB`;
 const config = () => loadConfig({ PINKAS_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '10000000', DATA_DIR: '/nonexistent' });
@@ -47,13 +47,14 @@ function vm(field: 'VmHWM' | 'VmRSS'): number {
 }
 
 /** The child: one export of the business's whole range, then one JSON line of figures. */
-async function exportOnly(url: string, businessId: string, accountId: string): Promise<void> {
+async function exportOnly(url: string, business: BusinessRecord, accountId: string): Promise<void> {
   const sandbox = await openPool('sandbox', url, { poolSize: 4 });
   try {
-    const s = createServices(config(), systemClock, createLogger('silent'), { live: sandbox, sandbox });
-    const business = await readBusiness(sandbox, businessId);
+    // The export path alone: the services a run reads (exports/run.ts ExportServices), not the API's.
+    const cfg = config();
+    const s = { config: cfg, clock: systemClock, logger: createLogger('silent'), fileStores: createFileStores(cfg.files) };
     const whole = (
-      await sandbox.pool.query(`SELECT min(document_date)::text AS f, max(document_date)::text AS t FROM documents WHERE business_id = $1`, [businessId])
+      await sandbox.pool.query(`SELECT min(document_date)::text AS f, max(document_date)::text AS t FROM documents WHERE business_id = $1`, [business.id])
     ).rows[0];
     // BENCH_EXPORT_FROM / BENCH_EXPORT_TO narrow the range (a shorter run of the same books).
     const range = { f: process.env.BENCH_EXPORT_FROM ?? whole.f, t: process.env.BENCH_EXPORT_TO ?? whole.t };
@@ -104,10 +105,12 @@ async function exportOnly(url: string, businessId: string, accountId: string): P
   }
 }
 
-function exportInChild(url: string, businessId: string, accountId: string): Promise<Record<string, any>> {
+function exportInChild(url: string, business: BusinessRecord, accountId: string): Promise<Record<string, any>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
-      env: { ...process.env, BENCH_EXPORT_URL: url, BENCH_EXPORT_BUSINESS: businessId, BENCH_EXPORT_ACCOUNT: accountId },
+    // BENCH_EXPORT_NODE_ARGS: options for the child's node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+    const nodeArgs = (process.env.BENCH_EXPORT_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', fileURLToPath(import.meta.url)], {
+      env: { ...process.env, BENCH_EXPORT_CHILD: JSON.stringify({ url, business, accountId }) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -133,6 +136,15 @@ function report(size: number, r: Record<string, any>): void {
 }
 
 async function main(): Promise<void> {
+  // Loaded here, not at the top: the export's child loads only the export path.
+  const [{ createServices }, { buildApp }, { createAccount }, { mintKey }, { serverDatabases }, { readBusiness, seedDocuments }] = await Promise.all([
+    import('../src/services.ts'),
+    import('../src/app.ts'),
+    import('../src/accounts/accounts.ts'),
+    import('../src/accounts/keys.ts'),
+    import('./databases.ts'),
+    import('./seed/documents.ts'),
+  ]);
   const SIZE = Number(process.env.BENCH_EXPORT_SIZE ?? 1_000_000);
   const RUNS = Number(process.env.BENCH_EXPORT_RUNS ?? 1);
   const server = await serverDatabases({ live: 2, sandbox: 4 });
@@ -176,7 +188,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < RUNS; i++) {
       // One production per business and minute (spec §2.2): a further run waits for the next minute.
       if (i > 0) await new Promise((r) => setTimeout(r, 61_000));
-      report(SIZE, await exportInChild(url, bid, accountId));
+      report(SIZE, await exportInChild(url, await readBusiness(sandbox, bid), accountId));
     }
     if (process.env.BENCH_EXPORT_KEEP === '1') {
       keep = true;
@@ -188,8 +200,25 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.env.BENCH_EXPORT_URL) {
-  await exportOnly(process.env.BENCH_EXPORT_URL, process.env.BENCH_EXPORT_BUSINESS!, process.env.BENCH_EXPORT_ACCOUNT!);
+/** The kept books exported again (BENCH_EXPORT_URL …): the business read here, the export in a child. */
+async function exportAgain(url: string, businessId: string, accountId: string): Promise<void> {
+  const { readBusiness } = await import('./seed/documents.ts');
+  const db = await openPool('sandbox', url, { poolSize: 1 });
+  let business: BusinessRecord;
+  try {
+    business = await readBusiness(db, businessId);
+  } finally {
+    await db.close();
+  }
+  const r = await exportInChild(url, business, accountId);
+  report(Number(r.documents), r);
+}
+
+if (process.env.BENCH_EXPORT_CHILD) {
+  const { url, business, accountId } = JSON.parse(process.env.BENCH_EXPORT_CHILD) as { url: string; business: BusinessRecord; accountId: string };
+  await exportOnly(url, business, accountId);
+} else if (process.env.BENCH_EXPORT_URL) {
+  await exportAgain(process.env.BENCH_EXPORT_URL, process.env.BENCH_EXPORT_BUSINESS!, process.env.BENCH_EXPORT_ACCOUNT!);
 } else {
   await main();
 }

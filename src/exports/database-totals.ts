@@ -2,7 +2,7 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
 import { query } from '../platform/db/sql.ts';
-import { docTypeIn } from '../documents/index.ts';
+import { docTypeIn } from '../documents/doc-type-sql.ts';
 import type { DocTypeCheck } from './verify.ts';
 
 const docType = sql`d.doc_type`;

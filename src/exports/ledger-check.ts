@@ -2,7 +2,7 @@
  * The check of B100/B110 as the file is read back (see ledger.ts for what the export writes): kept
  * apart from the SQL so that the verifier's thread loads no database code.
  */
-import { signedValue, type Fields } from '../openfrmt/index.ts';
+import { signedValue, type RecordFields } from '../openfrmt/index.ts';
 import type { TrialBalanceRow } from '../ledger/index.ts';
 
 export interface LedgerVerification {
@@ -49,14 +49,15 @@ export class LedgerCheck {
     }
   }
 
-  onRecord = (code: string, f: Fields): void => {
+  onRecord = (code: string, f: RecordFields): void => {
     if (code === 'C100') {
       // A document of no amount posts no entry (ledger/store.ts journalCall).
-      if ([1219, 1220, 1221, 1222, 1223, 1224].some((id) => signedValue(f[id]) !== 0)) this.documents.add(`${Number(f[1203])}:${f[1204].trimEnd()}`);
+      if ([1219, 1220, 1221, 1222, 1223, 1224].some((id) => signedValue(f.get(id)) !== 0))
+        this.documents.add(`${Number(f.get(1203))}:${f.get(1204).trimEnd()}`);
     } else if (code === 'B100') {
-      const entry = Number(f[1353]);
-      const amount = signedValue(f[1368]);
-      const side = f[1366];
+      const entry = Number(f.get(1353));
+      const amount = signedValue(f.get(1368));
+      const side = f.get(1366);
       if (!this.current || this.current.entry !== entry) {
         this.closeEntry();
         if (this.current && entry < this.current.entry) {
@@ -65,11 +66,11 @@ export class LedgerCheck {
         }
         this.current = { entry, debit: 0, credit: 0 };
         this.entries++;
-        const referencedType = Number(f[1358]);
-        if (referencedType) this.documentEntries.add(`${referencedType}:${f[1357].trimEnd()}`);
+        const referencedType = Number(f.get(1358));
+        if (referencedType) this.documentEntries.add(`${referencedType}:${f.get(1357).trimEnd()}`);
       }
       this.lines++;
-      const account = f[1364].trimEnd();
+      const account = f.get(1364).trimEnd();
       const m = this.movement.get(account) ?? { debit: 0, credit: 0 };
       if (side === '1') {
         this.current.debit += amount;
@@ -80,12 +81,12 @@ export class LedgerCheck {
       }
       this.movement.set(account, m);
     } else if (code === 'B110') {
-      const key = f[1403].trimEnd();
+      const key = f.get(1403).trimEnd();
       if (this.accounts.has(key)) {
         this.duplicates++;
         this.note(`account ${key} has two B110 records`);
       }
-      this.accounts.set(key, { opening: signedValue(f[1414]), debit: signedValue(f[1415]), credit: signedValue(f[1416]) });
+      this.accounts.set(key, { opening: signedValue(f.get(1414)), debit: signedValue(f.get(1415)), credit: signedValue(f.get(1416)) });
     }
   };
 

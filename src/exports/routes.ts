@@ -7,7 +7,8 @@ import { IdempotencyKeyHeaders } from '../platform/http/openapi.ts';
 import { CursorQuery, NextCursor } from '../platform/http/cursor.ts';
 import { businessOf } from '../businesses/index.ts';
 import { runOpenfrmtExport } from './run.ts';
-import { getRun, listRuns } from './store.ts';
+import { getRun } from './store.ts';
+import { listRuns } from './list.ts';
 import { ExportRunSchema, FileMetaSchema } from './schemas.ts';
 
 const tags = ['exports'];

@@ -47,6 +47,9 @@ export function exportFailureReason(err: unknown): string {
 
 const dayBefore = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
 
+/** What a run needs of the process's services: a process that only exports builds no more than these. */
+export type ExportServices = Pick<Services, 'config' | 'clock' | 'logger' | 'fileStores'>;
+
 export interface ExportResult {
   exportRun: ExportRunView;
   file: FileMeta;
@@ -61,7 +64,7 @@ export interface ExportOptions {
 
 /** What every step of one run shares. */
 interface RunContext {
-  s: Services;
+  s: ExportServices;
   db: Database['db'];
   /** Where the zip goes. */
   store: FileStore;
@@ -76,7 +79,7 @@ interface RunContext {
 }
 
 /** Refuses a run that could not produce a valid file: no maker VAT number, a business name or address too long. */
-function checkExportable(s: Services, business: BusinessRecord, range: { from: string; to: string }): void {
+function checkExportable(s: ExportServices, business: BusinessRecord, range: { from: string; to: string }): void {
   checkDateRange(range, 'body');
   // A000/1009 is mandatory: without the maker's VAT number there is no valid INI.TXT (never zeros).
   if (!s.config.exports.makerTaxId) {
@@ -268,7 +271,7 @@ async function produce(c: RunContext, work: string, opts: ExportOptions, running
 }
 
 export async function runOpenfrmtExport(
-  s: Services,
+  s: ExportServices,
   database: Database,
   { business, range, actor, opts = {} }: { business: BusinessRecord; range: { from: string; to: string }; actor: Actor; opts?: ExportOptions },
 ): Promise<ExportResult> {

@@ -26,7 +26,7 @@ import {
   readIni,
   signedValue,
   type BkmvSummary,
-  type Fields,
+  type RecordFields,
   type Issue,
   alpha,
   c100Amounts,
@@ -86,14 +86,17 @@ export class SourceDigest {
 }
 
 /** The reader's side: the same values, from the parsed fields. */
-function fileDigest(): { onRecord: (code: string, f: Fields) => void; result: () => { count: number; digest: string } } {
+function fileDigest(): { onRecord: (code: string, f: RecordFields) => void; result: () => { count: number; digest: string } } {
   const d = new DocumentDigest();
   return {
     onRecord(code, f) {
       if (code === 'C100') {
-        d.header(Number(f[1203]), f[1204].trimEnd(), f[1230], [...[1219, 1220, 1221, 1222, 1223, 1224].map((id) => signedValue(f[id])), f[1225].trimEnd()]);
-      } else if (code === 'D110') d.line([signedValue(f[1264]), signedValue(f[1265]), signedValue(f[1266]), signedValue(f[1267])]);
-      else if (code === 'D120') d.payment([Number(f[1306]), signedValue(f[1312])]);
+        d.header(Number(f.get(1203)), f.get(1204).trimEnd(), f.get(1230), [
+          ...[1219, 1220, 1221, 1222, 1223, 1224].map((id) => signedValue(f.get(id))),
+          f.get(1225).trimEnd(),
+        ]);
+      } else if (code === 'D110') d.line([signedValue(f.get(1264)), signedValue(f.get(1265)), signedValue(f.get(1266)), signedValue(f.get(1267))]);
+      else if (code === 'D120') d.payment([Number(f.get(1306)), signedValue(f.get(1312))]);
     },
     result: () => ({ count: d.count, digest: d.digest() }),
   };

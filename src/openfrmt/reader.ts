@@ -5,7 +5,7 @@
  * id, totals, INI counts), and sums documents per type. It streams: BKMVDATA is fed chunk by chunk.
  */
 import { LAYOUTS, DATA_CODES } from './layouts.ts';
-import { CrlfSplitter, decodeRecord, parseRecord, signedValue, type Fields } from './record-parse.ts';
+import { CrlfSplitter, decodeRecord, parseRecord, readRecord, signedValue, type Fields, type RecordFields } from './record-parse.ts';
 
 export interface Issue {
   file: 'INI.TXT' | 'BKMVDATA.TXT';
@@ -60,7 +60,7 @@ export class BkmvReader {
   private itemCodes = new Set<string>();
 
   /** `onRecord` sees every well-formed record's fields (callers build their own cross-checks). */
-  constructor(private readonly onRecord?: (code: string, fields: Fields) => void) {}
+  constructor(private readonly onRecord?: (code: string, fields: RecordFields) => void) {}
 
   private issue(line: number, problem: string, field?: number): void {
     this.issueCount++;
@@ -91,24 +91,26 @@ export class BkmvReader {
       this.issue(n, `unknown record code "${code}"`);
       return;
     }
-    const { fields, problems } = parseRecord(code, text);
-    for (const p of problems) this.issue(n, p.problem, p.field);
-    if (problems.some((p) => p.field === undefined)) return;
+    const { fields, problems } = readRecord(code, text);
+    if (problems) {
+      for (const p of problems) this.issue(n, p.problem, p.field);
+      if (problems.some((p) => p.field === undefined)) return;
+    }
     this.counts[code] = (this.counts[code] ?? 0) + 1;
-    const recordNo = Number(fields[firstNumberField(code)]);
+    const recordNo = Number(fields.get(firstNumberField(code)));
     if (recordNo !== n) this.issue(n, `running record number ${recordNo}, expected ${n}`, firstNumberField(code));
-    const vat = fields[firstNumberField(code) + 1];
+    const vat = fields.get(firstNumberField(code) + 1);
     if (this.vatId === null) this.vatId = vat;
     else if (vat !== this.vatId) this.issue(n, 'VAT number differs from the A100 one', firstNumberField(code) + 1);
     this.checkRecord(n, code, fields);
     this.onRecord?.(code, fields);
   }
 
-  private checkRecord(n: number, code: string, f: Fields): void {
+  private checkRecord(n: number, code: string, f: RecordFields): void {
     switch (code) {
       case 'A100':
-        this.primaryId = f[1103];
-        if (f[1104] !== SYSTEM_CONSTANT) this.issue(n, 'system constant must be &OF1.31&', 1104);
+        this.primaryId = f.get(1103);
+        if (f.get(1104) !== SYSTEM_CONSTANT) this.issue(n, 'system constant must be &OF1.31&', 1104);
         break;
       case 'Z900':
         this.checkZ900(n, f);
@@ -123,71 +125,71 @@ export class BkmvReader {
         this.checkD120(n, f);
         break;
       case 'M100':
-        if (this.itemCodes.has(f[1455])) this.issue(n, `internal item code "${f[1455].trimEnd()}" appears twice`, 1455);
-        this.itemCodes.add(f[1455]);
+        if (this.itemCodes.has(f.get(1455))) this.issue(n, `internal item code "${f.get(1455).trimEnd()}" appears twice`, 1455);
+        this.itemCodes.add(f.get(1455));
         break;
       case 'B100':
-        if (f[1366] !== '1' && f[1366] !== '2') this.issue(n, 'debit/credit indicator must be 1 or 2', 1366);
+        if (f.get(1366) !== '1' && f.get(1366) !== '2') this.issue(n, 'debit/credit indicator must be 1 or 2', 1366);
         break;
     }
   }
 
-  private checkZ900(n: number, f: Fields): void {
+  private checkZ900(n: number, f: RecordFields): void {
     this.sawZ900 = true;
-    if (f[1153] !== this.primaryId) this.issue(n, 'primary id differs from A100/1103', 1153);
-    if (f[1154] !== SYSTEM_CONSTANT) this.issue(n, 'system constant must be &OF1.31&', 1154);
-    this.z900Total = Number(f[1155]);
+    if (f.get(1153) !== this.primaryId) this.issue(n, 'primary id differs from A100/1103', 1153);
+    if (f.get(1154) !== SYSTEM_CONSTANT) this.issue(n, 'system constant must be &OF1.31&', 1154);
+    this.z900Total = Number(f.get(1155));
     if (this.z900Total !== n) this.issue(n, `total ${this.z900Total} but the file has ${n} records`, 1155);
   }
 
-  private checkC100(n: number, f: Fields): void {
-    const type = Number(f[1203]);
+  private checkC100(n: number, f: RecordFields): void {
+    const type = Number(f.get(1203));
     if (type >= 100 && type <= 710) {
-      if (f[1207].trim() === '') this.issue(n, 'customer/supplier name is mandatory for types 100-710', 1207);
-      if (f[1225].trim() === '') this.issue(n, 'customer/supplier key is mandatory for types 100-710', 1225);
+      if (f.get(1207).trim() === '') this.issue(n, 'customer/supplier name is mandatory for types 100-710', 1207);
+      if (f.get(1225).trim() === '') this.issue(n, 'customer/supplier key is mandatory for types 100-710', 1225);
     }
-    if (f[1228] !== ' ' && f[1228] !== '1') this.issue(n, 'cancelled flag must be "1" or blank', 1228);
+    if (f.get(1228) !== ' ' && f.get(1228) !== '1') this.issue(n, 'cancelled flag must be "1" or blank', 1228);
     const t = this.totals(type);
     t.count++;
-    if (f[1228] === '1') t.cancelled++;
-    t.exVat += signedValue(f[1221]);
-    t.vat += signedValue(f[1222]);
-    t.incVat += signedValue(f[1223]);
-    t.withholding += signedValue(f[1224]);
+    if (f.get(1228) === '1') t.cancelled++;
+    t.exVat += signedValue(f.get(1221));
+    t.vat += signedValue(f.get(1222));
+    t.incVat += signedValue(f.get(1223));
+    t.withholding += signedValue(f.get(1224));
     this.checkSigns(n, type, f);
-    const link = Number(f[1234]);
+    const link = Number(f.get(1234));
     if (link > 0) {
       if (this.headers.has(link)) this.issue(n, `link ${link} is used by two headers`, 1234);
-      this.headers.set(link, docKey(type, f[1204]));
+      this.headers.set(link, docKey(type, f.get(1204)));
     }
   }
 
   /** A D110 or D120 names its document's header by link number (clarification 11); answers the totals of its type. */
-  private linkedTotals(n: number, f: Fields, { typeF, numF, linkF }: { typeF: number; numF: number; linkF: number }): DocTypeTotals {
-    const type = Number(f[typeF]);
-    const link = Number(f[linkF]);
-    if (link > 0 && this.headers.get(link) !== docKey(type, f[numF])) this.issue(n, `line links to ${link}, which is not a header of this document`, linkF);
+  private linkedTotals(n: number, f: RecordFields, { typeF, numF, linkF }: { typeF: number; numF: number; linkF: number }): DocTypeTotals {
+    const type = Number(f.get(typeF));
+    const link = Number(f.get(linkF));
+    if (link > 0 && this.headers.get(link) !== docKey(type, f.get(numF))) this.issue(n, `line links to ${link}, which is not a header of this document`, linkF);
     return this.totals(type);
   }
 
-  private checkD110(n: number, f: Fields): void {
+  private checkD110(n: number, f: RecordFields): void {
     const t = this.linkedTotals(n, f, { typeF: 1253, numF: 1254, linkF: 1273 });
     t.lines++;
-    t.linesTotal += signedValue(f[1267]);
+    t.linesTotal += signedValue(f.get(1267));
     // A line discount reduces the line: the sign opposite to the line total's (clarification 5).
-    const lineDiscount = signedValue(f[1266]);
-    if (lineDiscount !== 0 && Math.sign(lineDiscount) === (signedValue(f[1267]) < 0 ? -1 : 1))
+    const lineDiscount = signedValue(f.get(1266));
+    if (lineDiscount !== 0 && Math.sign(lineDiscount) === (signedValue(f.get(1267)) < 0 ? -1 : 1))
       this.issue(n, 'a line discount takes the sign opposite to the line total (negative on a standard line)', 1266);
   }
 
-  private checkD120(n: number, f: Fields): void {
+  private checkD120(n: number, f: RecordFields): void {
     const t = this.linkedTotals(n, f, { typeF: 1303, numF: 1304, linkF: 1323 });
     t.payments++;
-    t.paymentsTotal += signedValue(f[1312]);
-    const method = Number(f[1306]);
+    t.paymentsTotal += signedValue(f.get(1312));
+    const method = Number(f.get(1306));
     if (method < 1 || method > 9) this.issue(n, 'payment method must be 1..9', 1306);
-    if (method === 2 && /^0+$/.test(f[1310])) this.issue(n, 'a cheque needs its cheque number', 1310);
-    const acquirer = Number(f[1313]);
+    if (method === 2 && /^0+$/.test(f.get(1310))) this.issue(n, 'a cheque needs its cheque number', 1310);
+    const acquirer = Number(f.get(1313));
     if (![0, 1, 2, 3, 4, 6].includes(acquirer)) this.issue(n, 'unknown clearing company code', 1313);
   }
 
@@ -198,8 +200,8 @@ export class BkmvReader {
    * (330) is written positive; a receipt has 1219 = 1221 = 1223 and 1220 = 1222 = 0; 1224 is for
    * receipts only.
    */
-  private checkSigns(n: number, type: number, f: Fields): void {
-    const [before, discount, after, vat, total, withholding] = [1219, 1220, 1221, 1222, 1223, 1224].map((id) => signedValue(f[id]));
+  private checkSigns(n: number, type: number, f: RecordFields): void {
+    const [before, discount, after, vat, total, withholding] = [1219, 1220, 1221, 1222, 1223, 1224].map((id) => signedValue(f.get(id)));
     const sign = (total !== 0 ? total : before) < 0 ? -1 : 1;
     if (discount !== 0 && Math.sign(discount) === sign)
       this.issue(n, 'a document discount takes the sign opposite to the document (negative in a standard document)', 1220);

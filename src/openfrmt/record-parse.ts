@@ -27,25 +27,35 @@ function checkDate(s: string): boolean {
   return d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
 }
 
-/** Checks one field against its picture; answers a problem or null. */
-function fieldProblem(def: FieldDef, v: string): string | null {
+/**
+ * Checks one field of `t` against its picture, on the record's text where the field lies (no copy of the field
+ * unless a date or time must be read); answers a problem or null.
+ */
+function fieldProblem(def: FieldDef, t: string): string | null {
+  const from = def[1] - 1;
+  const to = def[2];
   const kind = def[3];
   const req = def[4];
   switch (kind) {
     case 'R':
-      return onlySpacesOrBang(v) ? null : 'reserved area must hold spaces or "!"';
+      return onlySpacesOrBang(t, from, to) ? null : 'reserved area must hold spaces or "!"';
     case 'X':
-      return req === 'M' && v.trim() === '' ? 'mandatory field is empty' : null;
+      return req === 'M' && blank(t, from, to) ? 'mandatory field is empty' : null;
     case 'N':
     case 'U':
-      return v.length > 0 && digitsFrom(v, 0) ? null : 'numeric field holds a non-digit';
-    case 'S':
-      if (req !== 'M' && v.trim() === '') return null;
-      return v.length > 1 && (v[0] === '+' || v[0] === '-') && digitsFrom(v, 1) ? null : 'signed amount must be a sign followed by digits';
-    case 'D':
+      return to > from && digits(t, from, to) ? null : 'numeric field holds a non-digit';
+    case 'S': {
+      if (req !== 'M' && blank(t, from, to)) return null;
+      const sign = t.charCodeAt(from);
+      return to - from > 1 && (sign === 0x2b || sign === 0x2d) && digits(t, from + 1, to) ? null : 'signed amount must be a sign followed by digits';
+    }
+    case 'D': {
+      const v = t.slice(from, to);
       if (v === '00000000' && req !== 'M') return null;
       return validDate(v) ? null : 'not a valid YYYYMMDD date';
+    }
     case 'T': {
+      const v = t.slice(from, to);
       if (v === '0000' && req !== 'M') return null;
       const m = /^(\d\d)(\d\d)$/.exec(v);
       return m && Number(m[1]) < 24 && Number(m[2]) < 60 ? null : 'not a valid HHMM time';
@@ -53,20 +63,32 @@ function fieldProblem(def: FieldDef, v: string): string | null {
   }
 }
 
-/** Every character from `start` on is an ASCII digit (what /\d/ matches). */
-function digitsFrom(v: string, start: number): boolean {
-  for (let i = start; i < v.length; i++) {
-    const c = v.charCodeAt(i);
+/** Every character of t[from, to) is an ASCII digit (what /\d/ matches). */
+function digits(t: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = t.charCodeAt(i);
     if (c < 0x30 || c > 0x39) return false;
   }
   return true;
 }
 
-/** What /^[ !]*$/ accepts. */
-function onlySpacesOrBang(v: string): boolean {
-  for (let i = 0; i < v.length; i++) {
-    const c = v.charCodeAt(i);
+/** What /^[ !]*$/ accepts, over t[from, to). */
+function onlySpacesOrBang(t: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = t.charCodeAt(i);
     if (c !== 0x20 && c !== 0x21) return false;
+  }
+  return true;
+}
+
+/** `t.slice(from, to).trim() === ''`: spaces are read in place; any other character that could be white space is left to trim(). */
+function blank(t: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = t.charCodeAt(i);
+    if (c === 0x20) continue;
+    // Printable ASCII and the letters (below U+1680, the first white space past U+00A0) are never white space.
+    if ((c > 0x20 && c < 0x7f) || (c > 0xa0 && c < 0x1680)) return false;
+    return t.slice(i, to).trim() === '';
   }
   return true;
 }
@@ -111,23 +133,78 @@ export function decodeRecord(bytes: Buffer): { text: string; badByte: number | n
   return { text: Buffer.from(units.buffer, 0, bytes.length * 2).toString('utf16le'), badByte };
 }
 
+type Problem = { field?: number; problem: string };
+
+/** The record's length, then each field's picture; answers the problems found (null: none). */
+function problemsOf(layoutName: string, layout: Layout, text: string): Problem[] | null {
+  if (text.length !== layout.length) return [{ problem: `record length ${text.length}, layout ${layoutName} has ${layout.length}` }];
+  let problems: Problem[] | null = null;
+  for (const def of layout.fields) {
+    const p = fieldProblem(def, text);
+    if (p) (problems ??= []).push({ field: def[0], problem: p });
+  }
+  return problems;
+}
+
 /** Cuts a decoded record into its fields and checks them; `layout` names the table (A000, SUMMARY, C100…). */
-export function parseRecord(layoutName: string, text: string): { fields: Fields; problems: { field?: number; problem: string }[] } {
+export function parseRecord(layoutName: string, text: string): { fields: Fields; problems: Problem[] } {
   const layout = LAYOUTS[layoutName];
-  const problems: { field?: number; problem: string }[] = [];
   const fields: Fields = {};
   if (!layout) return { fields, problems: [{ problem: `unknown record code "${text.slice(0, 4)}"` }] };
-  if (text.length !== layout.length) {
-    problems.push({ problem: `record length ${text.length}, layout ${layoutName} has ${layout.length}` });
-    return { fields, problems };
-  }
-  for (const def of layout.fields) {
-    const v = text.slice(def[1] - 1, def[2]);
-    fields[def[0]] = v;
-    const p = fieldProblem(def, v);
-    if (p) problems.push({ field: def[0], problem: p });
-  }
+  const problems = problemsOf(layoutName, layout, text) ?? [];
+  if (text.length !== layout.length) return { fields, problems };
+  for (const def of layout.fields) fields[def[0]] = text.slice(def[1] - 1, def[2]);
   return { fields, problems };
+}
+
+type Layout = (typeof LAYOUTS)[string];
+
+/** A layout's fields by id: [from, to) of field `id` at `first`-relative index (-1: the layout has no such field). */
+interface FieldIndex {
+  name: string;
+  first: number;
+  from: Int32Array;
+  to: Int32Array;
+}
+
+const INDEXES = new Map<string, FieldIndex>(
+  Object.entries(LAYOUTS).map(([name, { fields }]) => {
+    const first = Math.min(...fields.map((d) => d[0]));
+    const size = Math.max(...fields.map((d) => d[0])) - first + 1;
+    const index: FieldIndex = { name, first, from: new Int32Array(size).fill(-1), to: new Int32Array(size) };
+    for (const [id, from, to] of fields) {
+      index.from[id - first] = from - 1;
+      index.to[id - first] = to;
+    }
+    return [name, index];
+  }),
+);
+
+/**
+ * A checked record's fields, each cut from the record's text when it is read: a record of BKMVDATA.TXT has
+ * 20–50 fields, of which the reader's checks and digests read a handful (a million-document file has ~7 million
+ * records).
+ */
+export class RecordFields {
+  constructor(
+    private readonly text: string,
+    private readonly index: FieldIndex,
+  ) {}
+
+  get(id: number): string {
+    const i = id - this.index.first;
+    const from = i >= 0 && i < this.index.from.length ? this.index.from[i] : -1;
+    if (from < 0) throw new Error(`layout ${this.index.name} has no field ${id}`);
+    return this.text.slice(from, this.index.to[i]);
+  }
+}
+
+/** As parseRecord, but the fields are read from the text on demand (the reader of BKMVDATA.TXT). */
+export function readRecord(layoutName: string, text: string): { fields: RecordFields; problems: Problem[] | null } {
+  const layout = LAYOUTS[layoutName];
+  const index = INDEXES.get(layoutName);
+  if (!layout || !index) throw new Error(`no layout ${layoutName}`);
+  return { fields: new RecordFields(text, index), problems: problemsOf(layoutName, layout, text) };
 }
 
 /** Splits a byte stream at CRLF; a bare CR or LF, or bytes after the last CRLF, are reported. */
