@@ -25,7 +25,7 @@ import { allJobHandlers } from '../src/domains.ts';
 import { createAccount } from '../src/accounts/accounts.ts';
 import { mintKey } from '../src/accounts/keys.ts';
 import { renderDocumentPair, renderDocumentPdf } from '../src/pdf/render.ts';
-import { sampleModel } from '../src/pdf/samples.ts';
+import { sampleLogoPng, sampleModel } from '../src/pdf/samples.ts';
 import type { RenderModel } from '../src/pdf/model.ts';
 import { generateSelfSignedP12, parseP12 } from '../src/pdf/certificate.ts';
 import { identityCms, pdfSigner } from '../src/pdf/sign.ts';
@@ -191,7 +191,10 @@ async function benchServer({ live, sandbox }: BenchDatabases) {
   };
   // Several businesses: each may issue 300 documents a day.
   const businesses: { id: string }[] = [];
-  for (let b = 0; b < 24; b++) businesses.push((await call('/v1/businesses', { name: `עסק ${b} בע"מ`, taxId: '516179157', dealerType: 'company' })).business);
+  // BENCH_PDF_LOGO=1: each business has the sample logo, read for each of its documents' PDFs.
+  const branding = process.env.BENCH_PDF_LOGO ? { branding: { logo: `data:image/png;base64,${sampleLogoPng().toString('base64')}` } } : {};
+  for (let b = 0; b < 24; b++)
+    businesses.push((await call('/v1/businesses', { name: `עסק ${b} בע"מ`, taxId: '516179157', dealerType: 'company', ...branding })).business);
   /** Draft + issue of one document; answers its id. */
   const issue = async (i: number): Promise<string> => {
     const business = businesses[(i + businesses.length) % businesses.length];

@@ -46,11 +46,43 @@ export function donationReportWait(doc: DocumentRow, report: { pending: boolean 
   return report?.pending ? waitWithin(doc, now, boundMs) : null;
 }
 
-async function logoBytes(s: Services, database: Database, doc: DocumentRow): Promise<Uint8Array | null> {
-  const ref = doc.snapshot?.branding.logoRef;
-  if (!ref) return null;
-  const f = await readFile(fileReading(s, database), ref.fileId);
-  return f ? f.content : null;
+/** A logo's bytes by its file id (null: no such file). */
+type LogoBytes = (fileId: string) => Promise<Uint8Array | null>;
+
+const readLogo =
+  (s: Services, database: Database): LogoBytes =>
+  async (fileId) =>
+    (await readFile(fileReading(s, database), fileId))?.content ?? null;
+
+/** Logos kept at once: those of the businesses rendering now. */
+const LOGOS_KEPT = 32;
+
+/**
+ * Logos kept by file id, most recently used last: a file's bytes never change (files_guard), so bytes read and
+ * checked against their sha256 once stay right, and a business's documents stop reading its logo each.
+ */
+function keptLogos(read: LogoBytes): LogoBytes {
+  const kept = new Map<string, Promise<Uint8Array | null>>();
+  const forget = (fileId: string) => kept.delete(fileId);
+  return (fileId) => {
+    let bytes = kept.get(fileId);
+    if (bytes) forget(fileId);
+    else
+      bytes = read(fileId).then(
+        (b) => {
+          // A missing file is not kept: it is not a logo.
+          if (!b) forget(fileId);
+          return b;
+        },
+        (err: unknown) => {
+          forget(fileId);
+          throw err;
+        },
+      );
+    kept.set(fileId, bytes);
+    if (kept.size > LOGOS_KEPT) forget(kept.keys().next().value!);
+    return bytes;
+  };
 }
 
 type Variant = 'origin' | 'copy';
@@ -110,20 +142,22 @@ type IssuedDocument = DocumentRow & { accountId: string };
 /** How a render job reads its document and publishes its PDFs: alone, or together with other jobs of its process. */
 interface Statements {
   read: (documentId: string) => Promise<IssuedDocument | undefined>;
+  logo: LogoBytes;
   publish: Publish;
 }
 
-const alone = (database: Database): Statements => ({
+const alone = (s: Services, database: Database): Statements => ({
   read: (id) => getDocumentWithAccount(database.db, id),
+  logo: readLogo(s, database),
   publish: publishAlone(database),
 });
 
 /**
  * The reads and publishes of render jobs that run at once go to the database together (coalesce: one statement
  * at a time, with what arrived meanwhile), so the jobs in flight share round trips and hold one connection each
- * way rather than one a job.
+ * way rather than one a job; logos are kept.
  */
-function together(database: Database): Statements {
+function together(s: Services, database: Database): Statements {
   const read = coalesce<string, IssuedDocument | undefined>(
     async (ids) => {
       const docs = await getDocumentsWithAccount(database.db, ids);
@@ -131,7 +165,7 @@ function together(database: Database): Statements {
     },
     { max: 64 },
   );
-  return { read, publish: publishTogether(database) };
+  return { read, logo: keptLogos(readLogo(s, database)), publish: publishTogether(database) };
 }
 
 /** publish_pdfs of one document, a statement of its own. */
@@ -197,7 +231,7 @@ async function publishPdfs(
  * Renders, puts both PDFs into the file store, then publishes them in one statement (`via`: alone, or with other
  * jobs' reads and publishes); idempotent (a second run finds the links written).
  */
-export async function renderAndPublish(s: Services, database: Database, documentId: string, via: Statements = alone(database)): Promise<PdfFiles | null> {
+export async function renderAndPublish(s: Services, database: Database, documentId: string, via: Statements = alone(s, database)): Promise<PdfFiles | null> {
   const doc = await via.read(documentId);
   if (!doc) throw new PermanentJobError(`document ${documentId} does not exist`);
   if (doc.status !== 'issued' || !doc.snapshot) throw new PermanentJobError(`document ${documentId} is not issued`);
@@ -209,7 +243,8 @@ export async function renderAndPublish(s: Services, database: Database, document
   if (reportWait !== null) throw new RetryLaterError(reportWait, 'waiting for the donation report number');
 
   // Rendering and signing are CPU work: in the render pool's threads (render-pool.ts), never inside a transaction.
-  const model = issuedRenderModel(doc, await logoBytes(s, database, doc), report);
+  const logoRef = doc.snapshot.branding.logoRef;
+  const model = issuedRenderModel(doc, logoRef ? await via.logo(logoRef.fileId) : null, report);
   let signing: SigningSource;
   try {
     signing = signingSourceFor(s.config, database.mode, s.logger, s.clock.now());
@@ -242,7 +277,7 @@ export function renderJobHandler(s: Services): JobHandler<typeof RENDER_JOB> {
   const statements = new Map<Database, Statements>();
   const statementsOf = (database: Database) => {
     let via = statements.get(database);
-    if (!via) statements.set(database, (via = together(database)));
+    if (!via) statements.set(database, (via = together(s, database)));
     return via;
   };
   return {

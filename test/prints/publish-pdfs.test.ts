@@ -6,6 +6,7 @@ import type { PdfRenderer } from '../../src/prints/render-pool.ts';
 import { verifyAuditChains } from '../../src/platform/audit.ts';
 import { issueDoc, renderRunner, tempDataDir } from './helpers.ts';
 import { pdfFilesOf } from '../helpers/pdf-files.ts';
+import { sampleLogoPng } from '../../src/pdf/samples.ts';
 
 /** A renderer that answers the same bytes for every document: the content a second document's PDFs share with the first's. */
 function sameBytesRenderer(real: PdfRenderer): PdfRenderer {
@@ -159,5 +160,31 @@ describe('publish_pdfs', () => {
     );
     expect(jobs[0].n).toBe(docs.length);
     expect((await verifyAuditChains(env.s.databases.sandbox.db)).problems).toEqual([]);
+  });
+
+  it("reads a business's logo once for the documents rendered together, and draws it on each", async () => {
+    const a = await env.account();
+    const logo = `data:image/png;base64,${sampleLogoPng().toString('base64')}`;
+    const b = await env.business(a.test, { branding: { logo } });
+    const docs = [await issueDoc(env, a.test, b.id), await issueDoc(env, a.test, b.id), await issueDoc(env, a.test, b.id)];
+    const pool = env.s.databases.sandbox.pool;
+    const poolQuery = pool.query;
+    let fileReads = 0;
+    pool.query = function (this: typeof pool, ...args: unknown[]) {
+      const q = args[0] as { text?: string } | string;
+      if (/FROM files WHERE id = /.test(typeof q === 'string' ? q : (q.text ?? ''))) fileReads++;
+      return (poolQuery as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof pool.query;
+    try {
+      expect(await renderRunner(env).runDue('sandbox')).toBe(docs.length);
+    } finally {
+      pool.query = poolQuery;
+    }
+    expect(fileReads).toBe(1);
+    for (const d of docs) {
+      const pdf = await env.call('POST', `/v1/businesses/${b.id}/documents/${d.id}/print`, { key: a.test });
+      expect(pdf.status).toBe(200);
+      expect(pdf.raw.toString('latin1')).toContain('/Subtype /Image');
+    }
   });
 });
