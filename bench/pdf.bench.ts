@@ -25,13 +25,16 @@ import { allJobHandlers } from '../src/domains.ts';
 import { createAccount } from '../src/accounts/accounts.ts';
 import { mintKey } from '../src/accounts/keys.ts';
 import { renderDocumentPair, renderDocumentPdf } from '../src/pdf/render.ts';
-import { sampleModel } from '../src/pdf/samples.ts';
+import { sampleLogoPng, sampleModel } from '../src/pdf/samples.ts';
 import type { RenderModel } from '../src/pdf/model.ts';
 import { generateSelfSignedP12, parseP12 } from '../src/pdf/certificate.ts';
 import { identityCms, pdfSigner } from '../src/pdf/sign.ts';
 import { createPdfRenderer } from '../src/prints/render-pool.ts';
 import { PdfWriter } from '../src/pdf/writer.ts';
 import { embeddedDatabases, type BenchDatabases } from './databases.ts';
+import { processCpuMs } from './issue/stats.ts';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const line = (label: string, value: string) => console.log(`${label.padEnd(60)} ${value}`);
@@ -188,7 +191,10 @@ async function benchServer({ live, sandbox }: BenchDatabases) {
   };
   // Several businesses: each may issue 300 documents a day.
   const businesses: { id: string }[] = [];
-  for (let b = 0; b < 24; b++) businesses.push((await call('/v1/businesses', { name: `עסק ${b} בע"מ`, taxId: '516179157', dealerType: 'company' })).business);
+  // BENCH_PDF_LOGO=1: each business has the sample logo, read for each of its documents' PDFs.
+  const branding = process.env.BENCH_PDF_LOGO ? { branding: { logo: `data:image/png;base64,${sampleLogoPng().toString('base64')}` } } : {};
+  for (let b = 0; b < 24; b++)
+    businesses.push((await call('/v1/businesses', { name: `עסק ${b} בע"מ`, taxId: '516179157', dealerType: 'company', ...branding })).business);
   /** Draft + issue of one document; answers its id. */
   const issue = async (i: number): Promise<string> => {
     const business = businesses[(i + businesses.length) % businesses.length];
@@ -255,10 +261,53 @@ async function issueMany(issue: (i: number) => Promise<string>, count: number, i
   return (performance.now() - t0) / 1000;
 }
 
+/** Waits until no issued document lacks its PDFs; looks every 100 ms (each look is a scan of the documents, PostgreSQL CPU the figures count). */
 async function untilRendered(pending: () => Promise<number>): Promise<number> {
   const t0 = performance.now();
-  while ((await pending()) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  while ((await pending()) > 0) await new Promise((resolve) => setTimeout(resolve, 100));
   return (performance.now() - t0) / 1000;
+}
+
+/** BENCH_PDF_PROFILE=file: a V8 CPU profile of the event loop while the backlog drains (open it in Chrome's DevTools). */
+async function startProfile(): Promise<() => Promise<object>> {
+  const session = new Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<any>((resolve, reject) => session.post(method, params, (err, r) => (err ? reject(err) : resolve(r))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 200 });
+  await post('Profiler.start');
+  return async () => {
+    const { profile } = await post('Profiler.stop');
+    session.disconnect();
+    return profile;
+  };
+}
+
+/** CPU of every thread of this process and of every process of the database cluster, ms, by id. */
+async function cpuSnapshot(database: BenchDatabases['sandbox']) {
+  const threads = new Map(readdirSync('/proc/self/task').map((t) => [Number(t), processCpuMs(process.pid, Number(t))]));
+  const pids = await database.pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity');
+  return { threads, postgres: new Map(pids.rows.map((r) => [r.pid, processCpuMs(r.pid)])) };
+}
+
+/**
+ * Where a document's CPU went between two snapshots: the event loop, the render threads (the `renderThreads`
+ * busiest threads besides it), V8's and libuv's helper threads (the rest), and PostgreSQL.
+ */
+function cpuPerDocument(before: Awaited<ReturnType<typeof cpuSnapshot>>, after: typeof before, docs: number, renderThreads: number): string {
+  const delta = (a: Map<number, number>, b: Map<number, number>) => [...b].map(([id, ms]) => [id, ms - (a.get(id) ?? 0)] as const);
+  const threads = delta(before.threads, after.threads);
+  const main = threads.find(([id]) => id === process.pid)?.[1] ?? 0;
+  const others = threads
+    .filter(([id]) => id !== process.pid)
+    .map(([, ms]) => ms)
+    .sort((a, b) => b - a);
+  const render = others.slice(0, renderThreads).reduce((s, ms) => s + ms, 0);
+  const helpers = others.slice(renderThreads).reduce((s, ms) => s + ms, 0);
+  const pg = delta(before.postgres, after.postgres).reduce((s, [, ms]) => s + ms, 0);
+  const per = (ms: number) => (ms / docs).toFixed(2);
+  return `process ${per(main + render + helpers)} ms (event loop ${per(main)}, render threads ${per(render)}, helper threads ${per(helpers)})   PostgreSQL ${per(pg)} ms`;
 }
 
 /**
@@ -281,12 +330,15 @@ async function burst(set: BenchDatabases, count: number) {
   );
   await runner.stop();
   await issueMany((i) => server.issue(count + i), count, 16);
+  const cpu0 = await cpuSnapshot(server.sandbox);
+  const profile = process.env.BENCH_PDF_PROFILE ? await startProfile() : null;
   runner = server.runner(1_000);
   const drainS = await untilRendered(server.pending);
-  line(
-    `backlog of ${count} issued documents → pdf_ready (${server.s.pdfRenderer.threads} render thread${server.s.pdfRenderer.threads === 1 ? '' : 's'})`,
-    `${(count / drainS).toFixed(0)} documents/s`,
-  );
+  const cpu1 = await cpuSnapshot(server.sandbox);
+  if (profile) writeFileSync(process.env.BENCH_PDF_PROFILE!, JSON.stringify(await profile()));
+  const threads = server.s.pdfRenderer.threads;
+  line(`backlog of ${count} issued documents → pdf_ready (${threads} render thread${threads === 1 ? '' : 's'})`, `${(count / drainS).toFixed(0)} documents/s`);
+  line('  CPU a document reaching pdf_ready', cpuPerDocument(cpu0, cpu1, count, threads));
   await runner.stop();
   await server.close();
 }

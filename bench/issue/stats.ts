@@ -40,7 +40,7 @@ function metricSum(text: string, name: string): number {
 }
 
 /** User + system CPU of a process (or of one of its threads, `/proc/<pid>/task/<tid>`), ms; 0 once it is gone. */
-function processCpuMs(pid: number, thread?: number, only?: 'kernel'): number {
+export function processCpuMs(pid: number, thread?: number, only?: 'kernel'): number {
   try {
     const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

@@ -13,6 +13,7 @@ export {
   findDocumentRow,
   getDocumentById,
   getDocumentWithAccount,
+  getDocumentsWithAccount,
   getDocumentRow,
   toDocumentRow,
   documentColumns,

@@ -4,7 +4,7 @@
  */
 import { getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../platform/db/engine.ts';
-import { prepared, queryOne } from '../platform/db/sql.ts';
+import { prepared, query, queryOne } from '../platform/db/sql.ts';
 import { rowReader, type Readable } from '../platform/db/row-reader.ts';
 import { documents } from './tables.ts';
 import { notFound } from '../platform/errors.ts';
@@ -87,6 +87,18 @@ export async function getDocumentWithAccount(ex: Executor, id: string): Promise<
     ),
   );
   return r ? { ...toDocumentRow(r), accountId: String(r.account_id) } : undefined;
+}
+
+/** Several documents by id with their businesses' accounts, in one statement (render jobs that run together). */
+export async function getDocumentsWithAccount(ex: Executor, ids: string[]): Promise<Map<string, DocumentRow & { accountId: string }>> {
+  const rows = await query<Record<string, unknown>>(
+    ex,
+    prepared(
+      'documents_with_account',
+      sql`SELECT ${documentColumns('d')}, b.account_id FROM documents d JOIN businesses b ON b.id = d.business_id WHERE d.id = ANY(${sql.param(ids)})`,
+    ),
+  );
+  return new Map(rows.map((r) => [String(r.id), { ...toDocumentRow(r), accountId: String(r.account_id) }]));
 }
 
 /** The API's Document: the row's public fields, plus the files of its PDFs. */

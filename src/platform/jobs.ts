@@ -9,6 +9,7 @@ import type { Logger } from './logger.ts';
 import { errorSummary } from './logger.ts';
 import { JOBS, type JobKind, type JobPayload } from './catalog/jobs.ts';
 import { nextAttemptAt } from './retry-schedule.ts';
+import { coalesce } from './coalesce.ts';
 
 /** One job row; its kind is one of the catalog (catalog/jobs.ts), its payload that kind's. */
 export interface Job<K extends JobKind = JobKind> {
@@ -131,6 +132,8 @@ export async function releaseJobLeases(database: Database): Promise<number> {
 export class JobRunner {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<unknown> | null = null;
+  /** Per database: marks a job done, together with others that finished meanwhile (one UPDATE for all). */
+  private readonly finishers = new Map<Database, (id: string) => Promise<void>>();
 
   private readonly databases: Record<Mode, Database>;
   private readonly clock: Clock;
@@ -219,7 +222,7 @@ export class JobRunner {
     const handler = this.handlers[job.kind] as JobHandler;
     try {
       await handler.handle(job, database);
-      await database.db.execute(sql`UPDATE jobs SET done_at = ${this.clock.now().toISOString()}, locked_until = NULL, last_error = NULL WHERE id = ${job.id}`);
+      await this.finisher(database)(job.id);
     } catch (err) {
       const message = errorSummary(err).message;
       if (err instanceof RetryLaterError) {
@@ -241,6 +244,23 @@ export class JobRunner {
         this.logger.info({ job: job.id, kind: job.kind, attempt: job.attempts, error: message }, 'job will be retried');
       }
     }
+  }
+
+  private finisher(database: Database): (id: string) => Promise<void> {
+    let finish = this.finishers.get(database);
+    if (!finish) {
+      const done = coalesce<string, void>(
+        async (ids) => {
+          await database.db.execute(
+            sql`UPDATE jobs SET done_at = ${this.clock.now().toISOString()}, locked_until = NULL, last_error = NULL WHERE id = ANY(${sql.param(ids)})`,
+          );
+          return ids.map(() => undefined);
+        },
+        { max: 100 },
+      );
+      this.finishers.set(database, (finish = done));
+    }
+    return finish;
   }
 
   /** Polls both databases every `pollMs` until stopped. */

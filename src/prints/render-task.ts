@@ -1,6 +1,7 @@
 // One render, as a plain serializable message: what the job and the draft preview send to the render pool, and
 // what runs in a worker thread (render-worker.ts) or, with PDF_WORKERS=0, in the calling thread.
 import { createHash } from 'node:crypto';
+import { getPriority, setPriority } from 'node:os';
 import { parseP12, pdfSigner, renderDocumentPair, renderDocumentPdf, type PdfSigner, type RenderModel } from '../pdf/index.ts';
 
 /** The signing certificate as bytes: each thread parses it once (by digest) and keeps the key. */
@@ -46,4 +47,19 @@ function signerOf(source: SigningSource): PdfSigner {
 export async function renderTask(task: RenderTask): Promise<RenderResult> {
   if (task.kind === 'draft') return { draft: await renderDocumentPdf(task.model, 'draft', { at: task.at, sandbox: task.sandbox }) };
   return renderDocumentPair(task.model, { signer: signerOf(task.signing), at: task.at, sandbox: task.sandbox });
+}
+
+/** How much lower than its process's priority a render thread runs (a nice value of its own). */
+export const RENDER_NICE_STEP = 10;
+
+/**
+ * Lowers the calling thread's priority (on Linux a thread has a nice value of its own): a render thread then
+ * takes only the CPU that the event loop answering requests leaves, so a backlog of PDFs waits, not an issue.
+ */
+export function renderBelowEventLoop(): void {
+  try {
+    setPriority(0, Math.min(19, getPriority(0) + RENDER_NICE_STEP));
+  } catch {
+    // Refused here (a sandbox that forbids it): the thread renders at its process's priority.
+  }
 }

@@ -131,6 +131,21 @@ describe('the fs store on disk', () => {
     expect(readdirSync(live.spoolDir)).toEqual(['writing.spool']);
   });
 
+  it('writes again after its folders were removed (it creates a folder only when a write finds it missing)', async () => {
+    const root = path.join(work, 'removed');
+    const store = new DiskFileStore(root);
+    const first = Buffer.from('before the folders went');
+    await store.putBytes(sha(first), first);
+    rmSync(root, { recursive: true, force: true });
+    const again = Buffer.from('after the folders went');
+    await store.putBytes(sha(again), again);
+    expect(await all(await store.read(sha(again)))).toEqual(again);
+    const spool = await spoolStream([again], { dir: path.join(work, 'removed-spools') });
+    rmSync(path.join(root, sha(again).slice(0, 2)), { recursive: true, force: true });
+    await store.putSpool(spool);
+    expect(statSync(path.join(root, sha(again).slice(0, 2), sha(again))).mode & 0o777).toBe(0o444);
+  });
+
   it('refuses to start on a folder it cannot write', async () => {
     const blocked = path.join(work, 'not-a-folder');
     writeFileSync(blocked, 'a file where the store should be');

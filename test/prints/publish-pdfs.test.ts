@@ -6,12 +6,28 @@ import type { PdfRenderer } from '../../src/prints/render-pool.ts';
 import { verifyAuditChains } from '../../src/platform/audit.ts';
 import { issueDoc, renderRunner, tempDataDir } from './helpers.ts';
 import { pdfFilesOf } from '../helpers/pdf-files.ts';
+import { sampleLogoPng } from '../../src/pdf/samples.ts';
 
 /** A renderer that answers the same bytes for every document: the content a second document's PDFs share with the first's. */
 function sameBytesRenderer(real: PdfRenderer): PdfRenderer {
   const origin = Buffer.from('%PDF-1.7 origin of every document\n');
   const copy = Buffer.from('%PDF-1.7 copy of every document\n');
   return { threads: real.threads, capacity: real.capacity, pair: async () => ({ origin, copy }), draft: real.draft, close: async () => {} };
+}
+
+/** Holds every render until `n` are waiting, then answers them all at once: their jobs reach publishing together. */
+function gatedRenderer(inner: PdfRenderer, n: number): PdfRenderer {
+  const waiting: (() => void)[] = [];
+  return {
+    ...inner,
+    pair: async (task) => {
+      await new Promise<void>((resolve) => {
+        waiting.push(resolve);
+        if (waiting.length === n) for (const go of waiting.splice(0)) go();
+      });
+      return inner.pair(task);
+    },
+  };
 }
 
 describe('publish_pdfs', () => {
@@ -82,5 +98,93 @@ describe('publish_pdfs', () => {
     expect(JSON.stringify(again)).toBe(JSON.stringify(JSON.parse(before[0].f)));
     const [{ n }] = await env.sql<any>('sandbox', `SELECT count(*)::int AS n FROM pdf_links WHERE document_id = '${doc.id}'`);
     expect(n).toBe(2);
+  });
+
+  it('publishes jobs that finish together in one statement, each document once, files shared by content, chains intact', async () => {
+    const a = await env.account();
+    const [b1, b2] = [await env.business(a.test), await env.business(a.test)];
+    const docs = [
+      await issueDoc(env, a.test, b1.id),
+      await issueDoc(env, a.test, b2.id),
+      await issueDoc(env, a.test, b1.id),
+      await issueDoc(env, a.test, b2.id),
+    ];
+    const real = env.s.pdfRenderer;
+    env.s.pdfRenderer = gatedRenderer(sameBytesRenderer(real), docs.length);
+    const pool = env.s.databases.sandbox.pool;
+    const poolQuery = pool.query;
+    const batches: unknown[][] = [];
+    pool.query = function (this: typeof pool, ...args: unknown[]) {
+      const [q, values] = args as [{ text?: string } | string, unknown[] | undefined];
+      const text = typeof q === 'string' ? q : q.text;
+      if (text?.includes('publish_pdfs_batch')) batches.push(JSON.parse(String(values![0])));
+      return (poolQuery as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof pool.query;
+    // The documents' rows locked meanwhile: the first publish waits on its row, and the others arrive while it does.
+    const locker = await pool.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query(`SELECT id FROM documents WHERE id IN (${docs.map((d) => `'${d.id}'`).join(',')}) FOR UPDATE`);
+      expect(env.s.pdfRenderer.capacity).toBeGreaterThanOrEqual(docs.length);
+      const ran = renderRunner(env).runDue('sandbox');
+      await new Promise((r) => setTimeout(r, 1_500));
+      await locker.query('COMMIT');
+      expect(await ran).toBe(docs.length);
+    } finally {
+      locker.release();
+      pool.query = poolQuery;
+      env.s.pdfRenderer = real;
+    }
+    // The first publish went alone; those that finished while it was sent went together, by business then document
+    // (then those that found their content stored under another document's files, again together).
+    expect(batches.length).toBeGreaterThanOrEqual(1);
+    const batched = batches[0] as { businessId: string; documentId: string }[];
+    expect(batched).toHaveLength(docs.length - 1);
+    const keys = batched.map((c) => `${c.businessId} ${c.documentId}`);
+    expect(keys).toEqual([...keys].sort());
+    const ids = docs.map((d) => `'${d.id}'`).join(',');
+    const links = await env.sql<any>('sandbox', `SELECT document_id, count(*)::int AS n FROM pdf_links WHERE document_id IN (${ids}) GROUP BY document_id`);
+    expect(links.map((l: any) => l.n)).toEqual([2, 2, 2, 2]);
+    const events = await env.sql<any>(
+      'sandbox',
+      `SELECT count(*)::int AS n FROM outbox_events WHERE event = 'document.pdf_ready' AND data->>'documentId' IN (${ids})`,
+    );
+    expect(events[0].n).toBe(docs.length);
+    for (const b of [b1, b2]) {
+      const [{ n }] = await env.sql<any>('sandbox', `SELECT count(*)::int AS n FROM files WHERE business_id = '${b.id}' AND mime = 'application/pdf'`);
+      expect(n).toBe(2);
+    }
+    const jobs = await env.sql<any>(
+      'sandbox',
+      `SELECT count(*)::int AS n FROM jobs WHERE kind = 'document.render' AND ref_id IN (${ids}) AND done_at IS NOT NULL`,
+    );
+    expect(jobs[0].n).toBe(docs.length);
+    expect((await verifyAuditChains(env.s.databases.sandbox.db)).problems).toEqual([]);
+  });
+
+  it("reads a business's logo once for the documents rendered together, and draws it on each", async () => {
+    const a = await env.account();
+    const logo = `data:image/png;base64,${sampleLogoPng().toString('base64')}`;
+    const b = await env.business(a.test, { branding: { logo } });
+    const docs = [await issueDoc(env, a.test, b.id), await issueDoc(env, a.test, b.id), await issueDoc(env, a.test, b.id)];
+    const pool = env.s.databases.sandbox.pool;
+    const poolQuery = pool.query;
+    let fileReads = 0;
+    pool.query = function (this: typeof pool, ...args: unknown[]) {
+      const q = args[0] as { text?: string } | string;
+      if (/FROM files WHERE id = /.test(typeof q === 'string' ? q : (q.text ?? ''))) fileReads++;
+      return (poolQuery as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof pool.query;
+    try {
+      expect(await renderRunner(env).runDue('sandbox')).toBe(docs.length);
+    } finally {
+      pool.query = poolQuery;
+    }
+    expect(fileReads).toBe(1);
+    for (const d of docs) {
+      const pdf = await env.call('POST', `/v1/businesses/${b.id}/documents/${d.id}/print`, { key: a.test });
+      expect(pdf.status).toBe(200);
+      expect(pdf.raw.toString('latin1')).toContain('/Subtype /Image');
+    }
   });
 });

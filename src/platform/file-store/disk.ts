@@ -19,6 +19,21 @@ async function syncDir(dir: string): Promise<void> {
 }
 
 /**
+ * Runs `op`, and when a folder it needs is missing (the first write into it, or one removed since) creates `dir`
+ * and runs it again. Cheaper than creating the folder before every write: a recursive mkdir of a folder that
+ * exists was half of a stored PDF pair's CPU (the thread pool's calls and the kernel's).
+ */
+async function inFolder<T>(dir: string, op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (err) {
+    if (!isMissing(err)) throw err;
+    await mkdir(dir, { recursive: true });
+    return op();
+  }
+}
+
+/**
  * The disk store: one folder per database mode, objects at `<root>/<first two hex digits>/<sha256>`.
  * A write goes to `<root>/.spool/`, is fsynced, then renamed into place (atomic on one file system) and
  * the folder fsynced, so a reader sees a whole object or none and a committed row's object survives a crash.
@@ -40,17 +55,21 @@ export class DiskFileStore implements FileStore {
   }
 
   async putSpool(spool: Spool): Promise<void> {
-    const target = this.pathOf(spool.sha256);
-    await mkdir(path.dirname(target), { recursive: true });
     await chmod(spool.path, 0o444);
-    await rename(spool.path, target);
+    await this.commit(spool.path, spool.sha256);
+  }
+
+  /** Renames a written, fsynced, read-only file into place and makes the new name durable. */
+  private async commit(file: string, sha256: string): Promise<void> {
+    const target = this.pathOf(sha256);
+    await inFolder(path.dirname(target), () => rename(file, target));
     await syncDir(path.dirname(target));
   }
 
   async putBytes(sha256: string, bytes: Buffer): Promise<void> {
-    await mkdir(this.spoolDir, { recursive: true });
     const temp = path.join(this.spoolDir, `${randomBytes(12).toString('hex')}.spool`);
-    const handle = await open(temp, 'wx', 0o600);
+    // Created read-only: this descriptor still writes it, and it needs no chmod before the rename.
+    const handle = await inFolder(this.spoolDir, () => open(temp, 'wx', 0o444));
     try {
       for (let at = 0; at < bytes.length;) at += (await handle.write(bytes, at, bytes.length - at)).bytesWritten;
       await handle.sync();
@@ -60,7 +79,7 @@ export class DiskFileStore implements FileStore {
       throw err;
     }
     await handle.close();
-    await this.putSpool({ path: temp, sha256, size: bytes.length, head: Buffer.alloc(0), tail: Buffer.alloc(0) });
+    await this.commit(temp, sha256);
   }
 
   async read(sha256: string, range?: { start: number; end: number }): Promise<Readable> {
