@@ -9,6 +9,9 @@ import { expectErrorShape, expectRefused, JSON_HEADERS } from './helpers.ts';
 // Deterministic (no randomness) and bounded (one request per field and variant).
 
 type Schema = Record<string, any>;
+
+// Thousands of requests one after another: ~20 s a test on a quiet machine, several times that on a loaded one.
+const WALK = { timeout: 300_000 };
 interface Operation {
   method: string;
   path: string;
@@ -134,7 +137,7 @@ function edges(leaf: Leaf): unknown[] {
 
 const NUMBER_MARK = '__the_number__';
 
-describe('the OpenAPI document, walked', () => {
+describe('the OpenAPI document, walked', WALK, () => {
   it('covers the API: operations with JSON bodies, query and path parameters', () => {
     const ops = operations();
     expect(ops.length).toBeGreaterThan(40);
@@ -185,7 +188,7 @@ describe('the OpenAPI document, walked', () => {
   });
 });
 
-describe('edge values of every body field', () => {
+describe('edge values of every body field', WALK, () => {
   it('never answer a 5xx: the largest and smallest allowed values, and just past them', async () => {
     const started = Date.now();
     let requests = 0;
@@ -211,7 +214,7 @@ describe('edge values of every body field', () => {
   });
 });
 
-describe('edge values of every query and path parameter', () => {
+describe('edge values of every query and path parameter', WALK, () => {
   it('never answer a 5xx', async () => {
     const values = [
       '',
@@ -437,7 +440,7 @@ function checkAnswer(r: CallResult, label: string, walk: Walk): void {
   else if (r.status >= 300) expect(r.headers.location, label).toBeTruthy();
 }
 
-describe('the hostile walk: every operation, every class', () => {
+describe('the hostile walk: every operation, every class', WALK, () => {
   const walk: Walk = { requests: 0, status: new Map() };
   const random = prng(SEED);
   const timings: Record<string, number> = {};
