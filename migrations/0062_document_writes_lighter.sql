@@ -38,6 +38,20 @@ BEGIN
   RETURN lower(coalesce(party ->> 'name', '') || E'\n' || array_to_string(descriptions, E'\n'));
 END $$;
 
+-- next_number(business, series) (0026) was a SQL function: PostgreSQL 15 parses and plans a SQL function's
+-- statement again at every call (as join_parts, 0032), 0.02-0.06 ms of planning an issue beside 0.03 ms of
+-- execution. The same statement in plpgsql, whose plan is kept.
+CREATE OR REPLACE FUNCTION next_number(business text, series integer) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  n bigint;
+BEGIN
+  INSERT INTO document_counters(business_id, doc_type, start_number, last_number) VALUES (business, series, 1, 1)
+  ON CONFLICT (business_id, doc_type)
+  DO UPDATE SET last_number = coalesce(document_counters.last_number, document_counters.start_number - 1) + 1
+  RETURNING last_number INTO n;
+  RETURN n;
+END $$;
+
 -- documents_issued_at (0002) serves no statement: exports and their totals select by document_date with
 -- status = 'issued' (documents_export_order) and only filter by issued_at; the list has no issued-at
 -- filter. Every issue wrote an entry into it.
