@@ -6,9 +6,11 @@
  *  { kind: 'setup', base, key, businesses }                       → { businessIds }
  *  { kind: 'issue', base, key, businessIds, docs, concurrency, first } → figures of draft + issue per document (documents first…first+docs-1)
  *  { kind: 'floor', databaseUrl, businessIds, count, concurrency } → figures of the bare transaction
- *  { kind: 'sqlFloor', databaseUrl, businessIds, count, concurrency } → figures of pinkas's own statements alone (sql-floor.ts)
+ *  { kind: 'sqlFloor', databaseUrl, businessIds, count, concurrency } → figures of pinkas's own statements alone (sql-floor.ts),
+ *    with `cpuMs`: the CPU time (user + system) its PostgreSQL backends spent on them, when their /proc is readable
  */
 import http from 'node:http';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { floorDocument, readSample } from './sql-floor.ts';
 
@@ -51,6 +53,17 @@ function client(base: string, key: string, sockets: number) {
 }
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+/** A process's CPU time so far (user + system, ms) from /proc; null where it cannot be read (another machine, no /proc). */
+function backendCpuMs(pid: number): number | null {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in clock ticks (100 a second).
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
 const figures = (n: number, ms: number, lat: number[]) => {
   lat.sort((a, b) => a - b);
   return {
@@ -121,13 +134,21 @@ async function main(): Promise<unknown> {
   if (job.kind === 'sqlFloor') {
     try {
       const sample = await readSample(db, businessIds);
+      // The pool's connections, opened before the run and kept busy through it: their backends' CPU,
+      // read around the run, is what the statements cost PostgreSQL (unlike wall time, about the same on a loaded machine).
+      const clients = await Promise.all(Array.from({ length: concurrency }, () => db.connect()));
+      const pids = await Promise.all(clients.map(async (c) => Number((await c.query('SELECT pg_backend_pid() AS pid')).rows[0].pid)));
+      for (const c of clients) c.release();
+      const cpu0 = pids.map(backendCpuMs);
       const lat: number[] = [];
       const ms = await pool(count, concurrency, async (i) => {
         const t0 = performance.now();
         await floorDocument(db, sample, businessIds[i % businessIds.length]);
         lat.push(performance.now() - t0);
       });
-      return figures(count, ms, lat);
+      const cpu1 = pids.map(backendCpuMs);
+      const cpuMs = [...cpu0, ...cpu1].includes(null) ? null : cpu1.reduce<number>((a, x, i) => a + x! - cpu0[i]!, 0);
+      return { ...figures(count, ms, lat), cpuMs };
     } finally {
       await db.end();
     }

@@ -2,7 +2,8 @@
  * Where pinkas's SQL per document goes (issue 28), statement by statement: a server on a PostgreSQL
  * with pg_stat_statements loaded (PROFILE_DATABASE_URL, track = all), a warm-up through the API, then
  * pinkas's own statements one at a time (sql-floor.ts), and every statement's time per document,
- * nested ones (triggers, functions) included.
+ * nested ones (triggers, functions) included. PROFILE_API=1 measures the server's own statements instead:
+ * drafts and issues over HTTP (PROFILE_CONCURRENCY in flight), with the background jobs they cause.
  */
 import pg from 'pg';
 import { spawn } from 'node:child_process';
@@ -41,18 +42,24 @@ try {
   await db.connect();
   while (Number((await db.query(`SELECT count(*) AS n FROM jobs WHERE done_at IS NULL AND failed_at IS NULL AND run_at < now()`)).rows[0].n) > 0)
     await new Promise((r2) => setTimeout(r2, 200));
-  await db.query('SELECT pg_stat_statements_reset(), pg_stat_reset()');
-  const r = await load({
-    kind: 'sqlFloor',
-    databaseUrl: url(names.sandbox),
-    businessIds,
-    count: DOCS,
-    concurrency: Number(process.env.PROFILE_CONCURRENCY ?? 1),
-  });
-  console.log(`SQL alone: ${r.perSecond} docs/s, p50 ${r.p50} ms`);
+  // Without pg_stat_statements (a cluster not set up as below) only the figures of the run itself are printed.
+  const statements = (await db.query(`SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements'`)).rowCount === 1;
+  await db.query(statements ? 'SELECT pg_stat_statements_reset(), pg_stat_reset()' : 'SELECT pg_stat_reset()');
+  const concurrency = Number(process.env.PROFILE_CONCURRENCY ?? 1);
+  if (process.env.PROFILE_API === '1') {
+    // The server's own statements as it sends them (draft + issue over HTTP), PDFs and other jobs included.
+    const r = await load({ kind: 'issue', base: server.base, key, businessIds, docs: DOCS, concurrency, first: 0 });
+    console.log(`API: ${r.documents.perSecond} docs/s, p50 ${r.documents.p50} ms`);
+  } else {
+    const r = await load({ kind: 'sqlFloor', databaseUrl: url(names.sandbox), businessIds, count: DOCS, concurrency });
+    const cpu = r.cpuMs === null ? 'not readable' : `${(r.cpuMs / DOCS).toFixed(3)} ms a document`;
+    console.log(`SQL alone: ${r.perSecond} docs/s, p50 ${r.p50} ms; its backends' CPU ${cpu}`);
+  }
   const s = await db.query(
-    `SELECT calls, total_exec_time AS exec, total_plan_time AS plan, wal_bytes, shared_blks_hit + shared_blks_read AS blks, left(regexp_replace(query, '\\s+', ' ', 'g'), 150) AS q
-       FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY total_exec_time DESC LIMIT 40`,
+    statements
+      ? `SELECT calls, total_exec_time AS exec, total_plan_time AS plan, wal_bytes, shared_blks_hit + shared_blks_read AS blks, left(regexp_replace(query, '\\s+', ' ', 'g'), 150) AS q
+       FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY total_exec_time DESC LIMIT 40`
+      : 'SELECT 1 WHERE false',
   );
   for (const x of s.rows)
     console.log(

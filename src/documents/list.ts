@@ -76,7 +76,8 @@ const and = (conditions: SQL[]) => sql.join(conditions, sql` AND `);
 
 /**
  * The page's ids, newest first. Without `q`, one index range read newest-first (every filter has an
- * index ending with the order). With `q`, two phases in one statement:
+ * index ending with the order; `status=issued` reads documents_list_search, which carries the status,
+ * and `status=draft` the index of drafts). With `q`, two phases in one statement:
  *  1. probe: the newest SEARCH_PROBE_ROWS rows of the other filters, newest-first, each tested with
  *     the exact condition. If they hold skip + take matches, or are all the rows there are, the page
  *     is theirs (the rows after them are older than every match found);
@@ -122,7 +123,9 @@ export interface ListResult {
 /** `probeRows`: phase 1's window for `q` (SEARCH_PROBE_ROWS; tests make it small to run phase 2 on small books). */
 export async function listDocuments(ex: Executor, businessId: string, q: ListQueryInput, opts: { probeRows?: number } = {}): Promise<ListResult> {
   const base = filters(businessId, q);
-  const where = q.status ? [...base, sql`status = ${q.status}`] : [...base];
+  // The status as a literal: a list of drafts is read from the index of drafts alone (documents_list_drafts,
+  // migration 0062), whose predicate the planner matches against a constant, not a parameter.
+  const where = q.status ? [...base, q.status === 'draft' ? sql`status = 'draft'` : sql`status = 'issued'`] : [...base];
   // The cursor is paging, not a filter: it narrows the page, never the counts. Its condition starts
   // with `created_at <=`, a bound of the same index range as `before`.
   if (q.cursor) where.push(afterCursor(decodeCursor('documents', q.cursor)));

@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Database, Executor, Mode } from './db/engine.ts';
-import { iso, isoOrNull, query } from './db/sql.ts';
+import { iso, isoOrNull, prepared, query } from './db/sql.ts';
 import { newId } from './ids.ts';
 import { insertInto } from './db/insert-values.ts';
 import { jobs } from './db/tables.ts';
@@ -200,17 +200,22 @@ export class JobRunner {
   private async claim(database: Database, kinds: JobKind[], limit: number): Promise<Job[]> {
     const now = this.clock.now();
     const lease = new Date(now.getTime() + (this.opts.leaseMs ?? 120_000));
+    // A named statement: PostgreSQL keeps its plan on the connection (sent unnamed, it was planned again at
+    // every claim, ~0.3 ms, about one claim a document while PDFs render: bench/issue/profile-sql.ts, PROFILE_API=1).
     const rows = await database.db.transaction(async (tx) =>
       query<Record<string, unknown>>(
         tx,
-        sql`UPDATE jobs SET locked_until = ${lease.toISOString()}, attempts = attempts + 1
-            WHERE id IN (
-              SELECT id FROM jobs
-              WHERE kind IN ${kinds} AND done_at IS NULL AND failed_at IS NULL AND run_at <= ${now.toISOString()}
-                AND (locked_until IS NULL OR locked_until <= ${now.toISOString()})
-              ORDER BY run_at, id LIMIT ${limit}
-              FOR UPDATE SKIP LOCKED)
-            RETURNING *`,
+        prepared(
+          'jobs_claim',
+          sql`UPDATE jobs SET locked_until = ${lease.toISOString()}, attempts = attempts + 1
+              WHERE id IN (
+                SELECT id FROM jobs
+                WHERE kind IN ${kinds} AND done_at IS NULL AND failed_at IS NULL AND run_at <= ${now.toISOString()}
+                  AND (locked_until IS NULL OR locked_until <= ${now.toISOString()})
+                ORDER BY run_at, id LIMIT ${limit}
+                FOR UPDATE SKIP LOCKED)
+              RETURNING *`,
+        ),
       ),
     );
     // RETURNING does not keep the subquery's order.
@@ -251,8 +256,9 @@ export class JobRunner {
     if (!finish) {
       const done = coalesce<string, void>(
         async (ids) => {
-          await database.db.execute(
-            sql`UPDATE jobs SET done_at = ${this.clock.now().toISOString()}, locked_until = NULL, last_error = NULL WHERE id = ANY(${sql.param(ids)})`,
+          await query(
+            database.db,
+            prepared('jobs_done', sql`UPDATE jobs SET done_at = ${this.clock.now().toISOString()}, locked_until = NULL, last_error = NULL WHERE id = ANY(${sql.param(ids)})`),
           );
           return ids.map(() => undefined);
         },
