@@ -258,7 +258,10 @@ export class JobRunner {
         async (ids) => {
           await query(
             database.db,
-            prepared('jobs_done', sql`UPDATE jobs SET done_at = ${this.clock.now().toISOString()}, locked_until = NULL, last_error = NULL WHERE id = ANY(${sql.param(ids)})`),
+            prepared(
+              'jobs_done',
+              sql`UPDATE jobs SET done_at = ${this.clock.now().toISOString()}, locked_until = NULL, last_error = NULL WHERE id = ANY(${sql.param(ids)})`,
+            ),
           );
           return ids.map(() => undefined);
         },
