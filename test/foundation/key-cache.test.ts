@@ -179,6 +179,9 @@ describe('a dropped LISTEN connection', () => {
     expect((await get('/v1/keys', a.test)).status).toBe(200);
     const k = await a.mint({ mode: 'test' });
     await other.live.query(`UPDATE api_keys SET revoked_at = now() WHERE id = $1`, [k.id]);
+    // On a loaded machine the connection may already be back (its first retry is 100 ms away) and the
+    // cache loaded before the revocation's notification arrives: wait for it then (no-op while down).
+    await env.s.invalidation.live.caughtUp();
     expect((await get('/v1/keys', k.secret)).status).toBe(401);
     await until('the connection to be back', () => env.s.invalidation.live.listening && env.s.accountCaches.keys.lookup(hashKey(a.test)).known);
     expect(env.s.accountCaches.keys.lookup(hashKey(k.secret))).toEqual({ known: true, key: undefined });
