@@ -445,7 +445,7 @@ export function issuedRows(
     linkedDocumentId: null,
     externalRef: body.externalRef ?? null,
     metadata: {},
-    requestHash: requestHash({ ...body, externalRef: undefined }),
+    requestHash: requestHash(body, body.externalRef ?? null),
     allocationNumber: fields.allocationNumber,
     allocation: null,
     warnings: [],

@@ -39,8 +39,12 @@ async function resolveParty(ex: Executor, businessId: string, p: PartyInputBody 
   return normalizeInlineParty(p);
 }
 
-/** The idempotency fingerprint of a create body: everything except the key itself. */
-export function requestHash(body: DraftCreateBody): string {
+/**
+ * The idempotency fingerprint of a create body: everything except the key itself. Null without a key:
+ * only a create under a key can be replayed, and only it is compared (sha256 of the canonical JSON).
+ */
+export function requestHash(body: DraftCreateBody, externalRef: string | null): string | null {
+  if (externalRef === null) return null;
   const { externalRef: _ignored, ...rest } = body;
   return createHash('sha256').update(canonicalJson(rest)).digest('hex');
 }
@@ -49,7 +53,7 @@ interface DraftToInsert {
   fields: DraftFields;
   totals: { totalExVat: number; vatAmount: number; totalIncVat: number };
   externalRef: string | null;
-  hash: string;
+  hash: string | null;
   metadata: Metadata | undefined;
   datedAtIssue: boolean;
 }
@@ -119,7 +123,7 @@ export async function insertDraft(
   return view;
 }
 
-function replay(existing: DocumentRow, hash: string): { document: DocumentView; deduped: true } {
+function replay(existing: DocumentRow, hash: string | null): { document: DocumentView; deduped: true } {
   if (existing.requestHash !== hash) {
     throw conflict(`Idempotency-Key / externalRef "${existing.externalRef}" was already used with a different body`);
   }
@@ -168,7 +172,7 @@ export async function createDraft(
   { business, body, headerKey }: { business: BusinessRecord; body: DraftCreateBody; headerKey: string | undefined },
 ): Promise<{ document: DocumentView; deduped: boolean }> {
   const externalRef = externalRefOf(body, headerKey);
-  const hash = requestHash({ ...body, externalRef: undefined });
+  const hash = requestHash(body, externalRef);
   const db = ctx.database.db;
   const now = s.clock.now();
   const fields = await draftFieldsOf(db, business, body, israelDate(now));
