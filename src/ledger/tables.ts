@@ -45,7 +45,7 @@ export const journalEntries = pgTable(
     reference: text('reference'),
     referenceDocType: integer('reference_doc_type'),
     description: text('description').notNull(),
-    reversesEntryId: text('reverses_entry_id').unique('journal_entries_reverses_entry_id_key'),
+    reversesEntryId: text('reverses_entry_id'),
     createdByKeyId: text('created_by_key_id'),
     createdAt: timestamptz3('created_at').notNull(),
     /** The writing transaction (set by trigger): lines may be added in it only. */
@@ -58,6 +58,9 @@ export const journalEntries = pgTable(
     uniqueIndex('journal_entries_document')
       .on(t.documentId)
       .where(sql`document_id IS NOT NULL`),
+    uniqueIndex('journal_entries_reverses')
+      .on(t.reversesEntryId)
+      .where(sql`reverses_entry_id IS NOT NULL`),
     uniqueIndex('journal_entries_expense')
       .on(t.expenseId)
       .where(sql`expense_id IS NOT NULL`),
