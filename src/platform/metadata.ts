@@ -52,10 +52,14 @@ export function metadataFilterOf(pairs: readonly string[] | undefined): Metadata
   return out;
 }
 
-/** The containment condition for a list's WHERE (none without a filter); `column` defaults to `metadata`. */
+/**
+ * The containment condition for a list's WHERE (none without a filter); `column` defaults to `metadata`.
+ * A filter has one pair or more, so only a labelled row matches: `<> '{}'` says so in the words of the
+ * partial indexes of documents and expenses (migration 0065), which the planner then takes.
+ */
 export function metadataCondition(pairs: readonly string[] | undefined, column: SQL = sql`metadata`): SQL | undefined {
   const filter = metadataFilterOf(pairs);
-  return filter ? sql`${column} @> ${JSON.stringify(filter)}::jsonb` : undefined;
+  return filter ? sql`(${column} <> '{}'::jsonb AND ${column} @> ${JSON.stringify(filter)}::jsonb)` : undefined;
 }
 
 /** A stored column (jsonb, parsed by pg, or text from a cast) as a plain object. */
