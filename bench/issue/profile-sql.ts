@@ -4,6 +4,7 @@
  * pinkas's own statements one at a time (sql-floor.ts), and every statement's time per document,
  * nested ones (triggers, functions) included. PROFILE_API=1 measures the server's own statements instead:
  * drafts and issues over HTTP (PROFILE_CONCURRENCY in flight), with the background jobs they cause.
+ * PROFILE_SQL_BEFORE runs statements on the database first (e.g. `DROP INDEX …`: what an index costs).
  */
 import pg from 'pg';
 import { spawn } from 'node:child_process';
@@ -44,6 +45,8 @@ try {
     await new Promise((r2) => setTimeout(r2, 200));
   // Without pg_stat_statements (a cluster not set up as below) only the figures of the run itself are printed.
   const statements = (await db.query(`SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements'`)).rowCount === 1;
+  // PROFILE_SQL_BEFORE: statements run on the database before the measured run (a what-if: an index dropped, a setting).
+  if (process.env.PROFILE_SQL_BEFORE) await db.query(process.env.PROFILE_SQL_BEFORE);
   await db.query(statements ? 'SELECT pg_stat_statements_reset(), pg_stat_reset()' : 'SELECT pg_stat_reset()');
   const concurrency = Number(process.env.PROFILE_CONCURRENCY ?? 1);
   if (process.env.PROFILE_API === '1') {
