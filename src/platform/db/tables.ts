@@ -26,7 +26,7 @@ export const xid8 = customType<{ data: string; driverData: string }>({ dataType:
 
 export const auditLog = pgTable('audit_log', {
   seq: bigserial('seq', { mode: 'number' }).primaryKey(),
-  id: text('id').notNull().unique('audit_log_id_key'),
+  id: text('id').notNull(),
   chain: text('chain').notNull(),
   at: timestamptz3('at').notNull(),
   accountId: text('account_id'),
