@@ -9,11 +9,11 @@
 import pg from 'pg';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { startServer, killServer, tempDataDir, ROOT } from '../../test/helpers/server-process.ts';
+import { ROOT } from '../../test/helpers/server-process.ts';
+import { scratchServer } from './scratch-server.ts';
 
 const SERVER = process.env.PROFILE_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5433/postgres';
 const DOCS = Number(process.env.PROFILE_DOCS ?? 1000);
-const url = (db: string) => Object.assign(new URL(SERVER), { pathname: `/${db}` }).toString();
 
 function load(job: Record<string, unknown>): Promise<any> {
   return new Promise((resolve, reject) => {
@@ -26,15 +26,8 @@ function load(job: Record<string, unknown>): Promise<any> {
   });
 }
 
-const admin = new pg.Client({ connectionString: SERVER });
-admin.on('error', () => {});
-await admin.connect();
-const names = { live: `prof_live_${process.pid}`, sandbox: `prof_sandbox_${process.pid}` };
-for (const n of Object.values(names)) await admin.query(`CREATE DATABASE ${n}`);
-const dataDir = tempDataDir('pinkas-prof-');
-const server = await startServer(dataDir, {
-  env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '10000000', DATABASE_URL: url(names.live), SANDBOX_DATABASE_URL: url(names.sandbox) },
-});
+const scratch = await scratchServer(SERVER, 'prof');
+const { server, url, names } = scratch;
 try {
   const key = server.firstKey()!;
   const { businessIds } = await load({ kind: 'setup', base: server.base, key, businesses: 8 });
@@ -77,7 +70,5 @@ try {
 } catch (err) {
   console.error('profile failed:', err);
 } finally {
-  await killServer(server);
-  for (const n of Object.values(names)) await admin.query(`DROP DATABASE IF EXISTS ${n} WITH (FORCE)`);
-  await admin.end();
+  await scratch.close();
 }

@@ -10,24 +10,15 @@
  */
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
-import pg from 'pg';
-import { startServer, killServer, tempDataDir } from '../../test/helpers/server-process.ts';
+import { scratchServer } from './scratch-server.ts';
 
 const BASE = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const N = Number(process.env.REQUEST_COST_N ?? 1500);
 const IN_FLIGHT = 16;
 // Each business issues at most 250 (the daily allowance is 300).
 const BUSINESSES = Math.ceil((N + 200) / 250);
-const url = (db: string) => Object.assign(new URL(BASE), { pathname: `/${db}` }).toString();
-
-const admin = new pg.Client({ connectionString: BASE });
-await admin.connect();
-const names = { live: `reqcost_live_${process.pid}`, sandbox: `reqcost_sandbox_${process.pid}` };
-for (const n of Object.values(names)) await admin.query(`CREATE DATABASE ${n}`);
-const dataDir = tempDataDir('pinkas-reqcost-');
-const server = await startServer(dataDir, {
-  env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '10000000', DATABASE_URL: url(names.live), SANDBOX_DATABASE_URL: url(names.sandbox) },
-});
+const scratch = await scratchServer(BASE, 'reqcost');
+const { server } = scratch;
 try {
   const key = server.firstKey()!;
   const target = new URL(server.base);
@@ -92,7 +83,5 @@ try {
   });
   await measure('POST …/documents/{id}/issue', (i) => ok('POST', `/v1/businesses/${drafts[i]}/issue`));
 } finally {
-  await killServer(server);
-  for (const n of Object.values(names)) await admin.query(`DROP DATABASE IF EXISTS ${n} WITH (FORCE)`);
-  await admin.end();
+  await scratch.close();
 }
