@@ -12,7 +12,14 @@ fail() {
   exit 1
 }
 
-node_bin=$(npm exec --yes --package="node@$major" -- node -p process.execPath 2>/dev/null) || fail "could not install node@$major from the npm registry"
+# Three tries: a registry's passing refusal (a reset, a 5xx) is not a failure of the code.
+node_bin=
+for try in 1 2 3; do
+  node_bin=$(npm exec --yes --package="node@$major" -- node -p process.execPath 2>/dev/null) && break
+  node_bin=
+  sleep $((try * 5))
+done
+[ -n "$node_bin" ] || fail "could not install node@$major from the npm registry (3 tries)"
 version=$("$node_bin" --version) || fail "$node_bin does not run"
 [[ $version == "v$major".* ]] || fail "node@$major answered $version"
 # Whatever the tests spawn as `node` is this Node too.
