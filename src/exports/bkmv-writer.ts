@@ -143,7 +143,7 @@ async function writeDocuments(out: ZipOut, asm: BkmvAssembler, source: SourceDig
 async function writeLedger(out: ZipOut, asm: BkmvAssembler, src: BkmvSource): Promise<void> {
   await write(out, asm.accounts((await exportAccounts(src.db, src.businessId, src.range, src.cutOff)).records));
   // One chunk read ahead while the previous one is formatted (as the documents are).
-  const journal = exportJournal(src.db, src.businessId, { range: src.range, cutOff: src.cutOff });
+  const journal = exportJournal(src.db, src.businessId, { range: src.range, cutOff: src.cutOff, chunk: src.chunkSize });
   let ahead = journal.next();
   for (;;) {
     const chunk = await ahead;
