@@ -6,7 +6,8 @@
  * whole range in a child process of its own, so that the child's peak RSS (VmHWM, the kernel's
  * high-water mark) is the export's alone: wall time per step (verification runs beside the writing,
  * so "verify" is only what is left of it once the zip is closed), CPU time of the process and of its
- * main thread (on a shared machine the better figure), RSS, zip size, verification.
+ * main thread (on a shared machine the better figure), PostgreSQL's CPU for the export (its backends, read
+ * from /proc when the server runs on this machine), the load average, RSS, zip size, verification.
  *
  *   npm run bench -- export-large
  *   BENCH_EXPORT_SIZE=200000 npm run bench -- export-large
@@ -21,7 +22,9 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import pg from 'pg';
 import { fileURLToPath } from 'node:url';
+import { loadavg } from 'node:os';
 import { loadConfig } from '../src/platform/config.ts';
 import { systemClock } from '../src/platform/clock.ts';
 import { createLogger } from '../src/platform/logger.ts';
@@ -33,12 +36,73 @@ import { runOpenfrmtExport } from '../src/exports/run.ts';
 const mb = (n: number) => `${(n / 1048576).toFixed(0)} MB`;
 const config = () => loadConfig({ PINKAS_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '10000000', DATA_DIR: '/nonexistent' });
 
+/** The application_name of the export's connections. */
+const EXPORT_APPLICATION = 'pinkas-export-bench';
+
+/** utime + stime in ms (clock ticks of 10 ms) from a /proc stat file; null when it cannot be read (ended, or not on this machine). */
+function statCpuMs(path: string): number | null {
+  try {
+    const stat = readFileSync(path, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
 /** CPU milliseconds of the whole process and of its main thread (the rest: the verifier thread, zlib's pool, GC helpers). */
 function cpuMs(): { process: number; mainThread: number } {
   const u = process.cpuUsage();
-  const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { process: Math.round((u.user + u.system) / 1000), mainThread: (Number(f[11]) + Number(f[12])) * 10 };
+  return { process: Math.round((u.user + u.system) / 1000), mainThread: statCpuMs(`/proc/self/task/${process.pid}/stat`) ?? 0 };
+}
+
+/**
+ * PostgreSQL's CPU for the export: the backends of the export's connections (pg_stat_activity), read from /proc
+ * (a server on this machine) before the run, every 250 ms and as each step begins, summed per backend from its
+ * first reading (0 for a backend born during the run). A backend that ends between two readings loses its last
+ * quarter second; null when /proc has none of them (a remote server).
+ */
+async function postgresCpu(url: string): Promise<{ step(name: string): void; stop(): Promise<{ total: number | null; steps: Record<string, number> }> }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const first = new Map<number, number>();
+  const last = new Map<number, number>();
+  let started = false;
+  const read = async () => {
+    const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [
+      EXPORT_APPLICATION,
+    ]);
+    for (const { pid } of rows) {
+      const ms = statCpuMs(`/proc/${pid}/stat`);
+      if (ms === null) continue;
+      if (!first.has(pid)) first.set(pid, started ? 0 : ms);
+      last.set(pid, ms);
+    }
+  };
+  const sum = () => {
+    let total = 0;
+    for (const [pid, ms] of last) total += ms - first.get(pid)!;
+    return total;
+  };
+  await read();
+  started = true;
+  let reading: Promise<void> = Promise.resolve();
+  const readSoon = () => (reading = reading.then(read, read));
+  const timer = setInterval(readSoon, 250);
+  const marks: [string, number][] = [];
+  return {
+    step(name) {
+      void readSoon().then(() => marks.push([name, sum()]));
+    },
+    async stop() {
+      clearInterval(timer);
+      await readSoon().catch(() => {});
+      await client.end();
+      const total = sum();
+      const steps = Object.fromEntries(marks.map(([name, at], i) => [name, (marks[i + 1]?.[1] ?? total) - at]));
+      return { total: last.size ? total : null, steps };
+    },
+  };
 }
 
 function vm(field: 'VmHWM' | 'VmRSS'): number {
@@ -48,7 +112,10 @@ function vm(field: 'VmHWM' | 'VmRSS'): number {
 
 /** The child: one export of the business's whole range, then one JSON line of figures. */
 async function exportOnly(url: string, business: BusinessRecord, accountId: string): Promise<void> {
-  const sandbox = await openPool('sandbox', url, { poolSize: 4 });
+  // Its connections are named, so that PostgreSQL's CPU counts theirs only (not another process's on the same books).
+  const named = new URL(url);
+  named.searchParams.set('application_name', EXPORT_APPLICATION);
+  const sandbox = await openPool('sandbox', named.toString(), { poolSize: 4 });
   try {
     // The export path alone: the services a run reads (exports/run.ts ExportServices), not the API's.
     const cfg = config();
@@ -59,6 +126,7 @@ async function exportOnly(url: string, business: BusinessRecord, accountId: stri
     // BENCH_EXPORT_FROM / BENCH_EXPORT_TO narrow the range (a shorter run of the same books).
     const range = { f: process.env.BENCH_EXPORT_FROM ?? whole.f, t: process.env.BENCH_EXPORT_TO ?? whole.t };
     const rssBefore = vm('VmRSS');
+    const pgCpu = await postgresCpu(url);
     const peakOf: Record<string, number> = {};
     const sampler = setInterval(() => {
       const m = process.memoryUsage();
@@ -79,19 +147,24 @@ async function exportOnly(url: string, business: BusinessRecord, accountId: stri
           if (phase) phases[phase] = Math.round(now - mark);
           phase = p;
           mark = now;
+          pgCpu.step(p);
         },
       },
     });
     const end = performance.now();
     clearInterval(sampler);
+    const postgres = await pgCpu.stop();
     phases[phase] = Math.round(end - mark);
     console.log(
       JSON.stringify({
         ms: Math.round(end - t0),
         phases,
-        cpu: cpuMs(),
+        cpu: { ...cpuMs(), postgres: postgres.total, postgresSteps: postgres.steps },
         memory: Object.fromEntries(Object.entries(peakOf).map(([k, v]) => [k, Math.round(v / 1048576)])),
         rssBefore,
+        load: loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' '),
         peakRss: vm('VmHWM'),
         documents: r.exportRun.verification?.documentsRead,
         records: r.exportRun.recordCounts?.total,
@@ -124,13 +197,17 @@ function exportInChild(url: string, business: BusinessRecord, accountId: string)
   });
 }
 
+const steps = (ms: Record<string, number>) =>
+  Object.entries(ms)
+    .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`)
+    .join(', ');
+
 function report(size: number, r: Record<string, any>): void {
   console.log(
     `PostgreSQL: OPENFRMT export of ${size.toLocaleString('en')} documents (${Number(r.records).toLocaleString('en')} records, ${Number(r.documents).toLocaleString('en')} read back): ` +
-      `${(r.ms / 1000).toFixed(1)} s (${Object.entries(r.phases as Record<string, number>)
-        .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`)
-        .join(', ')}); ` +
+      `${(r.ms / 1000).toFixed(1)} s (${steps(r.phases)}); ` +
       `CPU ${(r.cpu.process / 1000).toFixed(1)} s, of which the main thread ${(r.cpu.mainThread / 1000).toFixed(1)} s; ` +
+      `PostgreSQL's backends ${r.cpu.postgres === null ? 'not readable' : `${(r.cpu.postgres / 1000).toFixed(1)} s (${steps(r.cpu.postgresSteps)})`}; load average ${r.load}; ` +
       `process RSS before ${mb(r.rssBefore)}, peak ${mb(r.peakRss)} (peaks in MB ${JSON.stringify(r.memory)}); zip ${mb(r.zipBytes)}; verification ${r.ok ? 'ok' : 'FAILED'}`,
   );
 }

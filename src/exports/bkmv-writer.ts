@@ -15,9 +15,8 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../platform/db/engine.ts';
 import { query } from '../platform/db/sql.ts';
 import { docTypeIn } from '../documents/doc-type-sql.ts';
-import type { DocumentSnapshot } from '../documents/snapshot-types.ts';
 import type { BkmvAssembler, ExportDocument } from '../openfrmt/index.ts';
-import { exportDocument } from './map-document.ts';
+import { exportDocument, UNREAD_SNAPSHOT_KEYS, type ExportSnapshot } from './map-document.ts';
 import type { SourceDigest } from './verify.ts';
 import { exportAccounts, exportJournal } from './ledger.ts';
 
@@ -97,11 +96,20 @@ const EXPORTED_TYPES = docTypeIn(sql`d.doc_type`, (r) => r.openfrmt.exported);
 
 type Row = { snapshot: unknown; day: string; doc_type: number; doc_number: number };
 
+/**
+ * The snapshot less the keys the export never reads (1,031 bytes of text a document instead of 1,466 on the seeded
+ * books), as one text[] literal. Measured on 100,000 of their documents: PostgreSQL's CPU 1.0 s instead of
+ * 0.85–0.90 s (removing keys costs it a little), the main thread's reading and parsing of the rows 0.84–0.89 s
+ * instead of 1.06–1.22 s. Extracting the keys that are read one by one (`->`, or a json array of them) cost
+ * PostgreSQL 2.4 s: snapshots are stored compressed, and each `->` decompresses the whole again.
+ */
+const UNREAD_KEYS = sql.raw(`'{${UNREAD_SNAPSHOT_KEYS.join(',')}}'::text[]`);
+
 /** One keyset chunk of the fixed set, ordered by the table's columns (index documents_export_order), so LIMIT stops early. */
 function documentChunk(src: BkmvSource, after: Row | null): Promise<Row[]> {
   return query<Row>(
     src.db,
-    sql`SELECT d.snapshot, d.document_date::text AS day, d.doc_type, d.doc_number FROM documents d
+    sql`SELECT d.snapshot - ${UNREAD_KEYS} AS snapshot, d.document_date::text AS day, d.doc_type, d.doc_number FROM documents d
         WHERE d.business_id = ${src.businessId} AND d.status = 'issued' AND ${EXPORTED_TYPES}
           AND d.document_date BETWEEN ${src.range.from} AND ${src.range.to} AND d.issued_at <= ${src.cutOff.toISOString()}
           ${after ? sql`AND (d.document_date, d.doc_type, d.doc_number) > (${after.day.slice(0, 10)}::date, ${Number(after.doc_type)}, ${Number(after.doc_number)})` : sql``}
@@ -122,7 +130,7 @@ async function writeDocuments(out: ZipOut, asm: BkmvAssembler, source: SourceDig
     const docs: ExportDocument[] = new Array(rows.length);
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i];
-      const doc = exportDocument((typeof r.snapshot === 'string' ? JSON.parse(r.snapshot) : r.snapshot) as DocumentSnapshot);
+      const doc = exportDocument((typeof r.snapshot === 'string' ? JSON.parse(r.snapshot) : r.snapshot) as ExportSnapshot);
       source.add(doc);
       docs[i] = doc;
     }
@@ -135,7 +143,7 @@ async function writeDocuments(out: ZipOut, asm: BkmvAssembler, source: SourceDig
 async function writeLedger(out: ZipOut, asm: BkmvAssembler, src: BkmvSource): Promise<void> {
   await write(out, asm.accounts((await exportAccounts(src.db, src.businessId, src.range, src.cutOff)).records));
   // One chunk read ahead while the previous one is formatted (as the documents are).
-  const journal = exportJournal(src.db, src.businessId, { range: src.range, cutOff: src.cutOff });
+  const journal = exportJournal(src.db, src.businessId, { range: src.range, cutOff: src.cutOff, chunk: src.chunkSize });
   let ahead = journal.next();
   for (;;) {
     const chunk = await ahead;

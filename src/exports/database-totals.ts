@@ -15,6 +15,11 @@ const is = {
   payments: docTypeIn(docType, (r) => r.openfrmt.d120),
   settlesLessWithholding: docTypeIn(docType, (r) => r.payments === 'settle-total-less-withholding'),
 };
+/** The same conditions on the documents row itself (inside the CTE). */
+const rowIs = {
+  lines: docTypeIn(sql`documents.doc_type`, (r) => r.openfrmt.d110),
+  payments: docTypeIn(sql`documents.doc_type`, (r) => r.openfrmt.d120),
+};
 
 /** The database's own figures for the fixed set (same filter as the export, amounts per the C100 conventions). */
 export async function databaseTotals(
@@ -25,15 +30,19 @@ export async function databaseTotals(
   const rows = await query<Record<string, number>>(
     ex,
     // Shekel figures: a foreign-currency document's frozen `ils` totals (docs/currency.md), its
-    // payments adding up to what they settle; a shekel document's own columns.
+    // payments adding up to what they settle; a shekel document's own columns. The lines and payments are taken
+    // out of the snapshot once each (lateral x; OFFSET 0 keeps the planner from folding them back into each use):
+    // snapshots are stored compressed and every -> decompresses one again.
     sql`WITH d AS (
-          SELECT doc_type, snapshot,
+          SELECT doc_type, x.lines, x.payments,
                  CASE WHEN currency = 'ILS' THEN total_ex_vat ELSE (snapshot->'ils'->>'totalExVat')::bigint END AS total_ex_vat,
                  CASE WHEN currency = 'ILS' THEN vat_amount ELSE (snapshot->'ils'->>'vatAmount')::bigint END AS vat_amount,
                  CASE WHEN currency = 'ILS' THEN total_inc_vat ELSE (snapshot->'ils'->>'totalIncVat')::bigint END AS total_inc_vat,
                  CASE WHEN currency = 'ILS' THEN withholding_amount ELSE (snapshot->'ils'->>'withholdingAmount')::bigint END AS withholding_amount,
                  currency
             FROM documents
+            CROSS JOIN LATERAL (SELECT CASE WHEN ${rowIs.lines} THEN documents.snapshot->'lines' END AS lines,
+                                       CASE WHEN ${rowIs.payments} THEN documents.snapshot->'payments' END AS payments OFFSET 0) x
            WHERE business_id = ${businessId} AND status = 'issued' AND ${docTypeIn(sql`doc_type`, (r) => r.openfrmt.exported)}
              AND document_date BETWEEN ${from} AND ${to} AND issued_at <= ${cutOff.toISOString()})
         SELECT d.doc_type,
@@ -42,12 +51,12 @@ export async function databaseTotals(
           sum(CASE WHEN ${is.receipt} THEN 0 WHEN ${is.positive} THEN abs(d.vat_amount) ELSE d.vat_amount END) AS vat,
           sum(CASE WHEN ${is.positive} THEN abs(d.total_inc_vat) ELSE d.total_inc_vat END) AS inc_vat,
           sum(CASE WHEN ${is.withholding} THEN d.withholding_amount ELSE 0 END) AS withholding,
-          sum(CASE WHEN ${is.lines} THEN jsonb_array_length(d.snapshot->'lines') ELSE 0 END) AS lines,
-          sum(CASE WHEN ${is.payments} THEN jsonb_array_length(d.snapshot->'payments') ELSE 0 END) AS payments,
+          sum(CASE WHEN ${is.lines} THEN jsonb_array_length(d.lines) ELSE 0 END) AS lines,
+          sum(CASE WHEN ${is.payments} THEN jsonb_array_length(d.payments) ELSE 0 END) AS payments,
           sum(CASE WHEN NOT ${is.payments} THEN 0
                    WHEN d.currency <> 'ILS' AND ${is.settlesLessWithholding} THEN d.total_inc_vat - d.withholding_amount
                    WHEN d.currency <> 'ILS' THEN d.total_inc_vat
-                   ELSE (SELECT coalesce(sum((p->>'amount')::bigint), 0) FROM jsonb_array_elements(d.snapshot->'payments') p)
+                   ELSE (SELECT coalesce(sum((p->>'amount')::bigint), 0) FROM jsonb_array_elements(d.payments) p)
                    END) AS payments_total
         FROM d
         GROUP BY d.doc_type`,

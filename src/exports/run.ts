@@ -23,7 +23,7 @@ import { judge, SourceDigest, type Verification } from './verify.ts';
 import { startVerifier, type VerifierThread } from './verify-thread.ts';
 import { databaseTotals } from './database-totals.ts';
 import { runReport } from './report.ts';
-import { trialBalance } from '../ledger/index.ts';
+import { trialBalances, type TrialBalanceRow } from '../ledger/index.ts';
 import { finishRun, startRun, type ExportRunView, type StartedRun } from './store.ts';
 import { openZip, writeBkmv, zipTime, type ZipOut } from './bkmv-writer.ts';
 
@@ -131,21 +131,32 @@ function iniOf(c: RunContext, totalRecords: number, asm: BkmvAssembler): Buffer 
   );
 }
 
+/** The database's side of the verification: the fixed set's totals and (double entry) the books' trial balances. */
+interface DatabaseSide {
+  totals: Awaited<ReturnType<typeof databaseTotals>>;
+  books: { before: TrialBalanceRow[]; at: TrialBalanceRow[] } | null;
+}
+
+/**
+ * Read while the file is written: each is an aggregate over the business's books (seconds of PostgreSQL at a
+ * million documents) that depends only on the fixed set (range and cut-off), not on the file. One statement
+ * after the other, on one connection beside the export's reads.
+ */
+async function databaseSide(c: RunContext): Promise<DatabaseSide> {
+  const { db, business, range, cutOff } = c;
+  const totals = await databaseTotals(db, business.id, { from: range.from, to: range.to, cutOff });
+  if (!c.doubleEntry) return { totals, books: null };
+  const [before, at] = await trialBalances(db, business.id, [dayBefore(range.from), range.to], cutOff);
+  return { totals, books: { before: before.accounts, at: at.accounts } };
+}
+
 /**
  * The verification: the verifier's thread has been reading the zip from its file while it was written
  * (verify-thread.ts); once the zip is complete, its ReadBack is compared with the source and the database
  * (verify.ts), the ledger with the books' trial balances.
  */
-async function verifyRun(c: RunContext, verifier: VerifierThread, zipSize: number, source: SourceDigest): Promise<Verification> {
-  const { db, business, range, cutOff } = c;
-  const totals = await databaseTotals(db, business.id, { from: range.from, to: range.to, cutOff });
-  const books = c.doubleEntry
-    ? {
-        before: (await trialBalance(db, business.id, dayBefore(range.from), cutOff)).accounts,
-        at: (await trialBalance(db, business.id, range.to, cutOff)).accounts,
-      }
-    : null;
-  return judge(await verifier.result(zipSize, books), source.figures(), totals);
+async function verifyRun(verifier: VerifierThread, zipSize: number, source: SourceDigest, database: DatabaseSide): Promise<Verification> {
+  return judge(await verifier.result(zipSize, database.books), source.figures(), database.totals);
 }
 
 /** The zip, the finished run, its audit row and (completed) its event, in one transaction. */
@@ -235,10 +246,11 @@ async function recordFailure(c: RunContext, err: unknown): Promise<void> {
     .catch((e) => s.logger.error({ err: e, exportRunId: run.id }, 'the failed export run could not be recorded'));
 }
 
-/** What a failed run must stop: the zip being written, the thread reading it. */
+/** What a failed run must stop, or see settle: the zip being written, the thread reading it, the database's side. */
 interface Running {
   out?: ZipOut;
   verifier?: VerifierThread;
+  database?: Promise<DatabaseSide>;
 }
 
 /** Writes the zip, verifies it and stores it with the run: the steps once the run is started. */
@@ -250,6 +262,9 @@ async function produce(c: RunContext, work: string, opts: ExportOptions, running
   // The verifier's thread opens the file: once it exists.
   await Promise.race([once(out.file, 'ready'), out.done]);
   const verifier = (running.verifier = startVerifier({ zipPath, expectedDir: c.production.dir, doubleEntry: c.doubleEntry }, out.file));
+  const database = (running.database = databaseSide(c));
+  // Awaited once the zip is written; a failed write must not leave it unhandled meanwhile.
+  database.catch(() => {});
   const asm = new BkmvAssembler(c.vatId, c.run.primaryId);
   const source = new SourceDigest();
   const totalRecords = await writeBkmv(out, asm, source, {
@@ -265,7 +280,7 @@ async function produce(c: RunContext, work: string, opts: ExportOptions, running
   opts.onPhase?.('zip');
   await out.finish(ini);
   opts.onPhase?.('verify');
-  const verification = await verifyRun(c, verifier, out.file.bytesWritten, source);
+  const verification = await verifyRun(verifier, out.file.bytesWritten, source, await database);
   opts.onPhase?.('store');
   return storeRun(c, zipPath, verification, { asm, totalRecords });
 }
@@ -310,6 +325,8 @@ export async function runOpenfrmtExport(
   } catch (err) {
     running.out?.abort();
     running.verifier?.stop();
+    // No statement of the run's left running once it has answered.
+    await running.database?.catch(() => {});
     await recordFailure(c, err);
     throw err;
   } finally {
