@@ -34,8 +34,8 @@ function filters(businessId: string, q: ListQueryInput): SQL[] {
  *  - `probe(id)`: for the newest rows, read from the index documents_list_search alone (migration
  *    0024): it uses only the index's columns, and reads the row `id` only where search_text is null;
  *  - `exact`: the same on the row;
- *  - `indexed`: `exact` behind the trigram index and documents_number, which find its rows (null when
- *    the text is under 3 characters: no trigram to look up).
+ *  - `indexed`: `exact` behind the trigram index (issued documents), the index of drafts and
+ *    documents_number, which find its rows (null when the text is under 3 characters: no trigram to look up).
  *
  * search_text is the name and the descriptions lower-cased and joined by newlines (null when longer
  * than 1,000 bytes): a text without a newline is a substring of one of them (ILIKE: lower(text) LIKE
