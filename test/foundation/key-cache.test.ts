@@ -109,6 +109,8 @@ describe('answers from memory', () => {
     await other.live.query(`UPDATE api_keys SET revoked_at = now() WHERE id = $1`, [k.id]);
     await env.s.invalidation.live.caughtUp();
     expect((await get('/v1/keys', k.secret)).status).toBe(401);
+    // The notified key is re-read in the background (until then the database answers, as above).
+    await until("the revoked key's re-read", () => env.s.accountCaches.keys.lookup(hashKey(k.secret)).known);
     expect(env.s.accountCaches.keys.lookup(hashKey(k.secret))).toEqual({ known: true, key: undefined });
   });
 
@@ -184,6 +186,7 @@ describe('a dropped LISTEN connection', () => {
     await env.s.invalidation.live.caughtUp();
     expect((await get('/v1/keys', k.secret)).status).toBe(401);
     await until('the connection to be back', () => env.s.invalidation.live.listening && env.s.accountCaches.keys.lookup(hashKey(a.test)).known);
+    await until("the revoked key's re-read", () => env.s.accountCaches.keys.lookup(hashKey(k.secret)).known);
     expect(env.s.accountCaches.keys.lookup(hashKey(k.secret))).toEqual({ known: true, key: undefined });
     expect((await get('/v1/keys', a.test)).status).toBe(200);
     const after = await other.live.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`, [
