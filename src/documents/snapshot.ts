@@ -79,14 +79,7 @@ export async function getDocumentById(ex: Executor, id: string): Promise<Documen
 
 /** Reads a document by id with its business's account (a background job's audit row and event name it). */
 export async function getDocumentWithAccount(ex: Executor, id: string): Promise<(DocumentRow & { accountId: string }) | undefined> {
-  const r = await queryOne<Record<string, unknown>>(
-    ex,
-    prepared(
-      'document_with_account',
-      sql`SELECT ${documentColumns('d')}, b.account_id FROM documents d JOIN businesses b ON b.id = d.business_id WHERE d.id = ${id}`,
-    ),
-  );
-  return r ? { ...toDocumentRow(r), accountId: String(r.account_id) } : undefined;
+  return (await getDocumentsWithAccount(ex, [id])).get(id);
 }
 
 /** Several documents by id with their businesses' accounts, in one statement (render jobs that run together). */
