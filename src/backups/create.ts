@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import yazl from 'yazl';
+import '../platform/zip-crc.ts';
 import { sql } from 'drizzle-orm';
 import type { Database, Executor } from '../platform/db/engine.ts';
 import { iso, query } from '../platform/db/sql.ts';

@@ -11,6 +11,7 @@ import { PassThrough } from 'node:stream';
 import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
+import '../platform/zip-crc.ts';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../platform/db/engine.ts';
 import { query } from '../platform/db/sql.ts';
