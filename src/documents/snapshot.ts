@@ -88,7 +88,8 @@ export async function getDocumentsWithAccount(ex: Executor, ids: string[]): Prom
     ex,
     prepared(
       'documents_with_account',
-      sql`SELECT ${documentColumns('d')}, b.account_id FROM documents d JOIN businesses b ON b.id = d.business_id WHERE d.id = ANY(${sql.param(ids)})`,
+      // In a function so that its plan is generic (migration 0068).
+      sql`SELECT ${documentColumns('(r.document)')}, r.account_id FROM documents_with_account(${sql.param(ids)}) r`,
     ),
   );
   return new Map(rows.map((r) => [String(r.id), { ...toDocumentRow(r), accountId: String(r.account_id) }]));

@@ -10,6 +10,7 @@ import pg from 'pg';
 import { prepared, query, queryOne } from '../../src/platform/db/sql.ts';
 import { columnList } from '../../src/platform/db/row-reader.ts';
 import { documents } from '../../src/documents/tables.ts';
+import { getDocumentsWithAccount } from '../../src/documents/snapshot.ts';
 import { freshDatabase } from '../helpers/databases.ts';
 
 describe('prepared statements', () => {
@@ -51,6 +52,16 @@ describe('prepared statements', () => {
       expect(r?.v).toBe(2 * i);
     }
     expect((await namesPrepared()).filter((n) => n.startsWith('shape_test_'))).toHaveLength(8);
+  });
+
+  it('a list of ids is read with a generic plan, not planned again at every call (migration 0068)', async () => {
+    // `d.id = ANY($1)` prepared as such kept custom plans only: a plan for one to eight ids always looked cheaper.
+    for (let i = 0; i < 7; i++) expect((await getDocumentsWithAccount(fresh.database.db, [`doc_none_${i}`, `doc_none_x${i}`])).size).toBe(0);
+    const [plans] = await query<{ generic_plans: number; custom_plans: number }>(
+      fresh.database.db,
+      sql`SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements WHERE name LIKE 'documents_with_account_%'`,
+    );
+    expect(plans.generic_plans).toBeGreaterThan(0);
   });
 
   it('a statement that names its columns survives a migration adding one; SELECT * is refused on the connection that prepared it', async () => {
