@@ -88,7 +88,11 @@ async function benchEngine(engine: Engine): Promise<void> {
       ...engine.env,
     },
     // BENCH_CPU_PROF=dir writes a V8 CPU profile of the server process there (open it in Chrome's DevTools).
-    nodeArgs: process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [],
+    // BENCH_NODE_ARGS: more node options for the server (a what-if: a V8 flag).
+    nodeArgs: [
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+      ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+    ],
   });
   const sandboxUrl = engine.sandboxUrl(dataDir);
   const jobs = new pg.Client({ connectionString: sandboxUrl });
