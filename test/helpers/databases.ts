@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { inject } from 'vitest';
 import { openPool, type Database, type Mode } from '../../src/platform/db/engine.ts';
+import { testDatabasePrefix } from './database-names.ts';
 
 let counter = 0;
 
@@ -14,13 +15,13 @@ export function databaseUrl(name: string): string {
   return u.toString();
 }
 
-/** A fresh, migrated database cloned from the run's template; `drop()` removes it. */
+/** A fresh, migrated database cloned from the run's template; `drop()` removes it (else the run's end does). */
 export async function freshDatabase(
   mode: Mode,
   poolSize = 10,
   kind: Database['kind'] = 'embedded',
 ): Promise<{ database: Database; url: string; drop(): Promise<void> }> {
-  const name = `pinkas_t_${process.pid}_${Date.now()}_${counter++}`;
+  const name = `${testDatabasePrefix(inject('template'))}${process.pid}_${Date.now()}_${counter++}`;
   const admin = new pg.Client({ connectionString: adminUrl() });
   await admin.connect();
   for (let attempt = 0; ; attempt++) {

@@ -8,6 +8,7 @@ import { EmbeddedCluster } from '../../src/platform/db/embedded-cluster.ts';
 import { migrate } from '../../src/platform/db/migrate.ts';
 import { buildEntryBundle } from './entry-bundle.ts';
 import { openRunDir } from './run-dir.ts';
+import { testDatabasePrefix } from './database-names.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -59,6 +60,10 @@ export default async function setup(project: TestProject) {
     const a = new pg.Client({ connectionString: adminUrl });
     await a.connect();
     await a.query(`DROP DATABASE IF EXISTS ${template}`);
+    // The run's databases a test left behind (freshDatabase names them after the template), so that runs on a
+    // shared PostgreSQL do not pile them up.
+    const left = await a.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`${testDatabasePrefix(template)}%`]);
+    for (const { datname } of left.rows) await a.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     await a.end();
     if (cluster) await cluster.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
