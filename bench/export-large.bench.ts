@@ -15,7 +15,8 @@
  *   BENCH_EXPORT_KEEP=1 …   keeps the scratch databases and prints how to export them again:
  *   BENCH_EXPORT_URL=postgres://…/db BENCH_EXPORT_BUSINESS=biz_… BENCH_EXPORT_ACCOUNT=acc_… npx tsx bench/export-large.bench.ts
  *   (then drop them: DROP DATABASE …); BENCH_EXPORT_FROM / BENCH_EXPORT_TO (YYYY-MM-DD) export part of the range;
- *   BENCH_EXPORT_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" gives the child's node options (a profile per thread).
+ *   BENCH_EXPORT_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" gives the child's node options (a profile per thread);
+ *   BENCH_EXPORT_CHUNK=250 reads that many documents a chunk.
  *
  * The child loads the export's path only (exports/run.ts and the services it reads: config, clock, logger,
  * file stores), as a process that only exports would; the business is read by the parent and handed over.
@@ -149,6 +150,8 @@ async function exportOnly(url: string, business: BusinessRecord, accountId: stri
           mark = now;
           pgCpu.step(p);
         },
+        // BENCH_EXPORT_CHUNK: documents a read (a what-if; the product's is EXPORT_CHUNK).
+        ...(process.env.BENCH_EXPORT_CHUNK ? { chunkSize: Number(process.env.BENCH_EXPORT_CHUNK) } : {}),
       },
     });
     const end = performance.now();
