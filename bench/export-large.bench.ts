@@ -33,6 +33,8 @@ import { openPool } from '../src/platform/db/engine.ts';
 import { createFileStores } from '../src/platform/file-store/stores.ts';
 import type { BusinessRecord } from '../src/businesses/index.ts';
 import { runOpenfrmtExport } from '../src/exports/run.ts';
+// The heap's growth as the server sets it (src/main.ts), so that the export's child measures what the server would.
+import '../src/platform/heap.ts';
 
 const mb = (n: number) => `${(n / 1048576).toFixed(0)} MB`;
 const config = () => loadConfig({ PINKAS_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '10000000', DATA_DIR: '/nonexistent' });

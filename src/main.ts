@@ -1,3 +1,4 @@
+import './platform/heap.ts';
 import cluster from 'node:cluster';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
