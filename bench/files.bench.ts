@@ -7,6 +7,7 @@
  *     loopback (s3rver, a Node fake: its figure is a floor, not what a real bucket gives), and, for reference,
  *     a row not yet migrated (bytes in PostgreSQL). Small files (the signed PDFs) and one large file (spooled
  *     and checked before it is sent).
+ * (4) puts into the disk store: the event loop's CPU a put. BENCH_FILES_PARTS=wal,downloads,puts picks parts.
  * The PDFs are real (renderDocumentPair, signed), 100 distinct pairs, each stored document a copy made unique.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -34,6 +35,8 @@ import { generateSelfSignedP12, parseP12 } from '../src/pdf/certificate.ts';
 import { pdfSigner } from '../src/pdf/sign.ts';
 import { startS3Server } from '../test/helpers/s3-server.ts';
 import { embeddedDatabases } from './databases.ts';
+import { processCpuMs } from './issue/stats.ts';
+import { DiskFileStore } from '../src/platform/file-store/disk.ts';
 
 const line = (label: string, value: string) => console.log(`${label.padEnd(72)} ${value}`);
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
@@ -239,10 +242,46 @@ async function downloads(pairs: { origin: Buffer; copy: Buffer }[]) {
   }
 }
 
+/**
+ * (4) Puts into the disk store as the render job makes them (16 KB objects, 8 in flight): puts a second and the event
+ * loop's CPU a put (/proc, this thread alone). The store's folder is new and nothing is deleted before it: on an ext4
+ * without a journal, files deleted in the last minutes make each new inode dearer (docs/benchmarks.md).
+ */
+async function puts(count: number) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pinkas-bench-puts-'));
+  try {
+    const store = new DiskFileStore(dir);
+    const objects = Array.from({ length: 2 * count }, () => randomBytes(16_000));
+    console.log(`\n(4) puts into the disk store: 16 KB objects, 8 in flight (spool, fsync, rename, the folder's fsync)`);
+    for (const [round, from] of [0, count].entries()) {
+      let next = 0;
+      const cpu0 = processCpuMs(process.pid, process.pid);
+      const t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (next < count) {
+            const bytes = objects[from + next++];
+            await store.putBytes(sha(bytes), bytes);
+          }
+        }),
+      );
+      const s = (performance.now() - t0) / 1000;
+      line(
+        `${count} puts, round ${round + 1}`,
+        `${(count / s).toFixed(0)} puts/s   event loop ${((processCpuMs(process.pid, process.pid) - cpu0) / count).toFixed(3)} ms a put`,
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main() {
-  const pairs = await realPairs(100);
-  await walAndSize(pairs);
-  await downloads(pairs);
+  const parts = process.env.BENCH_FILES_PARTS?.split(',') ?? ['wal', 'downloads', 'puts'];
+  const pairs = parts.some((p) => p !== 'puts') ? await realPairs(100) : [];
+  if (parts.includes('wal')) await walAndSize(pairs);
+  if (parts.includes('downloads')) await downloads(pairs);
+  if (parts.includes('puts')) await puts(1500);
 }
 
 main().then(
