@@ -13,7 +13,8 @@ import type { JobKind } from '../platform/catalog/jobs.ts';
 import { israelDate } from '../platform/clock.ts';
 import { newId } from '../platform/ids.ts';
 import { subject } from '../platform/usage.ts';
-import { documentJournalCall } from '../ledger/index.ts';
+import { documentJournalCall, unknownAccounts } from '../ledger/index.ts';
+import type { Mode } from '../platform/db/mode.ts';
 import type { BusinessRecord } from '../businesses/index.ts';
 import type { DocumentRow, DocumentView } from './snapshot.ts';
 
@@ -30,6 +31,8 @@ export interface IssuedWrites {
   action: Extract<AuditAction, 'document.issue' | 'document.credit_note'>;
   /** The jobs it enqueues (each at most once per document). */
   jobs: { kind: JobKind }[];
+  /** Given, the journal call leaves out the accounts this process has seen committed in that database. */
+  mode?: Mode;
 }
 
 /** The argument of document_issued_writes. */
@@ -47,15 +50,16 @@ export function issuedWritesCall(w: IssuedWrites) {
     partyName: view.party?.name ?? null,
     externalRef: row.externalRef,
   };
+  const journal = documentJournalCall(now, {
+    businessId: business.id,
+    dealerType: business.dealerType,
+    documentId: row.id,
+    snapshot: row.snapshot!,
+    keyId: w.actor.keyId,
+    docNumber: w.docNumber,
+  });
   return {
-    journal: documentJournalCall(now, {
-      businessId: business.id,
-      dealerType: business.dealerType,
-      documentId: row.id,
-      snapshot: row.snapshot!,
-      keyId: w.actor.keyId,
-      docNumber: w.docNumber,
-    }),
+    journal: journal && w.mode ? { ...journal, accounts: unknownAccounts(w.mode, business.id, journal.accounts) } : journal,
     audit: auditRowCall(now, w.actor, { businessId: business.id, action: w.action, entityType: 'document', entityId: row.id, after: view }),
     event: { id: newId('evt', now.getTime()), event: 'document.issued', accountId: business.accountId, businessId: business.id, data, at },
     // Per business, not per account: an account-wide row would make every business of the account

@@ -19,6 +19,7 @@ import { israelDate, israelMonthStart } from '../platform/clock.ts';
 import type { Services } from '../platform/http/services.ts';
 import type { RequestContext } from '../platform/http/context.ts';
 import { businessCeilings, getOwnedBusiness, type BusinessRecord } from '../businesses/index.ts';
+import { forgetAccounts, rememberAccounts } from '../ledger/index.ts';
 import { documentView, getDocumentRow, toDocumentRow, type DocumentRow, type DocumentView } from './snapshot.ts';
 import { type DocumentSnapshot } from './snapshot-types.ts';
 import type { IssueBodyInput } from './schemas.ts';
@@ -113,6 +114,7 @@ async function issueCall(
     docNumber: NUMBER_HOLE,
     now,
     action: 'document.issue',
+    mode: ctx.database.mode,
     jobs: [{ kind: 'document.render' }, ...(allocation.status === 'pending' ? [{ kind: 'document.allocation' as const }] : []), ...donationJobs(d.docType)],
   });
   return {
@@ -137,6 +139,9 @@ async function issueCall(
 }
 
 type IssueOutcome = 'issued' | 'not_found' | 'issued_before' | 'draft_changed' | 'business_changed';
+
+/** A journal line naming an account the database does not hold (journal_lines' foreign key). */
+const missingAccount = (err: unknown) => pgErrorCode(err) === '23503' && (err as { table?: string }).table === 'journal_lines';
 
 /** Runs issue_document; its refusals (the call rolled back whole) become the API's. */
 async function runIssue(
@@ -192,6 +197,7 @@ export async function issueDocument(
   // A draft this process created is issued as it wrote it, with no read first; issue_document refuses
   // it when the row moved since (draft_changed), and the next attempt reads it.
   let remembered = takeDraft(ctx.database, business.id, id);
+  let accountsRetried = false;
   for (let attempt = 1; attempt <= ISSUE_ATTEMPTS; attempt++) {
     const read = remembered ?? (await draftForIssue(db, b.id, id));
     remembered = undefined;
@@ -204,11 +210,27 @@ export async function issueDocument(
     const future = futureDateRefusal(draft.row.documentDate, today);
     if (future) throw future;
     const call = await issueCall(s, ctx, { business: b, draft, body, call: { maxPerMonth, now } });
-    const answer = isConverted(call.row)
-      ? await runConvertedIssue(db, { businessId: b.id, call, maxPerMonth, now })
-      : await runIssue(db, call.argument, maxPerMonth);
+    let answer: Awaited<ReturnType<typeof runIssue>>;
+    try {
+      answer = isConverted(call.row)
+        ? await runConvertedIssue(db, { businessId: b.id, call, maxPerMonth, now })
+        : await runIssue(db, call.argument, maxPerMonth);
+    } catch (err) {
+      // An account this process remembered is missing from the database: send them all on the next attempt.
+      if (accountsRetried || !missingAccount(err)) throw err;
+      accountsRetried = true;
+      forgetAccounts(ctx.database.mode, b.id);
+      continue;
+    }
     switch (answer.outcome) {
       case 'issued': {
+        const journal = call.argument.writes.journal;
+        if (journal)
+          rememberAccounts(
+            ctx.database.mode,
+            b.id,
+            journal.lines.map((l) => l.account),
+          );
         const document = documentView(withNumber(call.row, Number(answer.doc_number)));
         countDocumentIssued(ctx.database.mode, document.docType);
         return { document, deduped: false };

@@ -2,4 +2,5 @@
 export { INPUT_VAT, INPUT_VAT_FIXED_ASSETS, OUTPUT_VAT, taxIdOfAccountCode } from './chart.ts';
 export { documentJournalCall, expenseSupplierAccount, inClosedPeriod, postExpenseEntry, postSupplierPaymentEntry } from './post.ts';
 export { ENTRY_SOURCES, type EntrySource } from './lists.ts';
+export { forgetAccounts, rememberAccounts, unknownAccounts } from './known-accounts.ts';
 export { trialBalances, type TrialBalanceRow } from './store.ts';

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { createTestEnv, TAX_IDS, type TestAccount, type TestEnv } from '../helpers/env.ts';
 import { creditNote, issueDoc } from '../exports/fixture.ts';
+import { rememberAccounts, unknownAccounts } from '../../src/ledger/known-accounts.ts';
 
 let env: TestEnv;
 let a: TestAccount;
@@ -473,5 +474,35 @@ describe('parties in the ledger (issue 29)', () => {
     // The same tax id on a later document books to the same account.
     const again = await issueDoc(env, a.test, bid, { docType: 305, party: { name: 'אותה חברה', taxId: TAX_IDS.company }, lines: line });
     expect((await entryOf(bid, again.id)).lines[code]).toBe(11_800);
+  });
+});
+
+describe("the accounts an issue's journal call leaves out (ledger/known-accounts.ts, migration 0069)", () => {
+  const DOC = {
+    docType: 320,
+    party: { name: 'מזדמן' },
+    lines: [{ description: 'x', quantity: 1, unitPriceExVat: 10_000 }],
+    payments: [{ method: 'card', amount: 11_800 }],
+  };
+
+  it('after an issue the process sends its accounts no more, and the next entry is whole', async () => {
+    const bid = (await env.business(a.test)).id;
+    const first = await issueDoc(env, a.test, bid, DOC);
+    const codes = Object.keys((await entryOf(bid, first.id)).lines);
+    const rows = codes.map((code) => ({ code }));
+    expect(unknownAccounts('sandbox', bid, rows)).toEqual([]);
+    expect(unknownAccounts('live', bid, rows)).toEqual(rows);
+    const second = await issueDoc(env, a.test, bid, DOC);
+    expect((await entryOf(bid, second.id)).lines).toEqual((await entryOf(bid, first.id)).lines);
+  });
+
+  it('an account remembered but missing from the database: the issue sends them all again and succeeds', async () => {
+    const bid = (await env.business(a.test)).id;
+    // The business has no accounts yet (the chart is made on the first entry or read).
+    rememberAccounts('sandbox', bid, ['1190', '4000', '2200', '1220']);
+    const d = await issueDoc(env, a.test, bid, DOC);
+    expect((await entryOf(bid, d.id)).lines).toEqual({ '1190': 0, '4000': -10_000, '2200': -1_800, '1220': 11_800 });
+    const { rows } = await env.db.sandbox.pool.query(`SELECT code FROM ledger_accounts WHERE business_id = $1 ORDER BY code`, [bid]);
+    expect(rows.map((r: { code: string }) => r.code)).toEqual(['1190', '1220', '2200', '4000']);
   });
 });
