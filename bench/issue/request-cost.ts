@@ -6,7 +6,9 @@
  * (authentication, rate limit, request log, metrics) and one read; a draft and an issue are the
  * issue bench's two requests (the issue's share of its PDF's render job included).
  *
- *   npx tsx bench/issue/request-cost.ts        REQUEST_COST_N=3000 for more requests a kind
+ *   npx tsx bench/issue/request-cost.ts        REQUEST_COST_N=3000 for more requests a kind,
+ *                                              REQUEST_COST_KINDS=business,draft for some of healthz, business, draft
+ *                                              and issue (an issue measures its drafts first)
  */
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -15,8 +17,9 @@ import { scratchServer } from './scratch-server.ts';
 const BASE = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const N = Number(process.env.REQUEST_COST_N ?? 1500);
 const IN_FLIGHT = 16;
+const KINDS = new Set((process.env.REQUEST_COST_KINDS ?? 'healthz,business,draft,issue').split(','));
 // Each business issues at most 250 (the daily allowance is 300).
-const BUSINESSES = Math.ceil((N + 200) / 250);
+const BUSINESSES = KINDS.has('draft') || KINDS.has('issue') ? Math.ceil((N + 200) / 250) : 8;
 const scratch = await scratchServer(BASE, 'reqcost');
 const { server } = scratch;
 try {
@@ -74,14 +77,15 @@ try {
     payments: [{ method: 'card', amount: Math.round((10_000 + (i % 997) + 8_333) * 1.18) }],
   });
   console.log(`request cost: ${N} requests a kind, ${IN_FLIGHT} in flight, ${new Date().toISOString().slice(0, 10)}`);
-  await measure('GET /healthz', () => ok('GET', '/healthz'));
-  await measure('GET /v1/businesses/{id} (cached)', (i) => ok('GET', `/v1/businesses/${businessIds[i % BUSINESSES]}`));
+  if (KINDS.has('healthz')) await measure('GET /healthz', () => ok('GET', '/healthz'));
+  if (KINDS.has('business')) await measure('GET /v1/businesses/{id} (cached)', (i) => ok('GET', `/v1/businesses/${businessIds[i % BUSINESSES]}`));
   const drafts: string[] = [];
-  await measure('POST …/documents (draft)', async (i) => {
-    const bid = businessIds[i % BUSINESSES];
-    drafts.push(`${bid}/documents/${(await ok('POST', `/v1/businesses/${bid}/documents`, draftBody(i))).document.id}`);
-  });
-  await measure('POST …/documents/{id}/issue', (i) => ok('POST', `/v1/businesses/${drafts[i]}/issue`));
+  if (KINDS.has('draft') || KINDS.has('issue'))
+    await measure('POST …/documents (draft)', async (i) => {
+      const bid = businessIds[i % BUSINESSES];
+      drafts.push(`${bid}/documents/${(await ok('POST', `/v1/businesses/${bid}/documents`, draftBody(i))).document.id}`);
+    });
+  if (KINDS.has('issue')) await measure('POST …/documents/{id}/issue', (i) => ok('POST', `/v1/businesses/${drafts[i]}/issue`));
 } finally {
   await scratch.close();
 }
