@@ -192,11 +192,8 @@ export function installIdempotency(api: FastifyInstance, s: Services, routes: Id
   });
   api.addHook('preHandler', async (req, reply) => {
     const mode = modes.get(`${req.method} ${req.routeOptions.url}`);
-    if (mode === undefined) return;
-    if (mode === 'in-handler') {
-      keyOf(req); // a malformed key is refused before the handler reads the body
-      return;
-    }
+    // keyOf refuses a malformed key before the handler reads the body; without a key there is no fingerprint to take.
+    if (mode === undefined || keyOf(req) === undefined || mode === 'in-handler') return;
     if (await claimIdempotencyKey(s, req, reply, canonicalJson(req.body ?? null))) return reply;
   });
   api.addHook('onSend', async (req, reply, payload) => {
