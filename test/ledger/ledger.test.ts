@@ -351,7 +351,7 @@ describe('the database protects the journal', () => {
     await refused(`UPDATE ledger_counters SET last_entry_no = last_entry_no + 5 WHERE business_id = '${bid}'`);
   });
 
-  it('refuses an unbalanced entry at commit, and lines added to an entry written earlier', async () => {
+  it('refuses an unbalanced entry at commit, lines added to an entry written earlier, and lines of another business or a closed account', async () => {
     const client = new pg.Client({ connectionString: env.urls.sandbox });
     await client.connect();
     try {
@@ -382,6 +382,28 @@ describe('the database protects the journal', () => {
       await expect(
         client.query(`INSERT INTO journal_lines VALUES ('${entryId}', 10, $1, '1200', 1, 100), ('${entryId}', 11, $1, '3000', 2, 100)`, [bid]),
       ).rejects.toThrow(/already written/);
+      // In the entry's own transaction: a line of another business, and a line on a closed account, are refused.
+      const other = (await env.business(a.test)).id;
+      const lineOf = async (n: number, lineBusiness: string, account: string) => {
+        await client.query('BEGIN');
+        try {
+          await client.query(
+            `INSERT INTO journal_entries(id, business_id, entry_no, entry_date, source, description, created_at)
+             VALUES ('je_raw000000000000000${n}', $1, ${1000 + n}, '2026-01-01', 'manual', 'x', now())`,
+            [bid],
+          );
+          await client.query(`INSERT INTO journal_lines VALUES ('je_raw000000000000000${n}', 1, $1, $2, 1, 100)`, [lineBusiness, account]);
+        } finally {
+          await client.query('ROLLBACK');
+        }
+      };
+      await expect(lineOf(3, other, '1200')).rejects.toThrow(/business is not its entry's/);
+      await client.query(`UPDATE ledger_accounts SET closed_at = now() WHERE business_id = $1 AND code = '4000'`, [bid]);
+      try {
+        await expect(lineOf(4, bid, '4000')).rejects.toThrow(/account 4000 is closed/);
+      } finally {
+        await client.query(`UPDATE ledger_accounts SET closed_at = NULL WHERE business_id = $1 AND code = '4000'`, [bid]);
+      }
     } finally {
       await client.end();
     }
