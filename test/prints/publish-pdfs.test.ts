@@ -1,9 +1,12 @@
 // Publishing a document's PDFs in one publish_pdfs call (migration 0029): the files, their links, the
 // document's pdf_files, the audit row and document.pdf_ready together; content stored before is reused.
+import { createHash } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../helpers/env.ts';
 import type { PdfRenderer } from '../../src/prints/render-pool.ts';
-import { verifyAuditChains } from '../../src/platform/audit.ts';
+import { auditRowCall, verifyAuditChains } from '../../src/platform/audit.ts';
+import { newId, randomToken } from '../../src/platform/ids.ts';
 import { issueDoc, renderRunner, tempDataDir } from './helpers.ts';
 import { pdfFilesOf } from '../helpers/pdf-files.ts';
 import { sampleLogoPng } from '../../src/pdf/samples.ts';
@@ -98,6 +101,65 @@ describe('publish_pdfs', () => {
     expect(JSON.stringify(again)).toBe(JSON.stringify(JSON.parse(before[0].f)));
     const [{ n }] = await env.sql<any>('sandbox', `SELECT count(*)::int AS n FROM pdf_links WHERE document_id = '${doc.id}'`);
     expect(n).toBe(2);
+  });
+
+  it('a publish that waited on the row lock of another publish of the document answers published_before', async () => {
+    const a = await env.account();
+    const b = await env.business(a.test);
+    const doc = await issueDoc(env, a.test, b.id); // its render job is not run: no PDFs yet
+    const [{ account_id: accountId }] = await env.sql<any>('sandbox', `SELECT account_id FROM businesses WHERE id = '${b.id}'`);
+    const at = new Date();
+    const sha = (t: string) => createHash('sha256').update(t).digest('hex');
+    const call = (tag: string) => {
+      const file = (v: string) => ({ id: newId('file'), sha256: sha(`${tag} ${v}`), size: 10, name: `${v}.pdf` });
+      const files = { origin: file('origin'), copy: file('copy') };
+      return {
+        documentId: doc.id,
+        businessId: b.id,
+        at: at.toISOString(),
+        mime: 'application/pdf',
+        store: 'fs',
+        files,
+        pdfFiles: {
+          origin: { fileId: files.origin.id, slug: randomToken(24) },
+          copy: { fileId: files.copy.id, slug: randomToken(24) },
+        },
+        audit: auditRowCall(
+          at,
+          { accountId, keyId: null },
+          { businessId: b.id, action: 'document.pdf_rendered', entityType: 'document', entityId: doc.id, after: { tag } },
+        ),
+        event: { id: newId('evt'), event: 'document.pdf_ready', accountId, businessId: b.id, data: { documentId: doc.id } },
+      };
+    };
+    const [first, second] = [new pg.Client({ connectionString: env.urls.sandbox }), new pg.Client({ connectionString: env.urls.sandbox })];
+    await first.connect();
+    await second.connect();
+    try {
+      const firstCall = call('first');
+      await first.query('BEGIN');
+      const published = (await first.query('SELECT publish_pdfs($1::jsonb) AS r', [JSON.stringify(firstCall)])).rows[0].r;
+      expect(published.outcome).toBe('published');
+      const [{ pid }] = (await second.query('SELECT pg_backend_pid() AS pid')).rows;
+      const waiting = second.query('SELECT publish_pdfs($1::jsonb) AS r', [JSON.stringify(call('second'))]);
+      // The second publish waits on the document's row until the first commits.
+      for (let i = 0; ; i++) {
+        const [{ lock }] = (await first.query(`SELECT wait_event_type = 'Lock' AS lock FROM pg_stat_activity WHERE pid = $1`, [pid])).rows;
+        if (lock) break;
+        if (i > 200) throw new Error('the second publish never waited on the lock');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await first.query('COMMIT');
+      const answer = (await waiting).rows[0].r;
+      expect(answer).toEqual({ outcome: 'published_before', pdfFiles: firstCall.pdfFiles });
+    } finally {
+      await first.end();
+      await second.end();
+    }
+    const [{ n }] = await env.sql<any>('sandbox', `SELECT count(*)::int AS n FROM pdf_links WHERE document_id = '${doc.id}'`);
+    expect(n).toBe(2);
+    // The document's own render job finds its PDFs published and ends (it would run in the next test's runner).
+    expect(await renderRunner(env).runDue('sandbox')).toBe(1);
   });
 
   it('publishes jobs that finish together in one statement, each document once, files shared by content, chains intact', async () => {
