@@ -8,7 +8,8 @@
  * (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test; skipped when unreachable).
  *
  * BENCH_DOCS (default 6000) documents per engine; BENCH_WEB_CONCURRENCY sets the server's WEB_CONCURRENCY
- * (default 0: one process); BENCH_ENGINES=embedded|server runs one engine; BENCH_CPU_PROF=dir profiles the server.
+ * (default 0: one process); BENCH_ENGINES=embedded|server runs one engine; BENCH_CPU_PROF=dir profiles the server;
+ * BENCH_WARMUP (default a tenth of BENCH_DOCS) documents are issued, and their PDFs made, before the measured run.
  * After the floors, the prototype-style floor (bench/issue/prototype.ts) runs the same load against a server
  * that does the same steps built bare, so the per-document figures of the two sit side by side.
  */
@@ -117,8 +118,11 @@ async function benchEngine(engine: Engine): Promise<void> {
     const key = server.firstKey();
     if (!key) throw new Error(`no first-start key printed:\n${server.stdout()}`);
     const { businessIds } = await load({ kind: 'setup', base: server.base, key, businesses: BUSINESSES });
-    const warmup = Math.round(DOCS / 10);
+    // BENCH_WARMUP: documents issued before the measured run (default a tenth of it).
+    const warmup = Number(process.env.BENCH_WARMUP ?? Math.round(DOCS / 10));
     await load({ kind: 'issue', base: server.base, key, businessIds, docs: warmup, concurrency: CONCURRENCY, first: DOCS });
+    await drainPdfs(jobs);
+    const settledBefore = await settle(admin);
     const stats: StatsSource = {
       base: server.base,
       metricsToken: METRICS_TOKEN,
@@ -134,7 +138,7 @@ async function benchEngine(engine: Engine): Promise<void> {
     await new Promise((r2) => setTimeout(r2, 1500));
     const after = await snapshot(stats);
     const drained = await drainPdfs(jobs);
-    const settled = [await settle(admin)];
+    const settled = [settledBefore, await settle(admin)];
     const floor = await load({ kind: 'floor', databaseUrl: sandboxUrl, businessIds, count: DOCS, concurrency: CONCURRENCY });
     settled.push(await settle(admin));
     const sqlFloor = await load({ kind: 'sqlFloor', databaseUrl: sandboxUrl, businessIds, count: DOCS, concurrency: CONCURRENCY });
