@@ -158,7 +158,7 @@ async function benchEngine(engine: Engine): Promise<void> {
     for (const text of perDocument(before, after, after.issued - before.issued)) console.log(`  per document: ${text}`);
     await benchPrototype({ ...stats, databaseUrl: sandboxUrl, businessIds }, r.documents.perSecond);
     console.log(
-      `  before the floor, pinkas's SQL alone and the prototype, the runs' vacuum paid: ${settled.map((ms) => (ms / 1000).toFixed(1)).join(' / ')} s`,
+      `  warm-up ${warmup} documents; the vacuum paid before pinkas's run, the floor, pinkas's SQL alone and the prototype: ${settled.map((ms) => (ms / 1000).toFixed(1)).join(' / ')} s`,
     );
     const total = after.pdfReady - before.pdfReady + (after.pdfBacklog - drained.left);
     const seconds = (r.documents.ms + drained.ms) / 1000;
