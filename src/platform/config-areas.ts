@@ -236,6 +236,8 @@ export interface PrintsConfig {
   pendingRetryAfterSeconds: number;
   /** PDF_WORKERS: threads that render and sign PDFs, default one fewer than the cores (at least 1); 0 renders on the event loop's thread. */
   workers: number;
+  /** PDF_YIELD_MS: how far PDFs may fall behind while the process answers requests and renders one at a time, default 30 s; 0 never yields. */
+  yieldMs: number;
   /** EMAIL_PER_MINUTE: calls of the email endpoint per minute per key (sliding window), default 10. */
   emailPerMinute: number;
   /** SMTP_HOST, SMTP_PORT (default 587, 465 with SMTP_SECURE=true), SMTP_USER, SMTP_PASSWORD, SMTP_FROM, SMTP_SECURE. Null (email answers 503 unconfigured) unless SMTP_HOST is set. */
@@ -270,6 +272,7 @@ export function printsConfig(env: Env): PrintsConfig {
     pendingRetryAfterSeconds: integer(env, 'PDF_PENDING_RETRY_AFTER_SECONDS', 2, { min: 1, max: 3600 }),
     // One core is left to the event loop and PostgreSQL: on 2 cores one thread renders ~250 documents a second.
     workers: integer(env, 'PDF_WORKERS', Math.max(1, availableParallelism() - 1), { min: 0, max: 64 }),
+    yieldMs: integer(env, 'PDF_YIELD_MS', 30_000, { min: 0, max: 3_600_000 }),
     emailPerMinute: integer(env, 'EMAIL_PER_MINUTE', 10, { min: 1, max: 10_000 }),
     smtp,
   };

@@ -109,6 +109,8 @@ export interface JobHandler<K extends JobKind = JobKind> {
   onFailed?: (job: Job<K>, database: Database, error: string) => Promise<void>;
   /** How many jobs of this kind may run at once in one process (default 1: one after another). */
   concurrency?: number;
+  /** True when `next` should start only once no other job of its kind runs (work that lets the process's requests go first). */
+  yields?: (next: Job<K>) => boolean;
 }
 
 /** One handler for every job of the catalog, each given its own kind's jobs. */
@@ -181,7 +183,7 @@ export class JobRunner {
       }
       for (const job of claimed) {
         if (kind !== null && job.kind !== kind) await settle(true);
-        while (inFlight.size >= this.concurrency(job.kind)) await settle(false);
+        while (inFlight.size >= (this.yields(job) ? 1 : this.concurrency(job.kind))) await settle(false);
         kind = job.kind;
         const run: Promise<void> = this.runOne(database, job)
           .catch((err: unknown) => void (failure ??= { err }))
@@ -194,6 +196,10 @@ export class JobRunner {
 
   private concurrency(kind: JobKind): number {
     return Math.max(1, this.handlers[kind]?.concurrency ?? 1);
+  }
+
+  private yields(job: Job): boolean {
+    return (this.handlers[job.kind] as JobHandler | undefined)?.yields?.(job) ?? false;
   }
 
   /** Leases up to `limit` due jobs of `kinds` in one short transaction (SKIP LOCKED: other processes take others). */

@@ -13,6 +13,7 @@ import { coalesce } from '../platform/coalesce.ts';
 import { auditRowCall } from '../platform/audit.ts';
 import type { EventData } from '../platform/catalog/events.ts';
 import type { Services } from '../platform/http/services.ts';
+import { requestsInFlight } from '../platform/http/requests-in-flight.ts';
 import { getDocumentWithAccount, getDocumentsWithAccount, type DocumentRow, type PdfFiles } from '../documents/index.ts';
 import { DOC_TYPES } from '../documents/doc-types.ts';
 import { donationReportNumberOf } from '../donations/index.ts';
@@ -273,6 +274,22 @@ export async function renderAndPublish(s: Services, database: Database, document
  */
 const JOBS_PER_RENDER = 4;
 
+/**
+ * Requests at once that make a burst: more than a client sending one request after another, or a person in
+ * the console, keeps in flight.
+ */
+export const BURST_REQUESTS = 4;
+
+/**
+ * Whether the next render waits until the others in flight are done (renders one at a time): while the
+ * process answers a burst of requests, PDFs take what the requests leave of the machine, until the oldest
+ * waiting one has waited `yieldMs` (PDF_YIELD_MS); then they run at full speed again, so they never fall
+ * further behind than that, beyond what full speed itself cannot catch up.
+ */
+export function renderYields({ requests, waitedMs, yieldMs }: { requests: number; waitedMs: number; yieldMs: number }): boolean {
+  return requests >= BURST_REQUESTS && waitedMs < yieldMs;
+}
+
 export function renderJobHandler(s: Services): JobHandler<typeof RENDER_JOB> {
   const statements = new Map<Database, Statements>();
   const statementsOf = (database: Database) => {
@@ -283,6 +300,8 @@ export function renderJobHandler(s: Services): JobHandler<typeof RENDER_JOB> {
   return {
     // Each waits on its render thread, its files' fsyncs or the database, never on the event loop.
     concurrency: s.pdfRenderer.capacity * JOBS_PER_RENDER,
+    yields: (next) =>
+      renderYields({ requests: requestsInFlight(), waitedMs: s.clock.now().getTime() - Date.parse(next.runAt), yieldMs: s.config.prints.yieldMs }),
     async handle(job: Job<typeof RENDER_JOB>, database: Database) {
       await renderAndPublish(s, database, job.refId, statementsOf(database));
     },

@@ -10,6 +10,7 @@ import { trackDatabasePools } from '../platform/metrics.ts';
 import type { Services } from '../platform/http/services.ts';
 import { startInvalidation, stopInvalidation } from '../platform/db/invalidation.ts';
 import { buildApp } from '../app.ts';
+import { countRequestsInFlight } from '../platform/http/requests-in-flight.ts';
 import { allJobHandlers, domains, type Worker } from '../domains.ts';
 
 export interface Running {
@@ -29,6 +30,7 @@ export async function startWeb(s: Services): Promise<Running & { app: FastifyIns
     if (stopping) reply.header('connection', 'close');
     return payload;
   });
+  countRequestsInFlight(app.server);
   await app.listen({ port: s.config.port, host: s.config.host });
   const flushTimer = setInterval(() => {
     s.requestCounter.flush().catch((err) => s.logger.warn({ err: errorSummary(err) }, 'usage flush failed'));

@@ -7,10 +7,12 @@ import { sampleModel } from '../../src/pdf/samples.ts';
 import { checkPdfSignature } from '../pdf/signature-check.ts';
 import { pdfText } from '../pdf/extract-text.ts';
 import { issueDoc, pdfPath, renderRunner, tempDataDir } from './helpers.ts';
-import { renderJobHandler } from '../../src/prints/render-job.ts';
+import { BURST_REQUESTS, renderJobHandler } from '../../src/prints/render-job.ts';
 import { RENDER_NICE_STEP } from '../../src/prints/render-task.ts';
 import { readdirSync, readFileSync } from 'node:fs';
 import { pdfFilesOf } from '../helpers/pdf-files.ts';
+import http from 'node:http';
+import { countRequestsInFlight, requestsInFlight } from '../../src/platform/http/requests-in-flight.ts';
 
 const dying = new URL('./fixtures/dying-render-worker.ts', import.meta.url);
 
@@ -100,11 +102,8 @@ describe('jobs of a kind that allows several at once', () => {
   });
   afterAll(() => env.close());
 
-  it('keep the pool fed: several renders are in flight together, every document is published once', async () => {
-    const a = await env.account();
-    const b = await env.business(a.test);
-    const docs = [];
-    for (let i = 0; i < 12; i++) docs.push(await issueDoc(env, a.test, b.id));
+  /** Runs the due render jobs; answers how many rendered at once at most (together: more than one; the first read may go alone). */
+  async function mostAtOnce(expected: number): Promise<number> {
     const real = env.s.pdfRenderer;
     let inFlight = 0;
     let most = 0;
@@ -121,10 +120,20 @@ describe('jobs of a kind that allows several at once', () => {
       },
     };
     try {
-      expect(await renderRunner(env).runDue('sandbox')).toBe(12);
+      expect(await renderRunner(env).runDue('sandbox')).toBe(expected);
     } finally {
       env.s.pdfRenderer = real;
     }
+    return most;
+  }
+
+  it('keep the pool fed: several renders are in flight together, every document is published once', async () => {
+    const a = await env.account();
+    const b = await env.business(a.test);
+    const docs = [];
+    for (let i = 0; i < 12; i++) docs.push(await issueDoc(env, a.test, b.id));
+    const real = env.s.pdfRenderer;
+    const most = await mostAtOnce(12);
     // More jobs in flight than the pool renders at once: the others read, store and publish meanwhile.
     const concurrency = renderJobHandler(env.s).concurrency!;
     expect(concurrency).toBeGreaterThan(real.capacity);
@@ -138,5 +147,52 @@ describe('jobs of a kind that allows several at once', () => {
     expect(n).toBe(12);
     const [{ events }] = await env.sql<any>('sandbox', `SELECT count(*)::int AS events FROM outbox_events WHERE event = 'document.pdf_ready'`);
     expect(events).toBe(12);
+  });
+
+  it('render one at a time while the process answers a burst of requests, and together again once the oldest has waited PDF_YIELD_MS', async () => {
+    const a = await env.account();
+    const b = await env.business(a.test);
+    // A server of this process holding requests open: with BURST_REQUESTS of them, the process answers a burst.
+    const waiting: http.ServerResponse[] = [];
+    const answer = () => waiting.splice(0).forEach((res) => res.end('ok'));
+    const server = http.createServer((_req, res) => void waiting.push(res));
+    countRequestsInFlight(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    const before = requestsInFlight();
+    const agent = new http.Agent({ keepAlive: false });
+    const request = () =>
+      new Promise<string>((resolve, reject) =>
+        http.get({ host: '127.0.0.1', port, path: '/', agent }, (res) => res.on('data', () => {}).on('end', () => resolve('answered'))).on('error', reject),
+      );
+    const held = Array.from({ length: BURST_REQUESTS - 1 }, request);
+    // One more whose client goes away before the answer: it stops counting when its connection closes.
+    const dropped = http.get({ host: '127.0.0.1', port, path: '/', agent }).on('error', () => {});
+    try {
+      await expect.poll(requestsInFlight).toBe(before + BURST_REQUESTS);
+      dropped.destroy();
+      await expect.poll(requestsInFlight).toBe(before + BURST_REQUESTS - 1);
+      // One request fewer than a burst: renders go on together.
+      for (let i = 0; i < 6; i++) await issueDoc(env, a.test, b.id);
+      expect(await mostAtOnce(6)).toBeGreaterThan(1);
+      held.push(request());
+      await expect.poll(requestsInFlight).toBe(before + BURST_REQUESTS);
+      for (let i = 0; i < 6; i++) await issueDoc(env, a.test, b.id);
+      expect(await mostAtOnce(6)).toBe(1);
+      // PDFs that have waited PDF_YIELD_MS (default 30 s) no longer give way.
+      for (let i = 0; i < 6; i++) await issueDoc(env, a.test, b.id);
+      env.clock.advance(env.s.config.prints.yieldMs);
+      expect(await mostAtOnce(6)).toBeGreaterThan(1);
+      // With no request in flight they run together at once.
+      answer();
+      expect(await Promise.all(held)).toEqual(held.map(() => 'answered'));
+      await expect.poll(requestsInFlight).toBe(before);
+      for (let i = 0; i < 6; i++) await issueDoc(env, a.test, b.id);
+      expect(await mostAtOnce(6)).toBeGreaterThan(1);
+    } finally {
+      answer();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

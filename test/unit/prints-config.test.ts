@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/platform/config.ts';
-import { allocationWait, renderBackoffMs } from '../../src/prints/render-job.ts';
+import { BURST_REQUESTS, allocationWait, renderBackoffMs, renderYields } from '../../src/prints/render-job.ts';
 import { documentEmail } from '../../src/prints/email.ts';
 import type { DocumentRow } from '../../src/documents/snapshot.ts';
 import type { DocumentSnapshot } from '../../src/documents/snapshot-types.ts';
@@ -22,6 +22,7 @@ describe('prints configuration', () => {
       smtp: null,
       // One render thread fewer than the cores, at least one.
       workers: Math.max(1, availableParallelism() - 1),
+      yieldMs: 30_000,
     });
   });
 
@@ -32,6 +33,34 @@ describe('prints configuration', () => {
       baseUrl: 'https://d.example',
       apiKey: 'k',
     });
+  });
+
+  it('reads PDF_YIELD_MS: 0 never yields; a bad value is refused', () => {
+    expect(loadConfig({ ...base, PDF_YIELD_MS: '0' }).prints.yieldMs).toBe(0);
+    expect(loadConfig({ ...base, PDF_YIELD_MS: '5000' }).prints.yieldMs).toBe(5_000);
+    expect(() => loadConfig({ ...base, PDF_YIELD_MS: '-1' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, PDF_YIELD_MS: 'soon' })).toThrow(ConfigError);
+  });
+
+  it('renders yield to a burst of requests, until the oldest PDF has waited PDF_YIELD_MS', () => {
+    expect(BURST_REQUESTS).toBe(4);
+    const cases: [number, number, number, boolean][] = [
+      // requests in flight, waited, yieldMs, yields
+      [0, 0, 30_000, false],
+      [0, 29_999, 30_000, false],
+      // A client sending one request after another, or a few at once, is no burst.
+      [1, 0, 30_000, false],
+      [3, 0, 30_000, false],
+      [4, 0, 30_000, true],
+      [32, 29_999, 30_000, true],
+      [32, 30_000, 30_000, false],
+      [32, 90_000, 30_000, false],
+      [32, 0, 0, false],
+      // A job due in the future of this process's clock (a retry just scheduled) has not waited: it yields.
+      [5, -500, 30_000, true],
+    ];
+    for (const [requests, waitedMs, yieldMs, yields] of cases)
+      expect(renderYields({ requests, waitedMs, yieldMs }), JSON.stringify({ requests, waitedMs, yieldMs })).toBe(yields);
   });
 
   it('reads PDF_WORKERS: 0 renders in the calling thread', () => {
