@@ -236,7 +236,7 @@ export interface PrintsConfig {
   pendingRetryAfterSeconds: number;
   /** PDF_WORKERS: threads that render and sign PDFs, default one fewer than the cores (at least 1); 0 renders on the event loop's thread. */
   workers: number;
-  /** PDF_YIELD_MS: how far PDFs may fall behind while the process answers requests and renders one at a time, default 30 s; 0 never yields. */
+  /** PDF_YIELD_MS: how far PDFs may fall behind while the process answers a burst of requests (they render one at a time meanwhile), default 30 s; 0 never yields. */
   yieldMs: number;
   /** EMAIL_PER_MINUTE: calls of the email endpoint per minute per key (sliding window), default 10. */
   emailPerMinute: number;
