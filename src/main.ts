@@ -14,7 +14,7 @@ import type { Services } from './platform/http/services.ts';
 import { bootstrapLocalAccount } from './bootstrap.ts';
 import { domains } from './domains.ts';
 import { releaseJobLeases } from './platform/jobs.ts';
-import { startBackground, startWeb, type Running, ROLE_VARIABLE, supervise, type Role } from './runtime/index.ts';
+import { joinSupervisor, startBackground, startWeb, type Running, ROLE_VARIABLE, supervise, type Role } from './runtime/index.ts';
 
 /** SIGTERM/SIGINT (and, in a worker, the supervisor's end) run `stop` once, then exit 0. */
 function onStopSignals(logger: Logger, stop: () => Promise<void>, opts: { whenOrphaned?: boolean } = {}): void {
@@ -47,9 +47,11 @@ async function runWorker(config: Config, logger: Logger, role: Role): Promise<vo
   const opened = await attachDatabases(config);
   const s = createServices(config, systemClock, logger, opened.databases);
   const running: Running = role === 'web' ? await startWeb(s) : startBackground(s);
+  const leave = joinSupervisor(role);
   onStopSignals(
     logger,
     async () => {
+      leave();
       await running.stop();
       await opened.close();
     },

@@ -10,6 +10,7 @@
 import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import type { Logger } from '../platform/logger.ts';
 import { serveClusterScrapes } from '../platform/metrics-cluster.ts';
+import { hearRequestsInFlight, REQUESTS_IN_FLIGHT_MESSAGE, reportRequestsInFlight, requestsTally } from '../platform/http/requests-in-flight.ts';
 
 export type Role = 'web' | 'background';
 export const ROLE_VARIABLE = 'PINKAS_PROCESS_ROLE';
@@ -26,6 +27,12 @@ export interface Supervisor {
 export function supervise(webWorkers: number, logger: Logger): Supervisor {
   let stopping = false;
   const roles = new Map<ClusterWorker, Role>();
+  // The web workers' requests in flight, forwarded to the background worker: its render jobs give way to a burst.
+  const requests = requestsTally();
+  const toBackground = (n: number | null) => {
+    if (n === null) return;
+    for (const [w, role] of roles) if (role === 'background' && w.isConnected()) w.send({ type: REQUESTS_IN_FLIGHT_MESSAGE, n });
+  };
   const pauseMs: Record<Role, number> = { web: 0, background: 0 };
   let listening = 0;
   let started = false;
@@ -47,9 +54,16 @@ export function supervise(webWorkers: number, logger: Logger): Supervisor {
       worker.once('listening', () => {
         if (++listening === webWorkers) markReady();
       });
+      worker.on('message', (m: unknown) => toBackground(requests.report(worker.id, m)));
+    } else {
+      // A background worker forked again hears the sum at once.
+      worker.once('online', () => {
+        if (requests.sum > 0) worker.send({ type: REQUESTS_IN_FLIGHT_MESSAGE, n: requests.sum });
+      });
     }
     worker.once('exit', (code, signal) => {
       roles.delete(worker);
+      if (role === 'web') toBackground(requests.forget(worker.id));
       if (stopping) return;
       if (!started) {
         // A worker that cannot start (a port in use, databases not answering) will not start when forked again.
@@ -76,6 +90,21 @@ export function supervise(webWorkers: number, logger: Logger): Supervisor {
       await Promise.all([...roles.keys()].map(stopWorker));
     },
   };
+}
+
+/**
+ * In a worker: what it tells the supervisor, or hears from it. A web worker reports its requests in flight;
+ * the background worker hears their sum (its render jobs give way to a burst). Answers a function that stops it.
+ */
+export function joinSupervisor(role: Role): () => void {
+  if (role === 'web') {
+    return reportRequestsInFlight((m) => {
+      // A supervisor that is gone hears nothing; the worker stops with it (onStopSignals, whenOrphaned).
+      if (process.connected) process.send!(m);
+    });
+  }
+  process.on('message', hearRequestsInFlight);
+  return () => process.off('message', hearRequestsInFlight);
 }
 
 /** SIGTERM (drain), then SIGKILL after STOP_TIMEOUT_MS; resolves when the worker has exited. */

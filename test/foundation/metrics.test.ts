@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
+import net from 'node:net';
+import { once } from 'node:events';
 import { createTestEnv, TAX_IDS, type TestAccount, type TestEnv } from '../helpers/env.ts';
 import { alive, killServer, postmasterPid, startServer, tempDataDir, type ServerProcess } from '../helpers/server-process.ts';
 import { ConfigError, loadConfig } from '../../src/platform/config.ts';
@@ -189,4 +191,32 @@ describe('/metrics of a supervised server (WEB_CONCURRENCY=2)', () => {
       expect(sample(text, 'pinkas_webhook_deliveries_pending{mode="live"}')).toBe(0);
     }
   }, 120_000);
+
+  it("forwards the web workers' requests in flight to the background worker (its render jobs give way to a burst)", async () => {
+    const url = new URL(server!.base);
+    // Requests held open: authenticated, headers sent, the body not yet (so the API waits for it); each on its own
+    // connection, so they spread over the web workers.
+    const held = await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        const socket = net.connect(Number(url.port), url.hostname);
+        await once(socket, 'connect');
+        socket.write(
+          `POST /v1/businesses HTTP/1.1\r\nhost: ${url.host}\r\nx-api-key: ${server!.firstKey()}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{`,
+        );
+        return socket;
+      }),
+    );
+    const inFlight = async () => {
+      const text = await (await fetch(`${server!.base}/metrics`, { headers: { authorization: `Bearer ${TOKEN}`, connection: 'close' } })).text();
+      return { here: sample(text, 'pinkas_requests_in_flight{counted="here"}'), elsewhere: sample(text, 'pinkas_requests_in_flight{counted="elsewhere"}') };
+    };
+    let seen = await inFlight();
+    for (let i = 0; i < 100 && !(seen.elsewhere! >= 4); i++) seen = await inFlight();
+    // The web workers count the 4 held and the scrape; the background worker heard of the 4 at least.
+    expect(seen.here).toBeGreaterThanOrEqual(5);
+    expect(seen.elsewhere).toBeGreaterThanOrEqual(4);
+    for (const socket of held) socket.destroy();
+    for (let i = 0; i < 100 && !(seen.elsewhere! <= 1); i++) seen = await inFlight();
+    expect(seen.elsewhere).toBeLessThanOrEqual(1);
+  }, 60_000);
 });
