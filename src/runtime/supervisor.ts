@@ -10,7 +10,7 @@
 import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import type { Logger } from '../platform/logger.ts';
 import { serveClusterScrapes } from '../platform/metrics-cluster.ts';
-import { hearRequestsInFlight, REQUESTS_IN_FLIGHT_MESSAGE, reportRequestsInFlight, requestsTally } from '../platform/http/requests-in-flight.ts';
+import { hearRequestsInFlight, reportRequestsInFlight, requestsInFlightMessage, requestsTally } from '../platform/http/requests-in-flight.ts';
 
 export type Role = 'web' | 'background';
 export const ROLE_VARIABLE = 'PINKAS_PROCESS_ROLE';
@@ -31,7 +31,7 @@ export function supervise(webWorkers: number, logger: Logger): Supervisor {
   const requests = requestsTally();
   const toBackground = (n: number | null) => {
     if (n === null) return;
-    for (const [w, role] of roles) if (role === 'background' && w.isConnected()) w.send({ type: REQUESTS_IN_FLIGHT_MESSAGE, n });
+    for (const [w, role] of roles) if (role === 'background' && w.isConnected()) w.send(requestsInFlightMessage(n));
   };
   const pauseMs: Record<Role, number> = { web: 0, background: 0 };
   let listening = 0;
@@ -58,7 +58,7 @@ export function supervise(webWorkers: number, logger: Logger): Supervisor {
     } else {
       // A background worker forked again hears the sum at once.
       worker.once('online', () => {
-        if (requests.sum > 0) worker.send({ type: REQUESTS_IN_FLIGHT_MESSAGE, n: requests.sum });
+        if (requests.sum > 0) worker.send(requestsInFlightMessage(requests.sum));
       });
     }
     worker.once('exit', (code, signal) => {

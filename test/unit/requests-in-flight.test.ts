@@ -9,12 +9,11 @@ import {
   REQUESTS_IN_FLIGHT_MESSAGE,
   reportRequestsInFlight,
   requestsInFlight,
+  requestsInFlightMessage as message,
   requestsTally,
   type RequestsInFlightMessage,
   type Schedule,
 } from '../../src/platform/http/requests-in-flight.ts';
-
-const message = (n: number): RequestsInFlightMessage => ({ type: REQUESTS_IN_FLIGHT_MESSAGE, n });
 
 /** A server whose requests the test starts and ends: `start()` answers a function that closes the response. */
 function fakeServer() {
@@ -97,6 +96,7 @@ describe('requests in flight', () => {
     expect(requestsInFlight()).toBe(before + 5);
     expect(hearRequestsInFlight({ type: 'pinkas:metrics-scrape', id: 1 })).toBe(false);
     expect(hearRequestsInFlight({ type: REQUESTS_IN_FLIGHT_MESSAGE, n: 'many' })).toBe(false);
+    expect(hearRequestsInFlight({ type: REQUESTS_IN_FLIGHT_MESSAGE, n: -1 })).toBe(false);
     expect(hearRequestsInFlight(null)).toBe(false);
     expect(requestsInFlight()).toBe(before + 5);
     hearRequestsInFlight(message(0));

@@ -17,6 +17,7 @@ export interface RequestsInFlightMessage {
   type: typeof REQUESTS_IN_FLIGHT_MESSAGE;
   n: number;
 }
+export const requestsInFlightMessage = (n: number): RequestsInFlightMessage => ({ type: REQUESTS_IN_FLIGHT_MESSAGE, n });
 
 /** A web worker reports at most this often: a burst lasts seconds; a report per request would cost each request an IPC message. */
 export const REPORT_EVERY_MS = 20;
@@ -53,7 +54,11 @@ export function countRequestsInFlight(server: Server): void {
 export const requestsInFlight = (): number => here + elsewhere;
 
 const isMessage = (m: unknown): m is RequestsInFlightMessage =>
-  typeof m === 'object' && m !== null && (m as { type?: unknown }).type === REQUESTS_IN_FLIGHT_MESSAGE && Number.isInteger((m as { n?: unknown }).n);
+  typeof m === 'object' &&
+  m !== null &&
+  (m as { type?: unknown }).type === REQUESTS_IN_FLIGHT_MESSAGE &&
+  Number.isInteger((m as { n?: unknown }).n) &&
+  (m as { n: number }).n >= 0;
 
 /**
  * In a supervised web worker: sends this process's count when it changed, at most every `everyMs` (the
@@ -71,7 +76,7 @@ export function reportRequestsInFlight(
       pending = null;
       if (here === sent) return;
       sent = here;
-      send({ type: REQUESTS_IN_FLIGHT_MESSAGE, n: sent });
+      send(requestsInFlightMessage(sent));
     }, everyMs);
   };
   return () => {
