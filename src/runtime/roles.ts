@@ -11,12 +11,15 @@ import type { Services } from '../platform/http/services.ts';
 import { startInvalidation, stopInvalidation } from '../platform/db/invalidation.ts';
 import { buildApp } from '../app.ts';
 import { countRequestsInFlight } from '../platform/http/requests-in-flight.ts';
+import { trackSilentConnections } from '../platform/http/silent-connections.ts';
 import { allJobHandlers, domains, type Worker } from '../domains.ts';
 
 export interface Running {
   /** Stops gracefully: requests in flight get their answers, work in hand finishes. */
   stop(): Promise<void>;
 }
+
+const SILENT_SWEEP_MS = 100;
 
 /** Serves the API on config.port (shared by every web worker of a supervisor). */
 export async function startWeb(s: Services): Promise<Running & { app: FastifyInstance }> {
@@ -31,6 +34,7 @@ export async function startWeb(s: Services): Promise<Running & { app: FastifyIns
     return payload;
   });
   countRequestsInFlight(app.server);
+  const closeSilentConnections = trackSilentConnections(app.server);
   await app.listen({ port: s.config.port, host: s.config.host });
   const flushTimer = setInterval(() => {
     s.requestCounter.flush().catch((err) => s.logger.warn({ err: errorSummary(err) }, 'usage flush failed'));
@@ -41,7 +45,11 @@ export async function startWeb(s: Services): Promise<Running & { app: FastifyIns
     stop: async () => {
       stopping = true;
       clearInterval(flushTimer);
-      await app.close();
+      const closed = app.close();
+      // Until the server stops accepting (after the close hooks), a connection may still arrive silent.
+      closeSilentConnections();
+      const sweep = setInterval(closeSilentConnections, SILENT_SWEEP_MS);
+      await closed.finally(() => clearInterval(sweep));
       await stopInvalidation(s.invalidation);
       await s.requestCounter.flush().catch(() => {});
     },

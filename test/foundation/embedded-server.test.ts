@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { alive, cli, clusterClient, killServer, postmasterPid, startServer, tempDataDir, type ServerProcess } from '../helpers/server-process.ts';
 
@@ -82,9 +83,17 @@ describe('embedded PostgreSQL', () => {
     expect((await api('/v1/businesses', key)).status).toBe(200);
   }, 120_000);
 
-  it('SIGTERM drains (a request in flight is answered), stops PostgreSQL and exits 0', async () => {
+  it('SIGTERM drains (a request in flight is answered), closes a connection that sent nothing, stops PostgreSQL and exits 0', async () => {
     const pm = postmasterPid(dataDir)!;
     const businesses = (await api('/v1/businesses', key)).body.businesses;
+    // A connection opened ahead of a request (an agent's spare socket, a preconnect): Node counts it busy, and
+    // without closing it the server would wait for its headers timeout (60 s), then answer it 408.
+    const silent = net.connect(server!.port, '127.0.0.1');
+    let silentGot = '';
+    silent.on('data', (c) => (silentGot += c));
+    silent.on('error', () => {});
+    const silentClosed = new Promise<void>((resolve) => silent.on('close', () => resolve()));
+    await new Promise((resolve) => silent.once('connect', resolve));
     // A request whose body is still arriving when the signal comes: it must be answered, not cut.
     const body = JSON.stringify({ docType: 400, payments: [{ method: 'cash', amount: 1234 }] });
     const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
@@ -106,6 +115,8 @@ describe('embedded PostgreSQL', () => {
     });
     const r = await answered;
     expect(r.status, r.text).toBe(201);
+    await silentClosed;
+    expect(silentGot).toBe('');
     expect(await server!.exited).toEqual({ code: 0, signal: null });
     server = null;
     for (let i = 0; i < 100 && alive(pm); i++) await new Promise((r) => setTimeout(r, 100));
