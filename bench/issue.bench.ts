@@ -155,6 +155,8 @@ async function benchEngine(engine: Engine): Promise<void> {
     console.log(
       `  ratio documents/pinkas's SQL alone: ${(r.documents.perSecond / sqlFloor.perSecond).toFixed(2)}; pinkas's SQL alone/floor: ${(sqlFloor.perSecond / floor.perSecond).toFixed(2)}`,
     );
+    // Its backends' CPU: what the two statements cost PostgreSQL, beside what the server's run cost it in all (PDFs, jobs, events, request log).
+    if (sqlFloor.cpuMs !== null) console.log(`  pinkas's SQL alone: PostgreSQL CPU ${(sqlFloor.cpuMs / DOCS).toFixed(2)} ms a document`);
     for (const text of perDocument(before, after, after.issued - before.issued)) console.log(`  per document: ${text}`);
     await benchPrototype({ ...stats, databaseUrl: sandboxUrl, businessIds }, r.documents.perSecond);
     console.log(
