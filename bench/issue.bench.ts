@@ -7,7 +7,8 @@
  * the same database, at the same concurrency. Embedded default first, then server PostgreSQL
  * (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test; skipped when unreachable).
  *
- * BENCH_DOCS (default 6000) documents per engine; BENCH_WEB_CONCURRENCY sets the server's WEB_CONCURRENCY
+ * BENCH_DOCS (default 6000) documents per engine; BENCH_POOL_SIZE the server's and the prototype's DATABASE_POOL_SIZE
+ * (default the server's, 10); BENCH_WEB_CONCURRENCY sets the server's WEB_CONCURRENCY
  * (default 0: one process); BENCH_ENGINES=embedded|server runs one engine; BENCH_CPU_PROF=dir profiles the server;
  * BENCH_WARMUP (default a tenth of BENCH_DOCS) documents are issued, and their PDFs made, before the measured run.
  * After the floors, the prototype-style floor (bench/issue/prototype.ts) runs the same load against a server
@@ -19,6 +20,7 @@ import path from 'node:path';
 import os from 'node:os';
 import pg from 'pg';
 import { startServer, killServer, tempDataDir, ROOT } from '../test/helpers/server-process.ts';
+import { DATABASE_POOL_SIZE_DEFAULT } from '../src/platform/config.ts';
 import { perDocument, snapshot, type StatsSource } from './issue/stats.ts';
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -27,6 +29,8 @@ const PER_BUSINESS = 250; // under the daily backstop of 300 documents per busin
 const BUSINESSES = Math.max(CONCURRENCY, Math.ceil((DOCS + DOCS / 10) / PER_BUSINESS));
 const SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const WEB_CONCURRENCY = process.env.BENCH_WEB_CONCURRENCY ?? '0';
+// The server's connections a database (its default unless BENCH_POOL_SIZE), and the prototype's the same.
+const POOL_SIZE = Number(process.env.BENCH_POOL_SIZE ?? DATABASE_POOL_SIZE_DEFAULT);
 const ENGINES = process.env.BENCH_ENGINES ?? 'embedded,server';
 const METRICS_TOKEN = 'bench-metrics-token-0123456789';
 /** How long the PDF backlog left by the run may take to drain before the bench stops waiting. */
@@ -94,7 +98,7 @@ async function benchEngine(engine: Engine): Promise<void> {
     env: {
       LOG_LEVEL: 'warn',
       RATE_LIMIT_PER_MINUTE: '10000000',
-      DATABASE_POOL_SIZE: String(process.env.BENCH_POOL_SIZE ?? CONCURRENCY),
+      DATABASE_POOL_SIZE: String(POOL_SIZE),
       WEB_CONCURRENCY,
       METRICS_TOKEN,
       ...engine.env,
@@ -186,7 +190,7 @@ async function benchEngine(engine: Engine): Promise<void> {
 async function benchPrototype(src: StatsSource & { databaseUrl: string; businessIds: string[] }, pinkasPerSecond: number): Promise<void> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', path.join(ROOT, 'bench/issue/prototype.ts'), JSON.stringify({ databaseUrl: src.databaseUrl, key: 'prototype', poolSize: CONCURRENCY })],
+    ['--import', 'tsx', path.join(ROOT, 'bench/issue/prototype.ts'), JSON.stringify({ databaseUrl: src.databaseUrl, key: 'prototype', poolSize: POOL_SIZE })],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const port = await new Promise<number>((resolve, reject) => {

@@ -41,6 +41,9 @@ export type { DonationsConfig } from './config-donations.ts';
 
 export type Environment = 'development' | 'test' | 'production';
 
+/** DATABASE_POOL_SIZE when unset: connections per database pool, per process. */
+export const DATABASE_POOL_SIZE_DEFAULT = 10;
+
 export interface Config {
   env: Environment;
   port: number;
@@ -126,7 +129,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl,
     sandboxDatabaseUrl,
-    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, { min: 1, max: 1000 }),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', DATABASE_POOL_SIZE_DEFAULT, { min: 1, max: 1000 }),
     processes: {
       webWorkers: integer(env, 'WEB_CONCURRENCY', 0, { min: 0, max: 64 }),
       backgroundNice: integer(env, 'BACKGROUND_NICE', 10, { min: 0, max: 19 }),
