@@ -26,7 +26,9 @@ import { perDocument, snapshot, type StatsSource } from './issue/stats.ts';
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const DOCS = Number(process.env.BENCH_DOCS ?? 6000);
 const PER_BUSINESS = 250; // under the daily backstop of 300 documents per business
-const BUSINESSES = Math.max(CONCURRENCY, Math.ceil((DOCS + DOCS / 10) / PER_BUSINESS));
+// BENCH_WARMUP: documents issued before the measured run (default a tenth of it).
+const WARMUP = Number(process.env.BENCH_WARMUP ?? Math.round(DOCS / 10));
+const BUSINESSES = Math.max(CONCURRENCY, Math.ceil((DOCS + WARMUP) / PER_BUSINESS));
 const SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const WEB_CONCURRENCY = process.env.BENCH_WEB_CONCURRENCY ?? '0';
 // The server's connections a database (its default unless BENCH_POOL_SIZE), and the prototype's the same.
@@ -122,9 +124,7 @@ async function benchEngine(engine: Engine): Promise<void> {
     const key = server.firstKey();
     if (!key) throw new Error(`no first-start key printed:\n${server.stdout()}`);
     const { businessIds } = await load({ kind: 'setup', base: server.base, key, businesses: BUSINESSES });
-    // BENCH_WARMUP: documents issued before the measured run (default a tenth of it).
-    const warmup = Number(process.env.BENCH_WARMUP ?? Math.round(DOCS / 10));
-    await load({ kind: 'issue', base: server.base, key, businessIds, docs: warmup, concurrency: CONCURRENCY, first: DOCS });
+    await load({ kind: 'issue', base: server.base, key, businessIds, docs: WARMUP, concurrency: CONCURRENCY, first: DOCS });
     await drainPdfs(jobs);
     const settledBefore = await settle(admin);
     const stats: StatsSource = {
@@ -164,7 +164,7 @@ async function benchEngine(engine: Engine): Promise<void> {
     for (const text of perDocument(before, after, after.issued - before.issued)) console.log(`  per document: ${text}`);
     await benchPrototype({ ...stats, databaseUrl: sandboxUrl, businessIds }, r.documents.perSecond);
     console.log(
-      `  warm-up ${warmup} documents; the vacuum paid before pinkas's run, the floor, pinkas's SQL alone and the prototype: ${settled.map((ms) => (ms / 1000).toFixed(1)).join(' / ')} s`,
+      `  warm-up ${WARMUP} documents; the vacuum paid before pinkas's run, the floor, pinkas's SQL alone and the prototype: ${settled.map((ms) => (ms / 1000).toFixed(1)).join(' / ')} s`,
     );
     const total = after.pdfReady - before.pdfReady + (after.pdfBacklog - drained.left);
     const seconds = (r.documents.ms + drained.ms) / 1000;
