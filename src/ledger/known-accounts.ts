@@ -2,8 +2,8 @@
  * The ledger accounts this process has seen committed, by database mode and business. An issue leaves them out of
  * its journal call, so journal_post skips its upsert of accounts (migration 0069). Accounts are never deleted (the
  * ledger_accounts_guard trigger), so a remembered one stays true. If one is missing anyway (a database replaced
- * under a running process), the entry's lines fail on their foreign key: the caller forgets the business and
- * sends the accounts again.
+ * under a running process), the lines' guard refuses the entry as a foreign key would (23503): the caller forgets
+ * the business and sends the accounts again.
  */
 import type { Mode } from '../platform/db/mode.ts';
 

@@ -404,6 +404,17 @@ describe('the database protects the journal', () => {
       } finally {
         await client.query(`UPDATE ledger_accounts SET closed_at = NULL WHERE business_id = $1 AND code = '4000'`, [bid]);
       }
+      // A line whose account or entry does not exist is refused as a foreign key refuses it: code 23503, the table named.
+      await expect(lineOf(5, bid, '9999')).rejects.toMatchObject({
+        code: '23503',
+        table: 'journal_lines',
+        message: expect.stringMatching(/account 9999 does not exist/),
+      });
+      await expect(client.query(`INSERT INTO journal_lines VALUES ('je_none', 1, $1, '1200', 1, 100)`, [bid])).rejects.toMatchObject({
+        code: '23503',
+        table: 'journal_lines',
+        message: expect.stringMatching(/entry je_none does not exist/),
+      });
     } finally {
       await client.end();
     }
