@@ -43,7 +43,6 @@ BEGIN
   RAISE EXCEPTION 'journal_lines: account % is closed', bad.account_code USING ERRCODE = 'P0001';
 END $$;
 
-
 DROP TRIGGER journal_lines_guard ON journal_lines;
 CREATE TRIGGER journal_lines_guard AFTER INSERT ON journal_lines
   REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION journal_lines_guard();

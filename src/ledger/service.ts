@@ -98,11 +98,12 @@ function accountProblem(err: unknown, lines: JournalLine[]): AppError | null {
   // drizzle wraps the driver's error: PostgreSQL's message is on the cause.
   let message = '';
   for (let e = err as { message?: string; cause?: unknown } | undefined, i = 0; e && i < 4; e = e.cause as typeof e, i++) message += ` ${e.message ?? ''}`;
-  if (code === '23503')
-    return new AppError(
-      'unknown_account',
-      `an account of the entry does not exist: ${lines.map((l) => l.account).join(', ')} — add it first (POST …/ledger/accounts)`,
-    );
+  if (code === '23503') {
+    // The lines' guard names the first missing account (migration 0071).
+    const missing = /account (\S+) does not exist/.exec(message)?.[1];
+    const named = missing ? `account ${missing} does not exist` : `an account of the entry does not exist: ${lines.map((l) => l.account).join(', ')}`;
+    return new AppError('unknown_account', `${named} — add it first (POST …/ledger/accounts)`);
+  }
   const closed = /account (\S+) is closed/.exec(message);
   if (closed) return new AppError('account_closed', `account ${closed[1]} is closed`);
   const period = /(\d{4}-\d{2}-\d{2}) is in a closed period/.exec(message);

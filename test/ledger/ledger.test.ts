@@ -237,6 +237,7 @@ describe('manual entries and accounts', () => {
     });
     expect(unknown.status).toBe(422);
     expect(unknown.body.reason).toBe('unknown_account');
+    expect(unknown.body.error).toMatch(/^account 9999 does not exist/);
     const added = await env.call('POST', ledger(bid, 'accounts'), {
       key: a.test,
       body: { code: '1235', name: 'בנק דיסקונט', kind: 'asset', trialBalanceCode: '100' },
